@@ -10040,32 +10040,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6nrk29yt7xj2z2yqtb41bba",
+         *       "id": "evt_prod_06h1cjq23rpps73ja5zf05125r1e0",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *       "aggregate_id": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
          *       "data": {
-         *         "id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *         "id": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:59:13.218Z",
+         *         "created": "2026-11-26T05:18:56.028Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
+         *         "payment_intent": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6nmcs2jk6bn1ze3485j5reg",
-         *       "request_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
+         *       "correlation_id": "req_prod_06h1cjq22kp2fm665v13c9xy7hp9w",
+         *       "request_id": "req_prod_06h1cjq22kp2fm665v13c9xy7hp9w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:59:13.220Z",
+         *       "created": "2026-11-26T05:18:56.030Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         PaymentSucceededEvent: {
@@ -10110,32 +10110,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6nz1r55v8kccyre20x748cc",
+         *       "id": "evt_prod_06h1cjq26ckq2s4tr2xxpjdntkf1e",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1ce6nyfg4y6yrzw5cdpps7vxbc",
+         *       "aggregate_id": "py_prod_06h1cjq2682pb1s2qxhtbj8t769x2",
          *       "data": {
-         *         "id": "py_prod_06h1ce6nyfg4y6yrzw5cdpps7vxbc",
+         *         "id": "py_prod_06h1cjq2682pb1s2qxhtbj8t769x2",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T04:59:13.267Z",
+         *         "created": "2026-11-26T05:18:56.050Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
+         *         "payment_intent": "pi_prod_06h1cjq25kqrkkxv7npa6ypystqye",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6nwzx4sewf1g7zdzmkc5d3w",
-         *       "request_id": "req_prod_06h1cgef0dccd5mknvm4h7sv4g1w6",
+         *       "correlation_id": "req_prod_06h1cjq2595aher9z6kp6trxh7w46",
+         *       "request_id": "req_prod_06h1cjq2595aher9z6kp6trxh7w46",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:59:13.272Z",
+         *       "created": "2026-11-26T05:18:56.051Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         PaymentFailedEvent: {
@@ -10180,44 +10180,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6pm8n8qtgmxsbyt00tmcsc8",
+         *       "id": "evt_prod_06h1cjq2m9km200a6znzvr4fmvkq8",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *       "aggregate_id": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
          *       "data": {
-         *         "id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *         "id": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T04:59:13.218Z",
+         *         "created": "2026-11-26T05:18:56.028Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
+         *         "payment_intent": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *         "id": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:59:13.218Z",
+         *         "created": "2026-11-26T05:18:56.028Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
+         *         "payment_intent": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6pj3qvhqa01e413s9bbgg2r",
-         *       "request_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
+         *       "correlation_id": "req_prod_06h1cjq2jxx9dqa81jvnwa12g37hr",
+         *       "request_id": "req_prod_06h1cjq2jxx9dqa81jvnwa12g37hr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:13.442Z",
+         *       "created": "2026-11-26T05:18:56.162Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         PaymentRefundedEvent: {
@@ -10262,29 +10262,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6tpjpn2z03qp39hr3m9esgc",
+         *       "id": "evt_prod_06h1cjq5836srf2sjhsw4rs3y89ec",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *       "aggregate_id": "cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
          *       "data": {
-         *         "id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
-         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *         "id": "cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
+         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:59:14.480Z",
+         *         "created": "2026-11-26T05:18:56.828Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:14.480Z",
+         *         "updated": "2026-11-26T05:18:56.828Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:59:14.480Z",
+         *         "expires_at": "2026-11-27T05:18:56.828Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10302,13 +10302,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6tnt5r6f5wt7shckh49c69a",
-         *       "request_id": "req_prod_06h1cgekxpghv935d5cxyrbsgvq6t",
+         *       "correlation_id": "req_prod_06h1cjq57eepd8d76q3taxd6kdxj4",
+         *       "request_id": "req_prod_06h1cjq57eepd8d76q3taxd6kdxj4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:59:14.484Z",
+         *       "created": "2026-11-26T05:18:56.832Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -10353,19 +10353,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6v6pdqwpsa9ss1fy210p5dy",
+         *       "id": "evt_prod_06h1cjq5fn3wa7bfdq9btcc26248g",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *       "aggregate_id": "cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
          *       "data": {
-         *         "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
-         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *         "id": "cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
+         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:59:14.570Z",
+         *         "created": "2026-11-26T05:18:56.879Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:14.612Z",
+         *         "updated": "2026-11-26T05:18:56.892Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -10374,10 +10374,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:59:14.570Z",
+         *         "expires_at": "2026-11-27T05:18:56.879Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10394,24 +10394,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
-         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *         "id": "cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
+         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:59:14.570Z",
+         *         "created": "2026-11-26T05:18:56.879Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:14.570Z",
+         *         "updated": "2026-11-26T05:18:56.879Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:59:14.570Z",
+         *         "expires_at": "2026-11-27T05:18:56.879Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10428,13 +10428,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6v68b4nwgmcgdt9s0f5k7ww",
-         *       "request_id": "req_prod_06h1cgemadw318qb689rd672bzy5e",
+         *       "correlation_id": "req_prod_06h1cjq5f3zx6qazjbcpy6y4pvqgj",
+         *       "request_id": "req_prod_06h1cjq5f3zx6qazjbcpy6y4pvqgj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:14.613Z",
+         *       "created": "2026-11-26T05:18:56.893Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -10479,20 +10479,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6v8mww5qdrzxrgnqykdtz2g",
+         *       "id": "evt_prod_06h1cjq5j05tv477h51ahpas4dy26",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *       "aggregate_id": "cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
          *       "data": {
-         *         "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
-         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *         "id": "cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
+         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:59:14.570Z",
+         *         "created": "2026-11-26T05:18:56.879Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:14.628Z",
+         *         "updated": "2026-11-26T05:18:56.910Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -10501,10 +10501,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:59:14.570Z",
+         *         "expires_at": "2026-11-27T05:18:56.879Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10521,14 +10521,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
-         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *         "id": "cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
+         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:59:14.570Z",
+         *         "created": "2026-11-26T05:18:56.879Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:14.612Z",
+         *         "updated": "2026-11-26T05:18:56.892Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -10537,10 +10537,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:59:14.570Z",
+         *         "expires_at": "2026-11-27T05:18:56.879Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10557,13 +10557,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6v89xw426vyfhvnmzddmxqp",
-         *       "request_id": "req_prod_06h1cgemghg426a1f6e5trqpggvg8",
+         *       "correlation_id": "req_prod_06h1cjq5hdm4n2d57mfhts25m36pe",
+         *       "request_id": "req_prod_06h1cjq5hdm4n2d57mfhts25m36pe",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:59:14.630Z",
+         *       "created": "2026-11-26T05:18:56.912Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -10608,29 +10608,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6tzc1rf8n3yenjn3g13yz26",
+         *       "id": "evt_prod_06h1cjq5cnn1vxdhen8v65s1570g4",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *       "aggregate_id": "cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
          *       "data": {
-         *         "id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
-         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *         "id": "cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
+         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T04:59:14.480Z",
+         *         "created": "2026-11-26T05:18:56.828Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:14.552Z",
+         *         "updated": "2026-11-26T05:18:56.867Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6tvbaqarx2rwrkcjwcj731w",
+         *         "customer": "cus_prod_06h1cjq5ay6xvh69e767fj20kwynm",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:59:14.480Z",
+         *         "expires_at": "2026-11-27T05:18:56.828Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10638,33 +10638,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T04:59:14.552Z",
+         *         "completed_at": "2026-11-26T05:18:56.867Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1ce6twmzd58vpx449mrgnafy90",
+         *         "payment_intent": "pi_prod_06h1cjq5b957az2swfzg8zvx0qhbw",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
-         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *         "id": "cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
+         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:59:14.480Z",
+         *         "created": "2026-11-26T05:18:56.828Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:14.480Z",
+         *         "updated": "2026-11-26T05:18:56.828Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:59:14.480Z",
+         *         "expires_at": "2026-11-27T05:18:56.828Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10681,13 +10681,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6tsvb1jjjm0pctx3rq5jyp0",
-         *       "request_id": "req_prod_06h1cgem0yyhkkxsygcyapyk9gh2y",
+         *       "correlation_id": "req_prod_06h1cjq59w17zth57qxfvwz8dtwg8",
+         *       "request_id": "req_prod_06h1cjq59w17zth57qxfvwz8dtwg8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:14.555Z",
+         *       "created": "2026-11-26T05:18:56.869Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1ce6tvbaqarx2rwrkcjwcj731w"
+         *       "actor_id": "cus_prod_06h1cjq5ay6xvh69e767fj20kwynm"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -10732,29 +10732,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6vsmzr6pw6hk3b1jfxzvqx2",
+         *       "id": "evt_prod_06h1cjq5vtfp5q7rf5fqxbsdt9p70",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
+         *       "aggregate_id": "cs_prod_06h1cjq5kxt2jarv3cc5bsvc03kag",
          *       "data": {
-         *         "id": "cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
-         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
+         *         "id": "cs_prod_06h1cjq5kxt2jarv3cc5bsvc03kag",
+         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5kxt2jarv3cc5bsvc03kag",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T04:59:14.642Z",
+         *         "created": "2026-11-26T05:18:56.925Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T04:59:14.642Z",
+         *         "updated": "2026-11-27T05:18:56.925Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T04:59:14.642Z",
-         *         "expires_at": "2026-11-27T04:59:14.642Z",
+         *         "expired_at": "2026-11-27T05:18:56.925Z",
+         *         "expires_at": "2026-11-27T05:18:56.925Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10771,24 +10771,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
-         *         "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
+         *         "id": "cs_prod_06h1cjq5kxt2jarv3cc5bsvc03kag",
+         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5kxt2jarv3cc5bsvc03kag",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T04:59:14.642Z",
+         *         "created": "2026-11-26T05:18:56.925Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:14.642Z",
+         *         "updated": "2026-11-26T05:18:56.925Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T04:59:14.642Z",
+         *         "expires_at": "2026-11-27T05:18:56.925Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10805,11 +10805,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6vdfxmw1qxharfqv3kbrm9a",
+         *       "correlation_id": "req_prod_06h1cjq5p71jd41j824a64nnx2t08",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T04:59:14.642Z",
+         *       "created": "2026-11-27T05:18:56.925Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10856,19 +10856,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6np2gw89zxbnqshx2a5fc4w",
+         *       "id": "evt_prod_06h1cjq233zk0h3s8a98pmj4nexwm",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
+         *       "aggregate_id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
          *       "data": {
-         *         "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
+         *         "id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:59:13.197Z",
+         *         "created": "2026-11-26T05:18:56.022Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:13.197Z",
+         *         "updated": "2026-11-26T05:18:56.022Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10881,13 +10881,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6nmcs2jk6bn1ze3485j5reg",
-         *       "request_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
+         *       "correlation_id": "req_prod_06h1cjq22kp2fm665v13c9xy7hp9w",
+         *       "request_id": "req_prod_06h1cjq22kp2fm665v13c9xy7hp9w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:59:13.200Z",
+         *       "created": "2026-11-26T05:18:56.024Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -10932,19 +10932,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6nqpeawvp15pxhzagdy23s4",
+         *       "id": "evt_prod_06h1cjq23de713zfpmyq1m23he466",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
+         *       "aggregate_id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
          *       "data": {
-         *         "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
+         *         "id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:59:13.197Z",
+         *         "created": "2026-11-26T05:18:56.022Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:13.208Z",
+         *         "updated": "2026-11-26T05:18:56.026Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10956,14 +10956,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
+         *         "id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:59:13.197Z",
+         *         "created": "2026-11-26T05:18:56.022Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:13.197Z",
+         *         "updated": "2026-11-26T05:18:56.022Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10975,13 +10975,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6nmcs2jk6bn1ze3485j5reg",
-         *       "request_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
+         *       "correlation_id": "req_prod_06h1cjq22kp2fm665v13c9xy7hp9w",
+         *       "request_id": "req_prod_06h1cjq22kp2fm665v13c9xy7hp9w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:13.213Z",
+         *       "created": "2026-11-26T05:18:56.027Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -11026,19 +11026,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6p1vnc227g7dw7f5xfpvbcc",
+         *       "id": "evt_prod_06h1cjq28j5zbnm01xpy9r8r2t0vw",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1ce6p17973ankvza7ppkj1jhgr",
+         *       "aggregate_id": "pi_prod_06h1cjq27rn8jwg5hh1gaqxc8vw78",
          *       "data": {
-         *         "id": "pi_prod_06h1ce6p17973ankvza7ppkj1jhgr",
+         *         "id": "pi_prod_06h1cjq27rn8jwg5hh1gaqxc8vw78",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T04:59:13.289Z",
+         *         "created": "2026-11-26T05:18:56.062Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:13.292Z",
+         *         "updated": "2026-11-26T05:18:56.066Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11050,14 +11050,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1ce6p17973ankvza7ppkj1jhgr",
+         *         "id": "pi_prod_06h1cjq27rn8jwg5hh1gaqxc8vw78",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T04:59:13.289Z",
+         *         "created": "2026-11-26T05:18:56.062Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:13.289Z",
+         *         "updated": "2026-11-26T05:18:56.062Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11069,13 +11069,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6p0zfxdwxqpjkh1040ffsdr",
-         *       "request_id": "req_prod_06h1cgef4s6g4zr9sqyrq398bd3yt",
+         *       "correlation_id": "req_prod_06h1cjq27q9vd3ps7w21ayzn7q4dc",
+         *       "request_id": "req_prod_06h1cjq27q9vd3ps7w21ayzn7q4dc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:13.294Z",
+         *       "created": "2026-11-26T05:18:56.068Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -11120,19 +11120,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6pa8fwddesqz912ts4dj3em",
+         *       "id": "evt_prod_06h1cjq2cd89f6xy6dfszppbcrt4y",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
+         *       "aggregate_id": "pi_prod_06h1cjq2bqtbbb3pd9rwhd3xvj694",
          *       "data": {
-         *         "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
+         *         "id": "pi_prod_06h1cjq2bqtbbb3pd9rwhd3xvj694",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T04:59:13.348Z",
+         *         "created": "2026-11-26T05:18:56.093Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:13.361Z",
+         *         "updated": "2026-11-26T05:18:56.098Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11144,14 +11144,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
+         *         "id": "pi_prod_06h1cjq2bqtbbb3pd9rwhd3xvj694",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:59:13.348Z",
+         *         "created": "2026-11-26T05:18:56.093Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:13.356Z",
+         *         "updated": "2026-11-26T05:18:56.095Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11163,13 +11163,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6p8ayzqyfned94np9av2g38",
-         *       "request_id": "req_prod_06h1cgefmbvde1rb7nsaa1fgts25e",
+         *       "correlation_id": "req_prod_06h1cjq2bdx431cxq57zt4rewk8r2",
+         *       "request_id": "req_prod_06h1cjq2bdx431cxq57zt4rewk8r2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:59:13.362Z",
+         *       "created": "2026-11-26T05:18:56.099Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -11214,19 +11214,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6nssmvfkgs53hnsfz5t5gya",
+         *       "id": "evt_prod_06h1cjq242stcgr0dm8ndd3775knc",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
+         *       "aggregate_id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
          *       "data": {
-         *         "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
+         *         "id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:59:13.197Z",
+         *         "created": "2026-11-26T05:18:56.022Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:13.226Z",
+         *         "updated": "2026-11-26T05:18:56.031Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11238,14 +11238,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
+         *         "id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:59:13.197Z",
+         *         "created": "2026-11-26T05:18:56.022Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:13.208Z",
+         *         "updated": "2026-11-26T05:18:56.026Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11257,13 +11257,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6nmcs2jk6bn1ze3485j5reg",
-         *       "request_id": "req_prod_06h1cgeettbw55tfqdh62vs0z62sm",
+         *       "correlation_id": "req_prod_06h1cjq22kp2fm665v13c9xy7hp9w",
+         *       "request_id": "req_prod_06h1cjq22kp2fm665v13c9xy7hp9w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:59:13.230Z",
+         *       "created": "2026-11-26T05:18:56.032Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -11308,23 +11308,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6pcd05denr5nx2x441n6m7t",
+         *       "id": "evt_prod_06h1cjq2dm90j21da6ssgp5cbpv20",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
+         *       "aggregate_id": "pi_prod_06h1cjq2bqtbbb3pd9rwhd3xvj694",
          *       "data": {
-         *         "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
+         *         "id": "pi_prod_06h1cjq2bqtbbb3pd9rwhd3xvj694",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T04:59:13.348Z",
+         *         "created": "2026-11-26T05:18:56.093Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:13.378Z",
+         *         "updated": "2026-11-26T05:18:56.108Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T04:59:13.378Z",
+         *         "canceled_at": "2026-11-26T05:18:56.108Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -11332,14 +11332,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
+         *         "id": "pi_prod_06h1cjq2bqtbbb3pd9rwhd3xvj694",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T04:59:13.348Z",
+         *         "created": "2026-11-26T05:18:56.093Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:13.361Z",
+         *         "updated": "2026-11-26T05:18:56.098Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11351,13 +11351,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6pbzh0d90gjv5ewkbzycz48",
-         *       "request_id": "req_prod_06h1cgefp4cvfc7mk2mma7epf9r7y",
+         *       "correlation_id": "req_prod_06h1cjq2d79jxrgnp9scybg43rge4",
+         *       "request_id": "req_prod_06h1cjq2d79jxrgnp9scybg43rge4",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:59:13.379Z",
+         *       "created": "2026-11-26T05:18:56.109Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -11402,19 +11402,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6nzgf8t5tvyeb660z423s5g",
+         *       "id": "evt_prod_06h1cjq26q5e5g40r8ryvbyemrecm",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
+         *       "aggregate_id": "pi_prod_06h1cjq25kqrkkxv7npa6ypystqye",
          *       "data": {
-         *         "id": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
+         *         "id": "pi_prod_06h1cjq25kqrkkxv7npa6ypystqye",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T04:59:13.257Z",
+         *         "created": "2026-11-26T05:18:56.044Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:13.274Z",
+         *         "updated": "2026-11-26T05:18:56.052Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11426,14 +11426,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
+         *         "id": "pi_prod_06h1cjq25kqrkkxv7npa6ypystqye",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:59:13.257Z",
+         *         "created": "2026-11-26T05:18:56.044Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:13.260Z",
+         *         "updated": "2026-11-26T05:18:56.047Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11445,13 +11445,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6nwzx4sewf1g7zdzmkc5d3w",
-         *       "request_id": "req_prod_06h1cgef0dccd5mknvm4h7sv4g1w6",
+         *       "correlation_id": "req_prod_06h1cjq2595aher9z6kp6trxh7w46",
+         *       "request_id": "req_prod_06h1cjq2595aher9z6kp6trxh7w46",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:59:13.276Z",
+         *       "created": "2026-11-26T05:18:56.053Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -11496,19 +11496,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6p600q5b30j23scnsjwb56y",
+         *       "id": "evt_prod_06h1cjq2ahak72wgbybm40b2fvhh4",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1ce6p4yfybrn1sjexxyxfhs2vp",
+         *       "aggregate_id": "pi_prod_06h1cjq29hwpt4jb3kckg5f9egq4m",
          *       "data": {
-         *         "id": "pi_prod_06h1ce6p4yfybrn1sjexxyxfhs2vp",
+         *         "id": "pi_prod_06h1cjq29hwpt4jb3kckg5f9egq4m",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T04:59:13.319Z",
+         *         "created": "2026-11-26T05:18:56.076Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:13.327Z",
+         *         "updated": "2026-11-26T05:18:56.084Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11520,14 +11520,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1ce6p4yfybrn1sjexxyxfhs2vp",
+         *         "id": "pi_prod_06h1cjq29hwpt4jb3kckg5f9egq4m",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T04:59:13.319Z",
+         *         "created": "2026-11-26T05:18:56.076Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T04:59:13.321Z",
+         *         "updated": "2026-11-26T05:18:56.079Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11539,13 +11539,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6p3gvpa67cksps38hw3rk34",
-         *       "request_id": "req_prod_06h1cgef7ec33me60n7yawmhwx658",
+         *       "correlation_id": "req_prod_06h1cjq29fcg8d376kvn3tt8y6e1a",
+         *       "request_id": "req_prod_06h1cjq29fcg8d376kvn3tt8y6e1a",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:59:13.328Z",
+         *       "created": "2026-11-26T05:18:56.084Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -11590,45 +11590,45 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6s78af77b8z8n798ech53we",
+         *       "id": "evt_prod_06h1cjq4kp4t2tsvhsahwg79rqx24",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *       "aggregate_id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *       "data": {
-         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
-         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
+         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:59:14.083Z",
-         *         "updated": "2026-11-26T04:59:14.083Z",
+         *         "created": "2026-11-26T05:18:56.654Z",
+         *         "updated": "2026-11-26T05:18:56.654Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
-         *         "current_period_end": "2026-12-26T04:59:14.083Z",
+         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
+         *         "current_period_end": "2026-12-26T05:18:56.654Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:59:14.083Z",
+         *         "current_period_start": "2026-11-26T05:18:56.654Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6s476647gt43eq2bgz4gtx4",
-         *       "request_id": "req_prod_06h1cgek92zsym5azj64da44kynxp",
+         *       "correlation_id": "req_prod_06h1cjq4hj874c5vss6tv7q0j25j4",
+         *       "request_id": "req_prod_06h1cjq4hj874c5vss6tv7q0j25j4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:59:14.106Z",
+         *       "created": "2026-11-26T05:18:56.669Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -11673,25 +11673,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6skh3y6vyky3h5ne4vjm6we",
+         *       "id": "evt_prod_06h1cjq4rq3dm4shva7am385fhsqj",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *       "aggregate_id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *       "data": {
-         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
-         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
+         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:59:14.083Z",
-         *         "updated": "2026-11-26T04:59:14.188Z",
+         *         "created": "2026-11-26T05:18:56.654Z",
+         *         "updated": "2026-11-26T05:18:56.706Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11699,46 +11699,46 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
-         *         "current_period_end": "2026-12-26T04:59:14.083Z",
+         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
+         *         "current_period_end": "2026-12-26T05:18:56.654Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:59:14.083Z",
+         *         "current_period_start": "2026-11-26T05:18:56.654Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
-         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
+         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:59:14.083Z",
-         *         "updated": "2026-11-26T04:59:14.083Z",
+         *         "created": "2026-11-26T05:18:56.654Z",
+         *         "updated": "2026-11-26T05:18:56.654Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
-         *         "current_period_end": "2026-12-26T04:59:14.083Z",
+         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
+         *         "current_period_end": "2026-12-26T05:18:56.654Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:59:14.083Z",
+         *         "current_period_start": "2026-11-26T05:18:56.654Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6sfx8wtv5nn0a9m2t2hkmfm",
-         *       "request_id": "req_prod_06h1cgekhhdft25j6k6n2x9vnzz1r",
+         *       "correlation_id": "req_prod_06h1cjq4qxm7sn901eefmpgcw2nb6",
+         *       "request_id": "req_prod_06h1cjq4qxm7sn901eefmpgcw2nb6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:14.204Z",
+         *       "created": "2026-11-26T05:18:56.709Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -11783,53 +11783,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6swzbssbv20q0ehey2e1zem",
+         *       "id": "evt_prod_06h1cjq4trcy1fxjrxhpm1mw6cxz0",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *       "aggregate_id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *       "data": {
-         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
-         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
+         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T04:59:14.083Z",
-         *         "updated": "2026-11-26T04:59:14.267Z",
+         *         "created": "2026-11-26T05:18:56.654Z",
+         *         "updated": "2026-11-26T05:18:56.724Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T04:59:14.267Z",
+         *         "paused_at": "2026-11-26T05:18:56.724Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
-         *         "current_period_end": "2026-12-26T04:59:14.083Z",
+         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
+         *         "current_period_end": "2026-12-26T05:18:56.654Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:59:14.083Z",
+         *         "current_period_start": "2026-11-26T05:18:56.654Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
-         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
+         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:59:14.083Z",
-         *         "updated": "2026-11-26T04:59:14.188Z",
+         *         "created": "2026-11-26T05:18:56.654Z",
+         *         "updated": "2026-11-26T05:18:56.706Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11837,20 +11837,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
-         *         "current_period_end": "2026-12-26T04:59:14.083Z",
+         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
+         *         "current_period_end": "2026-12-26T05:18:56.654Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:59:14.083Z",
+         *         "current_period_start": "2026-11-26T05:18:56.654Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6st79y603s93enrjjken8e2",
-         *       "request_id": "req_prod_06h1cgekkqwg1xc8a8h26j5yhqq1j",
+         *       "correlation_id": "req_prod_06h1cjq4t506y6w8bbkxpahnpg66g",
+         *       "request_id": "req_prod_06h1cjq4t506y6w8bbkxpahnpg66g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:59:14.279Z",
+         *       "created": "2026-11-26T05:18:56.726Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -11895,25 +11895,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6t49wz5hg2bqwp375p8r5np",
+         *       "id": "evt_prod_06h1cjq4y2x8a0nx427sx4r9p1m1j",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *       "aggregate_id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *       "data": {
-         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
-         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
+         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:59:14.083Z",
-         *         "updated": "2026-11-26T04:59:14.333Z",
+         *         "created": "2026-11-26T05:18:56.654Z",
+         *         "updated": "2026-11-26T05:18:56.743Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11921,48 +11921,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
-         *         "current_period_end": "2026-12-26T04:59:14.083Z",
+         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
+         *         "current_period_end": "2026-12-26T05:18:56.654Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:59:14.083Z",
+         *         "current_period_start": "2026-11-26T05:18:56.654Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
-         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
+         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T04:59:14.083Z",
-         *         "updated": "2026-11-26T04:59:14.267Z",
+         *         "created": "2026-11-26T05:18:56.654Z",
+         *         "updated": "2026-11-26T05:18:56.724Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T04:59:14.267Z",
+         *         "paused_at": "2026-11-26T05:18:56.724Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
-         *         "current_period_end": "2026-12-26T04:59:14.083Z",
+         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
+         *         "current_period_end": "2026-12-26T05:18:56.654Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:59:14.083Z",
+         *         "current_period_start": "2026-11-26T05:18:56.654Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6t110nx7har534svgz937pg",
-         *       "request_id": "req_prod_06h1cgeknmbd2j294nwn7n1b66d44",
+         *       "correlation_id": "req_prod_06h1cjq4whq1vxj1gtnjaw057p8cr",
+         *       "request_id": "req_prod_06h1cjq4whq1vxj1gtnjaw057p8cr",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:59:14.338Z",
+         *       "created": "2026-11-26T05:18:56.752Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -12007,53 +12007,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6t9xf7bbxfpg0m1trw474yw",
+         *       "id": "evt_prod_06h1cjq52m7sp2k6h0nnwkvdyq00c",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *       "aggregate_id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *       "data": {
-         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
-         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
+         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T04:59:14.083Z",
-         *         "updated": "2026-11-26T04:59:14.374Z",
+         *         "created": "2026-11-26T05:18:56.654Z",
+         *         "updated": "2026-11-26T05:18:56.784Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T04:59:14.374Z",
-         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
-         *         "current_period_end": "2026-12-26T04:59:14.083Z",
+         *         "cancelled_at": "2026-11-26T05:18:56.784Z",
+         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
+         *         "current_period_end": "2026-12-26T05:18:56.654Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:59:14.083Z",
+         *         "current_period_start": "2026-11-26T05:18:56.654Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
-         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
+         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T04:59:14.083Z",
-         *         "updated": "2026-11-26T04:59:14.333Z",
+         *         "created": "2026-11-26T05:18:56.654Z",
+         *         "updated": "2026-11-26T05:18:56.743Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12061,20 +12061,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
-         *         "current_period_end": "2026-12-26T04:59:14.083Z",
+         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
+         *         "current_period_end": "2026-12-26T05:18:56.654Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:59:14.083Z",
+         *         "current_period_start": "2026-11-26T05:18:56.654Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6t86fhmyf4sfnpm2fhr87ty",
-         *       "request_id": "req_prod_06h1cgekqm7mbbzd20gxcf6y5tq82",
+         *       "correlation_id": "req_prod_06h1cjq51bj8rq7zwevnpdjq82rj8",
+         *       "request_id": "req_prod_06h1cjq51bj8rq7zwevnpdjq82rj8",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:59:14.383Z",
+         *       "created": "2026-11-26T05:18:56.789Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -12119,43 +12119,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6w39bhbtr4fjtdwb5ba5wfe",
+         *       "id": "evt_prod_06h1cjq5yvsskspk27kpny4j64qga",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
+         *       "aggregate_id": "sub_prod_06h1cjq55c46a1hff3pm3de9edy6e",
          *       "data": {
-         *         "id": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
+         *         "id": "sub_prod_06h1cjq55c46a1hff3pm3de9edy6e",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ce6tjdh690h0mktnrf854mmt8",
-         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *             "id": "si_prod_06h1cjq55c46a1hff3pm3de9edy6g",
+         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T04:59:14.448Z",
-         *         "updated": "2026-11-26T04:59:14.448Z",
+         *         "created": "2026-11-26T05:18:56.809Z",
+         *         "updated": "2026-11-26T05:18:56.809Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T04:59:14.448Z",
+         *         "trial_end": "2026-12-03T05:18:56.809Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T04:59:14.448Z",
+         *         "current_period_end": "2026-12-03T05:18:56.809Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T04:59:14.448Z",
+         *         "current_period_start": "2026-11-26T05:18:56.809Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6vdfxmw1qxharfqv3kbrm9a",
+         *       "correlation_id": "req_prod_06h1cjq5p71jd41j824a64nnx2t08",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T04:59:14.448Z",
+         *       "created": "2026-11-30T05:18:56.809Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -12202,30 +12202,33 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6pvqefgfwjjd4cw8bn04tr4",
+         *       "id": "evt_prod_06h1cjq2s5gqrvhp26n2n8at14m66",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *       "aggregate_id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *       "data": {
-         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *         "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T04:59:13.494Z",
+         *         "created": "2026-11-26T05:18:56.196Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:59:13.494Z",
+         *         "updated": "2026-11-26T05:18:56.196Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12255,13 +12258,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6ptdyeqftj8fwj9sezsa1p0",
-         *       "request_id": "req_prod_06h1cgeg2e17he3tfpbz56rnzc4ee",
+         *       "correlation_id": "req_prod_06h1cjq2r51pzx346f5k6szd25c70",
+         *       "request_id": "req_prod_06h1cjq2r51pzx346f5k6szd25c70",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:59:13.501Z",
+         *       "created": "2026-11-26T05:18:56.201Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -12306,30 +12309,33 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6q07h0ny3ajp8kk72ankey0",
+         *       "id": "evt_prod_06h1cjq310hy06d0jny4yq58a7y7m",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *       "aggregate_id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *       "data": {
-         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *         "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:59:13.494Z",
+         *         "created": "2026-11-26T05:18:56.196Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:59:13.534Z",
+         *         "updated": "2026-11-26T05:18:56.228Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12337,11 +12343,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
+         *         "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:59:13.534Z",
+         *         "finalized_at": "2026-11-26T05:18:56.228Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -12353,30 +12359,33 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
+         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *         "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T04:59:13.494Z",
+         *         "created": "2026-11-26T05:18:56.196Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:59:13.494Z",
+         *         "updated": "2026-11-26T05:18:56.196Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12405,13 +12414,13 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6pzfma0z6msfn5nv7na2by6",
-         *       "request_id": "req_prod_06h1cgeg6wapt70fg3j705q9n1sg8",
+         *       "correlation_id": "req_prod_06h1cjq2w1hrrw9kyqh4r8v84pp4r",
+         *       "request_id": "req_prod_06h1cjq2w1hrrw9kyqh4r8v84pp4r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:13.537Z",
+         *       "created": "2026-11-26T05:18:56.264Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -12456,30 +12465,33 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6q83x2e64g7cy3eyarhk5e0",
+         *       "id": "evt_prod_06h1cjq35xsdvxjwf23bgpwz3cc4y",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *       "aggregate_id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *       "data": {
-         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *         "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:59:13.494Z",
-         *         "paid_at": "2026-11-26T04:59:13.597Z",
-         *         "updated": "2026-11-26T04:59:13.597Z",
+         *         "created": "2026-11-26T05:18:56.196Z",
+         *         "paid_at": "2026-11-26T05:18:56.301Z",
+         *         "updated": "2026-11-26T05:18:56.301Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12487,46 +12499,49 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
+         *         "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:59:13.534Z",
+         *         "finalized_at": "2026-11-26T05:18:56.228Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
+         *         "payment_intent": "pi_prod_06h1cjq341k4c4dfetvkeha4arf52",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
+         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *         "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:59:13.494Z",
+         *         "created": "2026-11-26T05:18:56.196Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:59:13.534Z",
+         *         "updated": "2026-11-26T05:18:56.228Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12534,34 +12549,34 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
+         *         "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:59:13.534Z",
+         *         "finalized_at": "2026-11-26T05:18:56.228Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
+         *         "payment_intent": "pi_prod_06h1cjq341k4c4dfetvkeha4arf52",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
+         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6q32xw9ywhv9ws6bmsasen8",
-         *       "request_id": "req_prod_06h1cgegmv3685bbsjz0rv0ezfv6j",
+         *       "correlation_id": "req_prod_06h1cjq33jxkfh37e0efpaj70bsv4",
+         *       "request_id": "req_prod_06h1cjq33jxkfh37e0efpaj70bsv4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:59:13.600Z",
+         *       "created": "2026-11-26T05:18:56.303Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         InvoicePaidEvent: {
@@ -12606,30 +12621,33 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6q893wj3f6nydqmg0ana256",
+         *       "id": "evt_prod_06h1cjq364zsq7b5tzjzkdhydn8bw",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *       "aggregate_id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *       "data": {
-         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *         "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:59:13.494Z",
-         *         "paid_at": "2026-11-26T04:59:13.597Z",
-         *         "updated": "2026-11-26T04:59:13.597Z",
+         *         "created": "2026-11-26T05:18:56.196Z",
+         *         "paid_at": "2026-11-26T05:18:56.301Z",
+         *         "updated": "2026-11-26T05:18:56.301Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12637,46 +12655,49 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
+         *         "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:59:13.534Z",
+         *         "finalized_at": "2026-11-26T05:18:56.228Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
+         *         "payment_intent": "pi_prod_06h1cjq341k4c4dfetvkeha4arf52",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
+         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *         "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:59:13.494Z",
+         *         "created": "2026-11-26T05:18:56.196Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:59:13.534Z",
+         *         "updated": "2026-11-26T05:18:56.228Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12684,34 +12705,34 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
+         *         "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:59:13.534Z",
+         *         "finalized_at": "2026-11-26T05:18:56.228Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
+         *         "payment_intent": "pi_prod_06h1cjq341k4c4dfetvkeha4arf52",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
+         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6q32xw9ywhv9ws6bmsasen8",
-         *       "request_id": "req_prod_06h1cgegmv3685bbsjz0rv0ezfv6j",
+         *       "correlation_id": "req_prod_06h1cjq33jxkfh37e0efpaj70bsv4",
+         *       "request_id": "req_prod_06h1cjq33jxkfh37e0efpaj70bsv4",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T04:59:13.602Z",
+         *       "created": "2026-11-26T05:18:56.305Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -12756,30 +12777,33 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6qxvmvsthe3grd7d9xn8dpt",
+         *       "id": "evt_prod_06h1cjq3k7aj2rkxneyp3t7nsadtp",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ce6qqtp69hvhchwh9gexh9grm",
+         *       "aggregate_id": "in_prod_06h1cjq3cm8914jggqsdscf89434m",
          *       "data": {
-         *         "id": "in_prod_06h1ce6qqtp69hvhchwh9gexh9grm",
+         *         "id": "in_prod_06h1cjq3cm8914jggqsdscf89434m",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6qqztzxz5qa3zax1cxenbgr",
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "id": "il_prod_06h1cjq3crnqfar4skjx9db8h1r16",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:59:13.726Z",
+         *         "created": "2026-11-26T05:18:56.357Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:59:13.747Z",
+         *         "updated": "2026-11-26T05:18:56.370Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12787,35 +12811,35 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e270b8b63cf401faa11f0bf5bf61b7501cac61411becba3f0c4ace4bbde845a3",
+         *         "pdf_sha256": "c69216ad75231cc1b9906b0f0ce1f5a97b79a4a3d5414f06458c08605bc698b6",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeh6729mm76yrtv649ayvsxm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq3cm8914jggqsdscf89434m/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:59:13.747Z",
+         *         "finalized_at": "2026-11-26T05:18:56.370Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1ce6qwsc2y1d9gsy4xk6pvptfr",
+         *         "payment_intent": "pi_prod_06h1cjq3hrtjgrhvss3bqcv5g30za",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/-Lm00V4Mfhs4qaM6H63dUpy-FlYCdMb6u--t1lMdOL4",
+         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/BPrsz641sTmzSukycCCEYC6_O2dxAcmk8prXApRjWeQ",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6qwep98g47dnw249zvtmbve",
-         *       "request_id": "req_prod_06h1cgehdqgqt3cgzh6y4w1z0nwr8",
+         *       "correlation_id": "req_prod_06h1cjq3hazn2mqxv3q2qw5abvkvg",
+         *       "request_id": "req_prod_06h1cjq3hazn2mqxv3q2qw5abvkvg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:59:13.774Z",
+         *       "created": "2026-11-26T05:18:56.409Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -12860,30 +12884,33 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6rbh0kskfx1ktapqcmq8rvt",
+         *       "id": "evt_prod_06h1cjq3tjrj1ejfcd325h2gy1n02",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ce6r18dmcf4bdsxh8hmfrwcsj",
+         *       "aggregate_id": "in_prod_06h1cjq3mhy09bb1wy0yfv2fy5t6g",
          *       "data": {
-         *         "id": "in_prod_06h1ce6r18dmcf4bdsxh8hmfrwcsj",
+         *         "id": "in_prod_06h1cjq3mhy09bb1wy0yfv2fy5t6g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6r1zej59z5bqdd73jxtke0p",
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "id": "il_prod_06h1cjq3mp2nztz3q82edtks3g588",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:59:13.802Z",
+         *         "created": "2026-11-26T05:18:56.420Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:59:13.867Z",
+         *         "updated": "2026-11-26T05:18:56.432Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12891,35 +12918,35 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d3d8edfde24f2c08b344ea02baec899e3e60bbd610c92294dbfc11f3a786556a",
+         *         "pdf_sha256": "5b3b3ce5495e0246d297a70485208f758e827c03388fb571514bf36faae5fb15",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehjhybv0krn0ses1a8frc38/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq3mhy09bb1wy0yfv2fy5t6g/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:59:13.867Z",
+         *         "finalized_at": "2026-11-26T05:18:56.432Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1ce6rarwq3pq7gvz8cpskakqew",
+         *         "payment_intent": "pi_prod_06h1cjq3szf6q03r7x244b9fakdn2",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/KfthAzZXyun5IgKbL9BRLCHi41Dqq446tfxbTmfF2gA",
+         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/AUd8pFG9-hVIPfCGEzwLMIZkIiN9QHsCqA3EczOv5zM",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6raj593s162ehb63hth57fe",
-         *       "request_id": "req_prod_06h1cgehqhfrfg10a2jjj7h9zvjcg",
+         *       "correlation_id": "req_prod_06h1cjq3skgx05jhp9zh1mpxaw4nr",
+         *       "request_id": "req_prod_06h1cjq3skgx05jhp9zh1mpxaw4nr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:59:13.884Z",
+         *       "created": "2026-11-26T05:18:56.468Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -12964,42 +12991,45 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6vgbp9pgyrk2gk5wybxxqcy",
+         *       "id": "evt_prod_06h1cjq5rymf47kysc92182j5my1r",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ce6ryvx5qhe2p2ywz1jgbfjt4",
+         *       "aggregate_id": "in_prod_06h1cjq4dkz89869f6wgxx912pna2",
          *       "data": {
-         *         "id": "in_prod_06h1ce6ryvx5qhe2p2ywz1jgbfjt4",
+         *         "id": "in_prod_06h1cjq4dkz89869f6wgxx912pna2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6rywv0tbw730w3genkjqt8j",
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "id": "il_prod_06h1cjq4dpntm5gddc9875qpqew2y",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:59:14.038Z",
+         *         "created": "2026-11-26T05:18:56.620Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T04:59:14.018Z",
+         *         "updated": "2026-11-27T05:18:56.605Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
-         *         "due_date": "2026-11-27T04:59:14.018Z",
+         *         "due_date": "2026-11-27T05:18:56.605Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T04:59:14.018Z",
-         *         "pdf_sha256": "4d4441008c8c63625f319decbacb6135281aa87b83fa759ee4b365bb35b7a678",
+         *         "overdue_at": "2026-11-27T05:18:56.605Z",
+         *         "pdf_sha256": "a6a915e0b53f357e6287c06d8f6683366d10f8162c319e2851842d07b4797bc1",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgek1htajkvyftsrxwy62dn5t/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq4dkz89869f6wgxx912pna2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:59:14.058Z",
+         *         "finalized_at": "2026-11-26T05:18:56.632Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13011,42 +13041,45 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/hSdlMm4lSOHtbjQjBAoxsQdqA6d2e4k7tnochWKLX3k",
+         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/iCBMMVJnK9yd8LrEqc0MGNkVDP0KTEet4eUuE00PoJw",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1ce6ryvx5qhe2p2ywz1jgbfjt4",
+         *         "id": "in_prod_06h1cjq4dkz89869f6wgxx912pna2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6rywv0tbw730w3genkjqt8j",
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "id": "il_prod_06h1cjq4dpntm5gddc9875qpqew2y",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:59:14.038Z",
+         *         "created": "2026-11-26T05:18:56.620Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:59:14.058Z",
+         *         "updated": "2026-11-26T05:18:56.632Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
-         *         "due_date": "2026-11-27T04:59:14.018Z",
+         *         "due_date": "2026-11-27T05:18:56.605Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "4d4441008c8c63625f319decbacb6135281aa87b83fa759ee4b365bb35b7a678",
+         *         "pdf_sha256": "a6a915e0b53f357e6287c06d8f6683366d10f8162c319e2851842d07b4797bc1",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgek1htajkvyftsrxwy62dn5t/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq4dkz89869f6wgxx912pna2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:59:14.058Z",
+         *         "finalized_at": "2026-11-26T05:18:56.632Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13058,16 +13091,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/hSdlMm4lSOHtbjQjBAoxsQdqA6d2e4k7tnochWKLX3k",
+         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/iCBMMVJnK9yd8LrEqc0MGNkVDP0KTEet4eUuE00PoJw",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6vdfxmw1qxharfqv3kbrm9a",
+         *       "correlation_id": "req_prod_06h1cjq5p71jd41j824a64nnx2t08",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T04:59:14.018Z",
+         *       "created": "2026-11-27T05:18:56.605Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13114,42 +13147,45 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6rkpz78mr3vn17238rwxx92",
+         *       "id": "evt_prod_06h1cjq425bw2xa8mn1xbwz6x1za2",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ce6rd0m5xmtt19gyskqn3vgt2",
+         *       "aggregate_id": "in_prod_06h1cjq3vwz7whs40m589mvkr3fnm",
          *       "data": {
-         *         "id": "in_prod_06h1ce6rd0m5xmtt19gyskqn3vgt2",
+         *         "id": "in_prod_06h1cjq3vwz7whs40m589mvkr3fnm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6rdrnpjnxjcd5m3nynerh36",
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "id": "il_prod_06h1cjq3w1z5yahzn1pjwe8y7kmdj",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T04:59:13.896Z",
+         *         "created": "2026-11-26T05:18:56.479Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:59:13.948Z",
+         *         "updated": "2026-11-26T05:18:56.528Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T04:59:13.948Z",
+         *         "voided_at": "2026-11-26T05:18:56.528Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "aa63f006ed5b562c4728da81def9751b2415cca002d092c422ceb3f38d97c78a",
+         *         "pdf_sha256": "7b0c5c6440a29ab3c8b4f4411a7d59046fcc7dc2bc20464cb890d0646fe1b89f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehwv70vj7258455vc24z274/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq3vwz7whs40m589mvkr3fnm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:59:13.925Z",
+         *         "finalized_at": "2026-11-26T05:18:56.492Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13161,30 +13197,33 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/EuT02sS_JgnZwE4KPiPgo3LefuiAlbV1QmXS7zNJtK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/IO9lt3Fhbcw2Fju8MMv7QegTYDvsOinBVJ2g-zCqu64",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1ce6rd0m5xmtt19gyskqn3vgt2",
+         *         "id": "in_prod_06h1cjq3vwz7whs40m589mvkr3fnm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6rdrnpjnxjcd5m3nynerh36",
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "id": "il_prod_06h1cjq3w1z5yahzn1pjwe8y7kmdj",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:59:13.896Z",
+         *         "created": "2026-11-26T05:18:56.479Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:59:13.925Z",
+         *         "updated": "2026-11-26T05:18:56.492Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13192,11 +13231,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "aa63f006ed5b562c4728da81def9751b2415cca002d092c422ceb3f38d97c78a",
+         *         "pdf_sha256": "7b0c5c6440a29ab3c8b4f4411a7d59046fcc7dc2bc20464cb890d0646fe1b89f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehwv70vj7258455vc24z274/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq3vwz7whs40m589mvkr3fnm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:59:13.925Z",
+         *         "finalized_at": "2026-11-26T05:18:56.492Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13208,18 +13247,18 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/EuT02sS_JgnZwE4KPiPgo3LefuiAlbV1QmXS7zNJtK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/IO9lt3Fhbcw2Fju8MMv7QegTYDvsOinBVJ2g-zCqu64",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6rk4gnqmgxv5rkqz41wkaxm",
-         *       "request_id": "req_prod_06h1cgej8qh83tbn370b7c9gm17br",
+         *       "correlation_id": "req_prod_06h1cjq41qazj4w1mh146s45126yg",
+         *       "request_id": "req_prod_06h1cjq41qazj4w1mh146s45126yg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:59:13.949Z",
+         *       "created": "2026-11-26T05:18:56.529Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -13264,30 +13303,33 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6rt5cwzhqkfwjenmfqd23y4",
+         *       "id": "evt_prod_06h1cjq49hfpmj0fbvsfv3sedzc3j",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ce6rptn9mc6qr9rdg9ehyq740",
+         *       "aggregate_id": "in_prod_06h1cjq44aets6dpw2sx6esd0ajca",
          *       "data": {
-         *         "id": "in_prod_06h1ce6rptn9mc6qr9rdg9ehyq740",
+         *         "id": "in_prod_06h1cjq44aets6dpw2sx6esd0ajca",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6rpwhtk0xyggt5jamzyysq8",
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "id": "il_prod_06h1cjq44aets6dpw2sx6esd0ajcc",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T04:59:13.974Z",
+         *         "created": "2026-11-26T05:18:56.546Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:59:14.000Z",
+         *         "updated": "2026-11-26T05:18:56.587Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13295,11 +13337,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "b9df9d127ccd35738852e620366789d9c25eb795ee138c39767b7d32894a0624",
+         *         "pdf_sha256": "9920a3145f341cd2d82cfaaeb5e1be96baf99319ed6e5ed9f931370658cd6216",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq44aets6dpw2sx6esd0ajca/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:59:13.989Z",
+         *         "finalized_at": "2026-11-26T05:18:56.557Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13311,30 +13353,33 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/vUow-gusSEf8gSoYa8k5oPGbdBI9IBIx6_c6ewOo6hs",
+         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/L1BUvJRy_VtRMu0zC-ZPRNdE25kJYx_lb3mlsUTKYag",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T04:59:14.000Z"
+         *         "marked_uncollectible_at": "2026-11-26T05:18:56.587Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1ce6rptn9mc6qr9rdg9ehyq740",
+         *         "id": "in_prod_06h1cjq44aets6dpw2sx6esd0ajca",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6rpwhtk0xyggt5jamzyysq8",
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "id": "il_prod_06h1cjq44aets6dpw2sx6esd0ajcc",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T04:59:13.974Z",
+         *         "created": "2026-11-26T05:18:56.546Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T04:59:13.989Z",
+         *         "updated": "2026-11-26T05:18:56.557Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13342,11 +13387,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "b9df9d127ccd35738852e620366789d9c25eb795ee138c39767b7d32894a0624",
+         *         "pdf_sha256": "9920a3145f341cd2d82cfaaeb5e1be96baf99319ed6e5ed9f931370658cd6216",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq44aets6dpw2sx6esd0ajca/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:59:13.989Z",
+         *         "finalized_at": "2026-11-26T05:18:56.557Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13358,18 +13403,18 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/vUow-gusSEf8gSoYa8k5oPGbdBI9IBIx6_c6ewOo6hs",
+         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/L1BUvJRy_VtRMu0zC-ZPRNdE25kJYx_lb3mlsUTKYag",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6rsmy25w624pmdjjfqhcgaa",
-         *       "request_id": "req_prod_06h1cgejscm3q33f2ccgtv9nytzg6",
+         *       "correlation_id": "req_prod_06h1cjq48mk3zqyh4719ye5zbw5rj",
+         *       "request_id": "req_prod_06h1cjq48mk3zqyh4719ye5zbw5rj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:59:14.001Z",
+         *       "created": "2026-11-26T05:18:56.588Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -13414,30 +13459,33 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6qp6zg4712yz5mtnv5tegme",
+         *       "id": "evt_prod_06h1cjq3bmnvzp3rykwte3es9g160",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *       "aggregate_id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *       "data": {
-         *         "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *         "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
-         *             "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *             "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
+         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 500,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 500
          *           }
          *         ],
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T04:59:13.494Z",
-         *         "paid_at": "2026-11-26T04:59:13.597Z",
-         *         "updated": "2026-11-26T04:59:13.597Z",
+         *         "created": "2026-11-26T05:18:56.196Z",
+         *         "paid_at": "2026-11-26T05:18:56.301Z",
+         *         "updated": "2026-11-26T05:18:56.301Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13445,35 +13493,35 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
+         *         "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T04:59:13.534Z",
+         *         "finalized_at": "2026-11-26T05:18:56.228Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
+         *         "payment_intent": "pi_prod_06h1cjq341k4c4dfetvkeha4arf52",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
+         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6qmraydc8q3jz52bc2cbrzg",
-         *       "request_id": "req_prod_06h1cgegwr1f3r9x46983mg9d6a3p",
+         *       "correlation_id": "req_prod_06h1cjq39xqxx29erj1071skjb3sy",
+         *       "request_id": "req_prod_06h1cjq39xqxx29erj1071skjb3sy",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T04:59:13.713Z",
+         *       "created": "2026-11-26T05:18:56.349Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -13518,30 +13566,33 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6w6p01khs5jk2z6v8sxp73c",
+         *       "id": "evt_prod_06h1cjq5zsw8ewvcq95wcsh0b5yy2",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ce6w4cd29xbm585r79vw8hte4",
+         *       "aggregate_id": "in_prod_06h1cjq5zbnv56h13kq9rnjh4vvh6",
          *       "data": {
-         *         "id": "in_prod_06h1ce6w4cd29xbm585r79vw8hte4",
+         *         "id": "in_prod_06h1cjq5zbnv56h13kq9rnjh4vvh6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ce6w6bfks3z2jbj70nswst4fw",
-         *             "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *             "id": "il_prod_06h1cjq5zgme9r2fz73qdj3x2t1ag",
+         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *             "quantity": 1,
+         *             "tax_rates": [],
          *             "amount_atom": 2000,
          *             "description": null,
+         *             "tax_amounts": [],
+         *             "discount_atom": 0,
          *             "unit_amount_atom": 2000
          *           }
          *         ],
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T04:59:14.448Z",
+         *         "created": "2026-11-30T05:18:56.809Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T04:59:14.448Z",
+         *         "updated": "2026-11-30T05:18:56.809Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13550,11 +13601,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
+         *         "description": "Subscription sub_prod_06h1cjq55c46a1hff3pm3de9edy6e",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
+         *         "subscription": "sub_prod_06h1cjq55c46a1hff3pm3de9edy6e",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -13571,11 +13622,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6vdfxmw1qxharfqv3kbrm9a",
+         *       "correlation_id": "req_prod_06h1cjq5p71jd41j824a64nnx2t08",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T04:59:14.448Z",
+         *       "created": "2026-11-30T05:18:56.809Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13622,19 +13673,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6mwy36q1s77z46zbj33pms0",
+         *       "id": "evt_prod_06h1cjq1kj1mbkw759w99yppnqkfy",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *       "aggregate_id": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *       "data": {
-         *         "id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "id": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T04:59:12.994Z",
+         *         "created": "2026-11-26T05:18:55.897Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T04:59:12.994Z",
+         *         "updated": "2026-11-26T05:18:55.897Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13643,13 +13694,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6mthraxww5k2c6hcwjxx0w6",
-         *       "request_id": "req_prod_06h1cgeeb00x22p937bkh8skj0trr",
+         *       "correlation_id": "req_prod_06h1cjq1jt75sdq838sqga5w0jh4r",
+         *       "request_id": "req_prod_06h1cjq1jt75sdq838sqga5w0jh4r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:59:12.999Z",
+         *       "created": "2026-11-26T05:18:55.900Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CustomerCreatedEvent: {
@@ -13694,19 +13745,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6n01nkgjhg0hgpe249rfbxp",
+         *       "id": "evt_prod_06h1cjq1pcmg9abw2hbf273s217ec",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *       "aggregate_id": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *       "data": {
-         *         "id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "id": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T04:59:12.994Z",
+         *         "created": "2026-11-26T05:18:55.897Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T04:59:13.022Z",
+         *         "updated": "2026-11-26T05:18:55.921Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13714,14 +13765,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "id": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T04:59:12.994Z",
+         *         "created": "2026-11-26T05:18:55.897Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T04:59:12.994Z",
+         *         "updated": "2026-11-26T05:18:55.897Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13729,13 +13780,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6mzjk46d4ce80xrzzj09x0c",
-         *       "request_id": "req_prod_06h1cgeedtyz1w97b6sqm9ygdkkwj",
+         *       "correlation_id": "req_prod_06h1cjq1nrbdcr13xxc1fjvq2a80e",
+         *       "request_id": "req_prod_06h1cjq1nrbdcr13xxc1fjvq2a80e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:13.024Z",
+         *       "created": "2026-11-26T05:18:55.923Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -13780,20 +13831,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6n7hjn6fmbe17tj8bzyzmmg",
+         *       "id": "evt_prod_06h1cjq1t8b5b69x0q4t9hngp2996",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1ce6n25gd2xdanp1qfh804qzq8",
+         *       "aggregate_id": "cus_prod_06h1cjq1rz7p1cavky6k70ab5zmm6",
          *       "data": {
-         *         "id": "cus_prod_06h1ce6n25gd2xdanp1qfh804qzq8",
+         *         "id": "cus_prod_06h1cjq1rz7p1cavky6k70ab5zmm6",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T04:59:13.041Z",
+         *         "created": "2026-11-26T05:18:55.943Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T04:59:13.082Z",
+         *         "updated": "2026-11-26T05:18:55.953Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13801,14 +13852,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1ce6n25gd2xdanp1qfh804qzq8",
+         *         "id": "cus_prod_06h1cjq1rz7p1cavky6k70ab5zmm6",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T04:59:13.041Z",
+         *         "created": "2026-11-26T05:18:55.943Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T04:59:13.041Z",
+         *         "updated": "2026-11-26T05:18:55.943Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13816,13 +13867,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6n6b6ev6rjw5cmsepz80f2p",
-         *       "request_id": "req_prod_06h1cgeehy8bzna2kb4e10dgy4a3w",
+         *       "correlation_id": "req_prod_06h1cjq1syxy0weh2dxw1kynbbnb8",
+         *       "request_id": "req_prod_06h1cjq1syxy0weh2dxw1kynbbnb8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:13.084Z",
+         *       "created": "2026-11-26T05:18:55.954Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CustomerDeletedEvent: {
@@ -13867,21 +13918,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6nbx81e4apebqj84s1bt7v6",
+         *       "id": "evt_prod_06h1cjq1wa0fyhe2zdrdw2kt4sjje",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
+         *       "aggregate_id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
          *       "data": {
-         *         "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
+         *         "id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
          *         "end": null,
-         *         "start": "2026-11-26T04:59:13.107Z",
+         *         "start": "2026-11-26T05:18:55.966Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
+         *           "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:59:12.374Z",
-         *           "updated": "2026-11-26T04:59:13.107Z",
+         *           "created": "2026-11-26T05:18:55.653Z",
+         *           "updated": "2026-11-26T05:18:55.966Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -13894,18 +13945,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6n9cj9zdm8e14n01atytxfy",
-         *       "request_id": "req_prod_06h1cgeekqgksghyjh1cjtgf6cpm4",
+         *       "correlation_id": "req_prod_06h1cjq1vggtjvd6tygv8f26htf2w",
+         *       "request_id": "req_prod_06h1cjq1vggtjvd6tygv8f26htf2w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:59:13.119Z",
+         *       "created": "2026-11-26T05:18:55.970Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -13950,21 +14001,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6ngc57v3kbwm24jn0sv24ky",
+         *       "id": "evt_prod_06h1cjq1zzq4rxqdpg2bnrmk7xeva",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
+         *       "aggregate_id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
          *       "data": {
-         *         "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
+         *         "id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
          *         "end": null,
-         *         "start": "2026-11-26T04:59:13.152Z",
+         *         "start": "2026-11-26T05:18:55.986Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1ce6jqyh1wc3m37gtftkgfenwj",
+         *           "id": "cpn_prod_06h1cjq0pym7at681t6n4smct3wka",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:59:12.447Z",
-         *           "updated": "2026-11-26T04:59:13.152Z",
+         *           "created": "2026-11-26T05:18:55.671Z",
+         *           "updated": "2026-11-26T05:18:55.986Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -13977,20 +14028,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
+         *         "id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
          *         "end": null,
-         *         "start": "2026-11-26T04:59:13.107Z",
+         *         "start": "2026-11-26T05:18:55.966Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
+         *           "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:59:12.374Z",
-         *           "updated": "2026-11-26T04:59:13.107Z",
+         *           "created": "2026-11-26T05:18:55.653Z",
+         *           "updated": "2026-11-26T05:18:55.966Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -14003,17 +14054,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6nfssdmgzacwfxyr8aq4jqj",
-         *       "request_id": "req_prod_06h1cgeeppt8rnnj1b8x0n9wfb398",
+         *       "correlation_id": "req_prod_06h1cjq1xw7dfb1ca3n4zrn5j5w3m",
+         *       "request_id": "req_prod_06h1cjq1xw7dfb1ca3n4zrn5j5w3m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:13.155Z",
+         *       "created": "2026-11-26T05:18:55.999Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -14058,21 +14109,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6nk3a4csv7494t4m3zd49hg",
+         *       "id": "evt_prod_06h1cjq21esk1jzk7481vxsbe8xtm",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
+         *       "aggregate_id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
          *       "data": {
-         *         "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
+         *         "id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
          *         "end": null,
-         *         "start": "2026-11-26T04:59:13.152Z",
+         *         "start": "2026-11-26T05:18:55.986Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1ce6jqyh1wc3m37gtftkgfenwj",
+         *           "id": "cpn_prod_06h1cjq0pym7at681t6n4smct3wka",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:59:12.447Z",
-         *           "updated": "2026-11-26T04:59:13.152Z",
+         *           "created": "2026-11-26T05:18:55.671Z",
+         *           "updated": "2026-11-26T05:18:55.986Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14086,20 +14137,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
+         *         "id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
          *         "end": null,
-         *         "start": "2026-11-26T04:59:13.152Z",
+         *         "start": "2026-11-26T05:18:55.986Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1ce6jqyh1wc3m37gtftkgfenwj",
+         *           "id": "cpn_prod_06h1cjq0pym7at681t6n4smct3wka",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:59:12.447Z",
-         *           "updated": "2026-11-26T04:59:13.152Z",
+         *           "created": "2026-11-26T05:18:55.671Z",
+         *           "updated": "2026-11-26T05:18:55.986Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14112,17 +14163,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6nj6xf7re1ntsqj1p66ncp2",
-         *       "request_id": "req_prod_06h1cgeerxmxtcty3t0bf0fz5jz30",
+         *       "correlation_id": "req_prod_06h1cjq20z7dzzmpyam78dezt2qte",
+         *       "request_id": "req_prod_06h1cjq20z7dzzmpyam78dezt2qte",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:59:13.176Z",
+         *       "created": "2026-11-26T05:18:56.011Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -14167,17 +14218,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6jf8ahzseggwgjz64kjqc6y",
+         *       "id": "evt_prod_06h1cjq0mxkm3bqszbne9e5a34xte",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
+         *       "aggregate_id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
          *       "data": {
-         *         "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
+         *         "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:59:12.374Z",
-         *         "updated": "2026-11-26T04:59:12.374Z",
+         *         "created": "2026-11-26T05:18:55.653Z",
+         *         "updated": "2026-11-26T05:18:55.653Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14191,13 +14242,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6je679p860v8f1j6ecmrmpr",
-         *       "request_id": "req_prod_06h1cgedqdpgvgvstaw4mrs55pc10",
+         *       "correlation_id": "req_prod_06h1cjq0mekpzeg46vcmw8qkdsqdw",
+         *       "request_id": "req_prod_06h1cjq0mekpzeg46vcmw8qkdsqdw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:59:12.378Z",
+         *       "created": "2026-11-26T05:18:55.656Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CouponCreatedEvent: {
@@ -14242,17 +14293,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6jz3bk6t6sk68h4bxtmvb5r",
+         *       "id": "evt_prod_06h1cjq0rnkzaqd8wpgm8sggwmyw4",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
+         *       "aggregate_id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
          *       "data": {
-         *         "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
+         *         "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:59:12.374Z",
-         *         "updated": "2026-11-26T04:59:12.496Z",
+         *         "created": "2026-11-26T05:18:55.653Z",
+         *         "updated": "2026-11-26T05:18:55.683Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14265,12 +14316,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
+         *         "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:59:12.374Z",
-         *         "updated": "2026-11-26T04:59:12.374Z",
+         *         "created": "2026-11-26T05:18:55.653Z",
+         *         "updated": "2026-11-26T05:18:55.653Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14283,13 +14334,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6jvxae2kpb5ny4k2jbg2bst",
-         *       "request_id": "req_prod_06h1cgedvex9kr110q789ed2p1mag",
+         *       "correlation_id": "req_prod_06h1cjq0r3pgqqsqwc8wxfsq15zv0",
+         *       "request_id": "req_prod_06h1cjq0r3pgqqsqwc8wxfsq15zv0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:12.504Z",
+         *       "created": "2026-11-26T05:18:55.685Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CouponUpdatedEvent: {
@@ -14334,18 +14385,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6kbs9m1aa64z2hhgfhvxcy2",
+         *       "id": "evt_prod_06h1cjq0w62wc25e5gmns7jbz9qyw",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1ce6k3vsmaec1srke308mjkz58",
+         *       "aggregate_id": "cpn_prod_06h1cjq0tqqv4rh3sx78165p7ccvm",
          *       "data": {
-         *         "id": "cpn_prod_06h1ce6k3vsmaec1srke308mjkz58",
+         *         "id": "cpn_prod_06h1cjq0tqqv4rh3sx78165p7ccvm",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:59:12.542Z",
+         *         "created": "2026-11-26T05:18:55.701Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:59:12.602Z",
+         *         "updated": "2026-11-26T05:18:55.711Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14358,12 +14409,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1ce6k3vsmaec1srke308mjkz58",
+         *         "id": "cpn_prod_06h1cjq0tqqv4rh3sx78165p7ccvm",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T04:59:12.542Z",
-         *         "updated": "2026-11-26T04:59:12.542Z",
+         *         "created": "2026-11-26T05:18:55.701Z",
+         *         "updated": "2026-11-26T05:18:55.701Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14376,13 +14427,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6ka26smwexrwme1ycsekewg",
-         *       "request_id": "req_prod_06h1cgedztg949fhmw1ca53vahjw6",
+         *       "correlation_id": "req_prod_06h1cjq0vtv8p3zwv3m76jechwyke",
+         *       "request_id": "req_prod_06h1cjq0vtv8p3zwv3m76jechwyke",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:12.606Z",
+         *       "created": "2026-11-26T05:18:55.713Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CouponDeletedEvent: {
@@ -14427,19 +14478,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6ffjqwf2me52ycve9wagaam",
+         *       "id": "evt_prod_06h1cjq09f8gwp2sv25vwrqgp1g4a",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *       "aggregate_id": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *       "data": {
-         *         "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *         "id": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:59:11.610Z",
-         *         "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
-         *         "updated": "2026-11-26T04:59:11.610Z",
+         *         "created": "2026-11-26T05:18:55.561Z",
+         *         "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
+         *         "updated": "2026-11-26T05:18:55.561Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14456,13 +14507,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6fesj8s4kjmrz5mrs52wr9e",
-         *       "request_id": "req_prod_06h1cged9psrvpcke6s9vz67sj2wc",
+         *       "correlation_id": "req_prod_06h1cjq08sv21d3n5ez8m584f8dtp",
+         *       "request_id": "req_prod_06h1cjq08sv21d3n5ez8m584f8dtp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:59:11.612Z",
+         *       "created": "2026-11-26T05:18:55.563Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         PriceCreatedEvent: {
@@ -14507,19 +14558,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6fnw0ysmrtj80yn2fdbw526",
+         *       "id": "evt_prod_06h1cjq0dntc225a7ygc44xnjbtkt",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *       "aggregate_id": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *       "data": {
-         *         "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *         "id": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:59:11.610Z",
-         *         "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
-         *         "updated": "2026-11-26T04:59:11.659Z",
+         *         "created": "2026-11-26T05:18:55.561Z",
+         *         "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
+         *         "updated": "2026-11-26T05:18:55.596Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14535,14 +14586,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *         "id": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:59:11.610Z",
-         *         "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
-         *         "updated": "2026-11-26T04:59:11.610Z",
+         *         "created": "2026-11-26T05:18:55.561Z",
+         *         "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
+         *         "updated": "2026-11-26T05:18:55.561Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14558,13 +14609,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6fmdtxvfhedwxg5fzqbd80j",
-         *       "request_id": "req_prod_06h1cgedecqday5r447f38max2z5e",
+         *       "correlation_id": "req_prod_06h1cjq0d0bh6shah72st4he93mhp",
+         *       "request_id": "req_prod_06h1cjq0d0bh6shah72st4he93mhp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:11.663Z",
+         *       "created": "2026-11-26T05:18:55.598Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         PriceUpdatedEvent: {
@@ -14609,20 +14660,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6hbr2cxq5jzxr5gwr8ttsxt",
+         *       "id": "evt_prod_06h1cjq0hgye56fns5h6c87jtm9d4",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1ce6ftw2b5qxvhw39pe62d2zg4",
+         *       "aggregate_id": "price_prod_06h1cjq0fw8zy6gfqcxexs5pezmda",
          *       "data": {
-         *         "id": "price_prod_06h1ce6ftw2b5qxvhw39pe62d2zg4",
+         *         "id": "price_prod_06h1cjq0fw8zy6gfqcxexs5pezmda",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:59:11.703Z",
+         *         "created": "2026-11-26T05:18:55.615Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
-         *         "updated": "2026-11-26T04:59:11.954Z",
+         *         "product": "prod_prod_06h1cjq07n4x6vvp3tkbn975pjzxm",
+         *         "updated": "2026-11-26T05:18:55.626Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14633,14 +14684,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1ce6ftw2b5qxvhw39pe62d2zg4",
+         *         "id": "price_prod_06h1cjq0fw8zy6gfqcxexs5pezmda",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T04:59:11.703Z",
-         *         "product": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
-         *         "updated": "2026-11-26T04:59:11.703Z",
+         *         "created": "2026-11-26T05:18:55.615Z",
+         *         "product": "prod_prod_06h1cjq07n4x6vvp3tkbn975pjzxm",
+         *         "updated": "2026-11-26T05:18:55.615Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14651,13 +14702,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6gj7fbszb2wrj75ks5c90vw",
-         *       "request_id": "req_prod_06h1cgedk7qg4wygsz30h0jms5wee",
+         *       "correlation_id": "req_prod_06h1cjq0gx77tr30m1ztbzn9fp7fw",
+         *       "request_id": "req_prod_06h1cjq0gx77tr30m1ztbzn9fp7fw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:12.094Z",
+         *       "created": "2026-11-26T05:18:55.628Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         PriceDeletedEvent: {
@@ -14702,30 +14753,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6dzkt1ghtc83s7g88kr6mr6",
+         *       "id": "evt_prod_06h1cjq0411rx4w212cc27at70zxy",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *       "aggregate_id": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
          *       "data": {
-         *         "id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *         "id": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:59:11.223Z",
-         *         "updated": "2026-11-26T04:59:11.223Z",
+         *         "created": "2026-11-26T05:18:55.518Z",
+         *         "updated": "2026-11-26T05:18:55.518Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6dwf3e9qhqz16bgezjnt7py",
-         *       "request_id": "req_prod_06h1cged426sfsjx5yn5t6zefj3be",
+         *       "correlation_id": "req_prod_06h1cjq03m2bw48kxfryb8vzy6jct",
+         *       "request_id": "req_prod_06h1cjq03m2bw48kxfryb8vzy6jct",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:59:11.228Z",
+         *       "created": "2026-11-26T05:18:55.520Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         ProductCreatedEvent: {
@@ -14770,40 +14821,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6f56hcb9m47tcvqwmvq4dny",
+         *       "id": "evt_prod_06h1cjq06aq0x5mehvrvtp1whskka",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *       "aggregate_id": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
          *       "data": {
-         *         "id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *         "id": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:59:11.223Z",
-         *         "updated": "2026-11-26T04:59:11.526Z",
+         *         "created": "2026-11-26T05:18:55.518Z",
+         *         "updated": "2026-11-26T05:18:55.537Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *         "id": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:59:11.223Z",
-         *         "updated": "2026-11-26T04:59:11.223Z",
+         *         "created": "2026-11-26T05:18:55.518Z",
+         *         "updated": "2026-11-26T05:18:55.518Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6f4c524pze2m83e3x64st64",
-         *       "request_id": "req_prod_06h1cged6dh2dwkx48bnpfh5x16t6",
+         *       "correlation_id": "req_prod_06h1cjq05tcv8srjy64m818a4aesw",
+         *       "request_id": "req_prod_06h1cjq05tcv8srjy64m818a4aesw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:11.529Z",
+         *       "created": "2026-11-26T05:18:55.539Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         ProductUpdatedEvent: {
@@ -14848,41 +14899,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6j7en138shxqcs9wrgfa6n2",
+         *       "id": "evt_prod_06h1cjq0k6zs7486dy5dwvk89kfct",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
+         *       "aggregate_id": "prod_prod_06h1cjq07n4x6vvp3tkbn975pjzxm",
          *       "data": {
-         *         "id": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
+         *         "id": "prod_prod_06h1cjq07n4x6vvp3tkbn975pjzxm",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:59:11.586Z",
+         *         "created": "2026-11-26T05:18:55.549Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T04:59:12.311Z",
+         *         "updated": "2026-11-26T05:18:55.640Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
+         *         "id": "prod_prod_06h1cjq07n4x6vvp3tkbn975pjzxm",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T04:59:11.586Z",
-         *         "updated": "2026-11-26T04:59:11.586Z",
+         *         "created": "2026-11-26T05:18:55.549Z",
+         *         "updated": "2026-11-26T05:18:55.549Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6j44r3mkdqhwz6sc524xnn0",
-         *       "request_id": "req_prod_06h1cgedn71x6xdht70ynqyczcy1y",
+         *       "correlation_id": "req_prod_06h1cjq0jn1s5md5t2ff08r12jhs8",
+         *       "request_id": "req_prod_06h1cjq0jn1s5md5t2ff08r12jhs8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:12.315Z",
+         *       "created": "2026-11-26T05:18:55.641Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         ProductDeletedEvent: {
@@ -14927,18 +14978,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6pjwjbxrhy7b46q6081q6zc",
+         *       "id": "evt_prod_06h1cjq2kp0xp4ygp4j91vmq4vdwr",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
+         *       "aggregate_id": "re_prod_06h1cjq2kdndswnx3rc93a9ntj8fm",
          *       "data": {
-         *         "id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
+         *         "id": "re_prod_06h1cjq2kdndswnx3rc93a9ntj8fm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:59:13.427Z",
-         *         "payment": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
-         *         "updated": "2026-11-26T04:59:13.427Z",
+         *         "created": "2026-11-26T05:18:56.155Z",
+         *         "payment": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
+         *         "updated": "2026-11-26T05:18:56.155Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14947,13 +14998,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6pj3qvhqa01e413s9bbgg2r",
-         *       "request_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
+         *       "correlation_id": "req_prod_06h1cjq2jxx9dqa81jvnwa12g37hr",
+         *       "request_id": "req_prod_06h1cjq2jxx9dqa81jvnwa12g37hr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:59:13.431Z",
+         *       "created": "2026-11-26T05:18:56.157Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         RefundCreatedEvent: {
@@ -14998,18 +15049,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6pkbtfwcf2neabavdvwwbyy",
+         *       "id": "evt_prod_06h1cjq2m1phr61b6nmm1kq8c3y0a",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
+         *       "aggregate_id": "re_prod_06h1cjq2kdndswnx3rc93a9ntj8fm",
          *       "data": {
-         *         "id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
+         *         "id": "re_prod_06h1cjq2kdndswnx3rc93a9ntj8fm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T04:59:13.427Z",
-         *         "payment": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
-         *         "updated": "2026-11-26T04:59:13.433Z",
+         *         "created": "2026-11-26T05:18:56.155Z",
+         *         "payment": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
+         *         "updated": "2026-11-26T05:18:56.159Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15017,13 +15068,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
+         *         "id": "re_prod_06h1cjq2kdndswnx3rc93a9ntj8fm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:59:13.427Z",
-         *         "payment": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
-         *         "updated": "2026-11-26T04:59:13.427Z",
+         *         "created": "2026-11-26T05:18:56.155Z",
+         *         "payment": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
+         *         "updated": "2026-11-26T05:18:56.155Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15031,13 +15082,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6pj3qvhqa01e413s9bbgg2r",
-         *       "request_id": "req_prod_06h1cgefw2qdc4pf9cb96tx96we9w",
+         *       "correlation_id": "req_prod_06h1cjq2jxx9dqa81jvnwa12g37hr",
+         *       "request_id": "req_prod_06h1cjq2jxx9dqa81jvnwa12g37hr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:13.434Z",
+         *       "created": "2026-11-26T05:18:56.160Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         RefundUpdatedEvent: {
@@ -15082,18 +15133,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6ps8e0ej1r7mfe0ew4tjf8c",
+         *       "id": "evt_prod_06h1cjq2q51gsmb8ekv3h43dhdm38",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1ce6pr4333dgnpk9g6d7gmmh9r",
+         *       "aggregate_id": "re_prod_06h1cjq2pnncc97fcvp1t0268ehpj",
          *       "data": {
-         *         "id": "re_prod_06h1ce6pr4333dgnpk9g6d7gmmh9r",
+         *         "id": "re_prod_06h1cjq2pnncc97fcvp1t0268ehpj",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T04:59:13.473Z",
-         *         "payment": "py_prod_06h1ce6peywbby9ddtes8g858edzm",
-         *         "updated": "2026-11-26T04:59:13.477Z",
+         *         "created": "2026-11-26T05:18:56.181Z",
+         *         "payment": "py_prod_06h1cjq2fwky582bv1p67cdb7v5s6",
+         *         "updated": "2026-11-26T05:18:56.184Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15101,13 +15152,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1ce6pr4333dgnpk9g6d7gmmh9r",
+         *         "id": "re_prod_06h1cjq2pnncc97fcvp1t0268ehpj",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T04:59:13.473Z",
-         *         "payment": "py_prod_06h1ce6peywbby9ddtes8g858edzm",
-         *         "updated": "2026-11-26T04:59:13.473Z",
+         *         "created": "2026-11-26T05:18:56.181Z",
+         *         "payment": "py_prod_06h1cjq2fwky582bv1p67cdb7v5s6",
+         *         "updated": "2026-11-26T05:18:56.181Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15115,13 +15166,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6pqhtznmepbb41xag7r81zr",
-         *       "request_id": "req_prod_06h1cgeg0crat7ctjebr9zjp21ygt",
+         *       "correlation_id": "req_prod_06h1cjq2pk0900bjapw7v73cy121c",
+         *       "request_id": "req_prod_06h1cjq2pk0900bjapw7v73cy121c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:13.483Z",
+         *       "created": "2026-11-26T05:18:56.185Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         RefundFailedEvent: {
@@ -15166,18 +15217,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cge8524b5ar8733qpeh87bpsa",
+         *       "id": "evt_prod_06h1cjpx106f0ny9fwtgfxnbsaq92",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr",
+         *       "aggregate_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2",
          *       "data": {
-         *         "id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr",
+         *         "id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T05:08:59.552Z",
-         *         "display": "st_prod_…jvbn",
+         *         "created": "2026-11-26T05:18:54.725Z",
+         *         "display": "st_prod_…j3v0",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -15186,13 +15237,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cge82qs5cz7gq1ygf0snm31r4",
-         *       "request_id": "req_prod_06h1cge82qs5cz7gq1ygf0snm31r4",
+         *       "correlation_id": "req_prod_06h1cjpwze5rr8xy9xy6hx3gprdrp",
+         *       "request_id": "req_prod_06h1cjpwze5rr8xy9xy6hx3gprdrp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:08:59.560Z",
+         *       "created": "2026-11-26T05:18:54.728Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
+         *       "actor_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -15237,29 +15288,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cge93gz5gzjpfv5rnzb3cagky",
+         *       "id": "evt_prod_06h1cjpxr59eadmqry13tt0n5n9wa",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1cge8zk5xbq45e5cacks9hqfam",
+         *       "aggregate_id": "key_prod_06h1cjpxnba00zvj4t4skztyntmgm",
          *       "data": {
-         *         "id": "key_prod_06h1cge8zk5xbq45e5cacks9hqfam",
+         *         "id": "key_prod_06h1cjpxnba00zvj4t4skztyntmgm",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-26T05:08:59.772Z",
-         *         "display": "pt_prod_…ffdb",
-         *         "revoked_at": "2026-11-26T05:08:59.794Z",
+         *         "created": "2026-11-26T05:18:54.890Z",
+         *         "display": "pt_prod_…nc8d",
+         *         "revoked_at": "2026-11-26T05:18:54.912Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h1cge8zk5xbq45e5cacks9hqfam",
+         *         "id": "key_prod_06h1cjpxnba00zvj4t4skztyntmgm",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T05:08:59.772Z",
-         *         "display": "pt_prod_…ffdb",
+         *         "created": "2026-11-26T05:18:54.890Z",
+         *         "display": "pt_prod_…nc8d",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -15267,13 +15318,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cge91d9bsmf9jew47f091mvpc",
-         *       "request_id": "req_prod_06h1cge91d9bsmf9jew47f091mvpc",
+         *       "correlation_id": "req_prod_06h1cjpxqaepm1q1c9yeskatpecf8",
+         *       "request_id": "req_prod_06h1cjpxqaepm1q1c9yeskatpecf8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:08:59.804Z",
+         *       "created": "2026-11-26T05:18:54.914Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
+         *       "actor_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -15318,20 +15369,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cge993sa3rwm6wmgznf5ndmfm",
+         *       "id": "evt_prod_06h1cjpxvdpzhms0rr9ja5naj578w",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *       "aggregate_id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *       "data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "created": "2026-11-26T05:18:54.934Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:08:59.838Z",
+         *         "updated": "2026-11-26T05:18:54.934Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -15345,13 +15396,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cge9690byn4hkh550nv3g6c02",
-         *       "request_id": "req_prod_06h1cge9690byn4hkh550nv3g6c02",
+         *       "correlation_id": "req_prod_06h1cjpxsxs9tgthr33273j66td18",
+         *       "request_id": "req_prod_06h1cjpxsxs9tgthr33273j66td18",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:08:59.848Z",
+         *       "created": "2026-11-26T05:18:54.939Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -15396,20 +15447,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cge9e2w478bgw9cb5dpyr8e9e",
+         *       "id": "evt_prod_06h1cjpxy8v15stnyzaghaa69hpd4",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *       "aggregate_id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *       "data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "created": "2026-11-26T05:18:54.934Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:08:59.885Z",
+         *         "updated": "2026-11-26T05:18:54.961Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15419,15 +15470,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "created": "2026-11-26T05:18:54.934Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:08:59.838Z",
+         *         "updated": "2026-11-26T05:18:54.934Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -15440,13 +15491,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cge9d474bkq7qv0anczchgb2m",
-         *       "request_id": "req_prod_06h1cge9d474bkq7qv0anczchgb2m",
+         *       "correlation_id": "req_prod_06h1cjpxxsfby57pd6wm5g28f5bem",
+         *       "request_id": "req_prod_06h1cjpxxsfby57pd6wm5g28f5bem",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:08:59.888Z",
+         *       "created": "2026-11-26T05:18:54.963Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -15491,58 +15542,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cge9s79v1vc1r1zxnf0f5550t",
+         *       "id": "evt_prod_06h1cjpy6gms8vy6pywgh4h8m9j92",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *       "aggregate_id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *       "data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "created": "2026-11-26T05:18:54.934Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:08:59.976Z",
+         *         "updated": "2026-11-26T05:18:55.027Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
+         *         "previous_secret_expires_at": "2026-11-27T05:18:55.009Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "created": "2026-11-26T05:18:54.934Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:08:59.956Z",
+         *         "updated": "2026-11-26T05:18:55.009Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
+         *         "previous_secret_expires_at": "2026-11-27T05:18:55.009Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cge9rsjae9dmdgngnb7h9s2da",
-         *       "request_id": "req_prod_06h1cge9rsjae9dmdgngnb7h9s2da",
+         *       "correlation_id": "req_prod_06h1cjpy6639yn46r6c37s89bzw10",
+         *       "request_id": "req_prod_06h1cjpy6639yn46r6c37s89bzw10",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-26T05:08:59.977Z",
+         *       "created": "2026-11-26T05:18:55.028Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -15587,20 +15638,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cge9h5e4xe8nhp6znz751v8jt",
+         *       "id": "evt_prod_06h1cjpy1bhphgjana6s51afhny3w",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *       "aggregate_id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *       "data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "created": "2026-11-26T05:18:54.934Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:08:59.911Z",
+         *         "updated": "2026-11-26T05:18:54.984Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15610,15 +15661,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "created": "2026-11-26T05:18:54.934Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:08:59.885Z",
+         *         "updated": "2026-11-26T05:18:54.961Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15631,13 +15682,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cge9gjt3006stqv08ny8ghrdr",
-         *       "request_id": "req_prod_06h1cge9gjt3006stqv08ny8ghrdr",
+         *       "correlation_id": "req_prod_06h1cjpy0krhdf4trmv7xxn593ghr",
+         *       "request_id": "req_prod_06h1cjpy0krhdf4trmv7xxn593ghr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:08:59.913Z",
+         *       "created": "2026-11-26T05:18:54.986Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -15682,20 +15733,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cge9k5nd2c3b5thbj7s11r0yc",
+         *       "id": "evt_prod_06h1cjpy2xjx2gkgg33r47zxx6nkr",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *       "aggregate_id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *       "data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "created": "2026-11-26T05:18:54.934Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:08:59.928Z",
+         *         "updated": "2026-11-26T05:18:54.998Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15705,15 +15756,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "created": "2026-11-26T05:18:54.934Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:08:59.911Z",
+         *         "updated": "2026-11-26T05:18:54.984Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15726,13 +15777,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cge9jh2fnyaq90bsnfmmqrmh2",
-         *       "request_id": "req_prod_06h1cge9jh2fnyaq90bsnfmmqrmh2",
+         *       "correlation_id": "req_prod_06h1cjpy2kxd100ntc51zqt5vwc66",
+         *       "request_id": "req_prod_06h1cjpy2kxd100ntc51zqt5vwc66",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:08:59.929Z",
+         *       "created": "2026-11-26T05:18:54.999Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -15777,38 +15828,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cge9q23eg901q8vay951pb4qc",
+         *       "id": "evt_prod_06h1cjpy4mwrjyr1hjzvh4m4y0z8t",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *       "aggregate_id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *       "data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "created": "2026-11-26T05:18:54.934Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:08:59.956Z",
+         *         "updated": "2026-11-26T05:18:55.009Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
+         *         "previous_secret_expires_at": "2026-11-27T05:18:55.009Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:08:59.838Z",
+         *         "created": "2026-11-26T05:18:54.934Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:08:59.928Z",
+         *         "updated": "2026-11-26T05:18:54.998Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15821,13 +15872,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cge9pd1b8chdqrxz94yfw1xm0",
-         *       "request_id": "req_prod_06h1cge9pd1b8chdqrxz94yfw1xm0",
+         *       "correlation_id": "req_prod_06h1cjpy41sm4r19nfj9js9ynq85w",
+         *       "request_id": "req_prod_06h1cjpy41sm4r19nfj9js9ynq85w",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:08:59.960Z",
+         *       "created": "2026-11-26T05:18:55.013Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -15872,15 +15923,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cge7zye0nsxpevqb3cq2eb11p",
+         *       "id": "evt_prod_06h1cjpwxeamgcdexw44yn3m5pnf0",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *       "aggregate_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
          *       "data": {
-         *         "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *         "id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-a7d28c8e05@example.com",
+         *         "email": "user-454122d31f@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -15892,9 +15943,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:08:59.519Z",
+         *       "created": "2026-11-26T05:18:54.699Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
+         *       "actor_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt"
          *     }
          */
         UserSignedInEvent: {
@@ -15939,15 +15990,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgeafx8a5h6chqfd4ty6rrhx2",
+         *       "id": "evt_prod_06h1cjpykwx9n6jj5xb867vx1hxgt",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *       "aggregate_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
          *       "data": {
-         *         "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *         "id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-a7d28c8e05@example.com",
+         *         "email": "user-454122d31f@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -15959,9 +16010,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:00.159Z",
+         *       "created": "2026-11-26T05:18:55.135Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
+         *       "actor_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt"
          *     }
          */
         UserSignInFailedEvent: {
@@ -16006,15 +16057,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgectcyxka6v53fd969rn10hp",
+         *       "id": "evt_prod_06h1cjpzx6x4q5da2mm039tdxkm78",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *       "aggregate_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
          *       "data": {
-         *         "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *         "id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-a7d28c8e05@example.com",
+         *         "email": "user-454122d31f@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16026,9 +16077,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:09:00.755Z",
+         *       "created": "2026-11-26T05:18:55.465Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
+         *       "actor_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt"
          *     }
          */
         UserSignedOutEvent: {
@@ -16073,15 +16124,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgece6tj6hwkt1nh3spf247v4",
+         *       "id": "evt_prod_06h1cjpzqn15d1gj8qz4dqw2m1r9w",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *       "aggregate_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
          *       "data": {
-         *         "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *         "id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-a7d28c8e05@example.com",
+         *         "email": "user-454122d31f@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16093,9 +16144,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:09:00.657Z",
+         *       "created": "2026-11-26T05:18:55.421Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg"
+         *       "actor_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -16140,12 +16191,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgecxce9x778bcr5sey1v6wxy",
+         *       "id": "evt_prod_06h1cjpzyj3qqwzg0j50dz4qymnnt",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h1cge6fbg3vrb8ej1xshqtygab4",
+         *       "aggregate_id": "acc_prod_06h1cjpw1nxam3kse54bnqa5rq3be",
          *       "data": {
-         *         "id": "acc_prod_06h1cge6fbg3vrb8ej1xshqtygab4",
+         *         "id": "acc_prod_06h1cjpw1nxam3kse54bnqa5rq3be",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -16161,10 +16212,12 @@ export type components = {
          *         "default_locale": "en",
          *         "invoice_footer": null,
          *         "invoice_prefix": "EXAMPLEGMBH",
-         *         "default_tax_rate": null
+         *         "default_tax_rate": null,
+         *         "usage_grace_seconds": 3600,
+         *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h1cge6fbg3vrb8ej1xshqtygab4",
+         *         "id": "acc_prod_06h1cjpw1nxam3kse54bnqa5rq3be",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -16174,16 +16227,18 @@ export type components = {
          *         "default_locale": "en",
          *         "invoice_footer": null,
          *         "invoice_prefix": "TESTCOSANDBO",
-         *         "default_tax_rate": null
+         *         "default_tax_rate": null,
+         *         "usage_grace_seconds": 3600,
+         *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgecv833ey5fkda17wf05726r",
-         *       "request_id": "req_prod_06h1cgecv833ey5fkda17wf05726r",
+         *       "correlation_id": "req_prod_06h1cjpzxvhser9jcr6bj4nqz8eft",
+         *       "request_id": "req_prod_06h1cjpzxvhser9jcr6bj4nqz8eft",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:00.779Z",
+         *       "created": "2026-11-26T05:18:55.476Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -16228,17 +16283,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cged0acd8f25m9wn1es2ts3p6",
+         *       "id": "evt_prod_06h1cjq00gm2njpn8bffc01111j8c",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
+         *       "aggregate_id": "txr_prod_06h1cjq00ej9crknscr23ew4d4wt0",
          *       "data": {
-         *         "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
+         *         "id": "txr_prod_06h1cjq00ej9crknscr23ew4d4wt0",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:09:00.800Z",
-         *         "updated": "2026-11-26T05:09:00.800Z",
+         *         "created": "2026-11-26T05:18:55.491Z",
+         *         "updated": "2026-11-26T05:18:55.491Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -16249,13 +16304,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgeczp8qdwksphzm0r71r5wc8",
-         *       "request_id": "req_prod_06h1cgeczp8qdwksphzm0r71r5wc8",
+         *       "correlation_id": "req_prod_06h1cjq0076ppg67p58v7hh9mdk7c",
+         *       "request_id": "req_prod_06h1cjq0076ppg67p58v7hh9mdk7c",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:00.802Z",
+         *       "created": "2026-11-26T05:18:55.492Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -16300,17 +16355,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cged2m38h71ykqn08wnm5eqpt",
+         *       "id": "evt_prod_06h1cjq02fy5jfzndmdcws4zjhs58",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
+         *       "aggregate_id": "txr_prod_06h1cjq00ej9crknscr23ew4d4wt0",
          *       "data": {
-         *         "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
+         *         "id": "txr_prod_06h1cjq00ej9crknscr23ew4d4wt0",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:09:00.800Z",
-         *         "updated": "2026-11-26T05:09:00.820Z",
+         *         "created": "2026-11-26T05:18:55.491Z",
+         *         "updated": "2026-11-26T05:18:55.506Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -16320,12 +16375,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
+         *         "id": "txr_prod_06h1cjq00ej9crknscr23ew4d4wt0",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:09:00.800Z",
-         *         "updated": "2026-11-26T05:09:00.800Z",
+         *         "created": "2026-11-26T05:18:55.491Z",
+         *         "updated": "2026-11-26T05:18:55.491Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -16335,13 +16390,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cged27yx2mpgxa6c922jha8sm",
-         *       "request_id": "req_prod_06h1cged27yx2mpgxa6c922jha8sm",
+         *       "correlation_id": "req_prod_06h1cjq01zesfswzff8gq9vd4ecs4",
+         *       "request_id": "req_prod_06h1cjq01zesfswzff8gq9vd4ecs4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:00.821Z",
+         *       "created": "2026-11-26T05:18:55.507Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -16386,16 +16441,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgee2a7ggrat53cmq3mpkzhc8",
+         *       "id": "evt_prod_06h1cjq1ack0bdmnwht8rvy0s9pya",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *       "aggregate_id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
          *       "data": {
-         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *         "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:09:01.073Z",
-         *         "updated": "2026-11-26T05:09:01.073Z",
+         *         "created": "2026-11-26T05:18:55.825Z",
+         *         "updated": "2026-11-26T05:18:55.825Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16404,13 +16459,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgee14j5dtm6fzrf788t5hnf4",
-         *       "request_id": "req_prod_06h1cgee14j5dtm6fzrf788t5hnf4",
+         *       "correlation_id": "req_prod_06h1cjq19pb2hp6we77y6crgsf70g",
+         *       "request_id": "req_prod_06h1cjq19pb2hp6we77y6crgsf70g",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:09:01.074Z",
+         *       "created": "2026-11-26T05:18:55.827Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         MeterCreatedEvent: {
@@ -16455,16 +16510,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgee5sw531y86n1fkrf3wnkfc",
+         *       "id": "evt_prod_06h1cjq1c2tzn5pt2qzkdasw9apy0",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *       "aggregate_id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
          *       "data": {
-         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *         "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:09:01.073Z",
-         *         "updated": "2026-11-26T05:09:01.101Z",
+         *         "created": "2026-11-26T05:18:55.825Z",
+         *         "updated": "2026-11-26T05:18:55.840Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16472,11 +16527,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *         "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:09:01.073Z",
-         *         "updated": "2026-11-26T05:09:01.073Z",
+         *         "created": "2026-11-26T05:18:55.825Z",
+         *         "updated": "2026-11-26T05:18:55.825Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16484,13 +16539,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgee56697shbasdh61tr9wtxc",
-         *       "request_id": "req_prod_06h1cgee56697shbasdh61tr9wtxc",
+         *       "correlation_id": "req_prod_06h1cjq1bmd3vy44kcjhy3tnbpxmg",
+         *       "request_id": "req_prod_06h1cjq1bmd3vy44kcjhy3tnbpxmg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:09:01.102Z",
+         *       "created": "2026-11-26T05:18:55.840Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         MeterUpdatedEvent: {
@@ -16535,16 +16590,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgee7sxzen4vtjhcma2s27a44",
+         *       "id": "evt_prod_06h1cjq1dst6k2ssb0669ka97xrrt",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *       "aggregate_id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
          *       "data": {
-         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *         "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T05:09:01.073Z",
-         *         "updated": "2026-11-26T05:09:01.117Z",
+         *         "created": "2026-11-26T05:18:55.825Z",
+         *         "updated": "2026-11-26T05:18:55.854Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16552,11 +16607,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *         "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:09:01.073Z",
-         *         "updated": "2026-11-26T05:09:01.101Z",
+         *         "created": "2026-11-26T05:18:55.825Z",
+         *         "updated": "2026-11-26T05:18:55.840Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16564,13 +16619,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgee7ctz3bxrszh68wy6fnvc6",
-         *       "request_id": "req_prod_06h1cgee7ctz3bxrszh68wy6fnvc6",
+         *       "correlation_id": "req_prod_06h1cjq1ddw51qtehyv95y7dvg2ej",
+         *       "request_id": "req_prod_06h1cjq1ddw51qtehyv95y7dvg2ej",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:09:01.118Z",
+         *       "created": "2026-11-26T05:18:55.855Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -16615,16 +16670,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cgee9d1y50gabtq3ep16qqcs4",
+         *       "id": "evt_prod_06h1cjq1fxvc8j8911x67ctpthsfm",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *       "aggregate_id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
          *       "data": {
-         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *         "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:09:01.073Z",
-         *         "updated": "2026-11-26T05:09:01.131Z",
+         *         "created": "2026-11-26T05:18:55.825Z",
+         *         "updated": "2026-11-26T05:18:55.870Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16632,11 +16687,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *         "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T05:09:01.073Z",
-         *         "updated": "2026-11-26T05:09:01.117Z",
+         *         "created": "2026-11-26T05:18:55.825Z",
+         *         "updated": "2026-11-26T05:18:55.854Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16644,13 +16699,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cgee901tp3q7a8ah3ctsf8ys8",
-         *       "request_id": "req_prod_06h1cgee901tp3q7a8ah3ctsf8ys8",
+         *       "correlation_id": "req_prod_06h1cjq1fe5keywdvw8k8eh64pa6g",
+         *       "request_id": "req_prod_06h1cjq1fe5keywdvw8k8eh64pa6g",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:09:01.131Z",
+         *       "created": "2026-11-26T05:18:55.871Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         MeterReactivatedEvent: {
@@ -16695,28 +16750,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6kh6rq7f3e3y470dvknjs3a",
+         *       "id": "evt_prod_06h1cjq0xcjbhwn5mgza6d7aqxhm6",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
+         *       "aggregate_id": "feat_prod_06h1cjq0xbgxn57mms0xz14qayfm4",
          *       "data": {
-         *         "id": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
+         *         "id": "feat_prod_06h1cjq0xbgxn57mms0xz14qayfm4",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-26T04:59:12.647Z",
-         *         "updated": "2026-11-26T04:59:12.647Z",
+         *         "created": "2026-11-26T05:18:55.722Z",
+         *         "updated": "2026-11-26T05:18:55.722Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6kgnk6q3y1v5w4gsc680exw",
+         *       "correlation_id": "req_prod_06h1cjq0x39bv8r57en4mf2ft3vn8",
+         *       "request_id": "req_prod_06h1cjq0x39bv8r57en4mf2ft3vn8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:59:12.649Z",
+         *       "created": "2026-11-26T05:18:55.723Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         FeatureCreatedEvent: {
@@ -16761,35 +16817,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6knptvnkfqnbj0kxec6gkh4",
+         *       "id": "evt_prod_06h1cjq0ztp8gqg0heqbfgrb848fe",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1ce6kn6hwx5d0ka1nbt268t3d8",
+         *       "aggregate_id": "prodft_prod_06h1cjq0zmkxtfjeejabm2kt9hf1e",
          *       "data": {
-         *         "id": "prodft_prod_06h1ce6kn6hwx5d0ka1nbt268t3d8",
+         *         "id": "prodft_prod_06h1cjq0zmkxtfjeejabm2kt9hf1e",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T04:59:12.681Z",
+         *         "created": "2026-11-26T05:18:55.741Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
+         *           "id": "feat_prod_06h1cjq0xbgxn57mms0xz14qayfm4",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T04:59:12.647Z",
-         *           "updated": "2026-11-26T04:59:12.647Z",
+         *           "created": "2026-11-26T05:18:55.722Z",
+         *           "updated": "2026-11-26T05:18:55.722Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *         "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6kk8cj9qf8384rwkyn64k4w",
+         *       "correlation_id": "req_prod_06h1cjq0yh4zcvwx95gx69kbqthtw",
+         *       "request_id": "req_prod_06h1cjq0yh4zcvwx95gx69kbqthtw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T04:59:12.685Z",
+         *       "created": "2026-11-26T05:18:55.742Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -16834,35 +16891,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6mdknhc5qvawxgxva35snrj",
+         *       "id": "evt_prod_06h1cjq14meaeva9gpwm7cq454bby",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1ce6m2x02yf42nvktdqgqqba4j",
+         *       "aggregate_id": "prodft_prod_06h1cjq12y7fgsh1ff04mhxwp5zkw",
          *       "data": {
-         *         "id": "prodft_prod_06h1ce6m2x02yf42nvktdqgqqba4j",
+         *         "id": "prodft_prod_06h1cjq12y7fgsh1ff04mhxwp5zkw",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T04:59:12.794Z",
+         *         "created": "2026-11-26T05:18:55.767Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1ce6kse6ww6svvk96w8c8cjhbm",
+         *           "id": "feat_prod_06h1cjq11c3vzmnthc6m0hyvyq5ge",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-26T04:59:12.715Z",
-         *           "updated": "2026-11-26T04:59:12.715Z",
+         *           "created": "2026-11-26T05:18:55.755Z",
+         *           "updated": "2026-11-26T05:18:55.755Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *         "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6m96ztbdsnn4qg1bm99tw4a",
+         *       "correlation_id": "req_prod_06h1cjq147wzg8r0x0xqs4h9543n4",
+         *       "request_id": "req_prod_06h1cjq147wzg8r0x0xqs4h9543n4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T04:59:12.876Z",
+         *       "created": "2026-11-26T05:18:55.782Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -16907,35 +16965,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6s8f8b9kc410m7enb47w866",
+         *       "id": "evt_prod_06h1cjq4m4ma7nq3nzdw5pj1ns0c2",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *       "aggregate_id": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
+         *             "feature": "feat_prod_06h1cjq0xbgxn57mms0xz14qayfm4",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32"
+         *             "source_subscription": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6s476647gt43eq2bgz4gtx4",
+         *       "correlation_id": "req_prod_06h1cjq4hj874c5vss6tv7q0j25j4",
+         *       "request_id": "req_prod_06h1cjq4hj874c5vss6tv7q0j25j4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T04:59:14.115Z",
+         *       "created": "2026-11-26T05:18:56.673Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -16980,13 +17039,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ce6mpth448dcvwgw3twngm05a",
+         *       "id": "evt_prod_06h1cjq17p4p9gs1e35b3jc9qgrgg",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h1ce6cz1qzjhv5rqv75wgabpwbt",
+         *       "aggregate_id": "acc_prod_06h1cjpw1nxam3kse54bnqa5rq3be",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-26T04:59:12.946Z",
+         *         "updated": "2026-11-26T05:18:55.800Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -17089,12 +17148,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ce6mnz2nhz7gest1av30tjxsc",
+         *       "correlation_id": "req_prod_06h1cjq16mmgh6re90cq5b8qsd65m",
+         *       "request_id": "req_prod_06h1cjq16mmgh6re90cq5b8qsd65m",
          *       "version": 1,
-         *       "sequence": 1,
-         *       "created": "2026-11-26T04:59:12.950Z",
+         *       "sequence": 2,
+         *       "created": "2026-11-26T05:18:55.805Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ce6dsjcwvmmrhwtppyb3gkky0"
+         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -17557,22 +17617,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1ce6nrk29yt7xj2z2yqtb41bba",
+         *       "id": "evt_prod_06h1cjq23rpps73ja5zf05125r1e0",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *           "id": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:59:13.218Z",
+         *           "created": "2026-11-26T05:18:56.028Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
+         *           "payment_intent": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -17630,22 +17690,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1ce6nz1r55v8kccyre20x748cc",
+         *       "id": "evt_prod_06h1cjq26ckq2s4tr2xxpjdntkf1e",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1ce6nyfg4y6yrzw5cdpps7vxbc",
+         *           "id": "py_prod_06h1cjq2682pb1s2qxhtbj8t769x2",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T04:59:13.267Z",
+         *           "created": "2026-11-26T05:18:56.050Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
+         *           "payment_intent": "pi_prod_06h1cjq25kqrkkxv7npa6ypystqye",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -17682,22 +17742,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1ce6pm8n8qtgmxsbyt00tmcsc8",
+         *       "id": "evt_prod_06h1cjq2m9km200a6znzvr4fmvkq8",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
+         *           "id": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T04:59:13.218Z",
+         *           "created": "2026-11-26T05:18:56.028Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
+         *           "payment_intent": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -17738,32 +17798,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1ce6tpjpn2z03qp39hr3m9esgc",
+         *       "id": "evt_prod_06h1cjq5836srf2sjhsw4rs3y89ec",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795669154,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
-         *           "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *           "id": "cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
+         *           "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:59:14.480Z",
+         *           "created": "2026-11-26T05:18:56.828Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:59:14.480Z",
+         *           "updated": "2026-11-26T05:18:56.828Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:59:14.480Z",
+         *           "expires_at": "2026-11-27T05:18:56.828Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -17868,22 +17928,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ce6v6pdqwpsa9ss1fy210p5dy",
+         *       "id": "evt_prod_06h1cjq5fn3wa7bfdq9btcc26248g",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795669154,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
-         *           "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *           "id": "cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
+         *           "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:59:14.570Z",
+         *           "created": "2026-11-26T05:18:56.879Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:59:14.612Z",
+         *           "updated": "2026-11-26T05:18:56.892Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -17892,10 +17952,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:59:14.570Z",
+         *           "expires_at": "2026-11-27T05:18:56.879Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -17912,7 +17972,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:59:14.570Z",
+         *           "updated": "2026-11-26T05:18:56.879Z",
          *           "metadata": {}
          *         }
          *       }
@@ -17947,23 +18007,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1ce6v8mww5qdrzxrgnqykdtz2g",
+         *       "id": "evt_prod_06h1cjq5j05tv477h51ahpas4dy26",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795669154,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
-         *           "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6v1q200fjqq1pdwe78y10a6",
+         *           "id": "cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
+         *           "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T04:59:14.570Z",
+         *           "created": "2026-11-26T05:18:56.879Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:59:14.628Z",
+         *           "updated": "2026-11-26T05:18:56.910Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -17972,10 +18032,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:59:14.570Z",
+         *           "expires_at": "2026-11-27T05:18:56.879Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -17992,7 +18052,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:59:14.612Z",
+         *           "updated": "2026-11-26T05:18:56.892Z",
          *           "deleted": null
          *         }
          *       }
@@ -18085,32 +18145,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1ce6tzc1rf8n3yenjn3g13yz26",
+         *       "id": "evt_prod_06h1cjq5cnn1vxdhen8v65s1570g4",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795669154,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
-         *           "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6tp84yr0p7x2kaf6x15pz3w",
+         *           "id": "cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
+         *           "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T04:59:14.480Z",
+         *           "created": "2026-11-26T05:18:56.828Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:59:14.552Z",
+         *           "updated": "2026-11-26T05:18:56.867Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6tvbaqarx2rwrkcjwcj731w",
+         *           "customer": "cus_prod_06h1cjq5ay6xvh69e767fj20kwynm",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T04:59:14.480Z",
+         *           "expires_at": "2026-11-27T05:18:56.828Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18118,17 +18178,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T04:59:14.552Z",
+         *           "completed_at": "2026-11-26T05:18:56.867Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1ce6twmzd58vpx449mrgnafy90",
+         *           "payment_intent": "pi_prod_06h1cjq5b957az2swfzg8zvx0qhbw",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:59:14.480Z",
+         *           "updated": "2026-11-26T05:18:56.828Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -18167,32 +18227,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1ce6vsmzr6pw6hk3b1jfxzvqx2",
+         *       "id": "evt_prod_06h1cjq5vtfp5q7rf5fqxbsdt9p70",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795755554,
+         *       "created": 1795756736,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
-         *           "url": "http://127.0.0.1:39131/checkout/cs_prod_06h1ce6vapp1vrsk5j33rbyrbb0pr",
+         *           "id": "cs_prod_06h1cjq5kxt2jarv3cc5bsvc03kag",
+         *           "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5kxt2jarv3cc5bsvc03kag",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T04:59:14.642Z",
+         *           "created": "2026-11-26T05:18:56.925Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T04:59:14.642Z",
+         *           "updated": "2026-11-27T05:18:56.925Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T04:59:14.642Z",
-         *           "expires_at": "2026-11-27T04:59:14.642Z",
+         *           "expired_at": "2026-11-27T05:18:56.925Z",
+         *           "expires_at": "2026-11-27T05:18:56.925Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18210,7 +18270,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:59:14.642Z",
+         *           "updated": "2026-11-26T05:18:56.925Z",
          *           "expired_at": null
          *         }
          *       }
@@ -18245,22 +18305,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1ce6np2gw89zxbnqshx2a5fc4w",
+         *       "id": "evt_prod_06h1cjq233zk0h3s8a98pmj4nexwm",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
+         *           "id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T04:59:13.197Z",
+         *           "created": "2026-11-26T05:18:56.022Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:59:13.197Z",
+         *           "updated": "2026-11-26T05:18:56.022Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18337,22 +18397,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1ce6nqpeawvp15pxhzagdy23s4",
+         *       "id": "evt_prod_06h1cjq23de713zfpmyq1m23he466",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
+         *           "id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T04:59:13.197Z",
+         *           "created": "2026-11-26T05:18:56.022Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:59:13.208Z",
+         *           "updated": "2026-11-26T05:18:56.026Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18365,7 +18425,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T04:59:13.197Z"
+         *           "updated": "2026-11-26T05:18:56.022Z"
          *         }
          *       }
          *     }
@@ -18399,22 +18459,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1ce6p1vnc227g7dw7f5xfpvbcc",
+         *       "id": "evt_prod_06h1cjq28j5zbnm01xpy9r8r2t0vw",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1ce6p17973ankvza7ppkj1jhgr",
+         *           "id": "pi_prod_06h1cjq27rn8jwg5hh1gaqxc8vw78",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T04:59:13.289Z",
+         *           "created": "2026-11-26T05:18:56.062Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:59:13.292Z",
+         *           "updated": "2026-11-26T05:18:56.066Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18427,7 +18487,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T04:59:13.289Z"
+         *           "updated": "2026-11-26T05:18:56.062Z"
          *         }
          *       }
          *     }
@@ -18461,22 +18521,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1ce6pa8fwddesqz912ts4dj3em",
+         *       "id": "evt_prod_06h1cjq2cd89f6xy6dfszppbcrt4y",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
+         *           "id": "pi_prod_06h1cjq2bqtbbb3pd9rwhd3xvj694",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T04:59:13.348Z",
+         *           "created": "2026-11-26T05:18:56.093Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:59:13.361Z",
+         *           "updated": "2026-11-26T05:18:56.098Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18489,7 +18549,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:59:13.356Z",
+         *           "updated": "2026-11-26T05:18:56.095Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -18524,22 +18584,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1ce6nssmvfkgs53hnsfz5t5gya",
+         *       "id": "evt_prod_06h1cjq242stcgr0dm8ndd3775knc",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1ce6nnvb1asjjkxvyqmfkswwye",
+         *           "id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:59:13.197Z",
+         *           "created": "2026-11-26T05:18:56.022Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:59:13.226Z",
+         *           "updated": "2026-11-26T05:18:56.031Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18552,7 +18612,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:59:13.208Z",
+         *           "updated": "2026-11-26T05:18:56.026Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -18587,26 +18647,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1ce6pcd05denr5nx2x441n6m7t",
+         *       "id": "evt_prod_06h1cjq2dm90j21da6ssgp5cbpv20",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1ce6p8ghp84qsmd9z1smt8hmhy",
+         *           "id": "pi_prod_06h1cjq2bqtbbb3pd9rwhd3xvj694",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T04:59:13.348Z",
+         *           "created": "2026-11-26T05:18:56.093Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:59:13.378Z",
+         *           "updated": "2026-11-26T05:18:56.108Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T04:59:13.378Z",
+         *           "canceled_at": "2026-11-26T05:18:56.108Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -18615,7 +18675,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T04:59:13.361Z",
+         *           "updated": "2026-11-26T05:18:56.098Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -18651,22 +18711,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1ce6nzgf8t5tvyeb660z423s5g",
+         *       "id": "evt_prod_06h1cjq26q5e5g40r8ryvbyemrecm",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1ce6nx7j34a2737y4eh4406b0p",
+         *           "id": "pi_prod_06h1cjq25kqrkkxv7npa6ypystqye",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T04:59:13.257Z",
+         *           "created": "2026-11-26T05:18:56.044Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:59:13.274Z",
+         *           "updated": "2026-11-26T05:18:56.052Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18679,7 +18739,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:59:13.260Z",
+         *           "updated": "2026-11-26T05:18:56.047Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -18715,22 +18775,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1ce6p600q5b30j23scnsjwb56y",
+         *       "id": "evt_prod_06h1cjq2ahak72wgbybm40b2fvhh4",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1ce6p4yfybrn1sjexxyxfhs2vp",
+         *           "id": "pi_prod_06h1cjq29hwpt4jb3kckg5f9egq4m",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T04:59:13.319Z",
+         *           "created": "2026-11-26T05:18:56.076Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T04:59:13.327Z",
+         *           "updated": "2026-11-26T05:18:56.084Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18743,7 +18803,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T04:59:13.321Z",
+         *           "updated": "2026-11-26T05:18:56.079Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -18778,37 +18838,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1ce6s78af77b8z8n798ech53we",
+         *       "id": "evt_prod_06h1cjq4kp4t2tsvhsahwg79rqx24",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795669154,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *           "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
-         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *               "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
+         *               "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:59:14.083Z",
-         *           "updated": "2026-11-26T04:59:14.083Z",
+         *           "created": "2026-11-26T05:18:56.654Z",
+         *           "updated": "2026-11-26T05:18:56.654Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
-         *           "current_period_end": "2026-12-26T04:59:14.083Z",
+         *           "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
+         *           "current_period_end": "2026-12-26T05:18:56.654Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:59:14.083Z",
+         *           "current_period_start": "2026-11-26T05:18:56.654Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -18890,28 +18950,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ce6skh3y6vyky3h5ne4vjm6we",
+         *       "id": "evt_prod_06h1cjq4rq3dm4shva7am385fhsqj",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795669154,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *           "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
-         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *               "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
+         *               "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:59:14.083Z",
-         *           "updated": "2026-11-26T04:59:14.188Z",
+         *           "created": "2026-11-26T05:18:56.654Z",
+         *           "updated": "2026-11-26T05:18:56.706Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -18919,14 +18979,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
-         *           "current_period_end": "2026-12-26T04:59:14.083Z",
+         *           "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
+         *           "current_period_end": "2026-12-26T05:18:56.654Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:59:14.083Z",
+         *           "current_period_start": "2026-11-26T05:18:56.654Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:59:14.083Z",
+         *           "updated": "2026-11-26T05:18:56.654Z",
          *           "metadata": {}
          *         }
          *       }
@@ -18961,44 +19021,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1ce6swzbssbv20q0ehey2e1zem",
+         *       "id": "evt_prod_06h1cjq4trcy1fxjrxhpm1mw6cxz0",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795669154,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *           "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
-         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *               "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
+         *               "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T04:59:14.083Z",
-         *           "updated": "2026-11-26T04:59:14.267Z",
+         *           "created": "2026-11-26T05:18:56.654Z",
+         *           "updated": "2026-11-26T05:18:56.724Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T04:59:14.267Z",
+         *           "paused_at": "2026-11-26T05:18:56.724Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
-         *           "current_period_end": "2026-12-26T04:59:14.083Z",
+         *           "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
+         *           "current_period_end": "2026-12-26T05:18:56.654Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:59:14.083Z",
+         *           "current_period_start": "2026-11-26T05:18:56.654Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:59:14.188Z",
+         *           "updated": "2026-11-26T05:18:56.706Z",
          *           "paused_at": null
          *         }
          *       }
@@ -19033,28 +19093,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1ce6t49wz5hg2bqwp375p8r5np",
+         *       "id": "evt_prod_06h1cjq4y2x8a0nx427sx4r9p1m1j",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795669154,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *           "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
-         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *               "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
+         *               "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T04:59:14.083Z",
-         *           "updated": "2026-11-26T04:59:14.333Z",
+         *           "created": "2026-11-26T05:18:56.654Z",
+         *           "updated": "2026-11-26T05:18:56.743Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -19062,16 +19122,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
-         *           "current_period_end": "2026-12-26T04:59:14.083Z",
+         *           "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
+         *           "current_period_end": "2026-12-26T05:18:56.654Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:59:14.083Z",
+         *           "current_period_start": "2026-11-26T05:18:56.654Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T04:59:14.267Z",
-         *           "paused_at": "2026-11-26T04:59:14.267Z"
+         *           "updated": "2026-11-26T05:18:56.724Z",
+         *           "paused_at": "2026-11-26T05:18:56.724Z"
          *         }
          *       }
          *     }
@@ -19105,44 +19165,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1ce6t9xf7bbxfpg0m1trw474yw",
+         *       "id": "evt_prod_06h1cjq52m7sp2k6h0nnwkvdyq00c",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795669154,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32",
+         *           "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1ce6s4tk2ccp9gmqxvkvs357a8",
-         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *               "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
+         *               "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T04:59:14.083Z",
-         *           "updated": "2026-11-26T04:59:14.374Z",
+         *           "created": "2026-11-26T05:18:56.654Z",
+         *           "updated": "2026-11-26T05:18:56.784Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T04:59:14.374Z",
-         *           "latest_invoice": "in_prod_06h1ce6s5218m5d999yqgyzk066c8",
-         *           "current_period_end": "2026-12-26T04:59:14.083Z",
+         *           "cancelled_at": "2026-11-26T05:18:56.784Z",
+         *           "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
+         *           "current_period_end": "2026-12-26T05:18:56.654Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:59:14.083Z",
+         *           "current_period_start": "2026-11-26T05:18:56.654Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T04:59:14.333Z",
+         *           "updated": "2026-11-26T05:18:56.743Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -19177,37 +19237,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1ce6w39bhbtr4fjtdwb5ba5wfe",
+         *       "id": "evt_prod_06h1cjq5yvsskspk27kpny4j64qga",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796014754,
+         *       "created": 1796015936,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
+         *           "id": "sub_prod_06h1cjq55c46a1hff3pm3de9edy6e",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1ce6tjdh690h0mktnrf854mmt8",
-         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *               "id": "si_prod_06h1cjq55c46a1hff3pm3de9edy6g",
+         *               "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T04:59:14.448Z",
-         *           "updated": "2026-11-26T04:59:14.448Z",
+         *           "created": "2026-11-26T05:18:56.809Z",
+         *           "updated": "2026-11-26T05:18:56.809Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T04:59:14.448Z",
+         *           "trial_end": "2026-12-03T05:18:56.809Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T04:59:14.448Z",
+         *           "current_period_end": "2026-12-03T05:18:56.809Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T04:59:14.448Z",
+         *           "current_period_start": "2026-11-26T05:18:56.809Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -19242,33 +19302,36 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1ce6pvqefgfwjjd4cw8bn04tr4",
+         *       "id": "evt_prod_06h1cjq2s5gqrvhp26n2n8at14m66",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *           "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
-         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *               "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
+         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T04:59:13.494Z",
+         *           "created": "2026-11-26T05:18:56.196Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:59:13.494Z",
+         *           "updated": "2026-11-26T05:18:56.196Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19401,33 +19464,36 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1ce6q07h0ny3ajp8kk72ankey0",
+         *       "id": "evt_prod_06h1cjq310hy06d0jny4yq58a7y7m",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *           "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
-         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *               "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
+         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:59:13.494Z",
+         *           "created": "2026-11-26T05:18:56.196Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:59:13.534Z",
+         *           "updated": "2026-11-26T05:18:56.228Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19435,11 +19501,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
+         *           "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:59:13.534Z",
+         *           "finalized_at": "2026-11-26T05:18:56.228Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -19451,14 +19517,14 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
+         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T04:59:13.494Z",
+         *           "updated": "2026-11-26T05:18:56.196Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -19498,33 +19564,36 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1ce6q83x2e64g7cy3eyarhk5e0",
+         *       "id": "evt_prod_06h1cjq35xsdvxjwf23bgpwz3cc4y",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *           "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
-         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *               "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
+         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:59:13.494Z",
-         *           "paid_at": "2026-11-26T04:59:13.597Z",
-         *           "updated": "2026-11-26T04:59:13.597Z",
+         *           "created": "2026-11-26T05:18:56.196Z",
+         *           "paid_at": "2026-11-26T05:18:56.301Z",
+         *           "updated": "2026-11-26T05:18:56.301Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19532,30 +19601,30 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
+         *           "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:59:13.534Z",
+         *           "finalized_at": "2026-11-26T05:18:56.228Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
+         *           "payment_intent": "pi_prod_06h1cjq341k4c4dfetvkeha4arf52",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
+         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:59:13.534Z",
+         *           "updated": "2026-11-26T05:18:56.228Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -19591,33 +19660,36 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1ce6q893wj3f6nydqmg0ana256",
+         *       "id": "evt_prod_06h1cjq364zsq7b5tzjzkdhydn8bw",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *           "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
-         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *               "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
+         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:59:13.494Z",
-         *           "paid_at": "2026-11-26T04:59:13.597Z",
-         *           "updated": "2026-11-26T04:59:13.597Z",
+         *           "created": "2026-11-26T05:18:56.196Z",
+         *           "paid_at": "2026-11-26T05:18:56.301Z",
+         *           "updated": "2026-11-26T05:18:56.301Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19625,30 +19697,30 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
+         *           "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:59:13.534Z",
+         *           "finalized_at": "2026-11-26T05:18:56.228Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
+         *           "payment_intent": "pi_prod_06h1cjq341k4c4dfetvkeha4arf52",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
+         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:59:13.534Z",
+         *           "updated": "2026-11-26T05:18:56.228Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -19684,33 +19756,36 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1ce6qxvmvsthe3grd7d9xn8dpt",
+         *       "id": "evt_prod_06h1cjq3k7aj2rkxneyp3t7nsadtp",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ce6qqtp69hvhchwh9gexh9grm",
+         *           "id": "in_prod_06h1cjq3cm8914jggqsdscf89434m",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ce6qqztzxz5qa3zax1cxenbgr",
-         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *               "id": "il_prod_06h1cjq3crnqfar4skjx9db8h1r16",
+         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:59:13.726Z",
+         *           "created": "2026-11-26T05:18:56.357Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:59:13.747Z",
+         *           "updated": "2026-11-26T05:18:56.370Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19718,23 +19793,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "e270b8b63cf401faa11f0bf5bf61b7501cac61411becba3f0c4ace4bbde845a3",
+         *           "pdf_sha256": "c69216ad75231cc1b9906b0f0ce1f5a97b79a4a3d5414f06458c08605bc698b6",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeh6729mm76yrtv649ayvsxm/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq3cm8914jggqsdscf89434m/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:59:13.747Z",
+         *           "finalized_at": "2026-11-26T05:18:56.370Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1ce6qwsc2y1d9gsy4xk6pvptfr",
+         *           "payment_intent": "pi_prod_06h1cjq3hrtjgrhvss3bqcv5g30za",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/-Lm00V4Mfhs4qaM6H63dUpy-FlYCdMb6u--t1lMdOL4",
+         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/BPrsz641sTmzSukycCCEYC6_O2dxAcmk8prXApRjWeQ",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -19770,33 +19845,36 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1ce6rbh0kskfx1ktapqcmq8rvt",
+         *       "id": "evt_prod_06h1cjq3tjrj1ejfcd325h2gy1n02",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ce6r18dmcf4bdsxh8hmfrwcsj",
+         *           "id": "in_prod_06h1cjq3mhy09bb1wy0yfv2fy5t6g",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ce6r1zej59z5bqdd73jxtke0p",
-         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *               "id": "il_prod_06h1cjq3mp2nztz3q82edtks3g588",
+         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:59:13.802Z",
+         *           "created": "2026-11-26T05:18:56.420Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:59:13.867Z",
+         *           "updated": "2026-11-26T05:18:56.432Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19804,23 +19882,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d3d8edfde24f2c08b344ea02baec899e3e60bbd610c92294dbfc11f3a786556a",
+         *           "pdf_sha256": "5b3b3ce5495e0246d297a70485208f758e827c03388fb571514bf36faae5fb15",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehjhybv0krn0ses1a8frc38/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq3mhy09bb1wy0yfv2fy5t6g/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:59:13.867Z",
+         *           "finalized_at": "2026-11-26T05:18:56.432Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1ce6rarwq3pq7gvz8cpskakqew",
+         *           "payment_intent": "pi_prod_06h1cjq3szf6q03r7x244b9fakdn2",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/KfthAzZXyun5IgKbL9BRLCHi41Dqq446tfxbTmfF2gA",
+         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/AUd8pFG9-hVIPfCGEzwLMIZkIiN9QHsCqA3EczOv5zM",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -19856,45 +19934,48 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1ce6vgbp9pgyrk2gk5wybxxqcy",
+         *       "id": "evt_prod_06h1cjq5rymf47kysc92182j5my1r",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795755554,
+         *       "created": 1795756736,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ce6ryvx5qhe2p2ywz1jgbfjt4",
+         *           "id": "in_prod_06h1cjq4dkz89869f6wgxx912pna2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ce6rywv0tbw730w3genkjqt8j",
-         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *               "id": "il_prod_06h1cjq4dpntm5gddc9875qpqew2y",
+         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0006",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T04:59:14.038Z",
+         *           "created": "2026-11-26T05:18:56.620Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T04:59:14.018Z",
+         *           "updated": "2026-11-27T05:18:56.605Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "discount": null,
-         *           "due_date": "2026-11-27T04:59:14.018Z",
+         *           "due_date": "2026-11-27T05:18:56.605Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T04:59:14.018Z",
-         *           "pdf_sha256": "4d4441008c8c63625f319decbacb6135281aa87b83fa759ee4b365bb35b7a678",
+         *           "overdue_at": "2026-11-27T05:18:56.605Z",
+         *           "pdf_sha256": "a6a915e0b53f357e6287c06d8f6683366d10f8162c319e2851842d07b4797bc1",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgek1htajkvyftsrxwy62dn5t/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq4dkz89869f6wgxx912pna2/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:59:14.058Z",
+         *           "finalized_at": "2026-11-26T05:18:56.632Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -19906,12 +19987,12 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/hSdlMm4lSOHtbjQjBAoxsQdqA6d2e4k7tnochWKLX3k",
+         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/iCBMMVJnK9yd8LrEqc0MGNkVDP0KTEet4eUuE00PoJw",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:59:14.058Z",
+         *           "updated": "2026-11-26T05:18:56.632Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -19946,45 +20027,48 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1ce6rkpz78mr3vn17238rwxx92",
+         *       "id": "evt_prod_06h1cjq425bw2xa8mn1xbwz6x1za2",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ce6rd0m5xmtt19gyskqn3vgt2",
+         *           "id": "in_prod_06h1cjq3vwz7whs40m589mvkr3fnm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ce6rdrnpjnxjcd5m3nynerh36",
-         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *               "id": "il_prod_06h1cjq3w1z5yahzn1pjwe8y7kmdj",
+         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T04:59:13.896Z",
+         *           "created": "2026-11-26T05:18:56.479Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:59:13.948Z",
+         *           "updated": "2026-11-26T05:18:56.528Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T04:59:13.948Z",
+         *           "voided_at": "2026-11-26T05:18:56.528Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "aa63f006ed5b562c4728da81def9751b2415cca002d092c422ceb3f38d97c78a",
+         *           "pdf_sha256": "7b0c5c6440a29ab3c8b4f4411a7d59046fcc7dc2bc20464cb890d0646fe1b89f",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgehwv70vj7258455vc24z274/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq3vwz7whs40m589mvkr3fnm/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:59:13.925Z",
+         *           "finalized_at": "2026-11-26T05:18:56.492Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -19996,13 +20080,13 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/EuT02sS_JgnZwE4KPiPgo3LefuiAlbV1QmXS7zNJtK8",
+         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/IO9lt3Fhbcw2Fju8MMv7QegTYDvsOinBVJ2g-zCqu64",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:59:13.925Z",
+         *           "updated": "2026-11-26T05:18:56.492Z",
          *           "voided_at": null
          *         }
          *       }
@@ -20037,33 +20121,36 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1ce6rt5cwzhqkfwjenmfqd23y4",
+         *       "id": "evt_prod_06h1cjq49hfpmj0fbvsfv3sedzc3j",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795669154,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ce6rptn9mc6qr9rdg9ehyq740",
+         *           "id": "in_prod_06h1cjq44aets6dpw2sx6esd0ajca",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ce6rpwhtk0xyggt5jamzyysq8",
-         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *               "id": "il_prod_06h1cjq44aets6dpw2sx6esd0ajcc",
+         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T04:59:13.974Z",
+         *           "created": "2026-11-26T05:18:56.546Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T04:59:14.000Z",
+         *           "updated": "2026-11-26T05:18:56.587Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20071,11 +20158,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "b9df9d127ccd35738852e620366789d9c25eb795ee138c39767b7d32894a0624",
+         *           "pdf_sha256": "9920a3145f341cd2d82cfaaeb5e1be96baf99319ed6e5ed9f931370658cd6216",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgejf8w4q2xa9amsmfm28ez4w/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq44aets6dpw2sx6esd0ajca/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:59:13.989Z",
+         *           "finalized_at": "2026-11-26T05:18:56.557Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20087,13 +20174,13 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/vUow-gusSEf8gSoYa8k5oPGbdBI9IBIx6_c6ewOo6hs",
+         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/L1BUvJRy_VtRMu0zC-ZPRNdE25kJYx_lb3mlsUTKYag",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T04:59:14.000Z"
+         *           "marked_uncollectible_at": "2026-11-26T05:18:56.587Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T04:59:13.989Z",
+         *           "updated": "2026-11-26T05:18:56.557Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -20128,33 +20215,36 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1ce6qp6zg4712yz5mtnv5tegme",
+         *       "id": "evt_prod_06h1cjq3bmnvzp3rykwte3es9g160",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ce6ptv5d9nrpvx2qegw60bvvp",
+         *           "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ce6ptxw60v79tzntpy1qdrjg0",
-         *               "price": "price_prod_06h1ce6fj5k5vb6r6xhyh6s86agce",
+         *               "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
+         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 500,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 500
          *             }
          *           ],
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T04:59:13.494Z",
-         *           "paid_at": "2026-11-26T04:59:13.597Z",
-         *           "updated": "2026-11-26T04:59:13.597Z",
+         *           "created": "2026-11-26T05:18:56.196Z",
+         *           "paid_at": "2026-11-26T05:18:56.301Z",
+         *           "updated": "2026-11-26T05:18:56.301Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20162,23 +20252,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "13b4015081e1fa7deb753734bbf0177334a90ea6591cae6adaee362031419ab3",
+         *           "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44099/api/invoices/in_prod_06h1cgeg3fwwdvnv93wsq5317f8py/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T04:59:13.534Z",
+         *           "finalized_at": "2026-11-26T05:18:56.228Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1ce6q468yx8h81003v7027skaj",
+         *           "payment_intent": "pi_prod_06h1cjq341k4c4dfetvkeha4arf52",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44099/invoice/86TO_PWoiswHbWxEiGjXOXNqD7Hpq7CWL-CImb6djnA",
+         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -20214,33 +20304,36 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1ce6w6p01khs5jk2z6v8sxp73c",
+         *       "id": "evt_prod_06h1cjq5zsw8ewvcq95wcsh0b5yy2",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796014754,
+         *       "created": 1796015936,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ce6w4cd29xbm585r79vw8hte4",
+         *           "id": "in_prod_06h1cjq5zbnv56h13kq9rnjh4vvh6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ce6w6bfks3z2jbj70nswst4fw",
-         *               "price": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *               "id": "il_prod_06h1cjq5zgme9r2fz73qdj3x2t1ag",
+         *               "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *               "quantity": 1,
+         *               "tax_rates": [],
          *               "amount_atom": 2000,
          *               "description": null,
+         *               "tax_amounts": [],
+         *               "discount_atom": 0,
          *               "unit_amount_atom": 2000
          *             }
          *           ],
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T04:59:14.448Z",
+         *           "created": "2026-11-30T05:18:56.809Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T04:59:14.448Z",
+         *           "updated": "2026-11-30T05:18:56.809Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20249,11 +20342,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
+         *           "description": "Subscription sub_prod_06h1cjq55c46a1hff3pm3de9edy6e",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1ce6tjdh690h0mktnrf854mmt6",
+         *           "subscription": "sub_prod_06h1cjq55c46a1hff3pm3de9edy6e",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -20300,22 +20393,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1ce6mwy36q1s77z46zbj33pms0",
+         *       "id": "evt_prod_06h1cjq1kj1mbkw759w99yppnqkfy",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795669152,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "id": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T04:59:12.994Z",
+         *           "created": "2026-11-26T05:18:55.897Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T04:59:12.994Z",
+         *           "updated": "2026-11-26T05:18:55.897Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -20383,22 +20476,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ce6n01nkgjhg0hgpe249rfbxp",
+         *       "id": "evt_prod_06h1cjq1pcmg9abw2hbf273s217ec",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795669153,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "id": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T04:59:12.994Z",
+         *           "created": "2026-11-26T05:18:55.897Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T04:59:13.022Z",
+         *           "updated": "2026-11-26T05:18:55.921Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -20407,7 +20500,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T04:59:12.994Z"
+         *           "updated": "2026-11-26T05:18:55.897Z"
          *         }
          *       }
          *     }
@@ -20441,23 +20534,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1ce6n7hjn6fmbe17tj8bzyzmmg",
+         *       "id": "evt_prod_06h1cjq1t8b5b69x0q4t9hngp2996",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795669153,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1ce6n25gd2xdanp1qfh804qzq8",
+         *           "id": "cus_prod_06h1cjq1rz7p1cavky6k70ab5zmm6",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T04:59:13.041Z",
+         *           "created": "2026-11-26T05:18:55.943Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T04:59:13.082Z",
+         *           "updated": "2026-11-26T05:18:55.953Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -20465,7 +20558,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:59:13.041Z",
+         *           "updated": "2026-11-26T05:18:55.943Z",
          *           "deleted": null
          *         }
          *       }
@@ -20530,24 +20623,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1ce6nbx81e4apebqj84s1bt7v6",
+         *       "id": "evt_prod_06h1cjq1wa0fyhe2zdrdw2kt4sjje",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795669153,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
+         *           "id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
          *           "end": null,
-         *           "start": "2026-11-26T04:59:13.107Z",
+         *           "start": "2026-11-26T05:18:55.966Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
+         *             "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:59:12.374Z",
-         *             "updated": "2026-11-26T04:59:13.107Z",
+         *             "created": "2026-11-26T05:18:55.653Z",
+         *             "updated": "2026-11-26T05:18:55.966Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -20560,7 +20653,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false
          *         }
          *       }
@@ -20613,24 +20706,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ce6ngc57v3kbwm24jn0sv24ky",
+         *       "id": "evt_prod_06h1cjq1zzq4rxqdpg2bnrmk7xeva",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795669153,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
+         *           "id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
          *           "end": null,
-         *           "start": "2026-11-26T04:59:13.152Z",
+         *           "start": "2026-11-26T05:18:55.986Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1ce6jqyh1wc3m37gtftkgfenwj",
+         *             "id": "cpn_prod_06h1cjq0pym7at681t6n4smct3wka",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:59:12.447Z",
-         *             "updated": "2026-11-26T04:59:13.152Z",
+         *             "created": "2026-11-26T05:18:55.671Z",
+         *             "updated": "2026-11-26T05:18:55.986Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -20643,18 +20736,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T04:59:13.107Z",
+         *           "start": "2026-11-26T05:18:55.966Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
+         *             "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:59:12.374Z",
-         *             "updated": "2026-11-26T04:59:13.107Z",
+         *             "created": "2026-11-26T05:18:55.653Z",
+         *             "updated": "2026-11-26T05:18:55.966Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -20699,24 +20792,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1ce6nk3a4csv7494t4m3zd49hg",
+         *       "id": "evt_prod_06h1cjq21esk1jzk7481vxsbe8xtm",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1ce6naspdyt0g2655wphfasaxj",
+         *           "id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
          *           "end": null,
-         *           "start": "2026-11-26T04:59:13.152Z",
+         *           "start": "2026-11-26T05:18:55.986Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1ce6jqyh1wc3m37gtftkgfenwj",
+         *             "id": "cpn_prod_06h1cjq0pym7at681t6n4smct3wka",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T04:59:12.447Z",
-         *             "updated": "2026-11-26T04:59:13.152Z",
+         *             "created": "2026-11-26T05:18:55.671Z",
+         *             "updated": "2026-11-26T05:18:55.986Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -20730,7 +20823,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -20787,20 +20880,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1ce6jf8ahzseggwgjz64kjqc6y",
+         *       "id": "evt_prod_06h1cjq0mxkm3bqszbne9e5a34xte",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795669152,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
+         *           "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:59:12.374Z",
-         *           "updated": "2026-11-26T04:59:12.374Z",
+         *           "created": "2026-11-26T05:18:55.653Z",
+         *           "updated": "2026-11-26T05:18:55.653Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -20882,20 +20975,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ce6jz3bk6t6sk68h4bxtmvb5r",
+         *       "id": "evt_prod_06h1cjq0rnkzaqd8wpgm8sggwmyw4",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795669152,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1ce6jevrfsq6eadfw0rabbegbe",
+         *           "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:59:12.374Z",
-         *           "updated": "2026-11-26T04:59:12.496Z",
+         *           "created": "2026-11-26T05:18:55.653Z",
+         *           "updated": "2026-11-26T05:18:55.683Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -20909,7 +21002,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T04:59:12.374Z"
+         *           "updated": "2026-11-26T05:18:55.653Z"
          *         }
          *       }
          *     }
@@ -20943,21 +21036,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1ce6kbs9m1aa64z2hhgfhvxcy2",
+         *       "id": "evt_prod_06h1cjq0w62wc25e5gmns7jbz9qyw",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795669152,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1ce6k3vsmaec1srke308mjkz58",
+         *           "id": "cpn_prod_06h1cjq0tqqv4rh3sx78165p7ccvm",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T04:59:12.542Z",
+         *           "created": "2026-11-26T05:18:55.701Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:59:12.602Z",
+         *           "updated": "2026-11-26T05:18:55.711Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -20971,7 +21064,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T04:59:12.542Z",
+         *           "updated": "2026-11-26T05:18:55.701Z",
          *           "deleted": null
          *         }
          *       }
@@ -21045,22 +21138,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1ce6ffjqwf2me52ycve9wagaam",
+         *       "id": "evt_prod_06h1cjq09f8gwp2sv25vwrqgp1g4a",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795669151,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *           "id": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:59:11.610Z",
-         *           "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
-         *           "updated": "2026-11-26T04:59:11.610Z",
+         *           "created": "2026-11-26T05:18:55.561Z",
+         *           "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
+         *           "updated": "2026-11-26T05:18:55.561Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21154,22 +21247,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ce6fnw0ysmrtj80yn2fdbw526",
+         *       "id": "evt_prod_06h1cjq0dntc225a7ygc44xnjbtkt",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795669151,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1ce6ff9h1bj2tmkrmw5sghvcn8",
+         *           "id": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:59:11.610Z",
-         *           "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
-         *           "updated": "2026-11-26T04:59:11.659Z",
+         *           "created": "2026-11-26T05:18:55.561Z",
+         *           "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
+         *           "updated": "2026-11-26T05:18:55.596Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21185,7 +21278,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:59:11.610Z",
+         *           "updated": "2026-11-26T05:18:55.561Z",
          *           "nickname": null
          *         }
          *       }
@@ -21220,23 +21313,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1ce6hbr2cxq5jzxr5gwr8ttsxt",
+         *       "id": "evt_prod_06h1cjq0hgye56fns5h6c87jtm9d4",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795669152,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1ce6ftw2b5qxvhw39pe62d2zg4",
+         *           "id": "price_prod_06h1cjq0fw8zy6gfqcxexs5pezmda",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T04:59:11.703Z",
+         *           "created": "2026-11-26T05:18:55.615Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
-         *           "updated": "2026-11-26T04:59:11.954Z",
+         *           "product": "prod_prod_06h1cjq07n4x6vvp3tkbn975pjzxm",
+         *           "updated": "2026-11-26T05:18:55.626Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21247,7 +21340,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:59:11.703Z",
+         *           "updated": "2026-11-26T05:18:55.615Z",
          *           "deleted": null
          *         }
          *       }
@@ -21330,20 +21423,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1ce6dzkt1ghtc83s7g88kr6mr6",
+         *       "id": "evt_prod_06h1cjq0411rx4w212cc27at70zxy",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795669151,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *           "id": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:59:11.223Z",
-         *           "updated": "2026-11-26T04:59:11.223Z",
+         *           "created": "2026-11-26T05:18:55.518Z",
+         *           "updated": "2026-11-26T05:18:55.518Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -21404,26 +21497,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ce6f56hcb9m47tcvqwmvq4dny",
+         *       "id": "evt_prod_06h1cjq06aq0x5mehvrvtp1whskka",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795669151,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *           "id": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:59:11.223Z",
-         *           "updated": "2026-11-26T04:59:11.526Z",
+         *           "created": "2026-11-26T05:18:55.518Z",
+         *           "updated": "2026-11-26T05:18:55.537Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:59:11.223Z",
+         *           "updated": "2026-11-26T05:18:55.518Z",
          *           "description": null
          *         }
          *       }
@@ -21458,27 +21551,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1ce6j7en138shxqcs9wrgfa6n2",
+         *       "id": "evt_prod_06h1cjq0k6zs7486dy5dwvk89kfct",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795669152,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1ce6fc846m9ecsffw6hexaw9wg",
+         *           "id": "prod_prod_06h1cjq07n4x6vvp3tkbn975pjzxm",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T04:59:11.586Z",
+         *           "created": "2026-11-26T05:18:55.549Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T04:59:12.311Z",
+         *           "updated": "2026-11-26T05:18:55.640Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T04:59:11.586Z",
+         *           "updated": "2026-11-26T05:18:55.549Z",
          *           "deleted": null
          *         }
          *       }
@@ -21538,21 +21631,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1ce6pjwjbxrhy7b46q6081q6zc",
+         *       "id": "evt_prod_06h1cjq2kp0xp4ygp4j91vmq4vdwr",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
+         *           "id": "re_prod_06h1cjq2kdndswnx3rc93a9ntj8fm",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T04:59:13.427Z",
-         *           "payment": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
-         *           "updated": "2026-11-26T04:59:13.427Z",
+         *           "created": "2026-11-26T05:18:56.155Z",
+         *           "payment": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
+         *           "updated": "2026-11-26T05:18:56.155Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21619,21 +21712,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ce6pkbtfwcf2neabavdvwwbyy",
+         *       "id": "evt_prod_06h1cjq2m1phr61b6nmm1kq8c3y0a",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1ce6pjcrffsds20gg9mmaf3ac2",
+         *           "id": "re_prod_06h1cjq2kdndswnx3rc93a9ntj8fm",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T04:59:13.427Z",
-         *           "payment": "py_prod_06h1ce6nrbfb2cxnkexzn30ycdwvw",
-         *           "updated": "2026-11-26T04:59:13.433Z",
+         *           "created": "2026-11-26T05:18:56.155Z",
+         *           "payment": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
+         *           "updated": "2026-11-26T05:18:56.159Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21642,7 +21735,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T04:59:13.427Z"
+         *           "updated": "2026-11-26T05:18:56.155Z"
          *         }
          *       }
          *     }
@@ -21676,21 +21769,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1ce6ps8e0ej1r7mfe0ew4tjf8c",
+         *       "id": "evt_prod_06h1cjq2q51gsmb8ekv3h43dhdm38",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795669153,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1ce6pr4333dgnpk9g6d7gmmh9r",
+         *           "id": "re_prod_06h1cjq2pnncc97fcvp1t0268ehpj",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T04:59:13.473Z",
-         *           "payment": "py_prod_06h1ce6peywbby9ddtes8g858edzm",
-         *           "updated": "2026-11-26T04:59:13.477Z",
+         *           "created": "2026-11-26T05:18:56.181Z",
+         *           "payment": "py_prod_06h1cjq2fwky582bv1p67cdb7v5s6",
+         *           "updated": "2026-11-26T05:18:56.184Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21699,7 +21792,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T04:59:13.473Z",
+         *           "updated": "2026-11-26T05:18:56.181Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -21734,21 +21827,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h1cge8524b5ar8733qpeh87bpsa",
+         *       "id": "evt_prod_06h1cjpx106f0ny9fwtgfxnbsaq92",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795669739,
+         *       "created": 1795670334,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1cge8427nvyqwxz3fcxexttfdr",
+         *           "id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-26T05:08:59.552Z",
-         *           "display": "st_prod_…jvbn",
+         *           "created": "2026-11-26T05:18:54.725Z",
+         *           "display": "st_prod_…j3v0",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -21805,22 +21898,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h1cge93gz5gzjpfv5rnzb3cagky",
+         *       "id": "evt_prod_06h1cjpxr59eadmqry13tt0n5n9wa",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795669739,
+         *       "created": 1795670334,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1cge8zk5xbq45e5cacks9hqfam",
+         *           "id": "key_prod_06h1cjpxnba00zvj4t4skztyntmgm",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-26T05:08:59.772Z",
-         *           "display": "pt_prod_…ffdb",
-         *           "revoked_at": "2026-11-26T05:08:59.794Z",
+         *           "created": "2026-11-26T05:18:54.890Z",
+         *           "display": "pt_prod_…nc8d",
+         *           "revoked_at": "2026-11-26T05:18:54.912Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -21859,23 +21952,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h1cge993sa3rwm6wmgznf5ndmfm",
+         *       "id": "evt_prod_06h1cjpxvdpzhms0rr9ja5naj578w",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795669739,
+         *       "created": 1795670334,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *           "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:08:59.838Z",
+         *           "created": "2026-11-26T05:18:54.934Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:08:59.838Z",
+         *           "updated": "2026-11-26T05:18:54.934Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -21951,23 +22044,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cge9e2w478bgw9cb5dpyr8e9e",
+         *       "id": "evt_prod_06h1cjpxy8v15stnyzaghaa69hpd4",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795669739,
+         *       "created": 1795670334,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *           "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:08:59.838Z",
+         *           "created": "2026-11-26T05:18:54.934Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:08:59.885Z",
+         *           "updated": "2026-11-26T05:18:54.961Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -21977,7 +22070,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:08:59.838Z",
+         *           "updated": "2026-11-26T05:18:54.934Z",
          *           "description": null
          *         }
          *       }
@@ -22012,35 +22105,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cge9s79v1vc1r1zxnf0f5550t",
+         *       "id": "evt_prod_06h1cjpy6gms8vy6pywgh4h8m9j92",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795669739,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *           "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:08:59.838Z",
+         *           "created": "2026-11-26T05:18:54.934Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:08:59.976Z",
+         *           "updated": "2026-11-26T05:18:55.027Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
+         *           "previous_secret_expires_at": "2026-11-27T05:18:55.009Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:08:59.956Z",
+         *           "updated": "2026-11-26T05:18:55.009Z",
          *           "deleted": null
          *         }
          *       }
@@ -22111,23 +22204,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h1cge9h5e4xe8nhp6znz751v8jt",
+         *       "id": "evt_prod_06h1cjpy1bhphgjana6s51afhny3w",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795669739,
+         *       "created": 1795670334,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *           "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:08:59.838Z",
+         *           "created": "2026-11-26T05:18:54.934Z",
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:08:59.911Z",
+         *           "updated": "2026-11-26T05:18:54.984Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -22138,7 +22231,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:08:59.885Z"
+         *           "updated": "2026-11-26T05:18:54.961Z"
          *         }
          *       }
          *     }
@@ -22172,23 +22265,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h1cge9k5nd2c3b5thbj7s11r0yc",
+         *       "id": "evt_prod_06h1cjpy2xjx2gkgg33r47zxx6nkr",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795669739,
+         *       "created": 1795670334,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *           "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:08:59.838Z",
+         *           "created": "2026-11-26T05:18:54.934Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:08:59.928Z",
+         *           "updated": "2026-11-26T05:18:54.998Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -22199,7 +22292,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:08:59.911Z"
+         *           "updated": "2026-11-26T05:18:54.984Z"
          *         }
          *       }
          *     }
@@ -22233,33 +22326,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h1cge9q23eg901q8vay951pb4qc",
+         *       "id": "evt_prod_06h1cjpy4mwrjyr1hjzvh4m4y0z8t",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795669739,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cge97thw9t3a2hg1b23658eqw",
+         *           "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:08:59.838Z",
+         *           "created": "2026-11-26T05:18:54.934Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:08:59.956Z",
+         *           "updated": "2026-11-26T05:18:55.009Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T05:08:59.956Z"
+         *           "previous_secret_expires_at": "2026-11-27T05:18:55.009Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:08:59.928Z",
+         *           "updated": "2026-11-26T05:18:54.998Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -22294,18 +22387,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h1cge7zye0nsxpevqb3cq2eb11p",
+         *       "id": "evt_prod_06h1cjpwxeamgcdexw44yn3m5pnf0",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795669739,
+         *       "created": 1795670334,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *           "id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-a7d28c8e05@example.com",
+         *           "email": "user-454122d31f@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22351,18 +22444,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cgeafx8a5h6chqfd4ty6rrhx2",
+         *       "id": "evt_prod_06h1cjpykwx9n6jj5xb867vx1hxgt",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795669740,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *           "id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-a7d28c8e05@example.com",
+         *           "email": "user-454122d31f@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22397,18 +22490,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h1cgectcyxka6v53fd969rn10hp",
+         *       "id": "evt_prod_06h1cjpzx6x4q5da2mm039tdxkm78",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795669740,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *           "id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-a7d28c8e05@example.com",
+         *           "email": "user-454122d31f@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22443,18 +22536,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h1cgece6tj6hwkt1nh3spf247v4",
+         *       "id": "evt_prod_06h1cjpzqn15d1gj8qz4dqw2m1r9w",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795669740,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cge6frwtj98frg2vzt6fz1jpg",
+         *           "id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-a7d28c8e05@example.com",
+         *           "email": "user-454122d31f@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22489,15 +22582,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h1cgecxce9x778bcr5sey1v6wxy",
+         *       "id": "evt_prod_06h1cjpzyj3qqwzg0j50dz4qymnnt",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795669740,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h1cge6fbg3vrb8ej1xshqtygab4",
+         *           "id": "acc_prod_06h1cjpw1nxam3kse54bnqa5rq3be",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -22513,7 +22606,9 @@ export type components = {
          *           "default_locale": "en",
          *           "invoice_footer": null,
          *           "invoice_prefix": "EXAMPLEGMBH",
-         *           "default_tax_rate": null
+         *           "default_tax_rate": null,
+         *           "usage_grace_seconds": 3600,
+         *           "entitlement_past_due_grace_days": 7
          *         },
          *         "previous_attributes": {
          *           "address": null,
@@ -22575,20 +22670,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h1cged0acd8f25m9wn1es2ts3p6",
+         *       "id": "evt_prod_06h1cjq00gm2njpn8bffc01111j8c",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795669740,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
+         *           "id": "txr_prod_06h1cjq00ej9crknscr23ew4d4wt0",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T05:09:00.800Z",
-         *           "updated": "2026-11-26T05:09:00.800Z",
+         *           "created": "2026-11-26T05:18:55.491Z",
+         *           "updated": "2026-11-26T05:18:55.491Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -22657,20 +22752,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cged2m38h71ykqn08wnm5eqpt",
+         *       "id": "evt_prod_06h1cjq02fy5jfzndmdcws4zjhs58",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795669740,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1cged00eryf76wvrdw5xr5pxga",
+         *           "id": "txr_prod_06h1cjq00ej9crknscr23ew4d4wt0",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T05:09:00.800Z",
-         *           "updated": "2026-11-26T05:09:00.820Z",
+         *           "created": "2026-11-26T05:18:55.491Z",
+         *           "updated": "2026-11-26T05:18:55.506Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -22681,7 +22776,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-26T05:09:00.800Z"
+         *           "updated": "2026-11-26T05:18:55.491Z"
          *         }
          *       }
          *     }
@@ -22715,19 +22810,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h1cgee2a7ggrat53cmq3mpkzhc8",
+         *       "id": "evt_prod_06h1cjq1ack0bdmnwht8rvy0s9pya",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795669741,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *           "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:09:01.073Z",
-         *           "updated": "2026-11-26T05:09:01.073Z",
+         *           "created": "2026-11-26T05:18:55.825Z",
+         *           "updated": "2026-11-26T05:18:55.825Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -22797,19 +22892,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cgee5sw531y86n1fkrf3wnkfc",
+         *       "id": "evt_prod_06h1cjq1c2tzn5pt2qzkdasw9apy0",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795669741,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *           "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:09:01.073Z",
-         *           "updated": "2026-11-26T05:09:01.101Z",
+         *           "created": "2026-11-26T05:18:55.825Z",
+         *           "updated": "2026-11-26T05:18:55.840Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -22817,7 +22912,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:09:01.073Z",
+         *           "updated": "2026-11-26T05:18:55.825Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -22852,19 +22947,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h1cgee7sxzen4vtjhcma2s27a44",
+         *       "id": "evt_prod_06h1cjq1dst6k2ssb0669ka97xrrt",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795669741,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *           "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-26T05:09:01.073Z",
-         *           "updated": "2026-11-26T05:09:01.117Z",
+         *           "created": "2026-11-26T05:18:55.825Z",
+         *           "updated": "2026-11-26T05:18:55.854Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -22873,7 +22968,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:09:01.101Z"
+         *           "updated": "2026-11-26T05:18:55.840Z"
          *         }
          *       }
          *     }
@@ -22907,19 +23002,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h1cgee9d1y50gabtq3ep16qqcs4",
+         *       "id": "evt_prod_06h1cjq1fxvc8j8911x67ctpthsfm",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795669741,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cgee248dvepsj6vtpbdd74wba",
+         *           "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:09:01.073Z",
-         *           "updated": "2026-11-26T05:09:01.131Z",
+         *           "created": "2026-11-26T05:18:55.825Z",
+         *           "updated": "2026-11-26T05:18:55.870Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -22928,7 +23023,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-26T05:09:01.117Z"
+         *           "updated": "2026-11-26T05:18:55.854Z"
          *         }
          *       }
          *     }
@@ -22962,19 +23057,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h1ce6kh6rq7f3e3y470dvknjs3a",
+         *       "id": "evt_prod_06h1cjq0xcjbhwn5mgza6d7aqxhm6",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795669152,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
+         *           "id": "feat_prod_06h1cjq0xbgxn57mms0xz14qayfm4",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T04:59:12.647Z",
-         *           "updated": "2026-11-26T04:59:12.647Z",
+         *           "created": "2026-11-26T05:18:55.722Z",
+         *           "updated": "2026-11-26T05:18:55.722Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -23034,28 +23129,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h1ce6knptvnkfqnbj0kxec6gkh4",
+         *       "id": "evt_prod_06h1cjq0ztp8gqg0heqbfgrb848fe",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795669152,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1ce6kn6hwx5d0ka1nbt268t3d8",
+         *           "id": "prodft_prod_06h1cjq0zmkxtfjeejabm2kt9hf1e",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T04:59:12.681Z",
+         *           "created": "2026-11-26T05:18:55.741Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
+         *             "id": "feat_prod_06h1cjq0xbgxn57mms0xz14qayfm4",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-26T04:59:12.647Z",
-         *             "updated": "2026-11-26T04:59:12.647Z",
+         *             "created": "2026-11-26T05:18:55.722Z",
+         *             "updated": "2026-11-26T05:18:55.722Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *           "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
          *           "livemode": false
          *         }
          *       }
@@ -23105,28 +23200,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h1ce6mdknhc5qvawxgxva35snrj",
+         *       "id": "evt_prod_06h1cjq14meaeva9gpwm7cq454bby",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795669152,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1ce6m2x02yf42nvktdqgqqba4j",
+         *           "id": "prodft_prod_06h1cjq12y7fgsh1ff04mhxwp5zkw",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T04:59:12.794Z",
+         *           "created": "2026-11-26T05:18:55.767Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1ce6kse6ww6svvk96w8c8cjhbm",
+         *             "id": "feat_prod_06h1cjq11c3vzmnthc6m0hyvyq5ge",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-26T04:59:12.715Z",
-         *             "updated": "2026-11-26T04:59:12.715Z",
+         *             "created": "2026-11-26T05:18:55.755Z",
+         *             "updated": "2026-11-26T05:18:55.755Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h1ce6dyz7k6z6m8e4xr6hhfjr60",
+         *           "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
          *           "livemode": false
          *         }
          *       }
@@ -23161,23 +23256,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ce6s8f8b9kc410m7enb47w866",
+         *       "id": "evt_prod_06h1cjq4m4ma7nq3nzdw5pj1ns0c2",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795669154,
+         *       "created": 1795670336,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h1ce6kgzsyd3entvy0j8bpeyy7c",
+         *               "feature": "feat_prod_06h1cjq0xbgxn57mms0xz14qayfm4",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h1ce6s4m64t5zf496tbwn661y32"
+         *               "source_subscription": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h1ce6mwbw2r9vh64b9b004130za",
+         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -23224,16 +23319,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ce6mpth448dcvwgw3twngm05a",
+         *       "id": "evt_prod_06h1cjq17p4p9gs1e35b3jc9qgrgg",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
-         *       "sequence": 1,
-         *       "created": 1795669152,
+         *       "sequence": 2,
+         *       "created": 1795670335,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-26T04:59:12.946Z",
+         *           "updated": "2026-11-26T05:18:55.800Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
