@@ -1,4 +1,3 @@
-import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { api, type AccountPath, type Json } from "../helpers/api";
@@ -137,7 +136,7 @@ describe("entitlements", () => {
   });
 
   it("past_due keeps them for the account's grace, then the clock's tick takes them away (actor system)", async () => {
-    const { account, post, get, price, customer, entitled, entitlementEvents, advance } = await sandbox();
+    const { post, get, price, customer, entitled, entitlementEvents, advance } = await sandbox();
     expect(await post("/account-settings", { entitlement_past_due_grace_days: 2 })).toMatchObject({ entitlement_past_due_grace_days: 2 });
     const sub = await post("/subscriptions", { customer: customer.id, items: [{ price: price.id }], trial_period_days: 7, default_payment_method: "pm_sandbox_declined" });
     const trialEnd = new Date(sub.trial_end).getTime();
