@@ -67,6 +67,8 @@ export const subscriptionItems = pgTable(
       .notNull()
       .references(() => prices.id),
     quantity: integer("quantity").notNull(),
+    /** The item's tax rates (`txr_…`), copied to its invoice lines; empty: the customer's or the account's default. */
+    taxRateIds: jsonb("tax_rate_ids").$type<string[]>().notNull().default([]),
     created: createdAt(),
     updated: updatedAt(),
     deletedAt: time("deleted_at"),

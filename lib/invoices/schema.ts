@@ -188,4 +188,6 @@ export type InvoiceDocument = {
   lines: { title: string; detail: string | null }[];
   tax_rates: { id: string; display_name: string; percentage_e4: number; inclusive: boolean }[];
   footer: string | null;
+  /** A subscription's invoice: the period its subscription was in when it was finalized (ISO dates). */
+  period?: { start: string; end: string } | null;
 };

@@ -116,9 +116,10 @@ export async function renewalLines(executor: Executor, items: SubscriptionItemRo
   const licensed = items.filter((item) => rows.find((row) => row.id === item.priceId)?.usageType !== "metered");
   return licensed.map((item) => {
     const price = rows.find((row) => row.id === item.priceId)!;
+    const taxes = item.taxRateIds.length > 0 ? { tax_rates: item.taxRateIds } : {};
     return price.active && price.deletedAt === null
-      ? { price: price.id, quantity: item.quantity }
-      : { unit_amount_atom: price.unitAmountAtom, description: `Price ${price.id} (no longer offered)`, quantity: item.quantity };
+      ? { price: price.id, quantity: item.quantity, ...taxes }
+      : { unit_amount_atom: price.unitAmountAtom, description: `Price ${price.id} (no longer offered)`, quantity: item.quantity, ...taxes };
   });
 }
 

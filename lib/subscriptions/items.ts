@@ -10,6 +10,7 @@ import { assertStatus, change, emit, itemsOf, LIVE, recurringPrice, refuseMetere
 import type { SubscriptionItemInput } from "./schema";
 import type { SubscriptionItemRow, SubscriptionRow, SubscriptionWithItems } from "./serialize";
 import { getSubscription } from "./service";
+import { taxRatesOf } from "@/lib/tax-rates/service";
 
 /*
  * The items of a subscription: the item verbs of the API (they take effect from the next renewal
@@ -35,11 +36,13 @@ export async function addSubscriptionItem({
     }
     if (items.length >= 20) throw validationFailed([{ field: "price", message: "A subscription has at most 20 items." }]);
     refuseMeteredQuantity(price, input.item.quantity, "quantity");
+    const rates = await taxRatesOf(tx, ctx.accountId, input.item.tax_rates ?? [], "tax_rates");
     await tx.insert(subscriptionItems).values({
       id: newId("subscriptionItem"),
       subscriptionId: subscription.id,
       priceId: price.id,
       quantity: input.item.quantity ?? 1,
+      taxRateIds: rates.map((rate) => rate.id),
       created: now,
       updated: now,
     });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { DateTime, Metadata, MetadataPatch } from "@/lib/schemas";
+import { TaxRateIds } from "@/lib/tax-rates/schema";
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "./statuses";
 
 export { SUBSCRIPTION_STATUSES, type SubscriptionStatus };
@@ -32,6 +33,9 @@ export const SubscriptionItemInput = z
   .strictObject({
     price: z.string().min(1).meta({ description: "An active recurring price (`price_…`) of this account." }),
     quantity: Quantity.optional(),
+    tax_rates: TaxRateIds.optional().meta({
+      description: "The item's tax rates (`txr_…`), applied to its invoice lines. Absent: the customer's default rate, else the account's.",
+    }),
   })
   .meta({ id: "SubscriptionItemInput" });
 
@@ -82,6 +86,7 @@ export const SubscriptionItem = z
     subscription: z.string(),
     price: z.string(),
     quantity: z.number().int(),
+    tax_rates: z.array(z.string()).meta({ description: "The item's tax rates; empty: the defaults apply." }),
   })
   .meta({ id: "SubscriptionItem" });
 
@@ -92,7 +97,14 @@ export const Subscription = z
     customer: z.string(),
     status: z.enum(SUBSCRIPTION_STATUSES),
     currency: z.string(),
-    items: z.array(z.object({ id: z.string(), price: z.string(), quantity: z.number().int() })),
+    items: z.array(
+      z.object({
+        id: z.string(),
+        price: z.string(),
+        quantity: z.number().int(),
+        tax_rates: z.array(z.string()).meta({ description: "The item's tax rates; empty: the defaults apply." }),
+      }),
+    ),
     current_period_start: DateTime,
     current_period_end: DateTime,
     trial_end: DateTime.nullable(),

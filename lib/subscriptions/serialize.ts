@@ -10,7 +10,14 @@ export type SubscriptionWithItems = { subscription: SubscriptionRow; items: Subs
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 export function serializeSubscriptionItem(row: SubscriptionItemRow): SubscriptionItemObject {
-  return { id: row.id, object: "subscription_item", subscription: row.subscriptionId, price: row.priceId, quantity: row.quantity };
+  return {
+    id: row.id,
+    object: "subscription_item",
+    subscription: row.subscriptionId,
+    price: row.priceId,
+    quantity: row.quantity,
+    tax_rates: row.taxRateIds,
+  };
 }
 
 /** The subscription as the API shows it, and as event data records it. */
@@ -21,7 +28,7 @@ export function serializeSubscription({ subscription: s, items }: SubscriptionWi
     customer: s.customerId,
     status: s.status,
     currency: s.currency,
-    items: items.map((item) => ({ id: item.id, price: item.priceId, quantity: item.quantity })),
+    items: items.map((item) => ({ id: item.id, price: item.priceId, quantity: item.quantity, tax_rates: item.taxRateIds })),
     current_period_start: s.currentPeriodStart.toISOString(),
     current_period_end: s.currentPeriodEnd.toISOString(),
     trial_end: iso(s.trialEnd),

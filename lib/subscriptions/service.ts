@@ -36,6 +36,7 @@ import type { SubscriptionCancelInput, SubscriptionCreateInput, SubscriptionItem
 import type { SubscriptionItemRow, SubscriptionWithItems } from "./serialize";
 import { firstDueInstant } from "./time";
 import { DAY_MS } from "@/lib/clock/time";
+import { taxRatesOf } from "@/lib/tax-rates/service";
 
 /* The lifecycle verbs of a subscription: create, read, list, update, pause, resume, cancel. */
 
@@ -44,7 +45,7 @@ type PriceRow = typeof prices.$inferSelect;
 
 /** All items' prices, checked in body order; the first fixes the schedule the others must follow. */
 async function resolveItems(executor: Executor, accountId: string, items: z.output<typeof SubscriptionItemInput>[]) {
-  const resolved: { price: PriceRow; quantity: number }[] = [];
+  const resolved: { price: PriceRow; quantity: number; taxRateIds: string[] }[] = [];
   let schedule: SubscriptionSchedule | null = null;
   for (const [index, item] of items.entries()) {
     const field = `items.${index}.price`;
@@ -54,7 +55,8 @@ async function resolveItems(executor: Executor, accountId: string, items: z.outp
     }
     refuseMeteredQuantity(price, item.quantity, `items.${index}.quantity`);
     schedule ??= scheduleOf(price);
-    resolved.push({ price, quantity: item.quantity ?? 1 });
+    const rates = await taxRatesOf(executor, accountId, item.tax_rates ?? [], `items.${index}.tax_rates`);
+    resolved.push({ price, quantity: item.quantity ?? 1, taxRateIds: rates.map((rate) => rate.id) });
   }
   return { resolved, schedule: schedule! };
 }
@@ -86,11 +88,12 @@ export async function createSubscription({
 
   const id = newId("subscription");
   const header = { id, customerId: customer.id, currency: checked.schedule.currency };
-  const itemRows = checked.resolved.map(({ price, quantity }) => ({
+  const itemRows = checked.resolved.map(({ price, quantity, taxRateIds }) => ({
     id: newId("subscriptionItem"),
     subscriptionId: id,
     priceId: price.id,
     quantity,
+    taxRateIds,
     created: now,
     updated: now,
   }));

@@ -8,7 +8,7 @@ import { tieredAmount } from "@/lib/prices/tiers";
 import { aggregateUsage } from "./read";
 
 /** A custom-amount invoice line (InvoiceLineInput's second form). */
-export type UsageLine = { unit_amount_atom: number; quantity: number; description: string };
+export type UsageLine = { unit_amount_atom: number; quantity: number; description: string; tax_rates?: string[] };
 
 /**
  * When a subscription's renewal falls due: its period end, plus the account's usage grace when it
@@ -42,7 +42,7 @@ export async function usageLines(
   end: Date,
 ): Promise<UsageLine[]> {
   const items = await executor
-    .select({ price: prices, meter: meters })
+    .select({ price: prices, meter: meters, taxRateIds: subscriptionItems.taxRateIds })
     .from(subscriptionItems)
     .innerJoin(prices, eq(prices.id, subscriptionItems.priceId))
     .innerJoin(meters, eq(meters.id, prices.meterId))
@@ -55,7 +55,7 @@ export async function usageLines(
     )
     .orderBy(subscriptionItems.created, subscriptionItems.id);
   const lines: UsageLine[] = [];
-  for (const { price, meter } of items) {
+  for (const { price, meter, taxRateIds } of items) {
     const units = (await aggregateUsage(meter, subscription.customerId, start, end, executor)) ?? 0;
     const amount =
       price.billingScheme === "tiered"
@@ -65,6 +65,7 @@ export async function usageLines(
     lines.push({
       unit_amount_atom: Number(amount),
       quantity: 1,
+      ...(taxRateIds.length > 0 ? { tax_rates: taxRateIds } : {}),
       description:
         `${meter.displayName} (${meter.id}, price ${price.id}): ${units} ${meter.aggregation === "sum" ? "units" : meter.aggregation}` +
         ` from ${start.toISOString()} to ${end.toISOString()}`,

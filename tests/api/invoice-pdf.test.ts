@@ -85,6 +85,19 @@ describe("the invoice PDF", () => {
     expect(text).toContain(issued.replace(/\s+/g, " "));
   });
 
+  it("prints a subscription invoice's service period (its subscription's period when finalized); a one-off invoice has none", async () => {
+    const cus = (await merchant.client.post("/customers", { email: "period@example.com", preferred_locale: "de" })).body;
+    const monthly = (await merchant.client.post("/prices", { product: product.id, currency: "eur", unit_amount_atom: 2500, type: "recurring", recurring: { interval: "month" } })).body;
+    const sub = await merchant.client.post("/subscriptions", { customer: cus.id, items: [{ price: monthly.id }] });
+    expect(sub.status, sub.text).toBe(201);
+    const invoice = (await merchant.client.get(`/invoices/${sub.body.latest_invoice}`)).body;
+    const text = pdfText((await pdfOf(merchant, invoice.id)).bytes);
+    const day = (iso: string) => new Intl.DateTimeFormat("de", { dateStyle: "long", timeZone: "UTC" }).format(new Date(iso)).replace(/\s+/g, " ");
+    expect(text).toContain(`Leistungszeitraum: ${day(sub.body.current_period_start)} – ${day(sub.body.current_period_end)}`);
+    const oneOff = await finalized(merchant, {}, [{ unit_amount_atom: 100, description: "One-off" }]);
+    expect(pdfText((await pdfOf(merchant, oneOff.id)).bytes)).not.toContain("Service period");
+  });
+
   it("prints the reverse-charge note where it applies", async () => {
     const invoice = await finalized(merchant, { tax_ids: [{ type: "eu_vat", value: "FR40303265045" }] }, [{ unit_amount_atom: 5000, description: "Audit", tax_rates: [vat.id] }]);
     expect(invoice).toMatchObject({ reverse_charge: true, tax_atom: 0 });

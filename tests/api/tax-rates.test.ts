@@ -133,6 +133,36 @@ describe("tax rates", () => {
     expect(invoice).toMatchObject({ subtotal_atom: 1000, tax_atom: 190, total_amount_atom: 1190, number: expect.stringMatching(/-0001$/) });
   });
 
+  it("a subscription item's own rates win over the defaults, on its first invoice and on added items; an unknown rate changes nothing", async () => {
+    const m = await newMerchant();
+    const standard = await rate(m, 19, false);
+    const reduced = await rate(m, 7, false);
+    await m.client.post("/account-settings", { default_tax_rate: standard.id });
+    const cus = await customer(m);
+    const product = (await m.client.post("/products", { name: "Books" })).body;
+    const recurring = (amount: number) =>
+      m.client.post("/prices", { product: product.id, currency: "eur", unit_amount_atom: amount, type: "recurring", recurring: { interval: "month" } });
+    const books = (await recurring(1000)).body;
+    const extra = (await recurring(500)).body;
+
+    const refused = await m.client.post("/subscriptions", { customer: cus, items: [{ price: books.id, tax_rates: ["txr_prod_nope"] }] });
+    expectProblem(refused, 422);
+    expect(refused.body.errors.map((e: Json) => e.field)).toContain("items.0.tax_rates");
+    expect((await m.client.get(`/subscriptions?customer=${cus}`)).body.items).toHaveLength(0);
+
+    const sub = await m.client.post("/subscriptions", { customer: cus, items: [{ price: books.id, tax_rates: [reduced.id] }] });
+    expect(sub.status, sub.text).toBe(201);
+    expect(sub.body.items[0].tax_rates).toEqual([reduced.id]);
+    const invoice = (await m.client.get(`/invoices/${sub.body.latest_invoice}`)).body;
+    expect(invoice).toMatchObject({ subtotal_atom: 1000, tax_atom: 70, total_amount_atom: 1070 });
+    expect(invoice.lines[0].tax_rates).toEqual([reduced.id]);
+
+    const added = await m.client.post(`/subscriptions/${sub.body.id}/items`, { price: extra.id, tax_rates: [reduced.id] });
+    expect(added.status, added.text).toBe(200);
+    expect(added.body.items.map((item: Json) => item.tax_rates)).toEqual([[reduced.id], [reduced.id]]);
+    expectProblem(await m.client.post(`/subscriptions/${sub.body.id}/items`, { price: extra.id, tax_rates: ["txr_prod_nope"] }), 422);
+  });
+
   it("reverse-charges a B2B customer with a VAT id of another EU country: 0 tax, flagged; same country is taxed", async () => {
     const m = await newMerchant();
     await m.client.post("/account-settings", SELLER_DE);

@@ -1,6 +1,6 @@
 import { eq, inArray } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { accounts, customers, prices, products, taxRates } from "@/db/schema";
+import { accounts, customers, prices, products, subscriptions, taxRates } from "@/db/schema";
 import { postalAddress } from "@/lib/account-settings/address";
 import type { Locale } from "@/lib/account-settings/schema";
 import type { InvoiceDocument } from "../schema";
@@ -16,7 +16,7 @@ import type { InvoiceLineRow, InvoiceRow } from "../serialize";
 export async function buildDocument(executor: Executor, invoice: InvoiceRow, lines: readonly InvoiceLineRow[]): Promise<InvoiceDocument> {
   const priceIds = lines.flatMap((line) => (line.priceId ? [line.priceId] : []));
   const rateIds = [...new Set(lines.flatMap((line) => line.taxRateIds))];
-  const [account, customer, priceRows, rateRows] = await Promise.all([
+  const [account, customer, priceRows, rateRows, subscription] = await Promise.all([
     executor.select().from(accounts).where(eq(accounts.id, invoice.accountId)).then((rows) => one(rows, "account")),
     executor.select().from(customers).where(eq(customers.id, invoice.customerId)).then((rows) => one(rows, "customer")),
     priceIds.length === 0
@@ -27,6 +27,13 @@ export async function buildDocument(executor: Executor, invoice: InvoiceRow, lin
           .innerJoin(products, eq(products.id, prices.productId))
           .where(inArray(prices.id, priceIds)),
     rateIds.length === 0 ? Promise.resolve([]) : executor.select().from(taxRates).where(inArray(taxRates.id, rateIds)),
+    invoice.subscriptionId === null
+      ? Promise.resolve(undefined)
+      : executor
+          .select({ start: subscriptions.currentPeriodStart, end: subscriptions.currentPeriodEnd })
+          .from(subscriptions)
+          .where(eq(subscriptions.id, invoice.subscriptionId))
+          .then((rows) => rows[0]),
   ]);
   return {
     locale: (customer.preferredLocale ?? account.defaultLocale) as Locale,
@@ -47,5 +54,6 @@ export async function buildDocument(executor: Executor, invoice: InvoiceRow, lin
       return { id, display_name: rate.displayName, percentage_e4: rate.percentageE4, inclusive: rate.inclusive };
     }),
     footer: account.invoiceFooter,
+    period: subscription ? { start: subscription.start.toISOString(), end: subscription.end.toISOString() } : null,
   };
 }

@@ -72,6 +72,7 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
     [t.number, invoice.number ?? "—"],
     [t.issued, longDate(issued, locale)],
     ...(invoice.dueDate ? [[t.due, longDate(invoice.dueDate, locale)]] : []),
+    ...(document.period ? [[t.period, `${longDate(new Date(document.period.start), locale)} – ${longDate(new Date(document.period.end), locale)}`]] : []),
   ] as [string, string][]) {
     text(`${label}: ${value}`, MARGIN, y);
     y += 14;
