@@ -5220,6 +5220,8 @@ export type components = {
             price: string;
             /** @description Default 1. */
             quantity?: number;
+            /** @description The item's tax rates (`txr_…`), applied to its invoice lines. Absent: the customer's default rate, else the account's. */
+            tax_rates?: string[];
         };
         SubscriptionUpdateInput: {
             /** @description Keys to set; a key set to null is removed. */
@@ -9246,6 +9248,8 @@ export type components = {
                 id: string;
                 price: string;
                 quantity: number;
+                /** @description The item's tax rates; empty: the defaults apply. */
+                tax_rates: string[];
             }[];
             /**
              * Format: date-time
@@ -10040,32 +10044,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq23rpps73ja5zf05125r1e0",
+         *       "id": "evt_prod_06h1ckhpyg714y6j819z7pzem9v1w",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
+         *       "aggregate_id": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
          *       "data": {
-         *         "id": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
+         *         "id": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:18:56.028Z",
+         *         "created": "2026-11-26T05:22:34.355Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
+         *         "payment_intent": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq22kp2fm665v13c9xy7hp9w",
-         *       "request_id": "req_prod_06h1cjq22kp2fm665v13c9xy7hp9w",
+         *       "correlation_id": "req_prod_06h1ckhpxbfhb87wqj1kg1xkb404j",
+         *       "request_id": "req_prod_06h1ckhpxbfhb87wqj1kg1xkb404j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:56.030Z",
+         *       "created": "2026-11-26T05:22:34.356Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         PaymentSucceededEvent: {
@@ -10110,32 +10114,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq26ckq2s4tr2xxpjdntkf1e",
+         *       "id": "evt_prod_06h1ckhq19jy33v41z5b3ke4fztqt",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cjq2682pb1s2qxhtbj8t769x2",
+         *       "aggregate_id": "py_prod_06h1ckhq10eg63efjvcg7hj1rg9dt",
          *       "data": {
-         *         "id": "py_prod_06h1cjq2682pb1s2qxhtbj8t769x2",
+         *         "id": "py_prod_06h1ckhq10eg63efjvcg7hj1rg9dt",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T05:18:56.050Z",
+         *         "created": "2026-11-26T05:22:34.376Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cjq25kqrkkxv7npa6ypystqye",
+         *         "payment_intent": "pi_prod_06h1ckhq0dyznyrz18c3dz32r8h9w",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq2595aher9z6kp6trxh7w46",
-         *       "request_id": "req_prod_06h1cjq2595aher9z6kp6trxh7w46",
+         *       "correlation_id": "req_prod_06h1ckhq04hmb57pb9p0y0ecr0m74",
+         *       "request_id": "req_prod_06h1ckhq04hmb57pb9p0y0ecr0m74",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:56.051Z",
+         *       "created": "2026-11-26T05:22:34.378Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         PaymentFailedEvent: {
@@ -10180,44 +10184,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq2m9km200a6znzvr4fmvkq8",
+         *       "id": "evt_prod_06h1ckhqd852mw97cq0gnndnwr4ep",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
+         *       "aggregate_id": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
          *       "data": {
-         *         "id": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
+         *         "id": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T05:18:56.028Z",
+         *         "created": "2026-11-26T05:22:34.355Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
+         *         "payment_intent": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
+         *         "id": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:18:56.028Z",
+         *         "created": "2026-11-26T05:22:34.355Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
+         *         "payment_intent": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq2jxx9dqa81jvnwa12g37hr",
-         *       "request_id": "req_prod_06h1cjq2jxx9dqa81jvnwa12g37hr",
+         *       "correlation_id": "req_prod_06h1ckhqc8vywv78ayvy5kj85e6w2",
+         *       "request_id": "req_prod_06h1ckhqc8vywv78ayvy5kj85e6w2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:56.162Z",
+         *       "created": "2026-11-26T05:22:34.474Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         PaymentRefundedEvent: {
@@ -10262,29 +10266,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq5836srf2sjhsw4rs3y89ec",
+         *       "id": "evt_prod_06h1ckhsw21zx3pjq20g4jvw3sw3a",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
+         *       "aggregate_id": "cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
          *       "data": {
-         *         "id": "cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
-         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
+         *         "id": "cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
+         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:18:56.828Z",
+         *         "created": "2026-11-26T05:22:35.095Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.828Z",
+         *         "updated": "2026-11-26T05:22:35.095Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:18:56.828Z",
+         *         "expires_at": "2026-11-27T05:22:35.095Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10302,13 +10306,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq57eepd8d76q3taxd6kdxj4",
-         *       "request_id": "req_prod_06h1cjq57eepd8d76q3taxd6kdxj4",
+         *       "correlation_id": "req_prod_06h1ckhstsh6683rqpjk9tv9kj4a6",
+         *       "request_id": "req_prod_06h1ckhstsh6683rqpjk9tv9kj4a6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:56.832Z",
+         *       "created": "2026-11-26T05:22:35.104Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -10353,19 +10357,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq5fn3wa7bfdq9btcc26248g",
+         *       "id": "evt_prod_06h1ckht90a630pgaxvr7p6q00452",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
+         *       "aggregate_id": "cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
          *       "data": {
-         *         "id": "cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
-         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
+         *         "id": "cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
+         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:18:56.879Z",
+         *         "created": "2026-11-26T05:22:35.159Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.892Z",
+         *         "updated": "2026-11-26T05:22:35.206Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -10374,10 +10378,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:18:56.879Z",
+         *         "expires_at": "2026-11-27T05:22:35.159Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10394,24 +10398,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
-         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
+         *         "id": "cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
+         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:18:56.879Z",
+         *         "created": "2026-11-26T05:22:35.159Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.879Z",
+         *         "updated": "2026-11-26T05:22:35.159Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:18:56.879Z",
+         *         "expires_at": "2026-11-27T05:22:35.159Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10428,13 +10432,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq5f3zx6qazjbcpy6y4pvqgj",
-         *       "request_id": "req_prod_06h1cjq5f3zx6qazjbcpy6y4pvqgj",
+         *       "correlation_id": "req_prod_06h1ckht7js635gagd57rxhdxc914",
+         *       "request_id": "req_prod_06h1ckht7js635gagd57rxhdxc914",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:56.893Z",
+         *       "created": "2026-11-26T05:22:35.208Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -10479,20 +10483,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq5j05tv477h51ahpas4dy26",
+         *       "id": "evt_prod_06h1ckhtcjzwsearnwx4xcvc79wew",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
+         *       "aggregate_id": "cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
          *       "data": {
-         *         "id": "cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
-         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
+         *         "id": "cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
+         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:18:56.879Z",
+         *         "created": "2026-11-26T05:22:35.159Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.910Z",
+         *         "updated": "2026-11-26T05:22:35.234Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -10501,10 +10505,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:18:56.879Z",
+         *         "expires_at": "2026-11-27T05:22:35.159Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10521,14 +10525,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
-         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
+         *         "id": "cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
+         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:18:56.879Z",
+         *         "created": "2026-11-26T05:22:35.159Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.892Z",
+         *         "updated": "2026-11-26T05:22:35.206Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -10537,10 +10541,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:18:56.879Z",
+         *         "expires_at": "2026-11-27T05:22:35.159Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10557,13 +10561,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq5hdm4n2d57mfhts25m36pe",
-         *       "request_id": "req_prod_06h1cjq5hdm4n2d57mfhts25m36pe",
+         *       "correlation_id": "req_prod_06h1ckhtc3xh56t1355d1kpxbhmww",
+         *       "request_id": "req_prod_06h1ckhtc3xh56t1355d1kpxbhmww",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:18:56.912Z",
+         *       "created": "2026-11-26T05:22:35.236Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -10608,29 +10612,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq5cnn1vxdhen8v65s1570g4",
+         *       "id": "evt_prod_06h1ckht0adf2mmab68129tjd01q8",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
+         *       "aggregate_id": "cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
          *       "data": {
-         *         "id": "cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
-         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
+         *         "id": "cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
+         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T05:18:56.828Z",
+         *         "created": "2026-11-26T05:22:35.095Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.867Z",
+         *         "updated": "2026-11-26T05:22:35.137Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq5ay6xvh69e767fj20kwynm",
+         *         "customer": "cus_prod_06h1ckhsyhv6x7rkkgh62a1cpbz98",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:18:56.828Z",
+         *         "expires_at": "2026-11-27T05:22:35.095Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10638,33 +10642,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T05:18:56.867Z",
+         *         "completed_at": "2026-11-26T05:22:35.137Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1cjq5b957az2swfzg8zvx0qhbw",
+         *         "payment_intent": "pi_prod_06h1ckhsz6hny22fzntz5mjzdnppm",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
-         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
+         *         "id": "cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
+         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:18:56.828Z",
+         *         "created": "2026-11-26T05:22:35.095Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.828Z",
+         *         "updated": "2026-11-26T05:22:35.095Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:18:56.828Z",
+         *         "expires_at": "2026-11-27T05:22:35.095Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10681,13 +10685,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq59w17zth57qxfvwz8dtwg8",
-         *       "request_id": "req_prod_06h1cjq59w17zth57qxfvwz8dtwg8",
+         *       "correlation_id": "req_prod_06h1ckhsxf073wx6pvnkq08vjxpem",
+         *       "request_id": "req_prod_06h1ckhsxf073wx6pvnkq08vjxpem",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:56.869Z",
+         *       "created": "2026-11-26T05:22:35.138Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1cjq5ay6xvh69e767fj20kwynm"
+         *       "actor_id": "cus_prod_06h1ckhsyhv6x7rkkgh62a1cpbz98"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -10732,29 +10736,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq5vtfp5q7rf5fqxbsdt9p70",
+         *       "id": "evt_prod_06h1ckhtmegqn5388e6ef4bhkazsj",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cjq5kxt2jarv3cc5bsvc03kag",
+         *       "aggregate_id": "cs_prod_06h1ckhtdqfcp1k7w9xr49f2ejb8w",
          *       "data": {
-         *         "id": "cs_prod_06h1cjq5kxt2jarv3cc5bsvc03kag",
-         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5kxt2jarv3cc5bsvc03kag",
+         *         "id": "cs_prod_06h1ckhtdqfcp1k7w9xr49f2ejb8w",
+         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckhtdqfcp1k7w9xr49f2ejb8w",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T05:18:56.925Z",
+         *         "created": "2026-11-26T05:22:35.244Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T05:18:56.925Z",
+         *         "updated": "2026-11-27T05:22:35.244Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T05:18:56.925Z",
-         *         "expires_at": "2026-11-27T05:18:56.925Z",
+         *         "expired_at": "2026-11-27T05:22:35.244Z",
+         *         "expires_at": "2026-11-27T05:22:35.244Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10771,24 +10775,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cjq5kxt2jarv3cc5bsvc03kag",
-         *         "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5kxt2jarv3cc5bsvc03kag",
+         *         "id": "cs_prod_06h1ckhtdqfcp1k7w9xr49f2ejb8w",
+         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckhtdqfcp1k7w9xr49f2ejb8w",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:18:56.925Z",
+         *         "created": "2026-11-26T05:22:35.244Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.925Z",
+         *         "updated": "2026-11-26T05:22:35.244Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:18:56.925Z",
+         *         "expires_at": "2026-11-27T05:22:35.244Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10805,11 +10809,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq5p71jd41j824a64nnx2t08",
+         *       "correlation_id": "req_prod_06h1ckhtfwyqfj5svjmtfcs6fvagw",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T05:18:56.925Z",
+         *       "created": "2026-11-27T05:22:35.244Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10856,19 +10860,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq233zk0h3s8a98pmj4nexwm",
+         *       "id": "evt_prod_06h1ckhpxx7zryyjmzyzvkcnx0mxy",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
+         *       "aggregate_id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
          *       "data": {
-         *         "id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
+         *         "id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:18:56.022Z",
+         *         "created": "2026-11-26T05:22:34.348Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.022Z",
+         *         "updated": "2026-11-26T05:22:34.348Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10881,13 +10885,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq22kp2fm665v13c9xy7hp9w",
-         *       "request_id": "req_prod_06h1cjq22kp2fm665v13c9xy7hp9w",
+         *       "correlation_id": "req_prod_06h1ckhpxbfhb87wqj1kg1xkb404j",
+         *       "request_id": "req_prod_06h1ckhpxbfhb87wqj1kg1xkb404j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:56.024Z",
+         *       "created": "2026-11-26T05:22:34.351Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -10932,19 +10936,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq23de713zfpmyq1m23he466",
+         *       "id": "evt_prod_06h1ckhpy8jf1yxmep9r048q5ggp2",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
+         *       "aggregate_id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
          *       "data": {
-         *         "id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
+         *         "id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:18:56.022Z",
+         *         "created": "2026-11-26T05:22:34.348Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.026Z",
+         *         "updated": "2026-11-26T05:22:34.352Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10956,14 +10960,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
+         *         "id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:18:56.022Z",
+         *         "created": "2026-11-26T05:22:34.348Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.022Z",
+         *         "updated": "2026-11-26T05:22:34.348Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10975,13 +10979,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq22kp2fm665v13c9xy7hp9w",
-         *       "request_id": "req_prod_06h1cjq22kp2fm665v13c9xy7hp9w",
+         *       "correlation_id": "req_prod_06h1ckhpxbfhb87wqj1kg1xkb404j",
+         *       "request_id": "req_prod_06h1ckhpxbfhb87wqj1kg1xkb404j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:56.027Z",
+         *       "created": "2026-11-26T05:22:34.354Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -11026,19 +11030,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq28j5zbnm01xpy9r8r2t0vw",
+         *       "id": "evt_prod_06h1ckhq32y09h1e5n4b76pe8whs0",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cjq27rn8jwg5hh1gaqxc8vw78",
+         *       "aggregate_id": "pi_prod_06h1ckhq2e61aqkggf0nymcf7veaj",
          *       "data": {
-         *         "id": "pi_prod_06h1cjq27rn8jwg5hh1gaqxc8vw78",
+         *         "id": "pi_prod_06h1ckhq2e61aqkggf0nymcf7veaj",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T05:18:56.062Z",
+         *         "created": "2026-11-26T05:22:34.387Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.066Z",
+         *         "updated": "2026-11-26T05:22:34.390Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11050,14 +11054,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cjq27rn8jwg5hh1gaqxc8vw78",
+         *         "id": "pi_prod_06h1ckhq2e61aqkggf0nymcf7veaj",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:18:56.062Z",
+         *         "created": "2026-11-26T05:22:34.387Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.062Z",
+         *         "updated": "2026-11-26T05:22:34.387Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11069,13 +11073,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq27q9vd3ps7w21ayzn7q4dc",
-         *       "request_id": "req_prod_06h1cjq27q9vd3ps7w21ayzn7q4dc",
+         *       "correlation_id": "req_prod_06h1ckhq257wtaejgx07h2m5sqfwe",
+         *       "request_id": "req_prod_06h1ckhq257wtaejgx07h2m5sqfwe",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:56.068Z",
+         *       "created": "2026-11-26T05:22:34.392Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -11120,19 +11124,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq2cd89f6xy6dfszppbcrt4y",
+         *       "id": "evt_prod_06h1ckhq6s7vzxrdr8ws2sj245amc",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cjq2bqtbbb3pd9rwhd3xvj694",
+         *       "aggregate_id": "pi_prod_06h1ckhq65p3195sqjjgxm42ybbep",
          *       "data": {
-         *         "id": "pi_prod_06h1cjq2bqtbbb3pd9rwhd3xvj694",
+         *         "id": "pi_prod_06h1ckhq65p3195sqjjgxm42ybbep",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T05:18:56.093Z",
+         *         "created": "2026-11-26T05:22:34.417Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.098Z",
+         *         "updated": "2026-11-26T05:22:34.421Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11144,14 +11148,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cjq2bqtbbb3pd9rwhd3xvj694",
+         *         "id": "pi_prod_06h1ckhq65p3195sqjjgxm42ybbep",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:18:56.093Z",
+         *         "created": "2026-11-26T05:22:34.417Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.095Z",
+         *         "updated": "2026-11-26T05:22:34.419Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11163,13 +11167,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq2bdx431cxq57zt4rewk8r2",
-         *       "request_id": "req_prod_06h1cjq2bdx431cxq57zt4rewk8r2",
+         *       "correlation_id": "req_prod_06h1ckhq5sq99a0fzh2k4ygh4a46y",
+         *       "request_id": "req_prod_06h1ckhq5sq99a0fzh2k4ygh4a46y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:18:56.099Z",
+         *       "created": "2026-11-26T05:22:34.422Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -11214,19 +11218,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq242stcgr0dm8ndd3775knc",
+         *       "id": "evt_prod_06h1ckhpytb1n714jt8b7b993nve4",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
+         *       "aggregate_id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
          *       "data": {
-         *         "id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
+         *         "id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:18:56.022Z",
+         *         "created": "2026-11-26T05:22:34.348Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.031Z",
+         *         "updated": "2026-11-26T05:22:34.357Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11238,14 +11242,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
+         *         "id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:18:56.022Z",
+         *         "created": "2026-11-26T05:22:34.348Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.026Z",
+         *         "updated": "2026-11-26T05:22:34.352Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11257,13 +11261,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq22kp2fm665v13c9xy7hp9w",
-         *       "request_id": "req_prod_06h1cjq22kp2fm665v13c9xy7hp9w",
+         *       "correlation_id": "req_prod_06h1ckhpxbfhb87wqj1kg1xkb404j",
+         *       "request_id": "req_prod_06h1ckhpxbfhb87wqj1kg1xkb404j",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:18:56.032Z",
+         *       "created": "2026-11-26T05:22:34.358Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -11308,23 +11312,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq2dm90j21da6ssgp5cbpv20",
+         *       "id": "evt_prod_06h1ckhq7tp2jdq01tgrwpncgqw56",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cjq2bqtbbb3pd9rwhd3xvj694",
+         *       "aggregate_id": "pi_prod_06h1ckhq65p3195sqjjgxm42ybbep",
          *       "data": {
-         *         "id": "pi_prod_06h1cjq2bqtbbb3pd9rwhd3xvj694",
+         *         "id": "pi_prod_06h1ckhq65p3195sqjjgxm42ybbep",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T05:18:56.093Z",
+         *         "created": "2026-11-26T05:22:34.417Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.108Z",
+         *         "updated": "2026-11-26T05:22:34.429Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T05:18:56.108Z",
+         *         "canceled_at": "2026-11-26T05:22:34.429Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -11332,14 +11336,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cjq2bqtbbb3pd9rwhd3xvj694",
+         *         "id": "pi_prod_06h1ckhq65p3195sqjjgxm42ybbep",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T05:18:56.093Z",
+         *         "created": "2026-11-26T05:22:34.417Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.098Z",
+         *         "updated": "2026-11-26T05:22:34.421Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11351,13 +11355,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq2d79jxrgnp9scybg43rge4",
-         *       "request_id": "req_prod_06h1cjq2d79jxrgnp9scybg43rge4",
+         *       "correlation_id": "req_prod_06h1ckhq7e36p0twa64vmz3hdq77t",
+         *       "request_id": "req_prod_06h1ckhq7e36p0twa64vmz3hdq77t",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:18:56.109Z",
+         *       "created": "2026-11-26T05:22:34.430Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -11402,19 +11406,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq26q5e5g40r8ryvbyemrecm",
+         *       "id": "evt_prod_06h1ckhq1e7hjpwq462dmjdq4n63p",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cjq25kqrkkxv7npa6ypystqye",
+         *       "aggregate_id": "pi_prod_06h1ckhq0dyznyrz18c3dz32r8h9w",
          *       "data": {
-         *         "id": "pi_prod_06h1cjq25kqrkkxv7npa6ypystqye",
+         *         "id": "pi_prod_06h1ckhq0dyznyrz18c3dz32r8h9w",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T05:18:56.044Z",
+         *         "created": "2026-11-26T05:22:34.371Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.052Z",
+         *         "updated": "2026-11-26T05:22:34.379Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11426,14 +11430,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cjq25kqrkkxv7npa6ypystqye",
+         *         "id": "pi_prod_06h1ckhq0dyznyrz18c3dz32r8h9w",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:18:56.044Z",
+         *         "created": "2026-11-26T05:22:34.371Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.047Z",
+         *         "updated": "2026-11-26T05:22:34.374Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11445,13 +11449,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq2595aher9z6kp6trxh7w46",
-         *       "request_id": "req_prod_06h1cjq2595aher9z6kp6trxh7w46",
+         *       "correlation_id": "req_prod_06h1ckhq04hmb57pb9p0y0ecr0m74",
+         *       "request_id": "req_prod_06h1ckhq04hmb57pb9p0y0ecr0m74",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:18:56.053Z",
+         *       "created": "2026-11-26T05:22:34.379Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -11496,19 +11500,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq2ahak72wgbybm40b2fvhh4",
+         *       "id": "evt_prod_06h1ckhq4wwccfe1az18q8w63p4ht",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cjq29hwpt4jb3kckg5f9egq4m",
+         *       "aggregate_id": "pi_prod_06h1ckhq3zvhftjdsepenqb3gq8sw",
          *       "data": {
-         *         "id": "pi_prod_06h1cjq29hwpt4jb3kckg5f9egq4m",
+         *         "id": "pi_prod_06h1ckhq3zvhftjdsepenqb3gq8sw",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T05:18:56.076Z",
+         *         "created": "2026-11-26T05:22:34.399Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.084Z",
+         *         "updated": "2026-11-26T05:22:34.406Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11520,14 +11524,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cjq29hwpt4jb3kckg5f9egq4m",
+         *         "id": "pi_prod_06h1ckhq3zvhftjdsepenqb3gq8sw",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:18:56.076Z",
+         *         "created": "2026-11-26T05:22:34.399Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:18:56.079Z",
+         *         "updated": "2026-11-26T05:22:34.402Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11539,13 +11543,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq29fcg8d376kvn3tt8y6e1a",
-         *       "request_id": "req_prod_06h1cjq29fcg8d376kvn3tt8y6e1a",
+         *       "correlation_id": "req_prod_06h1ckhq3nce2xexwjxm127qwbzct",
+         *       "request_id": "req_prod_06h1ckhq3nce2xexwjxm127qwbzct",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:18:56.084Z",
+         *       "created": "2026-11-26T05:22:34.407Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -11590,45 +11594,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq4kp4t2tsvhsahwg79rqx24",
+         *       "id": "evt_prod_06h1ckhs98wsb56zz2q3zqsa80a8a",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *       "aggregate_id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *       "data": {
-         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
-         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
-         *             "quantity": 1
+         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
+         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *             "quantity": 1,
+         *             "tax_rates": []
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:18:56.654Z",
-         *         "updated": "2026-11-26T05:18:56.654Z",
+         *         "created": "2026-11-26T05:22:34.942Z",
+         *         "updated": "2026-11-26T05:22:34.942Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
-         *         "current_period_end": "2026-12-26T05:18:56.654Z",
+         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
+         *         "current_period_end": "2026-12-26T05:22:34.942Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:18:56.654Z",
+         *         "current_period_start": "2026-11-26T05:22:34.942Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq4hj874c5vss6tv7q0j25j4",
-         *       "request_id": "req_prod_06h1cjq4hj874c5vss6tv7q0j25j4",
+         *       "correlation_id": "req_prod_06h1ckhs7pfa1zn1qzg2fpvmv71x0",
+         *       "request_id": "req_prod_06h1ckhs7pfa1zn1qzg2fpvmv71x0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:56.669Z",
+         *       "created": "2026-11-26T05:22:34.954Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -11673,25 +11678,26 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq4rq3dm4shva7am385fhsqj",
+         *       "id": "evt_prod_06h1ckhseattvkmybqtjm4bw3j1yr",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *       "aggregate_id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *       "data": {
-         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
-         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
-         *             "quantity": 1
+         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
+         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *             "quantity": 1,
+         *             "tax_rates": []
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:18:56.654Z",
-         *         "updated": "2026-11-26T05:18:56.706Z",
+         *         "created": "2026-11-26T05:22:34.942Z",
+         *         "updated": "2026-11-26T05:22:34.991Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11699,46 +11705,47 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
-         *         "current_period_end": "2026-12-26T05:18:56.654Z",
+         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
+         *         "current_period_end": "2026-12-26T05:22:34.942Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:18:56.654Z",
+         *         "current_period_start": "2026-11-26T05:22:34.942Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
-         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
-         *             "quantity": 1
+         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
+         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *             "quantity": 1,
+         *             "tax_rates": []
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:18:56.654Z",
-         *         "updated": "2026-11-26T05:18:56.654Z",
+         *         "created": "2026-11-26T05:22:34.942Z",
+         *         "updated": "2026-11-26T05:22:34.942Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
-         *         "current_period_end": "2026-12-26T05:18:56.654Z",
+         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
+         *         "current_period_end": "2026-12-26T05:22:34.942Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:18:56.654Z",
+         *         "current_period_start": "2026-11-26T05:22:34.942Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq4qxm7sn901eefmpgcw2nb6",
-         *       "request_id": "req_prod_06h1cjq4qxm7sn901eefmpgcw2nb6",
+         *       "correlation_id": "req_prod_06h1ckhsdj24y6me3fc2akdft8cxy",
+         *       "request_id": "req_prod_06h1ckhsdj24y6me3fc2akdft8cxy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:56.709Z",
+         *       "created": "2026-11-26T05:22:34.994Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -11783,53 +11790,55 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq4trcy1fxjrxhpm1mw6cxz0",
+         *       "id": "evt_prod_06h1ckhsgpez4tzrmpgfw0sk8pwx2",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *       "aggregate_id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *       "data": {
-         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
-         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
-         *             "quantity": 1
+         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
+         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *             "quantity": 1,
+         *             "tax_rates": []
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T05:18:56.654Z",
-         *         "updated": "2026-11-26T05:18:56.724Z",
+         *         "created": "2026-11-26T05:22:34.942Z",
+         *         "updated": "2026-11-26T05:22:35.010Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T05:18:56.724Z",
+         *         "paused_at": "2026-11-26T05:22:35.010Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
-         *         "current_period_end": "2026-12-26T05:18:56.654Z",
+         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
+         *         "current_period_end": "2026-12-26T05:22:34.942Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:18:56.654Z",
+         *         "current_period_start": "2026-11-26T05:22:34.942Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
-         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
-         *             "quantity": 1
+         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
+         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *             "quantity": 1,
+         *             "tax_rates": []
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:18:56.654Z",
-         *         "updated": "2026-11-26T05:18:56.706Z",
+         *         "created": "2026-11-26T05:22:34.942Z",
+         *         "updated": "2026-11-26T05:22:34.991Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11837,20 +11846,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
-         *         "current_period_end": "2026-12-26T05:18:56.654Z",
+         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
+         *         "current_period_end": "2026-12-26T05:22:34.942Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:18:56.654Z",
+         *         "current_period_start": "2026-11-26T05:22:34.942Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq4t506y6w8bbkxpahnpg66g",
-         *       "request_id": "req_prod_06h1cjq4t506y6w8bbkxpahnpg66g",
+         *       "correlation_id": "req_prod_06h1ckhsfyj09pex76brp6r0ag01a",
+         *       "request_id": "req_prod_06h1ckhsfyj09pex76brp6r0ag01a",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:18:56.726Z",
+         *       "created": "2026-11-26T05:22:35.013Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -11895,25 +11904,26 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq4y2x8a0nx427sx4r9p1m1j",
+         *       "id": "evt_prod_06h1ckhsk1g26dhbv8f0x4xrj6aea",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *       "aggregate_id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *       "data": {
-         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
-         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
-         *             "quantity": 1
+         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
+         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *             "quantity": 1,
+         *             "tax_rates": []
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:18:56.654Z",
-         *         "updated": "2026-11-26T05:18:56.743Z",
+         *         "created": "2026-11-26T05:22:34.942Z",
+         *         "updated": "2026-11-26T05:22:35.030Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11921,48 +11931,49 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
-         *         "current_period_end": "2026-12-26T05:18:56.654Z",
+         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
+         *         "current_period_end": "2026-12-26T05:22:34.942Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:18:56.654Z",
+         *         "current_period_start": "2026-11-26T05:22:34.942Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
-         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
-         *             "quantity": 1
+         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
+         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *             "quantity": 1,
+         *             "tax_rates": []
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T05:18:56.654Z",
-         *         "updated": "2026-11-26T05:18:56.724Z",
+         *         "created": "2026-11-26T05:22:34.942Z",
+         *         "updated": "2026-11-26T05:22:35.010Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T05:18:56.724Z",
+         *         "paused_at": "2026-11-26T05:22:35.010Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
-         *         "current_period_end": "2026-12-26T05:18:56.654Z",
+         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
+         *         "current_period_end": "2026-12-26T05:22:34.942Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:18:56.654Z",
+         *         "current_period_start": "2026-11-26T05:22:34.942Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq4whq1vxj1gtnjaw057p8cr",
-         *       "request_id": "req_prod_06h1cjq4whq1vxj1gtnjaw057p8cr",
+         *       "correlation_id": "req_prod_06h1ckhsjc7skrs3fky36q6bqzr7y",
+         *       "request_id": "req_prod_06h1ckhsjc7skrs3fky36q6bqzr7y",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:18:56.752Z",
+         *       "created": "2026-11-26T05:22:35.032Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -12007,53 +12018,55 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq52m7sp2k6h0nnwkvdyq00c",
+         *       "id": "evt_prod_06h1ckhsnxk3ch0fp1qg75p7fxfg4",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *       "aggregate_id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *       "data": {
-         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
-         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
-         *             "quantity": 1
+         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
+         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *             "quantity": 1,
+         *             "tax_rates": []
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T05:18:56.654Z",
-         *         "updated": "2026-11-26T05:18:56.784Z",
+         *         "created": "2026-11-26T05:22:34.942Z",
+         *         "updated": "2026-11-26T05:22:35.051Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T05:18:56.784Z",
-         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
-         *         "current_period_end": "2026-12-26T05:18:56.654Z",
+         *         "cancelled_at": "2026-11-26T05:22:35.051Z",
+         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
+         *         "current_period_end": "2026-12-26T05:22:34.942Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:18:56.654Z",
+         *         "current_period_start": "2026-11-26T05:22:34.942Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
-         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
-         *             "quantity": 1
+         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
+         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *             "quantity": 1,
+         *             "tax_rates": []
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:18:56.654Z",
-         *         "updated": "2026-11-26T05:18:56.743Z",
+         *         "created": "2026-11-26T05:22:34.942Z",
+         *         "updated": "2026-11-26T05:22:35.030Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12061,20 +12074,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
-         *         "current_period_end": "2026-12-26T05:18:56.654Z",
+         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
+         *         "current_period_end": "2026-12-26T05:22:34.942Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:18:56.654Z",
+         *         "current_period_start": "2026-11-26T05:22:34.942Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq51bj8rq7zwevnpdjq82rj8",
-         *       "request_id": "req_prod_06h1cjq51bj8rq7zwevnpdjq82rj8",
+         *       "correlation_id": "req_prod_06h1ckhsn3f3assvx5t0c3cv19may",
+         *       "request_id": "req_prod_06h1ckhsn3f3assvx5t0c3cv19may",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:18:56.789Z",
+         *       "created": "2026-11-26T05:22:35.055Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -12119,43 +12132,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq5yvsskspk27kpny4j64qga",
+         *       "id": "evt_prod_06h1ckhtqg5e7d9ykc5n614pvh9fy",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cjq55c46a1hff3pm3de9edy6e",
+         *       "aggregate_id": "sub_prod_06h1ckhsr50r0zf7a22e9z30qs5jm",
          *       "data": {
-         *         "id": "sub_prod_06h1cjq55c46a1hff3pm3de9edy6e",
+         *         "id": "sub_prod_06h1ckhsr50r0zf7a22e9z30qs5jm",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cjq55c46a1hff3pm3de9edy6g",
-         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
-         *             "quantity": 1
+         *             "id": "si_prod_06h1ckhsr50r0zf7a22e9z30qs5jp",
+         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *             "quantity": 1,
+         *             "tax_rates": []
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T05:18:56.809Z",
-         *         "updated": "2026-11-26T05:18:56.809Z",
+         *         "created": "2026-11-26T05:22:35.072Z",
+         *         "updated": "2026-11-26T05:22:35.072Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T05:18:56.809Z",
+         *         "trial_end": "2026-12-03T05:22:35.072Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T05:18:56.809Z",
+         *         "current_period_end": "2026-12-03T05:22:35.072Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:18:56.809Z",
+         *         "current_period_start": "2026-11-26T05:22:35.072Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq5p71jd41j824a64nnx2t08",
+         *       "correlation_id": "req_prod_06h1ckhtfwyqfj5svjmtfcs6fvagw",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T05:18:56.809Z",
+         *       "created": "2026-11-30T05:22:35.072Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -12202,16 +12216,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq2s5gqrvhp26n2n8at14m66",
+         *       "id": "evt_prod_06h1ckhqhkceqtb35d9753ekk4rsw",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *       "aggregate_id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *       "data": {
-         *         "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *         "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12224,11 +12238,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T05:18:56.196Z",
+         *         "created": "2026-11-26T05:22:34.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:18:56.196Z",
+         *         "updated": "2026-11-26T05:22:34.502Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12258,13 +12272,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq2r51pzx346f5k6szd25c70",
-         *       "request_id": "req_prod_06h1cjq2r51pzx346f5k6szd25c70",
+         *       "correlation_id": "req_prod_06h1ckhqgkkccfp6szfcp2fhdgqym",
+         *       "request_id": "req_prod_06h1ckhqgkkccfp6szfcp2fhdgqym",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:56.201Z",
+         *       "created": "2026-11-26T05:22:34.508Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -12309,16 +12323,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq310hy06d0jny4yq58a7y7m",
+         *       "id": "evt_prod_06h1ckhqr7jdegm3gwqfycnyvm8ag",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *       "aggregate_id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *       "data": {
-         *         "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *         "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12331,11 +12345,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:18:56.196Z",
+         *         "created": "2026-11-26T05:22:34.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:18:56.228Z",
+         *         "updated": "2026-11-26T05:22:34.528Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12343,11 +12357,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
+         *         "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:18:56.228Z",
+         *         "finalized_at": "2026-11-26T05:22:34.528Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -12359,16 +12373,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
+         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *         "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12381,11 +12395,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T05:18:56.196Z",
+         *         "created": "2026-11-26T05:22:34.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:18:56.196Z",
+         *         "updated": "2026-11-26T05:22:34.502Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12414,13 +12428,13 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq2w1hrrw9kyqh4r8v84pp4r",
-         *       "request_id": "req_prod_06h1cjq2w1hrrw9kyqh4r8v84pp4r",
+         *       "correlation_id": "req_prod_06h1ckhqkhjgb3x8zzp1nyan2zw6j",
+         *       "request_id": "req_prod_06h1ckhqkhjgb3x8zzp1nyan2zw6j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:56.264Z",
+         *       "created": "2026-11-26T05:22:34.561Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -12465,16 +12479,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq35xsdvxjwf23bgpwz3cc4y",
+         *       "id": "evt_prod_06h1ckhqwvy58hye6eq1tfh1dnr80",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *       "aggregate_id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *       "data": {
-         *         "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *         "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12487,11 +12501,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:18:56.196Z",
-         *         "paid_at": "2026-11-26T05:18:56.301Z",
-         *         "updated": "2026-11-26T05:18:56.301Z",
+         *         "created": "2026-11-26T05:22:34.502Z",
+         *         "paid_at": "2026-11-26T05:22:34.597Z",
+         *         "updated": "2026-11-26T05:22:34.597Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12499,32 +12513,32 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
+         *         "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:18:56.228Z",
+         *         "finalized_at": "2026-11-26T05:22:34.528Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cjq341k4c4dfetvkeha4arf52",
+         *         "payment_intent": "pi_prod_06h1ckhqvdeqrkft5v7h0kcf3t3tg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
+         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *         "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12537,11 +12551,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:18:56.196Z",
+         *         "created": "2026-11-26T05:22:34.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:18:56.228Z",
+         *         "updated": "2026-11-26T05:22:34.528Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12549,34 +12563,34 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
+         *         "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:18:56.228Z",
+         *         "finalized_at": "2026-11-26T05:22:34.528Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cjq341k4c4dfetvkeha4arf52",
+         *         "payment_intent": "pi_prod_06h1ckhqvdeqrkft5v7h0kcf3t3tg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
+         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq33jxkfh37e0efpaj70bsv4",
-         *       "request_id": "req_prod_06h1cjq33jxkfh37e0efpaj70bsv4",
+         *       "correlation_id": "req_prod_06h1ckhqv2g8z31jpwm8wkchcrwhg",
+         *       "request_id": "req_prod_06h1ckhqv2g8z31jpwm8wkchcrwhg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:18:56.303Z",
+         *       "created": "2026-11-26T05:22:34.598Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         InvoicePaidEvent: {
@@ -12621,16 +12635,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq364zsq7b5tzjzkdhydn8bw",
+         *       "id": "evt_prod_06h1ckhqx2pkb06ym4hydgdy9q6r4",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *       "aggregate_id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *       "data": {
-         *         "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *         "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12643,11 +12657,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:18:56.196Z",
-         *         "paid_at": "2026-11-26T05:18:56.301Z",
-         *         "updated": "2026-11-26T05:18:56.301Z",
+         *         "created": "2026-11-26T05:22:34.502Z",
+         *         "paid_at": "2026-11-26T05:22:34.597Z",
+         *         "updated": "2026-11-26T05:22:34.597Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12655,32 +12669,32 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
+         *         "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:18:56.228Z",
+         *         "finalized_at": "2026-11-26T05:22:34.528Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cjq341k4c4dfetvkeha4arf52",
+         *         "payment_intent": "pi_prod_06h1ckhqvdeqrkft5v7h0kcf3t3tg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
+         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *         "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12693,11 +12707,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:18:56.196Z",
+         *         "created": "2026-11-26T05:22:34.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:18:56.228Z",
+         *         "updated": "2026-11-26T05:22:34.528Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12705,34 +12719,34 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
+         *         "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:18:56.228Z",
+         *         "finalized_at": "2026-11-26T05:22:34.528Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cjq341k4c4dfetvkeha4arf52",
+         *         "payment_intent": "pi_prod_06h1ckhqvdeqrkft5v7h0kcf3t3tg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
+         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq33jxkfh37e0efpaj70bsv4",
-         *       "request_id": "req_prod_06h1cjq33jxkfh37e0efpaj70bsv4",
+         *       "correlation_id": "req_prod_06h1ckhqv2g8z31jpwm8wkchcrwhg",
+         *       "request_id": "req_prod_06h1ckhqv2g8z31jpwm8wkchcrwhg",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:18:56.305Z",
+         *       "created": "2026-11-26T05:22:34.600Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -12777,16 +12791,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq3k7aj2rkxneyp3t7nsadtp",
+         *       "id": "evt_prod_06h1ckhr9kz3np89zpk8jpf5f0w36",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cjq3cm8914jggqsdscf89434m",
+         *       "aggregate_id": "in_prod_06h1ckhr2yv7av7xnyxgqt2m07hxm",
          *       "data": {
-         *         "id": "in_prod_06h1cjq3cm8914jggqsdscf89434m",
+         *         "id": "in_prod_06h1ckhr2yv7av7xnyxgqt2m07hxm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq3crnqfar4skjx9db8h1r16",
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "id": "il_prod_06h1ckhr32n3jvy87pqzw55qpmyvg",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12799,11 +12813,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:18:56.357Z",
+         *         "created": "2026-11-26T05:22:34.647Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:18:56.370Z",
+         *         "updated": "2026-11-26T05:22:34.659Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12811,35 +12825,35 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c69216ad75231cc1b9906b0f0ce1f5a97b79a4a3d5414f06458c08605bc698b6",
+         *         "pdf_sha256": "e0c407459102c0416c79b0fe465f15bc270c29dd209bf5b3ea647e6efb756c8f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq3cm8914jggqsdscf89434m/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhr2yv7av7xnyxgqt2m07hxm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:18:56.370Z",
+         *         "finalized_at": "2026-11-26T05:22:34.659Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cjq3hrtjgrhvss3bqcv5g30za",
+         *         "payment_intent": "pi_prod_06h1ckhr86rtnnyskp4d3dg8y8nya",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/BPrsz641sTmzSukycCCEYC6_O2dxAcmk8prXApRjWeQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/m3oNw0NSIlV5rD_1H3cM_trK8z7-d-451tHDL3sYtr8",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq3hazn2mqxv3q2qw5abvkvg",
-         *       "request_id": "req_prod_06h1cjq3hazn2mqxv3q2qw5abvkvg",
+         *       "correlation_id": "req_prod_06h1ckhr7mvnn36agj16bnw219y0p",
+         *       "request_id": "req_prod_06h1ckhr7mvnn36agj16bnw219y0p",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:18:56.409Z",
+         *       "created": "2026-11-26T05:22:34.700Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -12884,16 +12898,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq3tjrj1ejfcd325h2gy1n02",
+         *       "id": "evt_prod_06h1ckhrhvhzwmb97e4462y3q0svm",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cjq3mhy09bb1wy0yfv2fy5t6g",
+         *       "aggregate_id": "in_prod_06h1ckhrb2mmd0ffg55evxwaykbfp",
          *       "data": {
-         *         "id": "in_prod_06h1cjq3mhy09bb1wy0yfv2fy5t6g",
+         *         "id": "in_prod_06h1ckhrb2mmd0ffg55evxwaykbfp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq3mp2nztz3q82edtks3g588",
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "id": "il_prod_06h1ckhrb2mmd0ffg55evxwaykbfr",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12906,11 +12920,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:18:56.420Z",
+         *         "created": "2026-11-26T05:22:34.712Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:18:56.432Z",
+         *         "updated": "2026-11-26T05:22:34.727Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12918,35 +12932,35 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "5b3b3ce5495e0246d297a70485208f758e827c03388fb571514bf36faae5fb15",
+         *         "pdf_sha256": "c889d3e1e557fe0b4ad40f50111eaebea05de399cbda042fbb98716d20b255c4",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq3mhy09bb1wy0yfv2fy5t6g/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhrb2mmd0ffg55evxwaykbfp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:18:56.432Z",
+         *         "finalized_at": "2026-11-26T05:22:34.727Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cjq3szf6q03r7x244b9fakdn2",
+         *         "payment_intent": "pi_prod_06h1ckhrgtn5ch782xw9ypnk9qxbj",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/AUd8pFG9-hVIPfCGEzwLMIZkIiN9QHsCqA3EczOv5zM",
+         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/nyEyDLp4t4JyzGSpT2_dPE9wTNeZ-0ZEEczJNR7yXII",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq3skgx05jhp9zh1mpxaw4nr",
-         *       "request_id": "req_prod_06h1cjq3skgx05jhp9zh1mpxaw4nr",
+         *       "correlation_id": "req_prod_06h1ckhrgdeh4as41ez90nx0475ap",
+         *       "request_id": "req_prod_06h1ckhrgdeh4as41ez90nx0475ap",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:18:56.468Z",
+         *       "created": "2026-11-26T05:22:34.766Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -12991,16 +13005,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq5rymf47kysc92182j5my1r",
+         *       "id": "evt_prod_06h1ckhthzp0gb3xk9drecf1kq27w",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cjq4dkz89869f6wgxx912pna2",
+         *       "aggregate_id": "in_prod_06h1ckhs3wsmdd13mh6eb8yt4va0y",
          *       "data": {
-         *         "id": "in_prod_06h1cjq4dkz89869f6wgxx912pna2",
+         *         "id": "in_prod_06h1ckhs3wsmdd13mh6eb8yt4va0y",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq4dpntm5gddc9875qpqew2y",
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "id": "il_prod_06h1ckhs40wfv5c46z689mrfjjmz2",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13013,23 +13027,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:18:56.620Z",
+         *         "created": "2026-11-26T05:22:34.911Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T05:18:56.605Z",
+         *         "updated": "2026-11-27T05:22:34.897Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
-         *         "due_date": "2026-11-27T05:18:56.605Z",
+         *         "due_date": "2026-11-27T05:22:34.897Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T05:18:56.605Z",
-         *         "pdf_sha256": "a6a915e0b53f357e6287c06d8f6683366d10f8162c319e2851842d07b4797bc1",
+         *         "overdue_at": "2026-11-27T05:22:34.897Z",
+         *         "pdf_sha256": "0380c22568b003b7314eac5768d099e8c435f746a9cbfe4d7b55be10c695e234",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq4dkz89869f6wgxx912pna2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhs3wsmdd13mh6eb8yt4va0y/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:18:56.632Z",
+         *         "finalized_at": "2026-11-26T05:22:34.922Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13041,16 +13055,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/iCBMMVJnK9yd8LrEqc0MGNkVDP0KTEet4eUuE00PoJw",
+         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/EYsVq1X2nfQ3EsbO_x9RsMurhWA3NvRbT1-5TCRqp-w",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cjq4dkz89869f6wgxx912pna2",
+         *         "id": "in_prod_06h1ckhs3wsmdd13mh6eb8yt4va0y",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq4dpntm5gddc9875qpqew2y",
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "id": "il_prod_06h1ckhs40wfv5c46z689mrfjjmz2",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13063,23 +13077,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:18:56.620Z",
+         *         "created": "2026-11-26T05:22:34.911Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:18:56.632Z",
+         *         "updated": "2026-11-26T05:22:34.922Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
-         *         "due_date": "2026-11-27T05:18:56.605Z",
+         *         "due_date": "2026-11-27T05:22:34.897Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a6a915e0b53f357e6287c06d8f6683366d10f8162c319e2851842d07b4797bc1",
+         *         "pdf_sha256": "0380c22568b003b7314eac5768d099e8c435f746a9cbfe4d7b55be10c695e234",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq4dkz89869f6wgxx912pna2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhs3wsmdd13mh6eb8yt4va0y/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:18:56.632Z",
+         *         "finalized_at": "2026-11-26T05:22:34.922Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13091,16 +13105,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/iCBMMVJnK9yd8LrEqc0MGNkVDP0KTEet4eUuE00PoJw",
+         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/EYsVq1X2nfQ3EsbO_x9RsMurhWA3NvRbT1-5TCRqp-w",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq5p71jd41j824a64nnx2t08",
+         *       "correlation_id": "req_prod_06h1ckhtfwyqfj5svjmtfcs6fvagw",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T05:18:56.605Z",
+         *       "created": "2026-11-27T05:22:34.897Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13147,16 +13161,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq425bw2xa8mn1xbwz6x1za2",
+         *       "id": "evt_prod_06h1ckhrt6nn56qzq1vbgdwqjzy8j",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cjq3vwz7whs40m589mvkr3fnm",
+         *       "aggregate_id": "in_prod_06h1ckhrkaz7ck43cn418jvenjhw2",
          *       "data": {
-         *         "id": "in_prod_06h1cjq3vwz7whs40m589mvkr3fnm",
+         *         "id": "in_prod_06h1ckhrkaz7ck43cn418jvenjhw2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq3w1z5yahzn1pjwe8y7kmdj",
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "id": "il_prod_06h1ckhrkcm3q0j2bynsr6npybhnm",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13169,23 +13183,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T05:18:56.479Z",
+         *         "created": "2026-11-26T05:22:34.778Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:18:56.528Z",
+         *         "updated": "2026-11-26T05:22:34.832Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T05:18:56.528Z",
+         *         "voided_at": "2026-11-26T05:22:34.832Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "7b0c5c6440a29ab3c8b4f4411a7d59046fcc7dc2bc20464cb890d0646fe1b89f",
+         *         "pdf_sha256": "c2b392f6bd2b933ae9e3941c744b26bd16a388cde4cb7ee59414ef46ab441670",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq3vwz7whs40m589mvkr3fnm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhrkaz7ck43cn418jvenjhw2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:18:56.492Z",
+         *         "finalized_at": "2026-11-26T05:22:34.795Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13197,16 +13211,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/IO9lt3Fhbcw2Fju8MMv7QegTYDvsOinBVJ2g-zCqu64",
+         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/EG6euiwspxwXpE-ea7Z17l9gW7TRkew-mqtzgLLyUTo",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cjq3vwz7whs40m589mvkr3fnm",
+         *         "id": "in_prod_06h1ckhrkaz7ck43cn418jvenjhw2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq3w1z5yahzn1pjwe8y7kmdj",
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "id": "il_prod_06h1ckhrkcm3q0j2bynsr6npybhnm",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13219,11 +13233,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:18:56.479Z",
+         *         "created": "2026-11-26T05:22:34.778Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:18:56.492Z",
+         *         "updated": "2026-11-26T05:22:34.795Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13231,11 +13245,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "7b0c5c6440a29ab3c8b4f4411a7d59046fcc7dc2bc20464cb890d0646fe1b89f",
+         *         "pdf_sha256": "c2b392f6bd2b933ae9e3941c744b26bd16a388cde4cb7ee59414ef46ab441670",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq3vwz7whs40m589mvkr3fnm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhrkaz7ck43cn418jvenjhw2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:18:56.492Z",
+         *         "finalized_at": "2026-11-26T05:22:34.795Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13247,18 +13261,18 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/IO9lt3Fhbcw2Fju8MMv7QegTYDvsOinBVJ2g-zCqu64",
+         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/EG6euiwspxwXpE-ea7Z17l9gW7TRkew-mqtzgLLyUTo",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq41qazj4w1mh146s45126yg",
-         *       "request_id": "req_prod_06h1cjq41qazj4w1mh146s45126yg",
+         *       "correlation_id": "req_prod_06h1ckhrspfhm2e8j48f9pnsdtpdr",
+         *       "request_id": "req_prod_06h1ckhrspfhm2e8j48f9pnsdtpdr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:18:56.529Z",
+         *       "created": "2026-11-26T05:22:34.833Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -13303,16 +13317,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq49hfpmj0fbvsfv3sedzc3j",
+         *       "id": "evt_prod_06h1ckhs06zqw7js7ygfr9v3rr1rr",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cjq44aets6dpw2sx6esd0ajca",
+         *       "aggregate_id": "in_prod_06h1ckhrw0xd7efk5ac5tsnj9445c",
          *       "data": {
-         *         "id": "in_prod_06h1cjq44aets6dpw2sx6esd0ajca",
+         *         "id": "in_prod_06h1ckhrw0xd7efk5ac5tsnj9445c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq44aets6dpw2sx6esd0ajcc",
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "id": "il_prod_06h1ckhrw61g7wadq5tj2nx5535sp",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13325,11 +13339,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T05:18:56.546Z",
+         *         "created": "2026-11-26T05:22:34.848Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:18:56.587Z",
+         *         "updated": "2026-11-26T05:22:34.880Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13337,11 +13351,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "9920a3145f341cd2d82cfaaeb5e1be96baf99319ed6e5ed9f931370658cd6216",
+         *         "pdf_sha256": "f093585d1fa0b8028f9e27e797b5ca5da21b910c8bb1eae02e249eff0c2595a2",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq44aets6dpw2sx6esd0ajca/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhrw0xd7efk5ac5tsnj9445c/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:18:56.557Z",
+         *         "finalized_at": "2026-11-26T05:22:34.859Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13353,16 +13367,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/L1BUvJRy_VtRMu0zC-ZPRNdE25kJYx_lb3mlsUTKYag",
+         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/-iiij_ouoZHLiMG-ra3bKGvriEAur71CIL0BA0QvWqg",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T05:18:56.587Z"
+         *         "marked_uncollectible_at": "2026-11-26T05:22:34.880Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cjq44aets6dpw2sx6esd0ajca",
+         *         "id": "in_prod_06h1ckhrw0xd7efk5ac5tsnj9445c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq44aets6dpw2sx6esd0ajcc",
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "id": "il_prod_06h1ckhrw61g7wadq5tj2nx5535sp",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13375,11 +13389,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:18:56.546Z",
+         *         "created": "2026-11-26T05:22:34.848Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:18:56.557Z",
+         *         "updated": "2026-11-26T05:22:34.859Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13387,11 +13401,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "9920a3145f341cd2d82cfaaeb5e1be96baf99319ed6e5ed9f931370658cd6216",
+         *         "pdf_sha256": "f093585d1fa0b8028f9e27e797b5ca5da21b910c8bb1eae02e249eff0c2595a2",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq44aets6dpw2sx6esd0ajca/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhrw0xd7efk5ac5tsnj9445c/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:18:56.557Z",
+         *         "finalized_at": "2026-11-26T05:22:34.859Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13403,18 +13417,18 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/L1BUvJRy_VtRMu0zC-ZPRNdE25kJYx_lb3mlsUTKYag",
+         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/-iiij_ouoZHLiMG-ra3bKGvriEAur71CIL0BA0QvWqg",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq48mk3zqyh4719ye5zbw5rj",
-         *       "request_id": "req_prod_06h1cjq48mk3zqyh4719ye5zbw5rj",
+         *       "correlation_id": "req_prod_06h1ckhrzrgnf3sh5q26m2yn9f8qw",
+         *       "request_id": "req_prod_06h1ckhrzrgnf3sh5q26m2yn9f8qw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:18:56.588Z",
+         *       "created": "2026-11-26T05:22:34.881Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -13459,16 +13473,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq3bmnvzp3rykwte3es9g160",
+         *       "id": "evt_prod_06h1ckhr1x0vvr8bzjfhxn41qftb2",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *       "aggregate_id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *       "data": {
-         *         "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *         "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
-         *             "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *             "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
+         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13481,11 +13495,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:18:56.196Z",
-         *         "paid_at": "2026-11-26T05:18:56.301Z",
-         *         "updated": "2026-11-26T05:18:56.301Z",
+         *         "created": "2026-11-26T05:22:34.502Z",
+         *         "paid_at": "2026-11-26T05:22:34.597Z",
+         *         "updated": "2026-11-26T05:22:34.597Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13493,35 +13507,35 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
+         *         "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:18:56.228Z",
+         *         "finalized_at": "2026-11-26T05:22:34.528Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cjq341k4c4dfetvkeha4arf52",
+         *         "payment_intent": "pi_prod_06h1ckhqvdeqrkft5v7h0kcf3t3tg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
+         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq39xqxx29erj1071skjb3sy",
-         *       "request_id": "req_prod_06h1cjq39xqxx29erj1071skjb3sy",
+         *       "correlation_id": "req_prod_06h1ckhr0gdm43ewdffrg10gvcxby",
+         *       "request_id": "req_prod_06h1ckhr0gdm43ewdffrg10gvcxby",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:18:56.349Z",
+         *       "created": "2026-11-26T05:22:34.639Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -13566,16 +13580,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq5zsw8ewvcq95wcsh0b5yy2",
+         *       "id": "evt_prod_06h1ckhtrhyhzkt21cpd5fdkcy0mt",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cjq5zbnv56h13kq9rnjh4vvh6",
+         *       "aggregate_id": "in_prod_06h1ckhtqya08dz9m56qhmtjbpxhm",
          *       "data": {
-         *         "id": "in_prod_06h1cjq5zbnv56h13kq9rnjh4vvh6",
+         *         "id": "in_prod_06h1ckhtqya08dz9m56qhmtjbpxhm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cjq5zgme9r2fz73qdj3x2t1ag",
-         *             "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
+         *             "id": "il_prod_06h1ckhtr8fbr31s4yzhsnn3z568e",
+         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -13588,11 +13602,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T05:18:56.809Z",
+         *         "created": "2026-11-30T05:22:35.072Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T05:18:56.809Z",
+         *         "updated": "2026-11-30T05:22:35.072Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13601,11 +13615,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h1cjq55c46a1hff3pm3de9edy6e",
+         *         "description": "Subscription sub_prod_06h1ckhsr50r0zf7a22e9z30qs5jm",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1cjq55c46a1hff3pm3de9edy6e",
+         *         "subscription": "sub_prod_06h1ckhsr50r0zf7a22e9z30qs5jm",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -13622,11 +13636,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq5p71jd41j824a64nnx2t08",
+         *       "correlation_id": "req_prod_06h1ckhtfwyqfj5svjmtfcs6fvagw",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T05:18:56.809Z",
+         *       "created": "2026-11-30T05:22:35.072Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13673,19 +13687,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq1kj1mbkw759w99yppnqkfy",
+         *       "id": "evt_prod_06h1ckhpf5882dm0y5em3rey52v2w",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *       "aggregate_id": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *       "data": {
-         *         "id": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "id": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:18:55.897Z",
+         *         "created": "2026-11-26T05:22:34.231Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:18:55.897Z",
+         *         "updated": "2026-11-26T05:22:34.231Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13694,13 +13708,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq1jt75sdq838sqga5w0jh4r",
-         *       "request_id": "req_prod_06h1cjq1jt75sdq838sqga5w0jh4r",
+         *       "correlation_id": "req_prod_06h1ckhpens1q8j3j3bmqnrrm0are",
+         *       "request_id": "req_prod_06h1ckhpens1q8j3j3bmqnrrm0are",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:55.900Z",
+         *       "created": "2026-11-26T05:22:34.233Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CustomerCreatedEvent: {
@@ -13745,19 +13759,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq1pcmg9abw2hbf273s217ec",
+         *       "id": "evt_prod_06h1ckhph9f3wehz14vf4vn8x2zmm",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *       "aggregate_id": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *       "data": {
-         *         "id": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "id": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:18:55.897Z",
+         *         "created": "2026-11-26T05:22:34.231Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:18:55.921Z",
+         *         "updated": "2026-11-26T05:22:34.248Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13765,14 +13779,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "id": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:18:55.897Z",
+         *         "created": "2026-11-26T05:22:34.231Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:18:55.897Z",
+         *         "updated": "2026-11-26T05:22:34.231Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13780,13 +13794,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq1nrbdcr13xxc1fjvq2a80e",
-         *       "request_id": "req_prod_06h1cjq1nrbdcr13xxc1fjvq2a80e",
+         *       "correlation_id": "req_prod_06h1ckhpgp3e8fz8zz601nfksvhpj",
+         *       "request_id": "req_prod_06h1ckhpgp3e8fz8zz601nfksvhpj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:55.923Z",
+         *       "created": "2026-11-26T05:22:34.250Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -13831,20 +13845,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq1t8b5b69x0q4t9hngp2996",
+         *       "id": "evt_prod_06h1ckhpnp8fkm87cbr07absb9xb0",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cjq1rz7p1cavky6k70ab5zmm6",
+         *       "aggregate_id": "cus_prod_06h1ckhpk9x85z1p84hgjwkvkty6e",
          *       "data": {
-         *         "id": "cus_prod_06h1cjq1rz7p1cavky6k70ab5zmm6",
+         *         "id": "cus_prod_06h1ckhpk9x85z1p84hgjwkvkty6e",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:18:55.943Z",
+         *         "created": "2026-11-26T05:22:34.266Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:18:55.953Z",
+         *         "updated": "2026-11-26T05:22:34.284Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13852,14 +13866,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1cjq1rz7p1cavky6k70ab5zmm6",
+         *         "id": "cus_prod_06h1ckhpk9x85z1p84hgjwkvkty6e",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:18:55.943Z",
+         *         "created": "2026-11-26T05:22:34.266Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:18:55.943Z",
+         *         "updated": "2026-11-26T05:22:34.266Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13867,13 +13881,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq1syxy0weh2dxw1kynbbnb8",
-         *       "request_id": "req_prod_06h1cjq1syxy0weh2dxw1kynbbnb8",
+         *       "correlation_id": "req_prod_06h1ckhpmeyf5tv7yg6byjvg88xsm",
+         *       "request_id": "req_prod_06h1ckhpmeyf5tv7yg6byjvg88xsm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:55.954Z",
+         *       "created": "2026-11-26T05:22:34.285Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CustomerDeletedEvent: {
@@ -13918,21 +13932,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq1wa0fyhe2zdrdw2kt4sjje",
+         *       "id": "evt_prod_06h1ckhpqed15pgc70a1becjy0wcr",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
+         *       "aggregate_id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
          *       "data": {
-         *         "id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
+         *         "id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
          *         "end": null,
-         *         "start": "2026-11-26T05:18:55.966Z",
+         *         "start": "2026-11-26T05:22:34.296Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
+         *           "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:18:55.653Z",
-         *           "updated": "2026-11-26T05:18:55.966Z",
+         *           "created": "2026-11-26T05:22:34.022Z",
+         *           "updated": "2026-11-26T05:22:34.296Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -13945,18 +13959,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq1vggtjvd6tygv8f26htf2w",
-         *       "request_id": "req_prod_06h1cjq1vggtjvd6tygv8f26htf2w",
+         *       "correlation_id": "req_prod_06h1ckhppqdt4sxbyvks7dzrpkmyy",
+         *       "request_id": "req_prod_06h1ckhppqdt4sxbyvks7dzrpkmyy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:55.970Z",
+         *       "created": "2026-11-26T05:22:34.300Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -14001,21 +14015,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq1zzq4rxqdpg2bnrmk7xeva",
+         *       "id": "evt_prod_06h1ckhpsq4mn02y1p20tbeccq2sy",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
+         *       "aggregate_id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
          *       "data": {
-         *         "id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
+         *         "id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
          *         "end": null,
-         *         "start": "2026-11-26T05:18:55.986Z",
+         *         "start": "2026-11-26T05:22:34.315Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cjq0pym7at681t6n4smct3wka",
+         *           "id": "cpn_prod_06h1ckhnpp6ryak6v7s5d7j5ft8s6",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:18:55.671Z",
-         *           "updated": "2026-11-26T05:18:55.986Z",
+         *           "created": "2026-11-26T05:22:34.037Z",
+         *           "updated": "2026-11-26T05:22:34.315Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14028,20 +14042,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
+         *         "id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
          *         "end": null,
-         *         "start": "2026-11-26T05:18:55.966Z",
+         *         "start": "2026-11-26T05:22:34.296Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
+         *           "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:18:55.653Z",
-         *           "updated": "2026-11-26T05:18:55.966Z",
+         *           "created": "2026-11-26T05:22:34.022Z",
+         *           "updated": "2026-11-26T05:22:34.296Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -14054,17 +14068,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq1xw7dfb1ca3n4zrn5j5w3m",
-         *       "request_id": "req_prod_06h1cjq1xw7dfb1ca3n4zrn5j5w3m",
+         *       "correlation_id": "req_prod_06h1ckhps25cnamzenpgv1yvhgr00",
+         *       "request_id": "req_prod_06h1ckhps25cnamzenpgv1yvhgr00",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:55.999Z",
+         *       "created": "2026-11-26T05:22:34.317Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -14109,21 +14123,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq21esk1jzk7481vxsbe8xtm",
+         *       "id": "evt_prod_06h1ckhpwgnf25rbwjcmckaty3kjj",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
+         *       "aggregate_id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
          *       "data": {
-         *         "id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
+         *         "id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
          *         "end": null,
-         *         "start": "2026-11-26T05:18:55.986Z",
+         *         "start": "2026-11-26T05:22:34.315Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cjq0pym7at681t6n4smct3wka",
+         *           "id": "cpn_prod_06h1ckhnpp6ryak6v7s5d7j5ft8s6",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:18:55.671Z",
-         *           "updated": "2026-11-26T05:18:55.986Z",
+         *           "created": "2026-11-26T05:22:34.037Z",
+         *           "updated": "2026-11-26T05:22:34.315Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14137,20 +14151,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
+         *         "id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
          *         "end": null,
-         *         "start": "2026-11-26T05:18:55.986Z",
+         *         "start": "2026-11-26T05:22:34.315Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cjq0pym7at681t6n4smct3wka",
+         *           "id": "cpn_prod_06h1ckhnpp6ryak6v7s5d7j5ft8s6",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:18:55.671Z",
-         *           "updated": "2026-11-26T05:18:55.986Z",
+         *           "created": "2026-11-26T05:22:34.037Z",
+         *           "updated": "2026-11-26T05:22:34.315Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14163,17 +14177,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq20z7dzzmpyam78dezt2qte",
-         *       "request_id": "req_prod_06h1cjq20z7dzzmpyam78dezt2qte",
+         *       "correlation_id": "req_prod_06h1ckhptcj4xnq38xk8tgrbb6448",
+         *       "request_id": "req_prod_06h1ckhptcj4xnq38xk8tgrbb6448",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:18:56.011Z",
+         *       "created": "2026-11-26T05:22:34.340Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -14218,17 +14232,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq0mxkm3bqszbne9e5a34xte",
+         *       "id": "evt_prod_06h1ckhnn0atpegexkvsnyqpd9t3p",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
+         *       "aggregate_id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
          *       "data": {
-         *         "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
+         *         "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:18:55.653Z",
-         *         "updated": "2026-11-26T05:18:55.653Z",
+         *         "created": "2026-11-26T05:22:34.022Z",
+         *         "updated": "2026-11-26T05:22:34.022Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14242,13 +14256,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq0mekpzeg46vcmw8qkdsqdw",
-         *       "request_id": "req_prod_06h1cjq0mekpzeg46vcmw8qkdsqdw",
+         *       "correlation_id": "req_prod_06h1ckhnmh1rrc3fep8pq9tvftvwa",
+         *       "request_id": "req_prod_06h1ckhnmh1rrc3fep8pq9tvftvwa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:55.656Z",
+         *       "created": "2026-11-26T05:22:34.024Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CouponCreatedEvent: {
@@ -14293,17 +14307,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq0rnkzaqd8wpgm8sggwmyw4",
+         *       "id": "evt_prod_06h1ckhnr8ky1tzdnky6fqd93fbf2",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
+         *       "aggregate_id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
          *       "data": {
-         *         "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
+         *         "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:18:55.653Z",
-         *         "updated": "2026-11-26T05:18:55.683Z",
+         *         "created": "2026-11-26T05:22:34.022Z",
+         *         "updated": "2026-11-26T05:22:34.048Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14316,12 +14330,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
+         *         "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:18:55.653Z",
-         *         "updated": "2026-11-26T05:18:55.653Z",
+         *         "created": "2026-11-26T05:22:34.022Z",
+         *         "updated": "2026-11-26T05:22:34.022Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14334,13 +14348,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq0r3pgqqsqwc8wxfsq15zv0",
-         *       "request_id": "req_prod_06h1cjq0r3pgqqsqwc8wxfsq15zv0",
+         *       "correlation_id": "req_prod_06h1ckhnqn6tznq4s5jxfxqa43ygr",
+         *       "request_id": "req_prod_06h1ckhnqn6tznq4s5jxfxqa43ygr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:55.685Z",
+         *       "created": "2026-11-26T05:22:34.050Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CouponUpdatedEvent: {
@@ -14385,18 +14399,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq0w62wc25e5gmns7jbz9qyw",
+         *       "id": "evt_prod_06h1ckhnv5hdxv43cwppcw9pv4c40",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cjq0tqqv4rh3sx78165p7ccvm",
+         *       "aggregate_id": "cpn_prod_06h1ckhnssawazeb0cshy3f7g1w16",
          *       "data": {
-         *         "id": "cpn_prod_06h1cjq0tqqv4rh3sx78165p7ccvm",
+         *         "id": "cpn_prod_06h1ckhnssawazeb0cshy3f7g1w16",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:18:55.701Z",
+         *         "created": "2026-11-26T05:22:34.062Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T05:18:55.711Z",
+         *         "updated": "2026-11-26T05:22:34.072Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14409,12 +14423,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1cjq0tqqv4rh3sx78165p7ccvm",
+         *         "id": "cpn_prod_06h1ckhnssawazeb0cshy3f7g1w16",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:18:55.701Z",
-         *         "updated": "2026-11-26T05:18:55.701Z",
+         *         "created": "2026-11-26T05:22:34.062Z",
+         *         "updated": "2026-11-26T05:22:34.062Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14427,13 +14441,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq0vtv8p3zwv3m76jechwyke",
-         *       "request_id": "req_prod_06h1cjq0vtv8p3zwv3m76jechwyke",
+         *       "correlation_id": "req_prod_06h1ckhntsm8ypgac6zxvcaqtd2va",
+         *       "request_id": "req_prod_06h1ckhntsm8ypgac6zxvcaqtd2va",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:55.713Z",
+         *       "created": "2026-11-26T05:22:34.073Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CouponDeletedEvent: {
@@ -14478,19 +14492,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq09f8gwp2sv25vwrqgp1g4a",
+         *       "id": "evt_prod_06h1ckhnb2yt931cdsn7sjq8635z0",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
+         *       "aggregate_id": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
          *       "data": {
-         *         "id": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
+         *         "id": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:18:55.561Z",
-         *         "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
-         *         "updated": "2026-11-26T05:18:55.561Z",
+         *         "created": "2026-11-26T05:22:33.942Z",
+         *         "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
+         *         "updated": "2026-11-26T05:22:33.942Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14507,13 +14521,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq08sv21d3n5ez8m584f8dtp",
-         *       "request_id": "req_prod_06h1cjq08sv21d3n5ez8m584f8dtp",
+         *       "correlation_id": "req_prod_06h1ckhnaf4hf31gkkwy33vw34ykr",
+         *       "request_id": "req_prod_06h1ckhnaf4hf31gkkwy33vw34ykr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:55.563Z",
+         *       "created": "2026-11-26T05:22:33.944Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         PriceCreatedEvent: {
@@ -14558,19 +14572,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq0dntc225a7ygc44xnjbtkt",
+         *       "id": "evt_prod_06h1ckhnepxh33a33dpajvjcjj992",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
+         *       "aggregate_id": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
          *       "data": {
-         *         "id": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
+         *         "id": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:18:55.561Z",
-         *         "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
-         *         "updated": "2026-11-26T05:18:55.596Z",
+         *         "created": "2026-11-26T05:22:33.942Z",
+         *         "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
+         *         "updated": "2026-11-26T05:22:33.971Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14586,14 +14600,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
+         *         "id": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:18:55.561Z",
-         *         "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
-         *         "updated": "2026-11-26T05:18:55.561Z",
+         *         "created": "2026-11-26T05:22:33.942Z",
+         *         "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
+         *         "updated": "2026-11-26T05:22:33.942Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14609,13 +14623,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq0d0bh6shah72st4he93mhp",
-         *       "request_id": "req_prod_06h1cjq0d0bh6shah72st4he93mhp",
+         *       "correlation_id": "req_prod_06h1ckhne0qdy4ns6q21dbd8fgjjt",
+         *       "request_id": "req_prod_06h1ckhne0qdy4ns6q21dbd8fgjjt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:55.598Z",
+         *       "created": "2026-11-26T05:22:33.973Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         PriceUpdatedEvent: {
@@ -14660,20 +14674,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq0hgye56fns5h6c87jtm9d4",
+         *       "id": "evt_prod_06h1ckhnj0dm7xd8njzwj6n8m773e",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cjq0fw8zy6gfqcxexs5pezmda",
+         *       "aggregate_id": "price_prod_06h1ckhngg3y43sryvy7g8qndas3c",
          *       "data": {
-         *         "id": "price_prod_06h1cjq0fw8zy6gfqcxexs5pezmda",
+         *         "id": "price_prod_06h1ckhngg3y43sryvy7g8qndas3c",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:18:55.615Z",
+         *         "created": "2026-11-26T05:22:33.988Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1cjq07n4x6vvp3tkbn975pjzxm",
-         *         "updated": "2026-11-26T05:18:55.626Z",
+         *         "product": "prod_prod_06h1ckhn9gj5km5n6ywz2s2ec4ccy",
+         *         "updated": "2026-11-26T05:22:33.998Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14684,14 +14698,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1cjq0fw8zy6gfqcxexs5pezmda",
+         *         "id": "price_prod_06h1ckhngg3y43sryvy7g8qndas3c",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:18:55.615Z",
-         *         "product": "prod_prod_06h1cjq07n4x6vvp3tkbn975pjzxm",
-         *         "updated": "2026-11-26T05:18:55.615Z",
+         *         "created": "2026-11-26T05:22:33.988Z",
+         *         "product": "prod_prod_06h1ckhn9gj5km5n6ywz2s2ec4ccy",
+         *         "updated": "2026-11-26T05:22:33.988Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14702,13 +14716,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq0gx77tr30m1ztbzn9fp7fw",
-         *       "request_id": "req_prod_06h1cjq0gx77tr30m1ztbzn9fp7fw",
+         *       "correlation_id": "req_prod_06h1ckhnhh9n9pdkr056mhn557r1c",
+         *       "request_id": "req_prod_06h1ckhnhh9n9pdkr056mhn557r1c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:55.628Z",
+         *       "created": "2026-11-26T05:22:34.000Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         PriceDeletedEvent: {
@@ -14753,30 +14767,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq0411rx4w212cc27at70zxy",
+         *       "id": "evt_prod_06h1ckhn6mtaedep2zd4v1e1w96e8",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
+         *       "aggregate_id": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
          *       "data": {
-         *         "id": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
+         *         "id": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:18:55.518Z",
-         *         "updated": "2026-11-26T05:18:55.518Z",
+         *         "created": "2026-11-26T05:22:33.908Z",
+         *         "updated": "2026-11-26T05:22:33.908Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq03m2bw48kxfryb8vzy6jct",
-         *       "request_id": "req_prod_06h1cjq03m2bw48kxfryb8vzy6jct",
+         *       "correlation_id": "req_prod_06h1ckhn6d91984pv6813e6bbqs7g",
+         *       "request_id": "req_prod_06h1ckhn6d91984pv6813e6bbqs7g",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:55.520Z",
+         *       "created": "2026-11-26T05:22:33.909Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         ProductCreatedEvent: {
@@ -14821,40 +14835,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq06aq0x5mehvrvtp1whskka",
+         *       "id": "evt_prod_06h1ckhn8d43xjdbj3dnnq7sa2bf4",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
+         *       "aggregate_id": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
          *       "data": {
-         *         "id": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
+         *         "id": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:18:55.518Z",
-         *         "updated": "2026-11-26T05:18:55.537Z",
+         *         "created": "2026-11-26T05:22:33.908Z",
+         *         "updated": "2026-11-26T05:22:33.921Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
+         *         "id": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:18:55.518Z",
-         *         "updated": "2026-11-26T05:18:55.518Z",
+         *         "created": "2026-11-26T05:22:33.908Z",
+         *         "updated": "2026-11-26T05:22:33.908Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq05tcv8srjy64m818a4aesw",
-         *       "request_id": "req_prod_06h1cjq05tcv8srjy64m818a4aesw",
+         *       "correlation_id": "req_prod_06h1ckhn7wm069djv6837bbgjsaqy",
+         *       "request_id": "req_prod_06h1ckhn7wm069djv6837bbgjsaqy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:55.539Z",
+         *       "created": "2026-11-26T05:22:33.923Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         ProductUpdatedEvent: {
@@ -14899,41 +14913,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq0k6zs7486dy5dwvk89kfct",
+         *       "id": "evt_prod_06h1ckhnkj030adr0rbn0hx7pvyx6",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cjq07n4x6vvp3tkbn975pjzxm",
+         *       "aggregate_id": "prod_prod_06h1ckhn9gj5km5n6ywz2s2ec4ccy",
          *       "data": {
-         *         "id": "prod_prod_06h1cjq07n4x6vvp3tkbn975pjzxm",
+         *         "id": "prod_prod_06h1ckhn9gj5km5n6ywz2s2ec4ccy",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:18:55.549Z",
+         *         "created": "2026-11-26T05:22:33.932Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T05:18:55.640Z",
+         *         "updated": "2026-11-26T05:22:34.011Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1cjq07n4x6vvp3tkbn975pjzxm",
+         *         "id": "prod_prod_06h1ckhn9gj5km5n6ywz2s2ec4ccy",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:18:55.549Z",
-         *         "updated": "2026-11-26T05:18:55.549Z",
+         *         "created": "2026-11-26T05:22:33.932Z",
+         *         "updated": "2026-11-26T05:22:33.932Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq0jn1s5md5t2ff08r12jhs8",
-         *       "request_id": "req_prod_06h1cjq0jn1s5md5t2ff08r12jhs8",
+         *       "correlation_id": "req_prod_06h1ckhnk0218d4w1a129wqv4dhgg",
+         *       "request_id": "req_prod_06h1ckhnk0218d4w1a129wqv4dhgg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:55.641Z",
+         *       "created": "2026-11-26T05:22:34.012Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         ProductDeletedEvent: {
@@ -14978,18 +14992,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq2kp0xp4ygp4j91vmq4vdwr",
+         *       "id": "evt_prod_06h1ckhqcsxt9n2vmv6nnzcmr3q4p",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cjq2kdndswnx3rc93a9ntj8fm",
+         *       "aggregate_id": "re_prod_06h1ckhqcqn0hb3kakakj2gnzf8xa",
          *       "data": {
-         *         "id": "re_prod_06h1cjq2kdndswnx3rc93a9ntj8fm",
+         *         "id": "re_prod_06h1ckhqcqn0hb3kakakj2gnzf8xa",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:18:56.155Z",
-         *         "payment": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
-         *         "updated": "2026-11-26T05:18:56.155Z",
+         *         "created": "2026-11-26T05:22:34.469Z",
+         *         "payment": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
+         *         "updated": "2026-11-26T05:22:34.469Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14998,13 +15012,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq2jxx9dqa81jvnwa12g37hr",
-         *       "request_id": "req_prod_06h1cjq2jxx9dqa81jvnwa12g37hr",
+         *       "correlation_id": "req_prod_06h1ckhqc8vywv78ayvy5kj85e6w2",
+         *       "request_id": "req_prod_06h1ckhqc8vywv78ayvy5kj85e6w2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:56.157Z",
+         *       "created": "2026-11-26T05:22:34.471Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         RefundCreatedEvent: {
@@ -15049,18 +15063,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq2m1phr61b6nmm1kq8c3y0a",
+         *       "id": "evt_prod_06h1ckhqd3nmz02vf49pzq3qmsq48",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cjq2kdndswnx3rc93a9ntj8fm",
+         *       "aggregate_id": "re_prod_06h1ckhqcqn0hb3kakakj2gnzf8xa",
          *       "data": {
-         *         "id": "re_prod_06h1cjq2kdndswnx3rc93a9ntj8fm",
+         *         "id": "re_prod_06h1ckhqcqn0hb3kakakj2gnzf8xa",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:18:56.155Z",
-         *         "payment": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
-         *         "updated": "2026-11-26T05:18:56.159Z",
+         *         "created": "2026-11-26T05:22:34.469Z",
+         *         "payment": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
+         *         "updated": "2026-11-26T05:22:34.472Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15068,13 +15082,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1cjq2kdndswnx3rc93a9ntj8fm",
+         *         "id": "re_prod_06h1ckhqcqn0hb3kakakj2gnzf8xa",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:18:56.155Z",
-         *         "payment": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
-         *         "updated": "2026-11-26T05:18:56.155Z",
+         *         "created": "2026-11-26T05:22:34.469Z",
+         *         "payment": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
+         *         "updated": "2026-11-26T05:22:34.469Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15082,13 +15096,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq2jxx9dqa81jvnwa12g37hr",
-         *       "request_id": "req_prod_06h1cjq2jxx9dqa81jvnwa12g37hr",
+         *       "correlation_id": "req_prod_06h1ckhqc8vywv78ayvy5kj85e6w2",
+         *       "request_id": "req_prod_06h1ckhqc8vywv78ayvy5kj85e6w2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:56.160Z",
+         *       "created": "2026-11-26T05:22:34.472Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         RefundUpdatedEvent: {
@@ -15133,18 +15147,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq2q51gsmb8ekv3h43dhdm38",
+         *       "id": "evt_prod_06h1ckhqfvm8314nwhpegsy28n9da",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cjq2pnncc97fcvp1t0268ehpj",
+         *       "aggregate_id": "re_prod_06h1ckhqfd0r7m1m8g1hajkw5hvet",
          *       "data": {
-         *         "id": "re_prod_06h1cjq2pnncc97fcvp1t0268ehpj",
+         *         "id": "re_prod_06h1ckhqfd0r7m1m8g1hajkw5hvet",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T05:18:56.181Z",
-         *         "payment": "py_prod_06h1cjq2fwky582bv1p67cdb7v5s6",
-         *         "updated": "2026-11-26T05:18:56.184Z",
+         *         "created": "2026-11-26T05:22:34.491Z",
+         *         "payment": "py_prod_06h1ckhq9swscnmtpecqyr41cmsgp",
+         *         "updated": "2026-11-26T05:22:34.493Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15152,13 +15166,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1cjq2pnncc97fcvp1t0268ehpj",
+         *         "id": "re_prod_06h1ckhqfd0r7m1m8g1hajkw5hvet",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:18:56.181Z",
-         *         "payment": "py_prod_06h1cjq2fwky582bv1p67cdb7v5s6",
-         *         "updated": "2026-11-26T05:18:56.181Z",
+         *         "created": "2026-11-26T05:22:34.491Z",
+         *         "payment": "py_prod_06h1ckhq9swscnmtpecqyr41cmsgp",
+         *         "updated": "2026-11-26T05:22:34.491Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15166,13 +15180,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq2pk0900bjapw7v73cy121c",
-         *       "request_id": "req_prod_06h1cjq2pk0900bjapw7v73cy121c",
+         *       "correlation_id": "req_prod_06h1ckhqf55a45v3y9407jjwkq6n0",
+         *       "request_id": "req_prod_06h1ckhqf55a45v3y9407jjwkq6n0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:56.185Z",
+         *       "created": "2026-11-26T05:22:34.494Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         RefundFailedEvent: {
@@ -15217,18 +15231,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjpx106f0ny9fwtgfxnbsaq92",
+         *       "id": "evt_prod_06h1ckhj6sw79veaefffvb1zfackp",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2",
+         *       "aggregate_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac",
          *       "data": {
-         *         "id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2",
+         *         "id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T05:18:54.725Z",
-         *         "display": "st_prod_…j3v0",
+         *         "created": "2026-11-26T05:22:33.139Z",
+         *         "display": "st_prod_…h77s",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -15237,13 +15251,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cjpwze5rr8xy9xy6hx3gprdrp",
-         *       "request_id": "req_prod_06h1cjpwze5rr8xy9xy6hx3gprdrp",
+         *       "correlation_id": "req_prod_06h1ckhj57rbt9ex4f1tcmt1hazw6",
+         *       "request_id": "req_prod_06h1ckhj57rbt9ex4f1tcmt1hazw6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:54.728Z",
+         *       "created": "2026-11-26T05:22:33.142Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt"
+         *       "actor_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -15288,29 +15302,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjpxr59eadmqry13tt0n5n9wa",
+         *       "id": "evt_prod_06h1ckhjtrvb9amzxqy04n97jyjxm",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1cjpxnba00zvj4t4skztyntmgm",
+         *       "aggregate_id": "key_prod_06h1ckhjrstx3shzhm71b72pn5rdr",
          *       "data": {
-         *         "id": "key_prod_06h1cjpxnba00zvj4t4skztyntmgm",
+         *         "id": "key_prod_06h1ckhjrstx3shzhm71b72pn5rdr",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-26T05:18:54.890Z",
-         *         "display": "pt_prod_…nc8d",
-         *         "revoked_at": "2026-11-26T05:18:54.912Z",
+         *         "created": "2026-11-26T05:22:33.286Z",
+         *         "display": "pt_prod_…7835",
+         *         "revoked_at": "2026-11-26T05:22:33.301Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h1cjpxnba00zvj4t4skztyntmgm",
+         *         "id": "key_prod_06h1ckhjrstx3shzhm71b72pn5rdr",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T05:18:54.890Z",
-         *         "display": "pt_prod_…nc8d",
+         *         "created": "2026-11-26T05:22:33.286Z",
+         *         "display": "pt_prod_…7835",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -15318,13 +15332,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cjpxqaepm1q1c9yeskatpecf8",
-         *       "request_id": "req_prod_06h1cjpxqaepm1q1c9yeskatpecf8",
+         *       "correlation_id": "req_prod_06h1ckhjt68gj1gtwzc4nnp8k649e",
+         *       "request_id": "req_prod_06h1ckhjt68gj1gtwzc4nnp8k649e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:54.914Z",
+         *       "created": "2026-11-26T05:22:33.302Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt"
+         *       "actor_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -15369,20 +15383,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjpxvdpzhms0rr9ja5naj578w",
+         *       "id": "evt_prod_06h1ckhjyaqzx38c0dtbhy9y2ka2w",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *       "aggregate_id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *       "data": {
-         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:18:54.934Z",
+         *         "created": "2026-11-26T05:22:33.326Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:18:54.934Z",
+         *         "updated": "2026-11-26T05:22:33.326Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -15396,13 +15410,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cjpxsxs9tgthr33273j66td18",
-         *       "request_id": "req_prod_06h1cjpxsxs9tgthr33273j66td18",
+         *       "correlation_id": "req_prod_06h1ckhjwzpqcqef97zzfwvkd40wr",
+         *       "request_id": "req_prod_06h1ckhjwzpqcqef97zzfwvkd40wr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:54.939Z",
+         *       "created": "2026-11-26T05:22:33.330Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -15447,20 +15461,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjpxy8v15stnyzaghaa69hpd4",
+         *       "id": "evt_prod_06h1ckhk1ktt42eb3kbqfhz904dwc",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *       "aggregate_id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *       "data": {
-         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:18:54.934Z",
+         *         "created": "2026-11-26T05:22:33.326Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:18:54.961Z",
+         *         "updated": "2026-11-26T05:22:33.353Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15470,15 +15484,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:18:54.934Z",
+         *         "created": "2026-11-26T05:22:33.326Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:18:54.934Z",
+         *         "updated": "2026-11-26T05:22:33.326Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -15491,13 +15505,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cjpxxsfby57pd6wm5g28f5bem",
-         *       "request_id": "req_prod_06h1cjpxxsfby57pd6wm5g28f5bem",
+         *       "correlation_id": "req_prod_06h1ckhk0s2c0b1esds5gcke2ge0a",
+         *       "request_id": "req_prod_06h1ckhk0s2c0b1esds5gcke2ge0a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:54.963Z",
+         *       "created": "2026-11-26T05:22:33.356Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -15542,58 +15556,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjpy6gms8vy6pywgh4h8m9j92",
+         *       "id": "evt_prod_06h1ckhka0k7zs8f321n7p8hp390r",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *       "aggregate_id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *       "data": {
-         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:18:54.934Z",
+         *         "created": "2026-11-26T05:22:33.326Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:18:55.027Z",
+         *         "updated": "2026-11-26T05:22:33.423Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:18:55.009Z"
+         *         "previous_secret_expires_at": "2026-11-27T05:22:33.402Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:18:54.934Z",
+         *         "created": "2026-11-26T05:22:33.326Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:18:55.009Z",
+         *         "updated": "2026-11-26T05:22:33.402Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:18:55.009Z"
+         *         "previous_secret_expires_at": "2026-11-27T05:22:33.402Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cjpy6639yn46r6c37s89bzw10",
-         *       "request_id": "req_prod_06h1cjpy6639yn46r6c37s89bzw10",
+         *       "correlation_id": "req_prod_06h1ckhk9qazvms1dj1daz1k3nk9j",
+         *       "request_id": "req_prod_06h1ckhk9qazvms1dj1daz1k3nk9j",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-26T05:18:55.028Z",
+         *       "created": "2026-11-26T05:22:33.424Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -15638,20 +15652,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjpy1bhphgjana6s51afhny3w",
+         *       "id": "evt_prod_06h1ckhk46ncb79zts31v25geeex4",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *       "aggregate_id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *       "data": {
-         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:18:54.934Z",
+         *         "created": "2026-11-26T05:22:33.326Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:18:54.984Z",
+         *         "updated": "2026-11-26T05:22:33.375Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15661,15 +15675,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:18:54.934Z",
+         *         "created": "2026-11-26T05:22:33.326Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:18:54.961Z",
+         *         "updated": "2026-11-26T05:22:33.353Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15682,13 +15696,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cjpy0krhdf4trmv7xxn593ghr",
-         *       "request_id": "req_prod_06h1cjpy0krhdf4trmv7xxn593ghr",
+         *       "correlation_id": "req_prod_06h1ckhk3hvd59ymb5t25cvd93d64",
+         *       "request_id": "req_prod_06h1ckhk3hvd59ymb5t25cvd93d64",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:18:54.986Z",
+         *       "created": "2026-11-26T05:22:33.377Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -15733,20 +15747,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjpy2xjx2gkgg33r47zxx6nkr",
+         *       "id": "evt_prod_06h1ckhk632ckew41sa2vd9c77a0m",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *       "aggregate_id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *       "data": {
-         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:18:54.934Z",
+         *         "created": "2026-11-26T05:22:33.326Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:18:54.998Z",
+         *         "updated": "2026-11-26T05:22:33.391Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15756,15 +15770,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:18:54.934Z",
+         *         "created": "2026-11-26T05:22:33.326Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:18:54.984Z",
+         *         "updated": "2026-11-26T05:22:33.375Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15777,13 +15791,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cjpy2kxd100ntc51zqt5vwc66",
-         *       "request_id": "req_prod_06h1cjpy2kxd100ntc51zqt5vwc66",
+         *       "correlation_id": "req_prod_06h1ckhk5qvavce270z9hzyzbbj6t",
+         *       "request_id": "req_prod_06h1ckhk5qvavce270z9hzyzbbj6t",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:18:54.999Z",
+         *       "created": "2026-11-26T05:22:33.392Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -15828,38 +15842,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjpy4mwrjyr1hjzvh4m4y0z8t",
+         *       "id": "evt_prod_06h1ckhk7v5k5q1khk68vn3n011cm",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *       "aggregate_id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *       "data": {
-         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:18:54.934Z",
+         *         "created": "2026-11-26T05:22:33.326Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:18:55.009Z",
+         *         "updated": "2026-11-26T05:22:33.402Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:18:55.009Z"
+         *         "previous_secret_expires_at": "2026-11-27T05:22:33.402Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:18:54.934Z",
+         *         "created": "2026-11-26T05:22:33.326Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:18:54.998Z",
+         *         "updated": "2026-11-26T05:22:33.391Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15872,13 +15886,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cjpy41sm4r19nfj9js9ynq85w",
-         *       "request_id": "req_prod_06h1cjpy41sm4r19nfj9js9ynq85w",
+         *       "correlation_id": "req_prod_06h1ckhk77xq90g1evwxs2fqtr2yc",
+         *       "request_id": "req_prod_06h1ckhk77xq90g1evwxs2fqtr2yc",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:18:55.013Z",
+         *       "created": "2026-11-26T05:22:33.406Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -15923,15 +15937,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjpwxeamgcdexw44yn3m5pnf0",
+         *       "id": "evt_prod_06h1ckhj2fcybb6sy4rfmtmzw8qaa",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
+         *       "aggregate_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
          *       "data": {
-         *         "id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
+         *         "id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-454122d31f@example.com",
+         *         "email": "user-9d4601dc82@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -15943,9 +15957,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:54.699Z",
+         *       "created": "2026-11-26T05:22:33.107Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt"
+         *       "actor_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy"
          *     }
          */
         UserSignedInEvent: {
@@ -15990,15 +16004,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjpykwx9n6jj5xb867vx1hxgt",
+         *       "id": "evt_prod_06h1ckhkqjxdbrt7d3x4k8jbjp04y",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
+         *       "aggregate_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
          *       "data": {
-         *         "id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
+         *         "id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-454122d31f@example.com",
+         *         "email": "user-9d4601dc82@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16010,9 +16024,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:55.135Z",
+         *       "created": "2026-11-26T05:22:33.532Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt"
+         *       "actor_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy"
          *     }
          */
         UserSignInFailedEvent: {
@@ -16057,15 +16071,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjpzx6x4q5da2mm039tdxkm78",
+         *       "id": "evt_prod_06h1ckhn10v1zsvj9xr90071ptnzj",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
+         *       "aggregate_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
          *       "data": {
-         *         "id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
+         *         "id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-454122d31f@example.com",
+         *         "email": "user-9d4601dc82@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16077,9 +16091,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:18:55.465Z",
+         *       "created": "2026-11-26T05:22:33.864Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt"
+         *       "actor_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy"
          *     }
          */
         UserSignedOutEvent: {
@@ -16124,15 +16138,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjpzqn15d1gj8qz4dqw2m1r9w",
+         *       "id": "evt_prod_06h1ckhmw2y7e8eq2jk9c7nz92bsj",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
+         *       "aggregate_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
          *       "data": {
-         *         "id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
+         *         "id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-454122d31f@example.com",
+         *         "email": "user-9d4601dc82@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16144,9 +16158,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:18:55.421Z",
+         *       "created": "2026-11-26T05:22:33.824Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt"
+         *       "actor_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -16191,12 +16205,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjpzyj3qqwzg0j50dz4qymnnt",
+         *       "id": "evt_prod_06h1ckhn28m17qaqmq6a9bp8gx34j",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h1cjpw1nxam3kse54bnqa5rq3be",
+         *       "aggregate_id": "acc_prod_06h1ckhh5p65ejfx0vkzvcq4mj41t",
          *       "data": {
-         *         "id": "acc_prod_06h1cjpw1nxam3kse54bnqa5rq3be",
+         *         "id": "acc_prod_06h1ckhh5p65ejfx0vkzvcq4mj41t",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -16217,7 +16231,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h1cjpw1nxam3kse54bnqa5rq3be",
+         *         "id": "acc_prod_06h1ckhh5p65ejfx0vkzvcq4mj41t",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -16232,13 +16246,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjpzxvhser9jcr6bj4nqz8eft",
-         *       "request_id": "req_prod_06h1cjpzxvhser9jcr6bj4nqz8eft",
+         *       "correlation_id": "req_prod_06h1ckhn1m6mkwc3x0gcyzjfw6f66",
+         *       "request_id": "req_prod_06h1ckhn1m6mkwc3x0gcyzjfw6f66",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:55.476Z",
+         *       "created": "2026-11-26T05:22:33.874Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -16283,17 +16297,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq00gm2njpn8bffc01111j8c",
+         *       "id": "evt_prod_06h1ckhn3xdy6p8sc5bfbj0gtf1xm",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1cjq00ej9crknscr23ew4d4wt0",
+         *       "aggregate_id": "txr_prod_06h1ckhn3rwtvz77kbqkk28m11zwm",
          *       "data": {
-         *         "id": "txr_prod_06h1cjq00ej9crknscr23ew4d4wt0",
+         *         "id": "txr_prod_06h1ckhn3rwtvz77kbqkk28m11zwm",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:18:55.491Z",
-         *         "updated": "2026-11-26T05:18:55.491Z",
+         *         "created": "2026-11-26T05:22:33.886Z",
+         *         "updated": "2026-11-26T05:22:33.886Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -16304,13 +16318,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq0076ppg67p58v7hh9mdk7c",
-         *       "request_id": "req_prod_06h1cjq0076ppg67p58v7hh9mdk7c",
+         *       "correlation_id": "req_prod_06h1ckhn3kkk0d4wydmkxx4kkgc96",
+         *       "request_id": "req_prod_06h1ckhn3kkk0d4wydmkxx4kkgc96",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:55.492Z",
+         *       "created": "2026-11-26T05:22:33.887Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -16355,17 +16369,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq02fy5jfzndmdcws4zjhs58",
+         *       "id": "evt_prod_06h1ckhn5csxbxjg70ad06sv5pnkc",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1cjq00ej9crknscr23ew4d4wt0",
+         *       "aggregate_id": "txr_prod_06h1ckhn3rwtvz77kbqkk28m11zwm",
          *       "data": {
-         *         "id": "txr_prod_06h1cjq00ej9crknscr23ew4d4wt0",
+         *         "id": "txr_prod_06h1ckhn3rwtvz77kbqkk28m11zwm",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:18:55.491Z",
-         *         "updated": "2026-11-26T05:18:55.506Z",
+         *         "created": "2026-11-26T05:22:33.886Z",
+         *         "updated": "2026-11-26T05:22:33.899Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -16375,12 +16389,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h1cjq00ej9crknscr23ew4d4wt0",
+         *         "id": "txr_prod_06h1ckhn3rwtvz77kbqkk28m11zwm",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:18:55.491Z",
-         *         "updated": "2026-11-26T05:18:55.491Z",
+         *         "created": "2026-11-26T05:22:33.886Z",
+         *         "updated": "2026-11-26T05:22:33.886Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -16390,13 +16404,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq01zesfswzff8gq9vd4ecs4",
-         *       "request_id": "req_prod_06h1cjq01zesfswzff8gq9vd4ecs4",
+         *       "correlation_id": "req_prod_06h1ckhn532tctcsk5b369zxfskpw",
+         *       "request_id": "req_prod_06h1ckhn532tctcsk5b369zxfskpw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:55.507Z",
+         *       "created": "2026-11-26T05:22:33.899Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -16441,16 +16455,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq1ack0bdmnwht8rvy0s9pya",
+         *       "id": "evt_prod_06h1ckhp758des61q5yh625gasvhc",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
+         *       "aggregate_id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
          *       "data": {
-         *         "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
+         *         "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:18:55.825Z",
-         *         "updated": "2026-11-26T05:18:55.825Z",
+         *         "created": "2026-11-26T05:22:34.168Z",
+         *         "updated": "2026-11-26T05:22:34.168Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16459,13 +16473,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq19pb2hp6we77y6crgsf70g",
-         *       "request_id": "req_prod_06h1cjq19pb2hp6we77y6crgsf70g",
+         *       "correlation_id": "req_prod_06h1ckhp6mymmr3d30rkhqhyc6aap",
+         *       "request_id": "req_prod_06h1ckhp6mymmr3d30rkhqhyc6aap",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:55.827Z",
+         *       "created": "2026-11-26T05:22:34.169Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         MeterCreatedEvent: {
@@ -16510,16 +16524,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq1c2tzn5pt2qzkdasw9apy0",
+         *       "id": "evt_prod_06h1ckhp95r27vspxbvh5phwwarb0",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
+         *       "aggregate_id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
          *       "data": {
-         *         "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
+         *         "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:18:55.825Z",
-         *         "updated": "2026-11-26T05:18:55.840Z",
+         *         "created": "2026-11-26T05:22:34.168Z",
+         *         "updated": "2026-11-26T05:22:34.184Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16527,11 +16541,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
+         *         "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:18:55.825Z",
-         *         "updated": "2026-11-26T05:18:55.825Z",
+         *         "created": "2026-11-26T05:22:34.168Z",
+         *         "updated": "2026-11-26T05:22:34.168Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16539,13 +16553,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq1bmd3vy44kcjhy3tnbpxmg",
-         *       "request_id": "req_prod_06h1cjq1bmd3vy44kcjhy3tnbpxmg",
+         *       "correlation_id": "req_prod_06h1ckhp8v4xz5a0b9h95em9xzzw0",
+         *       "request_id": "req_prod_06h1ckhp8v4xz5a0b9h95em9xzzw0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:55.840Z",
+         *       "created": "2026-11-26T05:22:34.185Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         MeterUpdatedEvent: {
@@ -16590,16 +16604,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq1dst6k2ssb0669ka97xrrt",
+         *       "id": "evt_prod_06h1ckhpapw1tgp7rmcwpqr875g50",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
+         *       "aggregate_id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
          *       "data": {
-         *         "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
+         *         "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T05:18:55.825Z",
-         *         "updated": "2026-11-26T05:18:55.854Z",
+         *         "created": "2026-11-26T05:22:34.168Z",
+         *         "updated": "2026-11-26T05:22:34.196Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16607,11 +16621,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
+         *         "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:18:55.825Z",
-         *         "updated": "2026-11-26T05:18:55.840Z",
+         *         "created": "2026-11-26T05:22:34.168Z",
+         *         "updated": "2026-11-26T05:22:34.184Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16619,13 +16633,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq1ddw51qtehyv95y7dvg2ej",
-         *       "request_id": "req_prod_06h1cjq1ddw51qtehyv95y7dvg2ej",
+         *       "correlation_id": "req_prod_06h1ckhpaak72pbwnf9t9aj2z7j3j",
+         *       "request_id": "req_prod_06h1ckhpaak72pbwnf9t9aj2z7j3j",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:18:55.855Z",
+         *       "created": "2026-11-26T05:22:34.197Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -16670,16 +16684,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq1fxvc8j8911x67ctpthsfm",
+         *       "id": "evt_prod_06h1ckhpcdk1f5dnzh4tghzm4p7aw",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
+         *       "aggregate_id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
          *       "data": {
-         *         "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
+         *         "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:18:55.825Z",
-         *         "updated": "2026-11-26T05:18:55.870Z",
+         *         "created": "2026-11-26T05:22:34.168Z",
+         *         "updated": "2026-11-26T05:22:34.210Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16687,11 +16701,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
+         *         "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T05:18:55.825Z",
-         *         "updated": "2026-11-26T05:18:55.854Z",
+         *         "created": "2026-11-26T05:22:34.168Z",
+         *         "updated": "2026-11-26T05:22:34.196Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16699,13 +16713,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq1fe5keywdvw8k8eh64pa6g",
-         *       "request_id": "req_prod_06h1cjq1fe5keywdvw8k8eh64pa6g",
+         *       "correlation_id": "req_prod_06h1ckhpc0tnxep3rtscgs2p9xqet",
+         *       "request_id": "req_prod_06h1ckhpc0tnxep3rtscgs2p9xqet",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:18:55.871Z",
+         *       "created": "2026-11-26T05:22:34.211Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         MeterReactivatedEvent: {
@@ -16750,29 +16764,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq0xcjbhwn5mgza6d7aqxhm6",
+         *       "id": "evt_prod_06h1ckhnwge9f9en5f602zc70nbxj",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h1cjq0xbgxn57mms0xz14qayfm4",
+         *       "aggregate_id": "feat_prod_06h1ckhnw8bc7cyh4jcm6dr8a1gxr",
          *       "data": {
-         *         "id": "feat_prod_06h1cjq0xbgxn57mms0xz14qayfm4",
+         *         "id": "feat_prod_06h1ckhnw8bc7cyh4jcm6dr8a1gxr",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-26T05:18:55.722Z",
-         *         "updated": "2026-11-26T05:18:55.722Z",
+         *         "created": "2026-11-26T05:22:34.082Z",
+         *         "updated": "2026-11-26T05:22:34.082Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq0x39bv8r57en4mf2ft3vn8",
-         *       "request_id": "req_prod_06h1cjq0x39bv8r57en4mf2ft3vn8",
+         *       "correlation_id": "req_prod_06h1ckhnw4mm4250fetqtmzyt1a9j",
+         *       "request_id": "req_prod_06h1ckhnw4mm4250fetqtmzyt1a9j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:55.723Z",
+         *       "created": "2026-11-26T05:22:34.084Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         FeatureCreatedEvent: {
@@ -16817,36 +16831,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq0ztp8gqg0heqbfgrb848fe",
+         *       "id": "evt_prod_06h1ckhnya0ejg13erx76j3f3n1dr",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1cjq0zmkxtfjeejabm2kt9hf1e",
+         *       "aggregate_id": "prodft_prod_06h1ckhny5zc5gj6q17nbpqfs7zg8",
          *       "data": {
-         *         "id": "prodft_prod_06h1cjq0zmkxtfjeejabm2kt9hf1e",
+         *         "id": "prodft_prod_06h1ckhny5zc5gj6q17nbpqfs7zg8",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T05:18:55.741Z",
+         *         "created": "2026-11-26T05:22:34.097Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1cjq0xbgxn57mms0xz14qayfm4",
+         *           "id": "feat_prod_06h1ckhnw8bc7cyh4jcm6dr8a1gxr",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T05:18:55.722Z",
-         *           "updated": "2026-11-26T05:18:55.722Z",
+         *           "created": "2026-11-26T05:22:34.082Z",
+         *           "updated": "2026-11-26T05:22:34.082Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
+         *         "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq0yh4zcvwx95gx69kbqthtw",
-         *       "request_id": "req_prod_06h1cjq0yh4zcvwx95gx69kbqthtw",
+         *       "correlation_id": "req_prod_06h1ckhnxgj8tntsa3aw1xgd1243m",
+         *       "request_id": "req_prod_06h1ckhnxgj8tntsa3aw1xgd1243m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:18:55.742Z",
+         *       "created": "2026-11-26T05:22:34.098Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -16891,36 +16905,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq14meaeva9gpwm7cq454bby",
+         *       "id": "evt_prod_06h1ckhp26ez3tz0x50r3asfz74x6",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1cjq12y7fgsh1ff04mhxwp5zkw",
+         *       "aggregate_id": "prodft_prod_06h1ckhp0x3y8jgts8g0vve71w85e",
          *       "data": {
-         *         "id": "prodft_prod_06h1cjq12y7fgsh1ff04mhxwp5zkw",
+         *         "id": "prodft_prod_06h1ckhp0x3y8jgts8g0vve71w85e",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T05:18:55.767Z",
+         *         "created": "2026-11-26T05:22:34.119Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1cjq11c3vzmnthc6m0hyvyq5ge",
+         *           "id": "feat_prod_06h1ckhnzsy4ykqnpeny0pq8ypch6",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-26T05:18:55.755Z",
-         *           "updated": "2026-11-26T05:18:55.755Z",
+         *           "created": "2026-11-26T05:22:34.110Z",
+         *           "updated": "2026-11-26T05:22:34.110Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
+         *         "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq147wzg8r0x0xqs4h9543n4",
-         *       "request_id": "req_prod_06h1cjq147wzg8r0x0xqs4h9543n4",
+         *       "correlation_id": "req_prod_06h1ckhp1tazkrj26n9j4tfnh2cq0",
+         *       "request_id": "req_prod_06h1ckhp1tazkrj26n9j4tfnh2cq0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:55.782Z",
+         *       "created": "2026-11-26T05:22:34.129Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -16965,36 +16979,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq4m4ma7nq3nzdw5pj1ns0c2",
+         *       "id": "evt_prod_06h1ckhs9q2w22t4avrjk67a5syep",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *       "aggregate_id": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h1cjq0xbgxn57mms0xz14qayfm4",
+         *             "feature": "feat_prod_06h1ckhnw8bc7cyh4jcm6dr8a1gxr",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye"
+         *             "source_subscription": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq4hj874c5vss6tv7q0j25j4",
-         *       "request_id": "req_prod_06h1cjq4hj874c5vss6tv7q0j25j4",
+         *       "correlation_id": "req_prod_06h1ckhs7pfa1zn1qzg2fpvmv71x0",
+         *       "request_id": "req_prod_06h1ckhs7pfa1zn1qzg2fpvmv71x0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:18:56.673Z",
+         *       "created": "2026-11-26T05:22:34.957Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -17039,13 +17053,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cjq17p4p9gs1e35b3jc9qgrgg",
+         *       "id": "evt_prod_06h1ckhp47kpmbb7az88mydy12atw",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h1cjpw1nxam3kse54bnqa5rq3be",
+         *       "aggregate_id": "acc_prod_06h1ckhh5p65ejfx0vkzvcq4mj41t",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-26T05:18:55.800Z",
+         *         "updated": "2026-11-26T05:22:34.141Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -17148,13 +17162,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cjq16mmgh6re90cq5b8qsd65m",
-         *       "request_id": "req_prod_06h1cjq16mmgh6re90cq5b8qsd65m",
+         *       "correlation_id": "req_prod_06h1ckhp3dn0wm78kjgz5w5ftg2yt",
+         *       "request_id": "req_prod_06h1ckhp3dn0wm78kjgz5w5ftg2yt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:18:55.805Z",
+         *       "created": "2026-11-26T05:22:34.145Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2"
+         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -17353,6 +17367,8 @@ export type components = {
             subscription: string;
             price: string;
             quantity: number;
+            /** @description The item's tax rates; empty: the defaults apply. */
+            tax_rates: string[];
         };
         SubscriptionChangeRequestList: {
             items: components["schemas"]["SubscriptionChangeRequest"][];
@@ -17617,22 +17633,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cjq23rpps73ja5zf05125r1e0",
+         *       "id": "evt_prod_06h1ckhpyg714y6j819z7pzem9v1w",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
+         *           "id": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:18:56.028Z",
+         *           "created": "2026-11-26T05:22:34.355Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
+         *           "payment_intent": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -17690,22 +17706,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1cjq26ckq2s4tr2xxpjdntkf1e",
+         *       "id": "evt_prod_06h1ckhq19jy33v41z5b3ke4fztqt",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cjq2682pb1s2qxhtbj8t769x2",
+         *           "id": "py_prod_06h1ckhq10eg63efjvcg7hj1rg9dt",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T05:18:56.050Z",
+         *           "created": "2026-11-26T05:22:34.376Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cjq25kqrkkxv7npa6ypystqye",
+         *           "payment_intent": "pi_prod_06h1ckhq0dyznyrz18c3dz32r8h9w",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -17742,22 +17758,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1cjq2m9km200a6znzvr4fmvkq8",
+         *       "id": "evt_prod_06h1ckhqd852mw97cq0gnndnwr4ep",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
+         *           "id": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T05:18:56.028Z",
+         *           "created": "2026-11-26T05:22:34.355Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
+         *           "payment_intent": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -17798,32 +17814,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1cjq5836srf2sjhsw4rs3y89ec",
+         *       "id": "evt_prod_06h1ckhsw21zx3pjq20g4jvw3sw3a",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795670336,
+         *       "created": 1795670555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
-         *           "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
+         *           "id": "cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
+         *           "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:18:56.828Z",
+         *           "created": "2026-11-26T05:22:35.095Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:18:56.828Z",
+         *           "updated": "2026-11-26T05:22:35.095Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:18:56.828Z",
+         *           "expires_at": "2026-11-27T05:22:35.095Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -17928,22 +17944,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cjq5fn3wa7bfdq9btcc26248g",
+         *       "id": "evt_prod_06h1ckht90a630pgaxvr7p6q00452",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795670336,
+         *       "created": 1795670555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
-         *           "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
+         *           "id": "cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
+         *           "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:18:56.879Z",
+         *           "created": "2026-11-26T05:22:35.159Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:18:56.892Z",
+         *           "updated": "2026-11-26T05:22:35.206Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -17952,10 +17968,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:18:56.879Z",
+         *           "expires_at": "2026-11-27T05:22:35.159Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -17972,7 +17988,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:18:56.879Z",
+         *           "updated": "2026-11-26T05:22:35.159Z",
          *           "metadata": {}
          *         }
          *       }
@@ -18007,23 +18023,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cjq5j05tv477h51ahpas4dy26",
+         *       "id": "evt_prod_06h1ckhtcjzwsearnwx4xcvc79wew",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795670336,
+         *       "created": 1795670555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
-         *           "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5e0v03a8vccrk6j0g7vrdp",
+         *           "id": "cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
+         *           "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:18:56.879Z",
+         *           "created": "2026-11-26T05:22:35.159Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:18:56.910Z",
+         *           "updated": "2026-11-26T05:22:35.234Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -18032,10 +18048,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:18:56.879Z",
+         *           "expires_at": "2026-11-27T05:22:35.159Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18052,7 +18068,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:18:56.892Z",
+         *           "updated": "2026-11-26T05:22:35.206Z",
          *           "deleted": null
          *         }
          *       }
@@ -18145,32 +18161,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1cjq5cnn1vxdhen8v65s1570g4",
+         *       "id": "evt_prod_06h1ckht0adf2mmab68129tjd01q8",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795670336,
+         *       "created": 1795670555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
-         *           "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq57zqxrkkp0hgga0zz4a6z4",
+         *           "id": "cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
+         *           "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T05:18:56.828Z",
+         *           "created": "2026-11-26T05:22:35.095Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:18:56.867Z",
+         *           "updated": "2026-11-26T05:22:35.137Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq5ay6xvh69e767fj20kwynm",
+         *           "customer": "cus_prod_06h1ckhsyhv6x7rkkgh62a1cpbz98",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:18:56.828Z",
+         *           "expires_at": "2026-11-27T05:22:35.095Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18178,17 +18194,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T05:18:56.867Z",
+         *           "completed_at": "2026-11-26T05:22:35.137Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1cjq5b957az2swfzg8zvx0qhbw",
+         *           "payment_intent": "pi_prod_06h1ckhsz6hny22fzntz5mjzdnppm",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:18:56.828Z",
+         *           "updated": "2026-11-26T05:22:35.095Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -18227,32 +18243,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1cjq5vtfp5q7rf5fqxbsdt9p70",
+         *       "id": "evt_prod_06h1ckhtmegqn5388e6ef4bhkazsj",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795756736,
+         *       "created": 1795756955,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cjq5kxt2jarv3cc5bsvc03kag",
-         *           "url": "http://127.0.0.1:45255/checkout/cs_prod_06h1cjq5kxt2jarv3cc5bsvc03kag",
+         *           "id": "cs_prod_06h1ckhtdqfcp1k7w9xr49f2ejb8w",
+         *           "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckhtdqfcp1k7w9xr49f2ejb8w",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T05:18:56.925Z",
+         *           "created": "2026-11-26T05:22:35.244Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T05:18:56.925Z",
+         *           "updated": "2026-11-27T05:22:35.244Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T05:18:56.925Z",
-         *           "expires_at": "2026-11-27T05:18:56.925Z",
+         *           "expired_at": "2026-11-27T05:22:35.244Z",
+         *           "expires_at": "2026-11-27T05:22:35.244Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18270,7 +18286,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:18:56.925Z",
+         *           "updated": "2026-11-26T05:22:35.244Z",
          *           "expired_at": null
          *         }
          *       }
@@ -18305,22 +18321,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1cjq233zk0h3s8a98pmj4nexwm",
+         *       "id": "evt_prod_06h1ckhpxx7zryyjmzyzvkcnx0mxy",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
+         *           "id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T05:18:56.022Z",
+         *           "created": "2026-11-26T05:22:34.348Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:18:56.022Z",
+         *           "updated": "2026-11-26T05:22:34.348Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18397,22 +18413,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1cjq23de713zfpmyq1m23he466",
+         *       "id": "evt_prod_06h1ckhpy8jf1yxmep9r048q5ggp2",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
+         *           "id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T05:18:56.022Z",
+         *           "created": "2026-11-26T05:22:34.348Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:18:56.026Z",
+         *           "updated": "2026-11-26T05:22:34.352Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18425,7 +18441,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T05:18:56.022Z"
+         *           "updated": "2026-11-26T05:22:34.348Z"
          *         }
          *       }
          *     }
@@ -18459,22 +18475,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1cjq28j5zbnm01xpy9r8r2t0vw",
+         *       "id": "evt_prod_06h1ckhq32y09h1e5n4b76pe8whs0",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cjq27rn8jwg5hh1gaqxc8vw78",
+         *           "id": "pi_prod_06h1ckhq2e61aqkggf0nymcf7veaj",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T05:18:56.062Z",
+         *           "created": "2026-11-26T05:22:34.387Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:18:56.066Z",
+         *           "updated": "2026-11-26T05:22:34.390Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18487,7 +18503,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T05:18:56.062Z"
+         *           "updated": "2026-11-26T05:22:34.387Z"
          *         }
          *       }
          *     }
@@ -18521,22 +18537,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1cjq2cd89f6xy6dfszppbcrt4y",
+         *       "id": "evt_prod_06h1ckhq6s7vzxrdr8ws2sj245amc",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cjq2bqtbbb3pd9rwhd3xvj694",
+         *           "id": "pi_prod_06h1ckhq65p3195sqjjgxm42ybbep",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T05:18:56.093Z",
+         *           "created": "2026-11-26T05:22:34.417Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:18:56.098Z",
+         *           "updated": "2026-11-26T05:22:34.421Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18549,7 +18565,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:18:56.095Z",
+         *           "updated": "2026-11-26T05:22:34.419Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -18584,22 +18600,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cjq242stcgr0dm8ndd3775knc",
+         *       "id": "evt_prod_06h1ckhpytb1n714jt8b7b993nve4",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cjq22vb7cd10bznnqeae55pby",
+         *           "id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:18:56.022Z",
+         *           "created": "2026-11-26T05:22:34.348Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:18:56.031Z",
+         *           "updated": "2026-11-26T05:22:34.357Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18612,7 +18628,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:18:56.026Z",
+         *           "updated": "2026-11-26T05:22:34.352Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -18647,26 +18663,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1cjq2dm90j21da6ssgp5cbpv20",
+         *       "id": "evt_prod_06h1ckhq7tp2jdq01tgrwpncgqw56",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cjq2bqtbbb3pd9rwhd3xvj694",
+         *           "id": "pi_prod_06h1ckhq65p3195sqjjgxm42ybbep",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T05:18:56.093Z",
+         *           "created": "2026-11-26T05:22:34.417Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:18:56.108Z",
+         *           "updated": "2026-11-26T05:22:34.429Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T05:18:56.108Z",
+         *           "canceled_at": "2026-11-26T05:22:34.429Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -18675,7 +18691,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T05:18:56.098Z",
+         *           "updated": "2026-11-26T05:22:34.421Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -18711,22 +18727,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cjq26q5e5g40r8ryvbyemrecm",
+         *       "id": "evt_prod_06h1ckhq1e7hjpwq462dmjdq4n63p",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cjq25kqrkkxv7npa6ypystqye",
+         *           "id": "pi_prod_06h1ckhq0dyznyrz18c3dz32r8h9w",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T05:18:56.044Z",
+         *           "created": "2026-11-26T05:22:34.371Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:18:56.052Z",
+         *           "updated": "2026-11-26T05:22:34.379Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18739,7 +18755,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:18:56.047Z",
+         *           "updated": "2026-11-26T05:22:34.374Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -18775,22 +18791,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1cjq2ahak72wgbybm40b2fvhh4",
+         *       "id": "evt_prod_06h1ckhq4wwccfe1az18q8w63p4ht",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cjq29hwpt4jb3kckg5f9egq4m",
+         *           "id": "pi_prod_06h1ckhq3zvhftjdsepenqb3gq8sw",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T05:18:56.076Z",
+         *           "created": "2026-11-26T05:22:34.399Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:18:56.084Z",
+         *           "updated": "2026-11-26T05:22:34.406Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18803,7 +18819,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:18:56.079Z",
+         *           "updated": "2026-11-26T05:22:34.402Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -18838,37 +18854,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1cjq4kp4t2tsvhsahwg79rqx24",
+         *       "id": "evt_prod_06h1ckhs98wsb56zz2q3zqsa80a8a",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *           "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
-         *               "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
-         *               "quantity": 1
+         *               "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
+         *               "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *               "quantity": 1,
+         *               "tax_rates": []
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:18:56.654Z",
-         *           "updated": "2026-11-26T05:18:56.654Z",
+         *           "created": "2026-11-26T05:22:34.942Z",
+         *           "updated": "2026-11-26T05:22:34.942Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
-         *           "current_period_end": "2026-12-26T05:18:56.654Z",
+         *           "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
+         *           "current_period_end": "2026-12-26T05:22:34.942Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:18:56.654Z",
+         *           "current_period_start": "2026-11-26T05:22:34.942Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -18914,6 +18931,8 @@ export type components = {
                 id: string;
                 price: string;
                 quantity: number;
+                /** @description The item's tax rates; empty: the defaults apply. */
+                tax_rates: string[];
             }[];
             /**
              * Format: date-time
@@ -18950,28 +18969,29 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cjq4rq3dm4shva7am385fhsqj",
+         *       "id": "evt_prod_06h1ckhseattvkmybqtjm4bw3j1yr",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *           "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
-         *               "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
-         *               "quantity": 1
+         *               "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
+         *               "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *               "quantity": 1,
+         *               "tax_rates": []
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:18:56.654Z",
-         *           "updated": "2026-11-26T05:18:56.706Z",
+         *           "created": "2026-11-26T05:22:34.942Z",
+         *           "updated": "2026-11-26T05:22:34.991Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -18979,14 +18999,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
-         *           "current_period_end": "2026-12-26T05:18:56.654Z",
+         *           "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
+         *           "current_period_end": "2026-12-26T05:22:34.942Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:18:56.654Z",
+         *           "current_period_start": "2026-11-26T05:22:34.942Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:18:56.654Z",
+         *           "updated": "2026-11-26T05:22:34.942Z",
          *           "metadata": {}
          *         }
          *       }
@@ -19021,44 +19041,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1cjq4trcy1fxjrxhpm1mw6cxz0",
+         *       "id": "evt_prod_06h1ckhsgpez4tzrmpgfw0sk8pwx2",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795670336,
+         *       "created": 1795670555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *           "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
-         *               "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
-         *               "quantity": 1
+         *               "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
+         *               "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *               "quantity": 1,
+         *               "tax_rates": []
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T05:18:56.654Z",
-         *           "updated": "2026-11-26T05:18:56.724Z",
+         *           "created": "2026-11-26T05:22:34.942Z",
+         *           "updated": "2026-11-26T05:22:35.010Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T05:18:56.724Z",
+         *           "paused_at": "2026-11-26T05:22:35.010Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
-         *           "current_period_end": "2026-12-26T05:18:56.654Z",
+         *           "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
+         *           "current_period_end": "2026-12-26T05:22:34.942Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:18:56.654Z",
+         *           "current_period_start": "2026-11-26T05:22:34.942Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:18:56.706Z",
+         *           "updated": "2026-11-26T05:22:34.991Z",
          *           "paused_at": null
          *         }
          *       }
@@ -19093,28 +19114,29 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1cjq4y2x8a0nx427sx4r9p1m1j",
+         *       "id": "evt_prod_06h1ckhsk1g26dhbv8f0x4xrj6aea",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795670336,
+         *       "created": 1795670555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *           "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
-         *               "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
-         *               "quantity": 1
+         *               "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
+         *               "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *               "quantity": 1,
+         *               "tax_rates": []
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:18:56.654Z",
-         *           "updated": "2026-11-26T05:18:56.743Z",
+         *           "created": "2026-11-26T05:22:34.942Z",
+         *           "updated": "2026-11-26T05:22:35.030Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -19122,16 +19144,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
-         *           "current_period_end": "2026-12-26T05:18:56.654Z",
+         *           "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
+         *           "current_period_end": "2026-12-26T05:22:34.942Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:18:56.654Z",
+         *           "current_period_start": "2026-11-26T05:22:34.942Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T05:18:56.724Z",
-         *           "paused_at": "2026-11-26T05:18:56.724Z"
+         *           "updated": "2026-11-26T05:22:35.010Z",
+         *           "paused_at": "2026-11-26T05:22:35.010Z"
          *         }
          *       }
          *     }
@@ -19165,44 +19187,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1cjq52m7sp2k6h0nnwkvdyq00c",
+         *       "id": "evt_prod_06h1ckhsnxk3ch0fp1qg75p7fxfg4",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795670336,
+         *       "created": 1795670555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye",
+         *           "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cjq4j3yw0k23bhtkem1hmtryg",
-         *               "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
-         *               "quantity": 1
+         *               "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
+         *               "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *               "quantity": 1,
+         *               "tax_rates": []
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T05:18:56.654Z",
-         *           "updated": "2026-11-26T05:18:56.784Z",
+         *           "created": "2026-11-26T05:22:34.942Z",
+         *           "updated": "2026-11-26T05:22:35.051Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T05:18:56.784Z",
-         *           "latest_invoice": "in_prod_06h1cjq4jj00y62bvsvdc71w75sgw",
-         *           "current_period_end": "2026-12-26T05:18:56.654Z",
+         *           "cancelled_at": "2026-11-26T05:22:35.051Z",
+         *           "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
+         *           "current_period_end": "2026-12-26T05:22:34.942Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:18:56.654Z",
+         *           "current_period_start": "2026-11-26T05:22:34.942Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:18:56.743Z",
+         *           "updated": "2026-11-26T05:22:35.030Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -19237,37 +19260,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1cjq5yvsskspk27kpny4j64qga",
+         *       "id": "evt_prod_06h1ckhtqg5e7d9ykc5n614pvh9fy",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796015936,
+         *       "created": 1796016155,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cjq55c46a1hff3pm3de9edy6e",
+         *           "id": "sub_prod_06h1ckhsr50r0zf7a22e9z30qs5jm",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cjq55c46a1hff3pm3de9edy6g",
-         *               "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
-         *               "quantity": 1
+         *               "id": "si_prod_06h1ckhsr50r0zf7a22e9z30qs5jp",
+         *               "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *               "quantity": 1,
+         *               "tax_rates": []
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T05:18:56.809Z",
-         *           "updated": "2026-11-26T05:18:56.809Z",
+         *           "created": "2026-11-26T05:22:35.072Z",
+         *           "updated": "2026-11-26T05:22:35.072Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T05:18:56.809Z",
+         *           "trial_end": "2026-12-03T05:22:35.072Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T05:18:56.809Z",
+         *           "current_period_end": "2026-12-03T05:22:35.072Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:18:56.809Z",
+         *           "current_period_start": "2026-11-26T05:22:35.072Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -19302,19 +19326,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1cjq2s5gqrvhp26n2n8at14m66",
+         *       "id": "evt_prod_06h1ckhqhkceqtb35d9753ekk4rsw",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *           "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
-         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *               "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
+         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19327,11 +19351,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T05:18:56.196Z",
+         *           "created": "2026-11-26T05:22:34.502Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:18:56.196Z",
+         *           "updated": "2026-11-26T05:22:34.502Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19464,19 +19488,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1cjq310hy06d0jny4yq58a7y7m",
+         *       "id": "evt_prod_06h1ckhqr7jdegm3gwqfycnyvm8ag",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *           "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
-         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *               "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
+         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19489,11 +19513,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:18:56.196Z",
+         *           "created": "2026-11-26T05:22:34.502Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:18:56.228Z",
+         *           "updated": "2026-11-26T05:22:34.528Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19501,11 +19525,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
+         *           "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:18:56.228Z",
+         *           "finalized_at": "2026-11-26T05:22:34.528Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -19517,14 +19541,14 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
+         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T05:18:56.196Z",
+         *           "updated": "2026-11-26T05:22:34.502Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -19564,19 +19588,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1cjq35xsdvxjwf23bgpwz3cc4y",
+         *       "id": "evt_prod_06h1ckhqwvy58hye6eq1tfh1dnr80",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *           "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
-         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *               "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
+         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19589,11 +19613,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:18:56.196Z",
-         *           "paid_at": "2026-11-26T05:18:56.301Z",
-         *           "updated": "2026-11-26T05:18:56.301Z",
+         *           "created": "2026-11-26T05:22:34.502Z",
+         *           "paid_at": "2026-11-26T05:22:34.597Z",
+         *           "updated": "2026-11-26T05:22:34.597Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19601,30 +19625,30 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
+         *           "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:18:56.228Z",
+         *           "finalized_at": "2026-11-26T05:22:34.528Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cjq341k4c4dfetvkeha4arf52",
+         *           "payment_intent": "pi_prod_06h1ckhqvdeqrkft5v7h0kcf3t3tg",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
+         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:18:56.228Z",
+         *           "updated": "2026-11-26T05:22:34.528Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -19660,19 +19684,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cjq364zsq7b5tzjzkdhydn8bw",
+         *       "id": "evt_prod_06h1ckhqx2pkb06ym4hydgdy9q6r4",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *           "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
-         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *               "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
+         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19685,11 +19709,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:18:56.196Z",
-         *           "paid_at": "2026-11-26T05:18:56.301Z",
-         *           "updated": "2026-11-26T05:18:56.301Z",
+         *           "created": "2026-11-26T05:22:34.502Z",
+         *           "paid_at": "2026-11-26T05:22:34.597Z",
+         *           "updated": "2026-11-26T05:22:34.597Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19697,30 +19721,30 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
+         *           "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:18:56.228Z",
+         *           "finalized_at": "2026-11-26T05:22:34.528Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cjq341k4c4dfetvkeha4arf52",
+         *           "payment_intent": "pi_prod_06h1ckhqvdeqrkft5v7h0kcf3t3tg",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
+         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:18:56.228Z",
+         *           "updated": "2026-11-26T05:22:34.528Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -19756,19 +19780,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cjq3k7aj2rkxneyp3t7nsadtp",
+         *       "id": "evt_prod_06h1ckhr9kz3np89zpk8jpf5f0w36",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cjq3cm8914jggqsdscf89434m",
+         *           "id": "in_prod_06h1ckhr2yv7av7xnyxgqt2m07hxm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cjq3crnqfar4skjx9db8h1r16",
-         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *               "id": "il_prod_06h1ckhr32n3jvy87pqzw55qpmyvg",
+         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19781,11 +19805,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:18:56.357Z",
+         *           "created": "2026-11-26T05:22:34.647Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:18:56.370Z",
+         *           "updated": "2026-11-26T05:22:34.659Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19793,23 +19817,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "c69216ad75231cc1b9906b0f0ce1f5a97b79a4a3d5414f06458c08605bc698b6",
+         *           "pdf_sha256": "e0c407459102c0416c79b0fe465f15bc270c29dd209bf5b3ea647e6efb756c8f",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq3cm8914jggqsdscf89434m/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhr2yv7av7xnyxgqt2m07hxm/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:18:56.370Z",
+         *           "finalized_at": "2026-11-26T05:22:34.659Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cjq3hrtjgrhvss3bqcv5g30za",
+         *           "payment_intent": "pi_prod_06h1ckhr86rtnnyskp4d3dg8y8nya",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/BPrsz641sTmzSukycCCEYC6_O2dxAcmk8prXApRjWeQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/m3oNw0NSIlV5rD_1H3cM_trK8z7-d-451tHDL3sYtr8",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -19845,19 +19869,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1cjq3tjrj1ejfcd325h2gy1n02",
+         *       "id": "evt_prod_06h1ckhrhvhzwmb97e4462y3q0svm",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cjq3mhy09bb1wy0yfv2fy5t6g",
+         *           "id": "in_prod_06h1ckhrb2mmd0ffg55evxwaykbfp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cjq3mp2nztz3q82edtks3g588",
-         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *               "id": "il_prod_06h1ckhrb2mmd0ffg55evxwaykbfr",
+         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19870,11 +19894,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:18:56.420Z",
+         *           "created": "2026-11-26T05:22:34.712Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:18:56.432Z",
+         *           "updated": "2026-11-26T05:22:34.727Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19882,23 +19906,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "5b3b3ce5495e0246d297a70485208f758e827c03388fb571514bf36faae5fb15",
+         *           "pdf_sha256": "c889d3e1e557fe0b4ad40f50111eaebea05de399cbda042fbb98716d20b255c4",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq3mhy09bb1wy0yfv2fy5t6g/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhrb2mmd0ffg55evxwaykbfp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:18:56.432Z",
+         *           "finalized_at": "2026-11-26T05:22:34.727Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cjq3szf6q03r7x244b9fakdn2",
+         *           "payment_intent": "pi_prod_06h1ckhrgtn5ch782xw9ypnk9qxbj",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/AUd8pFG9-hVIPfCGEzwLMIZkIiN9QHsCqA3EczOv5zM",
+         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/nyEyDLp4t4JyzGSpT2_dPE9wTNeZ-0ZEEczJNR7yXII",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -19934,19 +19958,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1cjq5rymf47kysc92182j5my1r",
+         *       "id": "evt_prod_06h1ckhthzp0gb3xk9drecf1kq27w",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795756736,
+         *       "created": 1795756954,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cjq4dkz89869f6wgxx912pna2",
+         *           "id": "in_prod_06h1ckhs3wsmdd13mh6eb8yt4va0y",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cjq4dpntm5gddc9875qpqew2y",
-         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *               "id": "il_prod_06h1ckhs40wfv5c46z689mrfjjmz2",
+         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19959,23 +19983,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0006",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:18:56.620Z",
+         *           "created": "2026-11-26T05:22:34.911Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T05:18:56.605Z",
+         *           "updated": "2026-11-27T05:22:34.897Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "discount": null,
-         *           "due_date": "2026-11-27T05:18:56.605Z",
+         *           "due_date": "2026-11-27T05:22:34.897Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T05:18:56.605Z",
-         *           "pdf_sha256": "a6a915e0b53f357e6287c06d8f6683366d10f8162c319e2851842d07b4797bc1",
+         *           "overdue_at": "2026-11-27T05:22:34.897Z",
+         *           "pdf_sha256": "0380c22568b003b7314eac5768d099e8c435f746a9cbfe4d7b55be10c695e234",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq4dkz89869f6wgxx912pna2/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhs3wsmdd13mh6eb8yt4va0y/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:18:56.632Z",
+         *           "finalized_at": "2026-11-26T05:22:34.922Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -19987,12 +20011,12 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/iCBMMVJnK9yd8LrEqc0MGNkVDP0KTEet4eUuE00PoJw",
+         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/EYsVq1X2nfQ3EsbO_x9RsMurhWA3NvRbT1-5TCRqp-w",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:18:56.632Z",
+         *           "updated": "2026-11-26T05:22:34.922Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -20027,19 +20051,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1cjq425bw2xa8mn1xbwz6x1za2",
+         *       "id": "evt_prod_06h1ckhrt6nn56qzq1vbgdwqjzy8j",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cjq3vwz7whs40m589mvkr3fnm",
+         *           "id": "in_prod_06h1ckhrkaz7ck43cn418jvenjhw2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cjq3w1z5yahzn1pjwe8y7kmdj",
-         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *               "id": "il_prod_06h1ckhrkcm3q0j2bynsr6npybhnm",
+         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20052,23 +20076,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T05:18:56.479Z",
+         *           "created": "2026-11-26T05:22:34.778Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:18:56.528Z",
+         *           "updated": "2026-11-26T05:22:34.832Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T05:18:56.528Z",
+         *           "voided_at": "2026-11-26T05:22:34.832Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "7b0c5c6440a29ab3c8b4f4411a7d59046fcc7dc2bc20464cb890d0646fe1b89f",
+         *           "pdf_sha256": "c2b392f6bd2b933ae9e3941c744b26bd16a388cde4cb7ee59414ef46ab441670",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq3vwz7whs40m589mvkr3fnm/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhrkaz7ck43cn418jvenjhw2/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:18:56.492Z",
+         *           "finalized_at": "2026-11-26T05:22:34.795Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20080,13 +20104,13 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/IO9lt3Fhbcw2Fju8MMv7QegTYDvsOinBVJ2g-zCqu64",
+         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/EG6euiwspxwXpE-ea7Z17l9gW7TRkew-mqtzgLLyUTo",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:18:56.492Z",
+         *           "updated": "2026-11-26T05:22:34.795Z",
          *           "voided_at": null
          *         }
          *       }
@@ -20121,19 +20145,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1cjq49hfpmj0fbvsfv3sedzc3j",
+         *       "id": "evt_prod_06h1ckhs06zqw7js7ygfr9v3rr1rr",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cjq44aets6dpw2sx6esd0ajca",
+         *           "id": "in_prod_06h1ckhrw0xd7efk5ac5tsnj9445c",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cjq44aets6dpw2sx6esd0ajcc",
-         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *               "id": "il_prod_06h1ckhrw61g7wadq5tj2nx5535sp",
+         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20146,11 +20170,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T05:18:56.546Z",
+         *           "created": "2026-11-26T05:22:34.848Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:18:56.587Z",
+         *           "updated": "2026-11-26T05:22:34.880Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20158,11 +20182,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "9920a3145f341cd2d82cfaaeb5e1be96baf99319ed6e5ed9f931370658cd6216",
+         *           "pdf_sha256": "f093585d1fa0b8028f9e27e797b5ca5da21b910c8bb1eae02e249eff0c2595a2",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq44aets6dpw2sx6esd0ajca/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhrw0xd7efk5ac5tsnj9445c/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:18:56.557Z",
+         *           "finalized_at": "2026-11-26T05:22:34.859Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20174,13 +20198,13 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/L1BUvJRy_VtRMu0zC-ZPRNdE25kJYx_lb3mlsUTKYag",
+         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/-iiij_ouoZHLiMG-ra3bKGvriEAur71CIL0BA0QvWqg",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T05:18:56.587Z"
+         *           "marked_uncollectible_at": "2026-11-26T05:22:34.880Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:18:56.557Z",
+         *           "updated": "2026-11-26T05:22:34.859Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -20215,19 +20239,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1cjq3bmnvzp3rykwte3es9g160",
+         *       "id": "evt_prod_06h1ckhr1x0vvr8bzjfhxn41qftb2",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw",
+         *           "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cjq2rm3jhcs9bvxbsay88ywea",
-         *               "price": "price_prod_06h1cjq0brvha8bwtxwqj6dhyrwp2",
+         *               "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
+         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20240,11 +20264,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:18:56.196Z",
-         *           "paid_at": "2026-11-26T05:18:56.301Z",
-         *           "updated": "2026-11-26T05:18:56.301Z",
+         *           "created": "2026-11-26T05:22:34.502Z",
+         *           "paid_at": "2026-11-26T05:22:34.597Z",
+         *           "updated": "2026-11-26T05:22:34.597Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20252,23 +20276,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "e1a3b127eddca41b9fb7c374d5f874be13da3950aa2c4246452abb1bb3fcc364",
+         *           "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45255/api/invoices/in_prod_06h1cjq2rhwgeh6r0w5c87g3d27gw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:18:56.228Z",
+         *           "finalized_at": "2026-11-26T05:22:34.528Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cjq341k4c4dfetvkeha4arf52",
+         *           "payment_intent": "pi_prod_06h1ckhqvdeqrkft5v7h0kcf3t3tg",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45255/invoice/v3Ch4KZ43hEK83tUKvlYO72HD0dVlXDZrV4MN82q-ZE",
+         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -20304,19 +20328,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1cjq5zsw8ewvcq95wcsh0b5yy2",
+         *       "id": "evt_prod_06h1ckhtrhyhzkt21cpd5fdkcy0mt",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796015936,
+         *       "created": 1796016155,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cjq5zbnv56h13kq9rnjh4vvh6",
+         *           "id": "in_prod_06h1ckhtqya08dz9m56qhmtjbpxhm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cjq5zgme9r2fz73qdj3x2t1ag",
-         *               "price": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
+         *               "id": "il_prod_06h1ckhtr8fbr31s4yzhsnn3z568e",
+         *               "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -20329,11 +20353,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T05:18:56.809Z",
+         *           "created": "2026-11-30T05:22:35.072Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T05:18:56.809Z",
+         *           "updated": "2026-11-30T05:22:35.072Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20342,11 +20366,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h1cjq55c46a1hff3pm3de9edy6e",
+         *           "description": "Subscription sub_prod_06h1ckhsr50r0zf7a22e9z30qs5jm",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1cjq55c46a1hff3pm3de9edy6e",
+         *           "subscription": "sub_prod_06h1ckhsr50r0zf7a22e9z30qs5jm",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -20393,22 +20417,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1cjq1kj1mbkw759w99yppnqkfy",
+         *       "id": "evt_prod_06h1ckhpf5882dm0y5em3rey52v2w",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "id": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T05:18:55.897Z",
+         *           "created": "2026-11-26T05:22:34.231Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:18:55.897Z",
+         *           "updated": "2026-11-26T05:22:34.231Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -20476,22 +20500,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cjq1pcmg9abw2hbf273s217ec",
+         *       "id": "evt_prod_06h1ckhph9f3wehz14vf4vn8x2zmm",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "id": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T05:18:55.897Z",
+         *           "created": "2026-11-26T05:22:34.231Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:18:55.921Z",
+         *           "updated": "2026-11-26T05:22:34.248Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -20500,7 +20524,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T05:18:55.897Z"
+         *           "updated": "2026-11-26T05:22:34.231Z"
          *         }
          *       }
          *     }
@@ -20534,23 +20558,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cjq1t8b5b69x0q4t9hngp2996",
+         *       "id": "evt_prod_06h1ckhpnp8fkm87cbr07absb9xb0",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cjq1rz7p1cavky6k70ab5zmm6",
+         *           "id": "cus_prod_06h1ckhpk9x85z1p84hgjwkvkty6e",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T05:18:55.943Z",
+         *           "created": "2026-11-26T05:22:34.266Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:18:55.953Z",
+         *           "updated": "2026-11-26T05:22:34.284Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -20558,7 +20582,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:18:55.943Z",
+         *           "updated": "2026-11-26T05:22:34.266Z",
          *           "deleted": null
          *         }
          *       }
@@ -20623,24 +20647,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1cjq1wa0fyhe2zdrdw2kt4sjje",
+         *       "id": "evt_prod_06h1ckhpqed15pgc70a1becjy0wcr",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
+         *           "id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
          *           "end": null,
-         *           "start": "2026-11-26T05:18:55.966Z",
+         *           "start": "2026-11-26T05:22:34.296Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
+         *             "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:18:55.653Z",
-         *             "updated": "2026-11-26T05:18:55.966Z",
+         *             "created": "2026-11-26T05:22:34.022Z",
+         *             "updated": "2026-11-26T05:22:34.296Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -20653,7 +20677,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false
          *         }
          *       }
@@ -20706,24 +20730,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cjq1zzq4rxqdpg2bnrmk7xeva",
+         *       "id": "evt_prod_06h1ckhpsq4mn02y1p20tbeccq2sy",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
+         *           "id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
          *           "end": null,
-         *           "start": "2026-11-26T05:18:55.986Z",
+         *           "start": "2026-11-26T05:22:34.315Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cjq0pym7at681t6n4smct3wka",
+         *             "id": "cpn_prod_06h1ckhnpp6ryak6v7s5d7j5ft8s6",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:18:55.671Z",
-         *             "updated": "2026-11-26T05:18:55.986Z",
+         *             "created": "2026-11-26T05:22:34.037Z",
+         *             "updated": "2026-11-26T05:22:34.315Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -20736,18 +20760,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T05:18:55.966Z",
+         *           "start": "2026-11-26T05:22:34.296Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
+         *             "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:18:55.653Z",
-         *             "updated": "2026-11-26T05:18:55.966Z",
+         *             "created": "2026-11-26T05:22:34.022Z",
+         *             "updated": "2026-11-26T05:22:34.296Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -20792,24 +20816,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cjq21esk1jzk7481vxsbe8xtm",
+         *       "id": "evt_prod_06h1ckhpwgnf25rbwjcmckaty3kjj",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cjq1w2874t7k2qjn3sym1nt9j",
+         *           "id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
          *           "end": null,
-         *           "start": "2026-11-26T05:18:55.986Z",
+         *           "start": "2026-11-26T05:22:34.315Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cjq0pym7at681t6n4smct3wka",
+         *             "id": "cpn_prod_06h1ckhnpp6ryak6v7s5d7j5ft8s6",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:18:55.671Z",
-         *             "updated": "2026-11-26T05:18:55.986Z",
+         *             "created": "2026-11-26T05:22:34.037Z",
+         *             "updated": "2026-11-26T05:22:34.315Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -20823,7 +20847,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -20880,20 +20904,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1cjq0mxkm3bqszbne9e5a34xte",
+         *       "id": "evt_prod_06h1ckhnn0atpegexkvsnyqpd9t3p",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
+         *           "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:18:55.653Z",
-         *           "updated": "2026-11-26T05:18:55.653Z",
+         *           "created": "2026-11-26T05:22:34.022Z",
+         *           "updated": "2026-11-26T05:22:34.022Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -20975,20 +20999,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cjq0rnkzaqd8wpgm8sggwmyw4",
+         *       "id": "evt_prod_06h1ckhnr8ky1tzdnky6fqd93fbf2",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cjq0mpqc9dtksp7g6ajat27kt",
+         *           "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:18:55.653Z",
-         *           "updated": "2026-11-26T05:18:55.683Z",
+         *           "created": "2026-11-26T05:22:34.022Z",
+         *           "updated": "2026-11-26T05:22:34.048Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -21002,7 +21026,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T05:18:55.653Z"
+         *           "updated": "2026-11-26T05:22:34.022Z"
          *         }
          *       }
          *     }
@@ -21036,21 +21060,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cjq0w62wc25e5gmns7jbz9qyw",
+         *       "id": "evt_prod_06h1ckhnv5hdxv43cwppcw9pv4c40",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cjq0tqqv4rh3sx78165p7ccvm",
+         *           "id": "cpn_prod_06h1ckhnssawazeb0cshy3f7g1w16",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:18:55.701Z",
+         *           "created": "2026-11-26T05:22:34.062Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T05:18:55.711Z",
+         *           "updated": "2026-11-26T05:22:34.072Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -21064,7 +21088,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T05:18:55.701Z",
+         *           "updated": "2026-11-26T05:22:34.062Z",
          *           "deleted": null
          *         }
          *       }
@@ -21138,22 +21162,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1cjq09f8gwp2sv25vwrqgp1g4a",
+         *       "id": "evt_prod_06h1ckhnb2yt931cdsn7sjq8635z0",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795670335,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
+         *           "id": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:18:55.561Z",
-         *           "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
-         *           "updated": "2026-11-26T05:18:55.561Z",
+         *           "created": "2026-11-26T05:22:33.942Z",
+         *           "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
+         *           "updated": "2026-11-26T05:22:33.942Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21247,22 +21271,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cjq0dntc225a7ygc44xnjbtkt",
+         *       "id": "evt_prod_06h1ckhnepxh33a33dpajvjcjj992",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795670335,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cjq097ejxnvyhy0hwh3sf0t0e",
+         *           "id": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:18:55.561Z",
-         *           "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
-         *           "updated": "2026-11-26T05:18:55.596Z",
+         *           "created": "2026-11-26T05:22:33.942Z",
+         *           "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
+         *           "updated": "2026-11-26T05:22:33.971Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21278,7 +21302,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:18:55.561Z",
+         *           "updated": "2026-11-26T05:22:33.942Z",
          *           "nickname": null
          *         }
          *       }
@@ -21313,23 +21337,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cjq0hgye56fns5h6c87jtm9d4",
+         *       "id": "evt_prod_06h1ckhnj0dm7xd8njzwj6n8m773e",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cjq0fw8zy6gfqcxexs5pezmda",
+         *           "id": "price_prod_06h1ckhngg3y43sryvy7g8qndas3c",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:18:55.615Z",
+         *           "created": "2026-11-26T05:22:33.988Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1cjq07n4x6vvp3tkbn975pjzxm",
-         *           "updated": "2026-11-26T05:18:55.626Z",
+         *           "product": "prod_prod_06h1ckhn9gj5km5n6ywz2s2ec4ccy",
+         *           "updated": "2026-11-26T05:22:33.998Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21340,7 +21364,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:18:55.615Z",
+         *           "updated": "2026-11-26T05:22:33.988Z",
          *           "deleted": null
          *         }
          *       }
@@ -21423,20 +21447,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1cjq0411rx4w212cc27at70zxy",
+         *       "id": "evt_prod_06h1ckhn6mtaedep2zd4v1e1w96e8",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795670335,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
+         *           "id": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:18:55.518Z",
-         *           "updated": "2026-11-26T05:18:55.518Z",
+         *           "created": "2026-11-26T05:22:33.908Z",
+         *           "updated": "2026-11-26T05:22:33.908Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -21497,26 +21521,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cjq06aq0x5mehvrvtp1whskka",
+         *       "id": "evt_prod_06h1ckhn8d43xjdbj3dnnq7sa2bf4",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795670335,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
+         *           "id": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:18:55.518Z",
-         *           "updated": "2026-11-26T05:18:55.537Z",
+         *           "created": "2026-11-26T05:22:33.908Z",
+         *           "updated": "2026-11-26T05:22:33.921Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:18:55.518Z",
+         *           "updated": "2026-11-26T05:22:33.908Z",
          *           "description": null
          *         }
          *       }
@@ -21551,27 +21575,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cjq0k6zs7486dy5dwvk89kfct",
+         *       "id": "evt_prod_06h1ckhnkj030adr0rbn0hx7pvyx6",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cjq07n4x6vvp3tkbn975pjzxm",
+         *           "id": "prod_prod_06h1ckhn9gj5km5n6ywz2s2ec4ccy",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:18:55.549Z",
+         *           "created": "2026-11-26T05:22:33.932Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T05:18:55.640Z",
+         *           "updated": "2026-11-26T05:22:34.011Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:18:55.549Z",
+         *           "updated": "2026-11-26T05:22:33.932Z",
          *           "deleted": null
          *         }
          *       }
@@ -21631,21 +21655,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1cjq2kp0xp4ygp4j91vmq4vdwr",
+         *       "id": "evt_prod_06h1ckhqcsxt9n2vmv6nnzcmr3q4p",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cjq2kdndswnx3rc93a9ntj8fm",
+         *           "id": "re_prod_06h1ckhqcqn0hb3kakakj2gnzf8xa",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T05:18:56.155Z",
-         *           "payment": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
-         *           "updated": "2026-11-26T05:18:56.155Z",
+         *           "created": "2026-11-26T05:22:34.469Z",
+         *           "payment": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
+         *           "updated": "2026-11-26T05:22:34.469Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21712,21 +21736,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cjq2m1phr61b6nmm1kq8c3y0a",
+         *       "id": "evt_prod_06h1ckhqd3nmz02vf49pzq3qmsq48",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cjq2kdndswnx3rc93a9ntj8fm",
+         *           "id": "re_prod_06h1ckhqcqn0hb3kakakj2gnzf8xa",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:18:56.155Z",
-         *           "payment": "py_prod_06h1cjq23g4tjtvaadfdd9jqb158a",
-         *           "updated": "2026-11-26T05:18:56.159Z",
+         *           "created": "2026-11-26T05:22:34.469Z",
+         *           "payment": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
+         *           "updated": "2026-11-26T05:22:34.472Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21735,7 +21759,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T05:18:56.155Z"
+         *           "updated": "2026-11-26T05:22:34.469Z"
          *         }
          *       }
          *     }
@@ -21769,21 +21793,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1cjq2q51gsmb8ekv3h43dhdm38",
+         *       "id": "evt_prod_06h1ckhqfvm8314nwhpegsy28n9da",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cjq2pnncc97fcvp1t0268ehpj",
+         *           "id": "re_prod_06h1ckhqfd0r7m1m8g1hajkw5hvet",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T05:18:56.181Z",
-         *           "payment": "py_prod_06h1cjq2fwky582bv1p67cdb7v5s6",
-         *           "updated": "2026-11-26T05:18:56.184Z",
+         *           "created": "2026-11-26T05:22:34.491Z",
+         *           "payment": "py_prod_06h1ckhq9swscnmtpecqyr41cmsgp",
+         *           "updated": "2026-11-26T05:22:34.493Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21792,7 +21816,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T05:18:56.181Z",
+         *           "updated": "2026-11-26T05:22:34.491Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -21827,21 +21851,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h1cjpx106f0ny9fwtgfxnbsaq92",
+         *       "id": "evt_prod_06h1ckhj6sw79veaefffvb1zfackp",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795670334,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1cjpx0q7hzyaep7nf17073pfm2",
+         *           "id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-26T05:18:54.725Z",
-         *           "display": "st_prod_…j3v0",
+         *           "created": "2026-11-26T05:22:33.139Z",
+         *           "display": "st_prod_…h77s",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -21898,22 +21922,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h1cjpxr59eadmqry13tt0n5n9wa",
+         *       "id": "evt_prod_06h1ckhjtrvb9amzxqy04n97jyjxm",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795670334,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1cjpxnba00zvj4t4skztyntmgm",
+         *           "id": "key_prod_06h1ckhjrstx3shzhm71b72pn5rdr",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-26T05:18:54.890Z",
-         *           "display": "pt_prod_…nc8d",
-         *           "revoked_at": "2026-11-26T05:18:54.912Z",
+         *           "created": "2026-11-26T05:22:33.286Z",
+         *           "display": "pt_prod_…7835",
+         *           "revoked_at": "2026-11-26T05:22:33.301Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -21952,23 +21976,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h1cjpxvdpzhms0rr9ja5naj578w",
+         *       "id": "evt_prod_06h1ckhjyaqzx38c0dtbhy9y2ka2w",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795670334,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *           "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:18:54.934Z",
+         *           "created": "2026-11-26T05:22:33.326Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:18:54.934Z",
+         *           "updated": "2026-11-26T05:22:33.326Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -22044,23 +22068,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cjpxy8v15stnyzaghaa69hpd4",
+         *       "id": "evt_prod_06h1ckhk1ktt42eb3kbqfhz904dwc",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795670334,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *           "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:18:54.934Z",
+         *           "created": "2026-11-26T05:22:33.326Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:18:54.961Z",
+         *           "updated": "2026-11-26T05:22:33.353Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -22070,7 +22094,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:18:54.934Z",
+         *           "updated": "2026-11-26T05:22:33.326Z",
          *           "description": null
          *         }
          *       }
@@ -22105,35 +22129,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cjpy6gms8vy6pywgh4h8m9j92",
+         *       "id": "evt_prod_06h1ckhka0k7zs8f321n7p8hp390r",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795670335,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *           "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:18:54.934Z",
+         *           "created": "2026-11-26T05:22:33.326Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:18:55.027Z",
+         *           "updated": "2026-11-26T05:22:33.423Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T05:18:55.009Z"
+         *           "previous_secret_expires_at": "2026-11-27T05:22:33.402Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:18:55.009Z",
+         *           "updated": "2026-11-26T05:22:33.402Z",
          *           "deleted": null
          *         }
          *       }
@@ -22204,23 +22228,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h1cjpy1bhphgjana6s51afhny3w",
+         *       "id": "evt_prod_06h1ckhk46ncb79zts31v25geeex4",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795670334,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *           "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:18:54.934Z",
+         *           "created": "2026-11-26T05:22:33.326Z",
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:18:54.984Z",
+         *           "updated": "2026-11-26T05:22:33.375Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -22231,7 +22255,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:18:54.961Z"
+         *           "updated": "2026-11-26T05:22:33.353Z"
          *         }
          *       }
          *     }
@@ -22265,23 +22289,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h1cjpy2xjx2gkgg33r47zxx6nkr",
+         *       "id": "evt_prod_06h1ckhk632ckew41sa2vd9c77a0m",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795670334,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *           "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:18:54.934Z",
+         *           "created": "2026-11-26T05:22:33.326Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:18:54.998Z",
+         *           "updated": "2026-11-26T05:22:33.391Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -22292,7 +22316,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:18:54.984Z"
+         *           "updated": "2026-11-26T05:22:33.375Z"
          *         }
          *       }
          *     }
@@ -22326,33 +22350,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h1cjpy4mwrjyr1hjzvh4m4y0z8t",
+         *       "id": "evt_prod_06h1ckhk7v5k5q1khk68vn3n011cm",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795670335,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cjpxtyt3wp4a6nfpc93zhx1rt",
+         *           "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:18:54.934Z",
+         *           "created": "2026-11-26T05:22:33.326Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:18:55.009Z",
+         *           "updated": "2026-11-26T05:22:33.402Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T05:18:55.009Z"
+         *           "previous_secret_expires_at": "2026-11-27T05:22:33.402Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:18:54.998Z",
+         *           "updated": "2026-11-26T05:22:33.391Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -22387,18 +22411,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h1cjpwxeamgcdexw44yn3m5pnf0",
+         *       "id": "evt_prod_06h1ckhj2fcybb6sy4rfmtmzw8qaa",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795670334,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
+         *           "id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-454122d31f@example.com",
+         *           "email": "user-9d4601dc82@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22444,18 +22468,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cjpykwx9n6jj5xb867vx1hxgt",
+         *       "id": "evt_prod_06h1ckhkqjxdbrt7d3x4k8jbjp04y",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795670335,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
+         *           "id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-454122d31f@example.com",
+         *           "email": "user-9d4601dc82@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22490,18 +22514,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h1cjpzx6x4q5da2mm039tdxkm78",
+         *       "id": "evt_prod_06h1ckhn10v1zsvj9xr90071ptnzj",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795670335,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
+         *           "id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-454122d31f@example.com",
+         *           "email": "user-9d4601dc82@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22536,18 +22560,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h1cjpzqn15d1gj8qz4dqw2m1r9w",
+         *       "id": "evt_prod_06h1ckhmw2y7e8eq2jk9c7nz92bsj",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795670335,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cjpw25b628fthhbfy5tz9vtvt",
+         *           "id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-454122d31f@example.com",
+         *           "email": "user-9d4601dc82@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22582,15 +22606,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h1cjpzyj3qqwzg0j50dz4qymnnt",
+         *       "id": "evt_prod_06h1ckhn28m17qaqmq6a9bp8gx34j",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795670335,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h1cjpw1nxam3kse54bnqa5rq3be",
+         *           "id": "acc_prod_06h1ckhh5p65ejfx0vkzvcq4mj41t",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -22670,20 +22694,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h1cjq00gm2njpn8bffc01111j8c",
+         *       "id": "evt_prod_06h1ckhn3xdy6p8sc5bfbj0gtf1xm",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795670335,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1cjq00ej9crknscr23ew4d4wt0",
+         *           "id": "txr_prod_06h1ckhn3rwtvz77kbqkk28m11zwm",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T05:18:55.491Z",
-         *           "updated": "2026-11-26T05:18:55.491Z",
+         *           "created": "2026-11-26T05:22:33.886Z",
+         *           "updated": "2026-11-26T05:22:33.886Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -22752,20 +22776,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cjq02fy5jfzndmdcws4zjhs58",
+         *       "id": "evt_prod_06h1ckhn5csxbxjg70ad06sv5pnkc",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795670335,
+         *       "created": 1795670553,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1cjq00ej9crknscr23ew4d4wt0",
+         *           "id": "txr_prod_06h1ckhn3rwtvz77kbqkk28m11zwm",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T05:18:55.491Z",
-         *           "updated": "2026-11-26T05:18:55.506Z",
+         *           "created": "2026-11-26T05:22:33.886Z",
+         *           "updated": "2026-11-26T05:22:33.899Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -22776,7 +22800,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-26T05:18:55.491Z"
+         *           "updated": "2026-11-26T05:22:33.886Z"
          *         }
          *       }
          *     }
@@ -22810,19 +22834,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h1cjq1ack0bdmnwht8rvy0s9pya",
+         *       "id": "evt_prod_06h1ckhp758des61q5yh625gasvhc",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
+         *           "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:18:55.825Z",
-         *           "updated": "2026-11-26T05:18:55.825Z",
+         *           "created": "2026-11-26T05:22:34.168Z",
+         *           "updated": "2026-11-26T05:22:34.168Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -22892,19 +22916,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cjq1c2tzn5pt2qzkdasw9apy0",
+         *       "id": "evt_prod_06h1ckhp95r27vspxbvh5phwwarb0",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
+         *           "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:18:55.825Z",
-         *           "updated": "2026-11-26T05:18:55.840Z",
+         *           "created": "2026-11-26T05:22:34.168Z",
+         *           "updated": "2026-11-26T05:22:34.184Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -22912,7 +22936,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:18:55.825Z",
+         *           "updated": "2026-11-26T05:22:34.168Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -22947,19 +22971,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h1cjq1dst6k2ssb0669ka97xrrt",
+         *       "id": "evt_prod_06h1ckhpapw1tgp7rmcwpqr875g50",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
+         *           "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-26T05:18:55.825Z",
-         *           "updated": "2026-11-26T05:18:55.854Z",
+         *           "created": "2026-11-26T05:22:34.168Z",
+         *           "updated": "2026-11-26T05:22:34.196Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -22968,7 +22992,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:18:55.840Z"
+         *           "updated": "2026-11-26T05:22:34.184Z"
          *         }
          *       }
          *     }
@@ -23002,19 +23026,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h1cjq1fxvc8j8911x67ctpthsfm",
+         *       "id": "evt_prod_06h1ckhpcdk1f5dnzh4tghzm4p7aw",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cjq1a7c8zfmwn2ew7dm2g2jny",
+         *           "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:18:55.825Z",
-         *           "updated": "2026-11-26T05:18:55.870Z",
+         *           "created": "2026-11-26T05:22:34.168Z",
+         *           "updated": "2026-11-26T05:22:34.210Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -23023,7 +23047,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-26T05:18:55.854Z"
+         *           "updated": "2026-11-26T05:22:34.196Z"
          *         }
          *       }
          *     }
@@ -23057,19 +23081,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h1cjq0xcjbhwn5mgza6d7aqxhm6",
+         *       "id": "evt_prod_06h1ckhnwge9f9en5f602zc70nbxj",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h1cjq0xbgxn57mms0xz14qayfm4",
+         *           "id": "feat_prod_06h1ckhnw8bc7cyh4jcm6dr8a1gxr",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T05:18:55.722Z",
-         *           "updated": "2026-11-26T05:18:55.722Z",
+         *           "created": "2026-11-26T05:22:34.082Z",
+         *           "updated": "2026-11-26T05:22:34.082Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -23129,28 +23153,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h1cjq0ztp8gqg0heqbfgrb848fe",
+         *       "id": "evt_prod_06h1ckhnya0ejg13erx76j3f3n1dr",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1cjq0zmkxtfjeejabm2kt9hf1e",
+         *           "id": "prodft_prod_06h1ckhny5zc5gj6q17nbpqfs7zg8",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T05:18:55.741Z",
+         *           "created": "2026-11-26T05:22:34.097Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1cjq0xbgxn57mms0xz14qayfm4",
+         *             "id": "feat_prod_06h1ckhnw8bc7cyh4jcm6dr8a1gxr",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-26T05:18:55.722Z",
-         *             "updated": "2026-11-26T05:18:55.722Z",
+         *             "created": "2026-11-26T05:22:34.082Z",
+         *             "updated": "2026-11-26T05:22:34.082Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
+         *           "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
          *           "livemode": false
          *         }
          *       }
@@ -23200,28 +23224,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h1cjq14meaeva9gpwm7cq454bby",
+         *       "id": "evt_prod_06h1ckhp26ez3tz0x50r3asfz74x6",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1cjq12y7fgsh1ff04mhxwp5zkw",
+         *           "id": "prodft_prod_06h1ckhp0x3y8jgts8g0vve71w85e",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T05:18:55.767Z",
+         *           "created": "2026-11-26T05:22:34.119Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1cjq11c3vzmnthc6m0hyvyq5ge",
+         *             "id": "feat_prod_06h1ckhnzsy4ykqnpeny0pq8ypch6",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-26T05:18:55.755Z",
-         *             "updated": "2026-11-26T05:18:55.755Z",
+         *             "created": "2026-11-26T05:22:34.110Z",
+         *             "updated": "2026-11-26T05:22:34.110Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h1cjq03v12bp00z8q9g6qmxspgm",
+         *           "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
          *           "livemode": false
          *         }
          *       }
@@ -23256,23 +23280,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cjq4m4ma7nq3nzdw5pj1ns0c2",
+         *       "id": "evt_prod_06h1ckhs9q2w22t4avrjk67a5syep",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795670336,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h1cjq0xbgxn57mms0xz14qayfm4",
+         *               "feature": "feat_prod_06h1ckhnw8bc7cyh4jcm6dr8a1gxr",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h1cjq4j3yw0k23bhtkem1hmtrye"
+         *               "source_subscription": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h1cjq1k7prsxfj6sejzejr4167t",
+         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -23319,16 +23343,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cjq17p4p9gs1e35b3jc9qgrgg",
+         *       "id": "evt_prod_06h1ckhp47kpmbb7az88mydy12atw",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 2,
-         *       "created": 1795670335,
+         *       "created": 1795670554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-26T05:18:55.800Z",
+         *           "updated": "2026-11-26T05:22:34.141Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
