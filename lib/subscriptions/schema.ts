@@ -97,14 +97,7 @@ export const Subscription = z
     customer: z.string(),
     status: z.enum(SUBSCRIPTION_STATUSES),
     currency: z.string(),
-    items: z.array(
-      z.object({
-        id: z.string(),
-        price: z.string(),
-        quantity: z.number().int(),
-        tax_rates: z.array(z.string()).meta({ description: "The item's tax rates; empty: the defaults apply." }),
-      }),
-    ),
+    items: z.array(z.object({ id: z.string(), price: z.string(), quantity: z.number().int() })),
     current_period_start: DateTime,
     current_period_end: DateTime,
     trial_end: DateTime.nullable(),

@@ -28,7 +28,8 @@ export function serializeSubscription({ subscription: s, items }: SubscriptionWi
     customer: s.customerId,
     status: s.status,
     currency: s.currency,
-    items: items.map((item) => ({ id: item.id, price: item.priceId, quantity: item.quantity, tax_rates: item.taxRateIds })),
+    // The items' tax rates are on the item objects (`GET …/items`), keeping the subscription's shape.
+    items: items.map((item) => ({ id: item.id, price: item.priceId, quantity: item.quantity })),
     current_period_start: s.currentPeriodStart.toISOString(),
     current_period_end: s.currentPeriodEnd.toISOString(),
     trial_end: iso(s.trialEnd),

@@ -9248,8 +9248,6 @@ export type components = {
                 id: string;
                 price: string;
                 quantity: number;
-                /** @description The item's tax rates; empty: the defaults apply. */
-                tax_rates: string[];
             }[];
             /**
              * Format: date-time
@@ -10044,32 +10042,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhpyg714y6j819z7pzem9v1w",
+         *       "id": "evt_prod_06h1cqtbf05ebp2reaas0ghjftxcw",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
+         *       "aggregate_id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
          *       "data": {
-         *         "id": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
+         *         "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:22:34.355Z",
+         *         "created": "2026-11-26T05:41:13.719Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
+         *         "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhpxbfhb87wqj1kg1xkb404j",
-         *       "request_id": "req_prod_06h1ckhpxbfhb87wqj1kg1xkb404j",
+         *       "correlation_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
+         *       "request_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:34.356Z",
+         *       "created": "2026-11-26T05:41:13.720Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         PaymentSucceededEvent: {
@@ -10114,32 +10112,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhq19jy33v41z5b3ke4fztqt",
+         *       "id": "evt_prod_06h1cqtbhtv0z9hwnc319nv6mfqt0",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1ckhq10eg63efjvcg7hj1rg9dt",
+         *       "aggregate_id": "py_prod_06h1cqtbhmakcj06gjrq6nz26r8st",
          *       "data": {
-         *         "id": "py_prod_06h1ckhq10eg63efjvcg7hj1rg9dt",
+         *         "id": "py_prod_06h1cqtbhmakcj06gjrq6nz26r8st",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T05:22:34.376Z",
+         *         "created": "2026-11-26T05:41:13.741Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1ckhq0dyznyrz18c3dz32r8h9w",
+         *         "payment_intent": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhq04hmb57pb9p0y0ecr0m74",
-         *       "request_id": "req_prod_06h1ckhq04hmb57pb9p0y0ecr0m74",
+         *       "correlation_id": "req_prod_06h1cqtbgtt8gn8vbaa7sry9phw16",
+         *       "request_id": "req_prod_06h1cqtbgtt8gn8vbaa7sry9phw16",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:34.378Z",
+         *       "created": "2026-11-26T05:41:13.742Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         PaymentFailedEvent: {
@@ -10184,44 +10182,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhqd852mw97cq0gnndnwr4ep",
+         *       "id": "evt_prod_06h1cqtc3smm9jr84fdjenzb5n6pg",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
+         *       "aggregate_id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
          *       "data": {
-         *         "id": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
+         *         "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T05:22:34.355Z",
+         *         "created": "2026-11-26T05:41:13.719Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
+         *         "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
+         *         "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:22:34.355Z",
+         *         "created": "2026-11-26T05:41:13.719Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
+         *         "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhqc8vywv78ayvy5kj85e6w2",
-         *       "request_id": "req_prod_06h1ckhqc8vywv78ayvy5kj85e6w2",
+         *       "correlation_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
+         *       "request_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.474Z",
+         *       "created": "2026-11-26T05:41:13.887Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         PaymentRefundedEvent: {
@@ -10266,29 +10264,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhsw21zx3pjq20g4jvw3sw3a",
+         *       "id": "evt_prod_06h1cqtey4wx7ke72typp9adwdnhe",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
+         *       "aggregate_id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
          *       "data": {
-         *         "id": "cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
-         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
+         *         "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:22:35.095Z",
+         *         "created": "2026-11-26T05:41:14.606Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:35.095Z",
+         *         "updated": "2026-11-26T05:41:14.606Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:22:35.095Z",
+         *         "expires_at": "2026-11-27T05:41:14.606Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10306,13 +10304,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhstsh6683rqpjk9tv9kj4a6",
-         *       "request_id": "req_prod_06h1ckhstsh6683rqpjk9tv9kj4a6",
+         *       "correlation_id": "req_prod_06h1cqtexqt731av7rm19gpqzc2dy",
+         *       "request_id": "req_prod_06h1cqtexqt731av7rm19gpqzc2dy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:35.104Z",
+         *       "created": "2026-11-26T05:41:14.609Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -10357,19 +10355,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckht90a630pgaxvr7p6q00452",
+         *       "id": "evt_prod_06h1cqtf5x3n8w93tv74j06jp7y2a",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
+         *       "aggregate_id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
          *       "data": {
-         *         "id": "cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
-         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
+         *         "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:22:35.159Z",
+         *         "created": "2026-11-26T05:41:14.653Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:35.206Z",
+         *         "updated": "2026-11-26T05:41:14.670Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -10378,10 +10376,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:22:35.159Z",
+         *         "expires_at": "2026-11-27T05:41:14.653Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10398,24 +10396,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
-         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
+         *         "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:22:35.159Z",
+         *         "created": "2026-11-26T05:41:14.653Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:35.159Z",
+         *         "updated": "2026-11-26T05:41:14.653Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:22:35.159Z",
+         *         "expires_at": "2026-11-27T05:41:14.653Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10432,13 +10430,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckht7js635gagd57rxhdxc914",
-         *       "request_id": "req_prod_06h1ckht7js635gagd57rxhdxc914",
+         *       "correlation_id": "req_prod_06h1cqtf5eg9fgj93mp3x7wetj6yc",
+         *       "request_id": "req_prod_06h1cqtf5eg9fgj93mp3x7wetj6yc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:35.208Z",
+         *       "created": "2026-11-26T05:41:14.671Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -10483,20 +10481,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhtcjzwsearnwx4xcvc79wew",
+         *       "id": "evt_prod_06h1cqtf8c39a6hshm4jn5xq44ppt",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
+         *       "aggregate_id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
          *       "data": {
-         *         "id": "cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
-         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
+         *         "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:22:35.159Z",
+         *         "created": "2026-11-26T05:41:14.653Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:35.234Z",
+         *         "updated": "2026-11-26T05:41:14.689Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -10505,10 +10503,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:22:35.159Z",
+         *         "expires_at": "2026-11-27T05:41:14.653Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10525,14 +10523,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
-         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
+         *         "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:22:35.159Z",
+         *         "created": "2026-11-26T05:41:14.653Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:35.206Z",
+         *         "updated": "2026-11-26T05:41:14.670Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -10541,10 +10539,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:22:35.159Z",
+         *         "expires_at": "2026-11-27T05:41:14.653Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10561,13 +10559,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhtc3xh56t1355d1kpxbhmww",
-         *       "request_id": "req_prod_06h1ckhtc3xh56t1355d1kpxbhmww",
+         *       "correlation_id": "req_prod_06h1cqtf7y0gh0c9qcht90c17xr36",
+         *       "request_id": "req_prod_06h1cqtf7y0gh0c9qcht90c17xr36",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:22:35.236Z",
+         *       "created": "2026-11-26T05:41:14.691Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -10612,29 +10610,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckht0adf2mmab68129tjd01q8",
+         *       "id": "evt_prod_06h1cqtf25c89sbr5ah891n2c8sjj",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
+         *       "aggregate_id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
          *       "data": {
-         *         "id": "cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
-         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
+         *         "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T05:22:35.095Z",
+         *         "created": "2026-11-26T05:41:14.606Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:35.137Z",
+         *         "updated": "2026-11-26T05:41:14.639Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhsyhv6x7rkkgh62a1cpbz98",
+         *         "customer": "cus_prod_06h1cqtf0h5dvs4aa9s0xknq5h2yp",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:22:35.095Z",
+         *         "expires_at": "2026-11-27T05:41:14.606Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10642,33 +10640,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T05:22:35.137Z",
+         *         "completed_at": "2026-11-26T05:41:14.639Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1ckhsz6hny22fzntz5mjzdnppm",
+         *         "payment_intent": "pi_prod_06h1cqtf12q68b2vb5w70ht6nhb54",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
-         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
+         *         "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:22:35.095Z",
+         *         "created": "2026-11-26T05:41:14.606Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:35.095Z",
+         *         "updated": "2026-11-26T05:41:14.606Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:22:35.095Z",
+         *         "expires_at": "2026-11-27T05:41:14.606Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10685,13 +10683,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhsxf073wx6pvnkq08vjxpem",
-         *       "request_id": "req_prod_06h1ckhsxf073wx6pvnkq08vjxpem",
+         *       "correlation_id": "req_prod_06h1cqtezmaj1rmd8yaawee9xfygm",
+         *       "request_id": "req_prod_06h1cqtezmaj1rmd8yaawee9xfygm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:35.138Z",
+         *       "created": "2026-11-26T05:41:14.641Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1ckhsyhv6x7rkkgh62a1cpbz98"
+         *       "actor_id": "cus_prod_06h1cqtf0h5dvs4aa9s0xknq5h2yp"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -10736,29 +10734,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhtmegqn5388e6ef4bhkazsj",
+         *       "id": "evt_prod_06h1cqtffr1cn823bz71y3fcg0s5r",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1ckhtdqfcp1k7w9xr49f2ejb8w",
+         *       "aggregate_id": "cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
          *       "data": {
-         *         "id": "cs_prod_06h1ckhtdqfcp1k7w9xr49f2ejb8w",
-         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckhtdqfcp1k7w9xr49f2ejb8w",
+         *         "id": "cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
+         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T05:22:35.244Z",
+         *         "created": "2026-11-26T05:41:14.699Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T05:22:35.244Z",
+         *         "updated": "2026-11-27T05:41:14.699Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T05:22:35.244Z",
-         *         "expires_at": "2026-11-27T05:22:35.244Z",
+         *         "expired_at": "2026-11-27T05:41:14.699Z",
+         *         "expires_at": "2026-11-27T05:41:14.699Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10775,24 +10773,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1ckhtdqfcp1k7w9xr49f2ejb8w",
-         *         "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckhtdqfcp1k7w9xr49f2ejb8w",
+         *         "id": "cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
+         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:22:35.244Z",
+         *         "created": "2026-11-26T05:41:14.699Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:35.244Z",
+         *         "updated": "2026-11-26T05:41:14.699Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:22:35.244Z",
+         *         "expires_at": "2026-11-27T05:41:14.699Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10809,11 +10807,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhtfwyqfj5svjmtfcs6fvagw",
+         *       "correlation_id": "req_prod_06h1cqtfbt8mh3v3jdbkhamh3qyk0",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T05:22:35.244Z",
+         *       "created": "2026-11-27T05:41:14.699Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10860,19 +10858,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhpxx7zryyjmzyzvkcnx0mxy",
+         *       "id": "evt_prod_06h1cqtbec5ggf9a9nb4jg0pztqyt",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
+         *       "aggregate_id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
          *       "data": {
-         *         "id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
+         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:22:34.348Z",
+         *         "created": "2026-11-26T05:41:13.711Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:34.348Z",
+         *         "updated": "2026-11-26T05:41:13.711Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10885,13 +10883,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhpxbfhb87wqj1kg1xkb404j",
-         *       "request_id": "req_prod_06h1ckhpxbfhb87wqj1kg1xkb404j",
+         *       "correlation_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
+         *       "request_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:34.351Z",
+         *       "created": "2026-11-26T05:41:13.715Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -10936,19 +10934,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhpy8jf1yxmep9r048q5ggp2",
+         *       "id": "evt_prod_06h1cqtbet4mcqbc35wq3aghzdsr8",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
+         *       "aggregate_id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
          *       "data": {
-         *         "id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
+         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:22:34.348Z",
+         *         "created": "2026-11-26T05:41:13.711Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:34.352Z",
+         *         "updated": "2026-11-26T05:41:13.716Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10960,14 +10958,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
+         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:22:34.348Z",
+         *         "created": "2026-11-26T05:41:13.711Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:34.348Z",
+         *         "updated": "2026-11-26T05:41:13.711Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10979,13 +10977,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhpxbfhb87wqj1kg1xkb404j",
-         *       "request_id": "req_prod_06h1ckhpxbfhb87wqj1kg1xkb404j",
+         *       "correlation_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
+         *       "request_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.354Z",
+         *       "created": "2026-11-26T05:41:13.718Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -11030,19 +11028,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhq32y09h1e5n4b76pe8whs0",
+         *       "id": "evt_prod_06h1cqtbkp61t28gw9v29jexdf3fw",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1ckhq2e61aqkggf0nymcf7veaj",
+         *       "aggregate_id": "pi_prod_06h1cqtbk3s07kpg9qd0e30e711vj",
          *       "data": {
-         *         "id": "pi_prod_06h1ckhq2e61aqkggf0nymcf7veaj",
+         *         "id": "pi_prod_06h1cqtbk3s07kpg9qd0e30e711vj",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T05:22:34.387Z",
+         *         "created": "2026-11-26T05:41:13.752Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:34.390Z",
+         *         "updated": "2026-11-26T05:41:13.756Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11054,14 +11052,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1ckhq2e61aqkggf0nymcf7veaj",
+         *         "id": "pi_prod_06h1cqtbk3s07kpg9qd0e30e711vj",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:22:34.387Z",
+         *         "created": "2026-11-26T05:41:13.752Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:34.387Z",
+         *         "updated": "2026-11-26T05:41:13.752Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11073,13 +11071,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhq257wtaejgx07h2m5sqfwe",
-         *       "request_id": "req_prod_06h1ckhq257wtaejgx07h2m5sqfwe",
+         *       "correlation_id": "req_prod_06h1cqtbjwebfdmrfv7vj6dnht822",
+         *       "request_id": "req_prod_06h1cqtbjwebfdmrfv7vj6dnht822",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.392Z",
+         *       "created": "2026-11-26T05:41:13.757Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -11124,19 +11122,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhq6s7vzxrdr8ws2sj245amc",
+         *       "id": "evt_prod_06h1cqtbqjnjwn01jbhy5qy57a9t4",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1ckhq65p3195sqjjgxm42ybbep",
+         *       "aggregate_id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
          *       "data": {
-         *         "id": "pi_prod_06h1ckhq65p3195sqjjgxm42ybbep",
+         *         "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T05:22:34.417Z",
+         *         "created": "2026-11-26T05:41:13.783Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:34.421Z",
+         *         "updated": "2026-11-26T05:41:13.787Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11148,14 +11146,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1ckhq65p3195sqjjgxm42ybbep",
+         *         "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:22:34.417Z",
+         *         "created": "2026-11-26T05:41:13.783Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:34.419Z",
+         *         "updated": "2026-11-26T05:41:13.786Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11167,13 +11165,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhq5sq99a0fzh2k4ygh4a46y",
-         *       "request_id": "req_prod_06h1ckhq5sq99a0fzh2k4ygh4a46y",
+         *       "correlation_id": "req_prod_06h1cqtbpm2rhmhhzr1zphgkqvnke",
+         *       "request_id": "req_prod_06h1cqtbpm2rhmhhzr1zphgkqvnke",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:22:34.422Z",
+         *       "created": "2026-11-26T05:41:13.788Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -11218,19 +11216,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhpytb1n714jt8b7b993nve4",
+         *       "id": "evt_prod_06h1cqtbfasvkb580hj1kr1bkepfw",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
+         *       "aggregate_id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
          *       "data": {
-         *         "id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
+         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:22:34.348Z",
+         *         "created": "2026-11-26T05:41:13.711Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:34.357Z",
+         *         "updated": "2026-11-26T05:41:13.722Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11242,14 +11240,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
+         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:22:34.348Z",
+         *         "created": "2026-11-26T05:41:13.711Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:34.352Z",
+         *         "updated": "2026-11-26T05:41:13.716Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11261,13 +11259,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhpxbfhb87wqj1kg1xkb404j",
-         *       "request_id": "req_prod_06h1ckhpxbfhb87wqj1kg1xkb404j",
+         *       "correlation_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
+         *       "request_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:22:34.358Z",
+         *       "created": "2026-11-26T05:41:13.722Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -11312,23 +11310,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhq7tp2jdq01tgrwpncgqw56",
+         *       "id": "evt_prod_06h1cqtbs6vzkt9rtansjkr8ek8jt",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1ckhq65p3195sqjjgxm42ybbep",
+         *       "aggregate_id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
          *       "data": {
-         *         "id": "pi_prod_06h1ckhq65p3195sqjjgxm42ybbep",
+         *         "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T05:22:34.417Z",
+         *         "created": "2026-11-26T05:41:13.783Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:34.429Z",
+         *         "updated": "2026-11-26T05:41:13.801Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T05:22:34.429Z",
+         *         "canceled_at": "2026-11-26T05:41:13.801Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -11336,14 +11334,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1ckhq65p3195sqjjgxm42ybbep",
+         *         "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T05:22:34.417Z",
+         *         "created": "2026-11-26T05:41:13.783Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:34.421Z",
+         *         "updated": "2026-11-26T05:41:13.787Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11355,13 +11353,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhq7e36p0twa64vmz3hdq77t",
-         *       "request_id": "req_prod_06h1ckhq7e36p0twa64vmz3hdq77t",
+         *       "correlation_id": "req_prod_06h1cqtbrzpe00rsnz7rs91sgdesr",
+         *       "request_id": "req_prod_06h1cqtbrzpe00rsnz7rs91sgdesr",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:22:34.430Z",
+         *       "created": "2026-11-26T05:41:13.801Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -11406,19 +11404,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhq1e7hjpwq462dmjdq4n63p",
+         *       "id": "evt_prod_06h1cqtbj02qbmt8a8d6gch2s5hfe",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1ckhq0dyznyrz18c3dz32r8h9w",
+         *       "aggregate_id": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
          *       "data": {
-         *         "id": "pi_prod_06h1ckhq0dyznyrz18c3dz32r8h9w",
+         *         "id": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T05:22:34.371Z",
+         *         "created": "2026-11-26T05:41:13.736Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:34.379Z",
+         *         "updated": "2026-11-26T05:41:13.743Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11430,14 +11428,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1ckhq0dyznyrz18c3dz32r8h9w",
+         *         "id": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:22:34.371Z",
+         *         "created": "2026-11-26T05:41:13.736Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:34.374Z",
+         *         "updated": "2026-11-26T05:41:13.739Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11449,13 +11447,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhq04hmb57pb9p0y0ecr0m74",
-         *       "request_id": "req_prod_06h1ckhq04hmb57pb9p0y0ecr0m74",
+         *       "correlation_id": "req_prod_06h1cqtbgtt8gn8vbaa7sry9phw16",
+         *       "request_id": "req_prod_06h1cqtbgtt8gn8vbaa7sry9phw16",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:22:34.379Z",
+         *       "created": "2026-11-26T05:41:13.744Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -11500,19 +11498,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhq4wwccfe1az18q8w63p4ht",
+         *       "id": "evt_prod_06h1cqtbnn5ves3ggtfhgj5qejtv8",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1ckhq3zvhftjdsepenqb3gq8sw",
+         *       "aggregate_id": "pi_prod_06h1cqtbmsrbdzpcghf0jmtb0snxt",
          *       "data": {
-         *         "id": "pi_prod_06h1ckhq3zvhftjdsepenqb3gq8sw",
+         *         "id": "pi_prod_06h1cqtbmsrbdzpcghf0jmtb0snxt",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T05:22:34.399Z",
+         *         "created": "2026-11-26T05:41:13.766Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:34.406Z",
+         *         "updated": "2026-11-26T05:41:13.773Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11524,14 +11522,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1ckhq3zvhftjdsepenqb3gq8sw",
+         *         "id": "pi_prod_06h1cqtbmsrbdzpcghf0jmtb0snxt",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:22:34.399Z",
+         *         "created": "2026-11-26T05:41:13.766Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:22:34.402Z",
+         *         "updated": "2026-11-26T05:41:13.769Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11543,13 +11541,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhq3nce2xexwjxm127qwbzct",
-         *       "request_id": "req_prod_06h1ckhq3nce2xexwjxm127qwbzct",
+         *       "correlation_id": "req_prod_06h1cqtbmm7bxqbeh4s2x8g604tv6",
+         *       "request_id": "req_prod_06h1cqtbmm7bxqbeh4s2x8g604tv6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:22:34.407Z",
+         *       "created": "2026-11-26T05:41:13.773Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -11594,46 +11592,45 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhs98wsb56zz2q3zqsa80a8a",
+         *       "id": "evt_prod_06h1cqte8y0q7jygcdkyncxsa11r2",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *       "data": {
-         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
-         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
-         *             "quantity": 1,
-         *             "tax_rates": []
+         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
+         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:22:34.942Z",
-         *         "updated": "2026-11-26T05:22:34.942Z",
+         *         "created": "2026-11-26T05:41:14.427Z",
+         *         "updated": "2026-11-26T05:41:14.427Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
-         *         "current_period_end": "2026-12-26T05:22:34.942Z",
+         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
+         *         "current_period_end": "2026-12-26T05:41:14.427Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:22:34.942Z",
+         *         "current_period_start": "2026-11-26T05:41:14.427Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhs7pfa1zn1qzg2fpvmv71x0",
-         *       "request_id": "req_prod_06h1ckhs7pfa1zn1qzg2fpvmv71x0",
+         *       "correlation_id": "req_prod_06h1cqte788awhpgqneqgm61b40w0",
+         *       "request_id": "req_prod_06h1cqte788awhpgqneqgm61b40w0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:34.954Z",
+         *       "created": "2026-11-26T05:41:14.439Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -11678,26 +11675,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhseattvkmybqtjm4bw3j1yr",
+         *       "id": "evt_prod_06h1cqtefbyqkmd13mz4vpyhxq600",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *       "data": {
-         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
-         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
-         *             "quantity": 1,
-         *             "tax_rates": []
+         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
+         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:22:34.942Z",
-         *         "updated": "2026-11-26T05:22:34.991Z",
+         *         "created": "2026-11-26T05:41:14.427Z",
+         *         "updated": "2026-11-26T05:41:14.487Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11705,47 +11701,46 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
-         *         "current_period_end": "2026-12-26T05:22:34.942Z",
+         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
+         *         "current_period_end": "2026-12-26T05:41:14.427Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:22:34.942Z",
+         *         "current_period_start": "2026-11-26T05:41:14.427Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
-         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
-         *             "quantity": 1,
-         *             "tax_rates": []
+         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
+         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:22:34.942Z",
-         *         "updated": "2026-11-26T05:22:34.942Z",
+         *         "created": "2026-11-26T05:41:14.427Z",
+         *         "updated": "2026-11-26T05:41:14.427Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
-         *         "current_period_end": "2026-12-26T05:22:34.942Z",
+         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
+         *         "current_period_end": "2026-12-26T05:41:14.427Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:22:34.942Z",
+         *         "current_period_start": "2026-11-26T05:41:14.427Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhsdj24y6me3fc2akdft8cxy",
-         *       "request_id": "req_prod_06h1ckhsdj24y6me3fc2akdft8cxy",
+         *       "correlation_id": "req_prod_06h1cqteeky4rnhp5hfpfc3bqznmg",
+         *       "request_id": "req_prod_06h1cqteeky4rnhp5hfpfc3bqznmg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.994Z",
+         *       "created": "2026-11-26T05:41:14.490Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -11790,55 +11785,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhsgpez4tzrmpgfw0sk8pwx2",
+         *       "id": "evt_prod_06h1cqtemedzzmbz4bzn64ypyyhfr",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *       "data": {
-         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
-         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
-         *             "quantity": 1,
-         *             "tax_rates": []
+         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
+         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T05:22:34.942Z",
-         *         "updated": "2026-11-26T05:22:35.010Z",
+         *         "created": "2026-11-26T05:41:14.427Z",
+         *         "updated": "2026-11-26T05:41:14.529Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T05:22:35.010Z",
+         *         "paused_at": "2026-11-26T05:41:14.529Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
-         *         "current_period_end": "2026-12-26T05:22:34.942Z",
+         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
+         *         "current_period_end": "2026-12-26T05:41:14.427Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:22:34.942Z",
+         *         "current_period_start": "2026-11-26T05:41:14.427Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
-         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
-         *             "quantity": 1,
-         *             "tax_rates": []
+         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
+         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:22:34.942Z",
-         *         "updated": "2026-11-26T05:22:34.991Z",
+         *         "created": "2026-11-26T05:41:14.427Z",
+         *         "updated": "2026-11-26T05:41:14.487Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11846,20 +11839,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
-         *         "current_period_end": "2026-12-26T05:22:34.942Z",
+         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
+         *         "current_period_end": "2026-12-26T05:41:14.427Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:22:34.942Z",
+         *         "current_period_start": "2026-11-26T05:41:14.427Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhsfyj09pex76brp6r0ag01a",
-         *       "request_id": "req_prod_06h1ckhsfyj09pex76brp6r0ag01a",
+         *       "correlation_id": "req_prod_06h1cqtek2ymh6zs3p724ny1ha7mg",
+         *       "request_id": "req_prod_06h1cqtek2ymh6zs3p724ny1ha7mg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:22:35.013Z",
+         *       "created": "2026-11-26T05:41:14.531Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -11904,26 +11897,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhsk1g26dhbv8f0x4xrj6aea",
+         *       "id": "evt_prod_06h1cqteq1mc7ccbgj9wz0qmhnc3p",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *       "data": {
-         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
-         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
-         *             "quantity": 1,
-         *             "tax_rates": []
+         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
+         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:22:34.942Z",
-         *         "updated": "2026-11-26T05:22:35.030Z",
+         *         "created": "2026-11-26T05:41:14.427Z",
+         *         "updated": "2026-11-26T05:41:14.550Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11931,49 +11923,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
-         *         "current_period_end": "2026-12-26T05:22:34.942Z",
+         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
+         *         "current_period_end": "2026-12-26T05:41:14.427Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:22:34.942Z",
+         *         "current_period_start": "2026-11-26T05:41:14.427Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
-         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
-         *             "quantity": 1,
-         *             "tax_rates": []
+         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
+         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T05:22:34.942Z",
-         *         "updated": "2026-11-26T05:22:35.010Z",
+         *         "created": "2026-11-26T05:41:14.427Z",
+         *         "updated": "2026-11-26T05:41:14.529Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T05:22:35.010Z",
+         *         "paused_at": "2026-11-26T05:41:14.529Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
-         *         "current_period_end": "2026-12-26T05:22:34.942Z",
+         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
+         *         "current_period_end": "2026-12-26T05:41:14.427Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:22:34.942Z",
+         *         "current_period_start": "2026-11-26T05:41:14.427Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhsjc7skrs3fky36q6bqzr7y",
-         *       "request_id": "req_prod_06h1ckhsjc7skrs3fky36q6bqzr7y",
+         *       "correlation_id": "req_prod_06h1cqtepcm5kacfk5xj2wk8zay50",
+         *       "request_id": "req_prod_06h1cqtepcm5kacfk5xj2wk8zay50",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:22:35.032Z",
+         *       "created": "2026-11-26T05:41:14.552Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -12018,55 +12009,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhsnxk3ch0fp1qg75p7fxfg4",
+         *       "id": "evt_prod_06h1cqtestamer7cbj5ctt5dq0hf6",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *       "data": {
-         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
-         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
-         *             "quantity": 1,
-         *             "tax_rates": []
+         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
+         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T05:22:34.942Z",
-         *         "updated": "2026-11-26T05:22:35.051Z",
+         *         "created": "2026-11-26T05:41:14.427Z",
+         *         "updated": "2026-11-26T05:41:14.569Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T05:22:35.051Z",
-         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
-         *         "current_period_end": "2026-12-26T05:22:34.942Z",
+         *         "cancelled_at": "2026-11-26T05:41:14.569Z",
+         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
+         *         "current_period_end": "2026-12-26T05:41:14.427Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:22:34.942Z",
+         *         "current_period_start": "2026-11-26T05:41:14.427Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
-         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
-         *             "quantity": 1,
-         *             "tax_rates": []
+         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
+         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:22:34.942Z",
-         *         "updated": "2026-11-26T05:22:35.030Z",
+         *         "created": "2026-11-26T05:41:14.427Z",
+         *         "updated": "2026-11-26T05:41:14.550Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12074,20 +12063,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
-         *         "current_period_end": "2026-12-26T05:22:34.942Z",
+         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
+         *         "current_period_end": "2026-12-26T05:41:14.427Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:22:34.942Z",
+         *         "current_period_start": "2026-11-26T05:41:14.427Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhsn3f3assvx5t0c3cv19may",
-         *       "request_id": "req_prod_06h1ckhsn3f3assvx5t0c3cv19may",
+         *       "correlation_id": "req_prod_06h1cqtervksznw4m0c5cc54g0mjw",
+         *       "request_id": "req_prod_06h1cqtervksznw4m0c5cc54g0mjw",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:22:35.055Z",
+         *       "created": "2026-11-26T05:41:14.574Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -12132,44 +12121,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhtqg5e7d9ykc5n614pvh9fy",
+         *       "id": "evt_prod_06h1cqtfhgx8wwg0h7jz5gqr8tfd4",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1ckhsr50r0zf7a22e9z30qs5jm",
+         *       "aggregate_id": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
          *       "data": {
-         *         "id": "sub_prod_06h1ckhsr50r0zf7a22e9z30qs5jm",
+         *         "id": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1ckhsr50r0zf7a22e9z30qs5jp",
-         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
-         *             "quantity": 1,
-         *             "tax_rates": []
+         *             "id": "si_prod_06h1cqtew75rwbw025dnbchc19fy0",
+         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T05:22:35.072Z",
-         *         "updated": "2026-11-26T05:22:35.072Z",
+         *         "created": "2026-11-26T05:41:14.591Z",
+         *         "updated": "2026-11-26T05:41:14.591Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T05:22:35.072Z",
+         *         "trial_end": "2026-12-03T05:41:14.591Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T05:22:35.072Z",
+         *         "current_period_end": "2026-12-03T05:41:14.591Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:22:35.072Z",
+         *         "current_period_start": "2026-11-26T05:41:14.591Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhtfwyqfj5svjmtfcs6fvagw",
+         *       "correlation_id": "req_prod_06h1cqtfbt8mh3v3jdbkhamh3qyk0",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T05:22:35.072Z",
+         *       "created": "2026-11-30T05:41:14.591Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -12216,16 +12204,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhqhkceqtb35d9753ekk4rsw",
+         *       "id": "evt_prod_06h1cqtcddh2pf8g8fkkaenyra74e",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *       "data": {
-         *         "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12238,11 +12226,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T05:22:34.502Z",
+         *         "created": "2026-11-26T05:41:13.954Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:22:34.502Z",
+         *         "updated": "2026-11-26T05:41:13.954Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12272,13 +12260,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhqgkkccfp6szfcp2fhdgqym",
-         *       "request_id": "req_prod_06h1ckhqgkkccfp6szfcp2fhdgqym",
+         *       "correlation_id": "req_prod_06h1cqtcbf20ddsykw4wwy0e8we5t",
+         *       "request_id": "req_prod_06h1cqtcbf20ddsykw4wwy0e8we5t",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:34.508Z",
+         *       "created": "2026-11-26T05:41:13.963Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -12323,16 +12311,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhqr7jdegm3gwqfycnyvm8ag",
+         *       "id": "evt_prod_06h1cqtcp2d3vzbb13sj29rapqq4c",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *       "data": {
-         *         "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12345,11 +12333,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:22:34.502Z",
+         *         "created": "2026-11-26T05:41:13.954Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:22:34.528Z",
+         *         "updated": "2026-11-26T05:41:13.990Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12357,11 +12345,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
+         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:22:34.528Z",
+         *         "finalized_at": "2026-11-26T05:41:13.990Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -12373,16 +12361,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
+         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12395,11 +12383,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T05:22:34.502Z",
+         *         "created": "2026-11-26T05:41:13.954Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:22:34.502Z",
+         *         "updated": "2026-11-26T05:41:13.954Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12428,13 +12416,13 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhqkhjgb3x8zzp1nyan2zw6j",
-         *       "request_id": "req_prod_06h1ckhqkhjgb3x8zzp1nyan2zw6j",
+         *       "correlation_id": "req_prod_06h1cqtcg9x8ee3q3cc23yqbk8ma0",
+         *       "request_id": "req_prod_06h1cqtcg9x8ee3q3cc23yqbk8ma0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.561Z",
+         *       "created": "2026-11-26T05:41:14.032Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -12479,16 +12467,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhqwvy58hye6eq1tfh1dnr80",
+         *       "id": "evt_prod_06h1cqtcssg392gq9vxsse6q4nhrr",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *       "data": {
-         *         "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12501,11 +12489,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:22:34.502Z",
-         *         "paid_at": "2026-11-26T05:22:34.597Z",
-         *         "updated": "2026-11-26T05:22:34.597Z",
+         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "paid_at": "2026-11-26T05:41:14.060Z",
+         *         "updated": "2026-11-26T05:41:14.060Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12513,32 +12501,32 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
+         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:22:34.528Z",
+         *         "finalized_at": "2026-11-26T05:41:13.990Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1ckhqvdeqrkft5v7h0kcf3t3tg",
+         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
+         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12551,11 +12539,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:22:34.502Z",
+         *         "created": "2026-11-26T05:41:13.954Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:22:34.528Z",
+         *         "updated": "2026-11-26T05:41:13.990Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12563,34 +12551,34 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
+         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:22:34.528Z",
+         *         "finalized_at": "2026-11-26T05:41:13.990Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1ckhqvdeqrkft5v7h0kcf3t3tg",
+         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
+         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhqv2g8z31jpwm8wkchcrwhg",
-         *       "request_id": "req_prod_06h1ckhqv2g8z31jpwm8wkchcrwhg",
+         *       "correlation_id": "req_prod_06h1cqtcqy9ktsge4qb0f64fernb2",
+         *       "request_id": "req_prod_06h1cqtcqy9ktsge4qb0f64fernb2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:22:34.598Z",
+         *       "created": "2026-11-26T05:41:14.062Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         InvoicePaidEvent: {
@@ -12635,16 +12623,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhqx2pkb06ym4hydgdy9q6r4",
+         *       "id": "evt_prod_06h1cqtct2xz062kywbj2rmfby1aw",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *       "data": {
-         *         "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12657,11 +12645,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:22:34.502Z",
-         *         "paid_at": "2026-11-26T05:22:34.597Z",
-         *         "updated": "2026-11-26T05:22:34.597Z",
+         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "paid_at": "2026-11-26T05:41:14.060Z",
+         *         "updated": "2026-11-26T05:41:14.060Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12669,32 +12657,32 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
+         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:22:34.528Z",
+         *         "finalized_at": "2026-11-26T05:41:13.990Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1ckhqvdeqrkft5v7h0kcf3t3tg",
+         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
+         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12707,11 +12695,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:22:34.502Z",
+         *         "created": "2026-11-26T05:41:13.954Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:22:34.528Z",
+         *         "updated": "2026-11-26T05:41:13.990Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12719,34 +12707,34 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
+         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:22:34.528Z",
+         *         "finalized_at": "2026-11-26T05:41:13.990Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1ckhqvdeqrkft5v7h0kcf3t3tg",
+         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
+         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhqv2g8z31jpwm8wkchcrwhg",
-         *       "request_id": "req_prod_06h1ckhqv2g8z31jpwm8wkchcrwhg",
+         *       "correlation_id": "req_prod_06h1cqtcqy9ktsge4qb0f64fernb2",
+         *       "request_id": "req_prod_06h1cqtcqy9ktsge4qb0f64fernb2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:22:34.600Z",
+         *       "created": "2026-11-26T05:41:14.064Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -12791,16 +12779,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhr9kz3np89zpk8jpf5f0w36",
+         *       "id": "evt_prod_06h1cqtd4dgh1z16ccc1www8hw2wm",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ckhr2yv7av7xnyxgqt2m07hxm",
+         *       "aggregate_id": "in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r",
          *       "data": {
-         *         "id": "in_prod_06h1ckhr2yv7av7xnyxgqt2m07hxm",
+         *         "id": "in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhr32n3jvy87pqzw55qpmyvg",
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "id": "il_prod_06h1cqtcyvn7hpdctyjr9e0qq7nkc",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12813,11 +12801,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:22:34.647Z",
+         *         "created": "2026-11-26T05:41:14.101Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:22:34.659Z",
+         *         "updated": "2026-11-26T05:41:14.111Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12825,35 +12813,35 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e0c407459102c0416c79b0fe465f15bc270c29dd209bf5b3ea647e6efb756c8f",
+         *         "pdf_sha256": "aeed052b61ebf88b78ec314479fd41de91c6fd5007f35989f786bcd543a33084",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhr2yv7av7xnyxgqt2m07hxm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:22:34.659Z",
+         *         "finalized_at": "2026-11-26T05:41:14.111Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1ckhr86rtnnyskp4d3dg8y8nya",
+         *         "payment_intent": "pi_prod_06h1cqtd3deeq67ygadc9zftdvw7a",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/m3oNw0NSIlV5rD_1H3cM_trK8z7-d-451tHDL3sYtr8",
+         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/O2PZYlT0pgxE-gHsK6jQOd9PQpgHoRbxHpSsiUfrRvk",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhr7mvnn36agj16bnw219y0p",
-         *       "request_id": "req_prod_06h1ckhr7mvnn36agj16bnw219y0p",
+         *       "correlation_id": "req_prod_06h1cqtd2xk3hv8akqw2e97gt2pyp",
+         *       "request_id": "req_prod_06h1cqtd2xk3hv8akqw2e97gt2pyp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:22:34.700Z",
+         *       "created": "2026-11-26T05:41:14.147Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -12898,16 +12886,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhrhvhzwmb97e4462y3q0svm",
+         *       "id": "evt_prod_06h1cqtdc4gwwsnzmdafqrz8svhfw",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ckhrb2mmd0ffg55evxwaykbfp",
+         *       "aggregate_id": "in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw",
          *       "data": {
-         *         "id": "in_prod_06h1ckhrb2mmd0ffg55evxwaykbfp",
+         *         "id": "in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhrb2mmd0ffg55evxwaykbfr",
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "id": "il_prod_06h1cqtd5gy8ry66qzgfyz3e5dzqw",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12920,11 +12908,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:22:34.712Z",
+         *         "created": "2026-11-26T05:41:14.155Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:22:34.727Z",
+         *         "updated": "2026-11-26T05:41:14.166Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12932,35 +12920,35 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c889d3e1e557fe0b4ad40f50111eaebea05de399cbda042fbb98716d20b255c4",
+         *         "pdf_sha256": "373a1072961d037ea508739474f21d1af6fe3fbadd9566489c17e2b506c4b820",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhrb2mmd0ffg55evxwaykbfp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:22:34.727Z",
+         *         "finalized_at": "2026-11-26T05:41:14.166Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1ckhrgtn5ch782xw9ypnk9qxbj",
+         *         "payment_intent": "pi_prod_06h1cqtdbf8sswrqkvxdeyk8mf3f2",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/nyEyDLp4t4JyzGSpT2_dPE9wTNeZ-0ZEEczJNR7yXII",
+         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/3_BI2dGM2hTvXog6J7LoL_02dGEXEAsjZS_czm_o4_s",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhrgdeh4as41ez90nx0475ap",
-         *       "request_id": "req_prod_06h1ckhrgdeh4as41ez90nx0475ap",
+         *       "correlation_id": "req_prod_06h1cqtdb6h52dtn58cz9e34rkd54",
+         *       "request_id": "req_prod_06h1cqtdb6h52dtn58cz9e34rkd54",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:22:34.766Z",
+         *       "created": "2026-11-26T05:41:14.209Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -13005,16 +12993,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhthzp0gb3xk9drecf1kq27w",
+         *       "id": "evt_prod_06h1cqtfdk6w3xw0zg12q2zfazhn6",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ckhs3wsmdd13mh6eb8yt4va0y",
+         *       "aggregate_id": "in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y",
          *       "data": {
-         *         "id": "in_prod_06h1ckhs3wsmdd13mh6eb8yt4va0y",
+         *         "id": "in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhs40wfv5c46z689mrfjjmz2",
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "id": "il_prod_06h1cqte34sc3tkccvy5j3y160dj8",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13027,23 +13015,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:22:34.911Z",
+         *         "created": "2026-11-26T05:41:14.392Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T05:22:34.897Z",
+         *         "updated": "2026-11-27T05:41:14.377Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
-         *         "due_date": "2026-11-27T05:22:34.897Z",
+         *         "due_date": "2026-11-27T05:41:14.377Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T05:22:34.897Z",
-         *         "pdf_sha256": "0380c22568b003b7314eac5768d099e8c435f746a9cbfe4d7b55be10c695e234",
+         *         "overdue_at": "2026-11-27T05:41:14.377Z",
+         *         "pdf_sha256": "d24c08aeb053bcaa1209a1531c906048c4c6886e332f55f52a51d52787fc07ac",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhs3wsmdd13mh6eb8yt4va0y/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:22:34.922Z",
+         *         "finalized_at": "2026-11-26T05:41:14.403Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13055,16 +13043,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/EYsVq1X2nfQ3EsbO_x9RsMurhWA3NvRbT1-5TCRqp-w",
+         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/WqeMQxX9IOHXUbN_Y1cNjS8HS3PnXaKubhcH9mJSISg",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1ckhs3wsmdd13mh6eb8yt4va0y",
+         *         "id": "in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhs40wfv5c46z689mrfjjmz2",
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "id": "il_prod_06h1cqte34sc3tkccvy5j3y160dj8",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13077,23 +13065,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:22:34.911Z",
+         *         "created": "2026-11-26T05:41:14.392Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:22:34.922Z",
+         *         "updated": "2026-11-26T05:41:14.403Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
-         *         "due_date": "2026-11-27T05:22:34.897Z",
+         *         "due_date": "2026-11-27T05:41:14.377Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "0380c22568b003b7314eac5768d099e8c435f746a9cbfe4d7b55be10c695e234",
+         *         "pdf_sha256": "d24c08aeb053bcaa1209a1531c906048c4c6886e332f55f52a51d52787fc07ac",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhs3wsmdd13mh6eb8yt4va0y/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:22:34.922Z",
+         *         "finalized_at": "2026-11-26T05:41:14.403Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13105,16 +13093,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/EYsVq1X2nfQ3EsbO_x9RsMurhWA3NvRbT1-5TCRqp-w",
+         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/WqeMQxX9IOHXUbN_Y1cNjS8HS3PnXaKubhcH9mJSISg",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhtfwyqfj5svjmtfcs6fvagw",
+         *       "correlation_id": "req_prod_06h1cqtfbt8mh3v3jdbkhamh3qyk0",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T05:22:34.897Z",
+         *       "created": "2026-11-27T05:41:14.377Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13161,16 +13149,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhrt6nn56qzq1vbgdwqjzy8j",
+         *       "id": "evt_prod_06h1cqtdnb0mzfqqpakaaw76s707r",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ckhrkaz7ck43cn418jvenjhw2",
+         *       "aggregate_id": "in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt",
          *       "data": {
-         *         "id": "in_prod_06h1ckhrkaz7ck43cn418jvenjhw2",
+         *         "id": "in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhrkcm3q0j2bynsr6npybhnm",
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "id": "il_prod_06h1cqtde2tc6ssyjwvqea5jmybpj",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13183,23 +13171,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T05:22:34.778Z",
+         *         "created": "2026-11-26T05:41:14.223Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:22:34.832Z",
+         *         "updated": "2026-11-26T05:41:14.281Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T05:22:34.832Z",
+         *         "voided_at": "2026-11-26T05:41:14.281Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "c2b392f6bd2b933ae9e3941c744b26bd16a388cde4cb7ee59414ef46ab441670",
+         *         "pdf_sha256": "afedadf5807fbcc496830ade7969fdb0c3901650df834f83e1194cdbfd0b966d",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhrkaz7ck43cn418jvenjhw2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:22:34.795Z",
+         *         "finalized_at": "2026-11-26T05:41:14.240Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13211,16 +13199,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/EG6euiwspxwXpE-ea7Z17l9gW7TRkew-mqtzgLLyUTo",
+         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/VlaLwEjmcnJ2s_zU7jYa0uFsz9l_sf0p3-5xhf0h1xg",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1ckhrkaz7ck43cn418jvenjhw2",
+         *         "id": "in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhrkcm3q0j2bynsr6npybhnm",
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "id": "il_prod_06h1cqtde2tc6ssyjwvqea5jmybpj",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13233,11 +13221,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:22:34.778Z",
+         *         "created": "2026-11-26T05:41:14.223Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:22:34.795Z",
+         *         "updated": "2026-11-26T05:41:14.240Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13245,11 +13233,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c2b392f6bd2b933ae9e3941c744b26bd16a388cde4cb7ee59414ef46ab441670",
+         *         "pdf_sha256": "afedadf5807fbcc496830ade7969fdb0c3901650df834f83e1194cdbfd0b966d",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhrkaz7ck43cn418jvenjhw2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:22:34.795Z",
+         *         "finalized_at": "2026-11-26T05:41:14.240Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13261,18 +13249,18 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/EG6euiwspxwXpE-ea7Z17l9gW7TRkew-mqtzgLLyUTo",
+         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/VlaLwEjmcnJ2s_zU7jYa0uFsz9l_sf0p3-5xhf0h1xg",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhrspfhm2e8j48f9pnsdtpdr",
-         *       "request_id": "req_prod_06h1ckhrspfhm2e8j48f9pnsdtpdr",
+         *       "correlation_id": "req_prod_06h1cqtdmqsgyvr619ty9ybfxtjna",
+         *       "request_id": "req_prod_06h1cqtdmqsgyvr619ty9ybfxtjna",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:22:34.833Z",
+         *       "created": "2026-11-26T05:41:14.282Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -13317,16 +13305,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhs06zqw7js7ygfr9v3rr1rr",
+         *       "id": "evt_prod_06h1cqtdys7x921bbmsf3a11ghg3e",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ckhrw0xd7efk5ac5tsnj9445c",
+         *       "aggregate_id": "in_prod_06h1cqtdq5f4pwrtshdnc07jfp644",
          *       "data": {
-         *         "id": "in_prod_06h1ckhrw0xd7efk5ac5tsnj9445c",
+         *         "id": "in_prod_06h1cqtdq5f4pwrtshdnc07jfp644",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhrw61g7wadq5tj2nx5535sp",
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "id": "il_prod_06h1cqtdq8dgmrx4p99xzy6bfvkzy",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13339,11 +13327,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T05:22:34.848Z",
+         *         "created": "2026-11-26T05:41:14.297Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:22:34.880Z",
+         *         "updated": "2026-11-26T05:41:14.349Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13351,11 +13339,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "f093585d1fa0b8028f9e27e797b5ca5da21b910c8bb1eae02e249eff0c2595a2",
+         *         "pdf_sha256": "d6ea6fc6b174db6bc6da68edc5735c0a79c81004ae8db57c79272ee4bf8af20a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhrw0xd7efk5ac5tsnj9445c/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtdq5f4pwrtshdnc07jfp644/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:22:34.859Z",
+         *         "finalized_at": "2026-11-26T05:41:14.309Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13367,16 +13355,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/-iiij_ouoZHLiMG-ra3bKGvriEAur71CIL0BA0QvWqg",
+         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/yrBHR9xek8hTkufkpwYxBi2d3mUhjUIo3xCu-NDSi1Q",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T05:22:34.880Z"
+         *         "marked_uncollectible_at": "2026-11-26T05:41:14.349Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1ckhrw0xd7efk5ac5tsnj9445c",
+         *         "id": "in_prod_06h1cqtdq5f4pwrtshdnc07jfp644",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhrw61g7wadq5tj2nx5535sp",
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "id": "il_prod_06h1cqtdq8dgmrx4p99xzy6bfvkzy",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13389,11 +13377,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:22:34.848Z",
+         *         "created": "2026-11-26T05:41:14.297Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:22:34.859Z",
+         *         "updated": "2026-11-26T05:41:14.309Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13401,11 +13389,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "f093585d1fa0b8028f9e27e797b5ca5da21b910c8bb1eae02e249eff0c2595a2",
+         *         "pdf_sha256": "d6ea6fc6b174db6bc6da68edc5735c0a79c81004ae8db57c79272ee4bf8af20a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhrw0xd7efk5ac5tsnj9445c/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtdq5f4pwrtshdnc07jfp644/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:22:34.859Z",
+         *         "finalized_at": "2026-11-26T05:41:14.309Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13417,18 +13405,18 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/-iiij_ouoZHLiMG-ra3bKGvriEAur71CIL0BA0QvWqg",
+         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/yrBHR9xek8hTkufkpwYxBi2d3mUhjUIo3xCu-NDSi1Q",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhrzrgnf3sh5q26m2yn9f8qw",
-         *       "request_id": "req_prod_06h1ckhrzrgnf3sh5q26m2yn9f8qw",
+         *       "correlation_id": "req_prod_06h1cqtdx5xztz7fp93ckb3rj9e10",
+         *       "request_id": "req_prod_06h1cqtdx5xztz7fp93ckb3rj9e10",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:22:34.881Z",
+         *       "created": "2026-11-26T05:41:14.358Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -13473,16 +13461,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhr1x0vvr8bzjfhxn41qftb2",
+         *       "id": "evt_prod_06h1cqtcxt64rbhbk6p01c161xcxg",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *       "data": {
-         *         "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
-         *             "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
+         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13495,11 +13483,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:22:34.502Z",
-         *         "paid_at": "2026-11-26T05:22:34.597Z",
-         *         "updated": "2026-11-26T05:22:34.597Z",
+         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "paid_at": "2026-11-26T05:41:14.060Z",
+         *         "updated": "2026-11-26T05:41:14.060Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13507,35 +13495,35 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
+         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:22:34.528Z",
+         *         "finalized_at": "2026-11-26T05:41:13.990Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1ckhqvdeqrkft5v7h0kcf3t3tg",
+         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
+         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhr0gdm43ewdffrg10gvcxby",
-         *       "request_id": "req_prod_06h1ckhr0gdm43ewdffrg10gvcxby",
+         *       "correlation_id": "req_prod_06h1cqtcwhby1cn5aj6xzykqpc682",
+         *       "request_id": "req_prod_06h1cqtcwhby1cn5aj6xzykqpc682",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:22:34.639Z",
+         *       "created": "2026-11-26T05:41:14.094Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -13580,16 +13568,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhtrhyhzkt21cpd5fdkcy0mt",
+         *       "id": "evt_prod_06h1cqtfjfwkk30vq044688xqc0e0",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1ckhtqya08dz9m56qhmtjbpxhm",
+         *       "aggregate_id": "in_prod_06h1cqtfhwr526802wcgmzha12yf0",
          *       "data": {
-         *         "id": "in_prod_06h1ckhtqya08dz9m56qhmtjbpxhm",
+         *         "id": "in_prod_06h1cqtfhwr526802wcgmzha12yf0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1ckhtr8fbr31s4yzhsnn3z568e",
-         *             "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *             "id": "il_prod_06h1cqtfj7yb2s1smzz964yp93tz0",
+         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -13602,11 +13590,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T05:22:35.072Z",
+         *         "created": "2026-11-30T05:41:14.591Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T05:22:35.072Z",
+         *         "updated": "2026-11-30T05:41:14.591Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13615,11 +13603,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h1ckhsr50r0zf7a22e9z30qs5jm",
+         *         "description": "Subscription sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1ckhsr50r0zf7a22e9z30qs5jm",
+         *         "subscription": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -13636,11 +13624,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhtfwyqfj5svjmtfcs6fvagw",
+         *       "correlation_id": "req_prod_06h1cqtfbt8mh3v3jdbkhamh3qyk0",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T05:22:35.072Z",
+         *       "created": "2026-11-30T05:41:14.591Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13687,19 +13675,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhpf5882dm0y5em3rey52v2w",
+         *       "id": "evt_prod_06h1cqtaw4qhqrjh0br7wz9k5yn70",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *       "aggregate_id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *       "data": {
-         *         "id": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:22:34.231Z",
+         *         "created": "2026-11-26T05:41:13.567Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:22:34.231Z",
+         *         "updated": "2026-11-26T05:41:13.567Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13708,13 +13696,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhpens1q8j3j3bmqnrrm0are",
-         *       "request_id": "req_prod_06h1ckhpens1q8j3j3bmqnrrm0are",
+         *       "correlation_id": "req_prod_06h1cqtavn73rpd0mk57cxqqjhx5p",
+         *       "request_id": "req_prod_06h1cqtavn73rpd0mk57cxqqjhx5p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:34.233Z",
+         *       "created": "2026-11-26T05:41:13.569Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CustomerCreatedEvent: {
@@ -13759,19 +13747,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhph9f3wehz14vf4vn8x2zmm",
+         *       "id": "evt_prod_06h1cqtb1jr1f7hfd25eynds5yssc",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *       "aggregate_id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *       "data": {
-         *         "id": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:22:34.231Z",
+         *         "created": "2026-11-26T05:41:13.567Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:22:34.248Z",
+         *         "updated": "2026-11-26T05:41:13.610Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13779,14 +13767,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:22:34.231Z",
+         *         "created": "2026-11-26T05:41:13.567Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:22:34.231Z",
+         *         "updated": "2026-11-26T05:41:13.567Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13794,13 +13782,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhpgp3e8fz8zz601nfksvhpj",
-         *       "request_id": "req_prod_06h1ckhpgp3e8fz8zz601nfksvhpj",
+         *       "correlation_id": "req_prod_06h1cqtb0pp2ezec7nese7bx5bkkp",
+         *       "request_id": "req_prod_06h1cqtb0pp2ezec7nese7bx5bkkp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.250Z",
+         *       "created": "2026-11-26T05:41:13.613Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -13845,20 +13833,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhpnp8fkm87cbr07absb9xb0",
+         *       "id": "evt_prod_06h1cqtb5nm11cpw9bwd8h3a2qvh2",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1ckhpk9x85z1p84hgjwkvkty6e",
+         *       "aggregate_id": "cus_prod_06h1cqtb4baxdt3jbmhhvjt0150g8",
          *       "data": {
-         *         "id": "cus_prod_06h1ckhpk9x85z1p84hgjwkvkty6e",
+         *         "id": "cus_prod_06h1cqtb4baxdt3jbmhhvjt0150g8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:22:34.266Z",
+         *         "created": "2026-11-26T05:41:13.634Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:22:34.284Z",
+         *         "updated": "2026-11-26T05:41:13.644Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13866,14 +13854,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1ckhpk9x85z1p84hgjwkvkty6e",
+         *         "id": "cus_prod_06h1cqtb4baxdt3jbmhhvjt0150g8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:22:34.266Z",
+         *         "created": "2026-11-26T05:41:13.634Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:22:34.266Z",
+         *         "updated": "2026-11-26T05:41:13.634Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13881,13 +13869,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhpmeyf5tv7yg6byjvg88xsm",
-         *       "request_id": "req_prod_06h1ckhpmeyf5tv7yg6byjvg88xsm",
+         *       "correlation_id": "req_prod_06h1cqtb5dvk21penpmyx1y3k4sht",
+         *       "request_id": "req_prod_06h1cqtb5dvk21penpmyx1y3k4sht",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.285Z",
+         *       "created": "2026-11-26T05:41:13.645Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CustomerDeletedEvent: {
@@ -13932,21 +13920,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhpqed15pgc70a1becjy0wcr",
+         *       "id": "evt_prod_06h1cqtb7a1f72jn3kjftb1n688d0",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
+         *       "aggregate_id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
          *       "data": {
-         *         "id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
+         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
          *         "end": null,
-         *         "start": "2026-11-26T05:22:34.296Z",
+         *         "start": "2026-11-26T05:41:13.655Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
+         *           "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:22:34.022Z",
-         *           "updated": "2026-11-26T05:22:34.296Z",
+         *           "created": "2026-11-26T05:41:13.317Z",
+         *           "updated": "2026-11-26T05:41:13.655Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -13959,18 +13947,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhppqdt4sxbyvks7dzrpkmyy",
-         *       "request_id": "req_prod_06h1ckhppqdt4sxbyvks7dzrpkmyy",
+         *       "correlation_id": "req_prod_06h1cqtb6gtfzn8xvhtf6s7pp64m6",
+         *       "request_id": "req_prod_06h1cqtb6gtfzn8xvhtf6s7pp64m6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:34.300Z",
+         *       "created": "2026-11-26T05:41:13.658Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -14015,21 +14003,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhpsq4mn02y1p20tbeccq2sy",
+         *       "id": "evt_prod_06h1cqtb9yg3rvrrbg36vw1j1vt4c",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
+         *       "aggregate_id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
          *       "data": {
-         *         "id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
+         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
          *         "end": null,
-         *         "start": "2026-11-26T05:22:34.315Z",
+         *         "start": "2026-11-26T05:41:13.676Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1ckhnpp6ryak6v7s5d7j5ft8s6",
+         *           "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:22:34.037Z",
-         *           "updated": "2026-11-26T05:22:34.315Z",
+         *           "created": "2026-11-26T05:41:13.340Z",
+         *           "updated": "2026-11-26T05:41:13.676Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14042,20 +14030,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
+         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
          *         "end": null,
-         *         "start": "2026-11-26T05:22:34.296Z",
+         *         "start": "2026-11-26T05:41:13.655Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
+         *           "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:22:34.022Z",
-         *           "updated": "2026-11-26T05:22:34.296Z",
+         *           "created": "2026-11-26T05:41:13.317Z",
+         *           "updated": "2026-11-26T05:41:13.655Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -14068,17 +14056,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhps25cnamzenpgv1yvhgr00",
-         *       "request_id": "req_prod_06h1ckhps25cnamzenpgv1yvhgr00",
+         *       "correlation_id": "req_prod_06h1cqtb960cw5k5r9khh0mcpaqr8",
+         *       "request_id": "req_prod_06h1cqtb960cw5k5r9khh0mcpaqr8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.317Z",
+         *       "created": "2026-11-26T05:41:13.679Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -14123,21 +14111,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhpwgnf25rbwjcmckaty3kjj",
+         *       "id": "evt_prod_06h1cqtbcqyy67vcd2gjymeex9b5p",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
+         *       "aggregate_id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
          *       "data": {
-         *         "id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
+         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
          *         "end": null,
-         *         "start": "2026-11-26T05:22:34.315Z",
+         *         "start": "2026-11-26T05:41:13.676Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1ckhnpp6ryak6v7s5d7j5ft8s6",
+         *           "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:22:34.037Z",
-         *           "updated": "2026-11-26T05:22:34.315Z",
+         *           "created": "2026-11-26T05:41:13.340Z",
+         *           "updated": "2026-11-26T05:41:13.676Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14151,20 +14139,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
+         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
          *         "end": null,
-         *         "start": "2026-11-26T05:22:34.315Z",
+         *         "start": "2026-11-26T05:41:13.676Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1ckhnpp6ryak6v7s5d7j5ft8s6",
+         *           "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:22:34.037Z",
-         *           "updated": "2026-11-26T05:22:34.315Z",
+         *           "created": "2026-11-26T05:41:13.340Z",
+         *           "updated": "2026-11-26T05:41:13.676Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14177,17 +14165,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhptcj4xnq38xk8tgrbb6448",
-         *       "request_id": "req_prod_06h1ckhptcj4xnq38xk8tgrbb6448",
+         *       "correlation_id": "req_prod_06h1cqtbas5xds8gf2p2x0vdk178w",
+         *       "request_id": "req_prod_06h1cqtbas5xds8gf2p2x0vdk178w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:22:34.340Z",
+         *       "created": "2026-11-26T05:41:13.701Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -14232,17 +14220,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhnn0atpegexkvsnyqpd9t3p",
+         *       "id": "evt_prod_06h1cqt9wxs5bmgtq0stbrxf4wbv0",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
+         *       "aggregate_id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
          *       "data": {
-         *         "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
+         *         "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:22:34.022Z",
-         *         "updated": "2026-11-26T05:22:34.022Z",
+         *         "created": "2026-11-26T05:41:13.317Z",
+         *         "updated": "2026-11-26T05:41:13.317Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14256,13 +14244,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhnmh1rrc3fep8pq9tvftvwa",
-         *       "request_id": "req_prod_06h1ckhnmh1rrc3fep8pq9tvftvwa",
+         *       "correlation_id": "req_prod_06h1cqt9wd8sawb61vcxfeh2g85a8",
+         *       "request_id": "req_prod_06h1cqt9wd8sawb61vcxfeh2g85a8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:34.024Z",
+         *       "created": "2026-11-26T05:41:13.319Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CouponCreatedEvent: {
@@ -14307,17 +14295,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhnr8ky1tzdnky6fqd93fbf2",
+         *       "id": "evt_prod_06h1cqta1wkg7g5n0g1bqrvssda7r",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
+         *       "aggregate_id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
          *       "data": {
-         *         "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
+         *         "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:22:34.022Z",
-         *         "updated": "2026-11-26T05:22:34.048Z",
+         *         "created": "2026-11-26T05:41:13.317Z",
+         *         "updated": "2026-11-26T05:41:13.357Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14330,12 +14318,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
+         *         "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:22:34.022Z",
-         *         "updated": "2026-11-26T05:22:34.022Z",
+         *         "created": "2026-11-26T05:41:13.317Z",
+         *         "updated": "2026-11-26T05:41:13.317Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14348,13 +14336,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhnqn6tznq4s5jxfxqa43ygr",
-         *       "request_id": "req_prod_06h1ckhnqn6tznq4s5jxfxqa43ygr",
+         *       "correlation_id": "req_prod_06h1cqta1czt2kv0ms3s63y0wnbwe",
+         *       "request_id": "req_prod_06h1cqta1czt2kv0ms3s63y0wnbwe",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.050Z",
+         *       "created": "2026-11-26T05:41:13.359Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CouponUpdatedEvent: {
@@ -14399,18 +14387,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhnv5hdxv43cwppcw9pv4c40",
+         *       "id": "evt_prod_06h1cqta4tgfbvnpvwwf1cz0gdkfy",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1ckhnssawazeb0cshy3f7g1w16",
+         *       "aggregate_id": "cpn_prod_06h1cqta3evf9q5rgts5c0zd1ds1a",
          *       "data": {
-         *         "id": "cpn_prod_06h1ckhnssawazeb0cshy3f7g1w16",
+         *         "id": "cpn_prod_06h1cqta3evf9q5rgts5c0zd1ds1a",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:22:34.062Z",
+         *         "created": "2026-11-26T05:41:13.371Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T05:22:34.072Z",
+         *         "updated": "2026-11-26T05:41:13.381Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14423,12 +14411,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1ckhnssawazeb0cshy3f7g1w16",
+         *         "id": "cpn_prod_06h1cqta3evf9q5rgts5c0zd1ds1a",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:22:34.062Z",
-         *         "updated": "2026-11-26T05:22:34.062Z",
+         *         "created": "2026-11-26T05:41:13.371Z",
+         *         "updated": "2026-11-26T05:41:13.371Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14441,13 +14429,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhntsm8ypgac6zxvcaqtd2va",
-         *       "request_id": "req_prod_06h1ckhntsm8ypgac6zxvcaqtd2va",
+         *       "correlation_id": "req_prod_06h1cqta4j5g3wjd97fr1y0737a8c",
+         *       "request_id": "req_prod_06h1cqta4j5g3wjd97fr1y0737a8c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.073Z",
+         *       "created": "2026-11-26T05:41:13.382Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CouponDeletedEvent: {
@@ -14492,19 +14480,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhnb2yt931cdsn7sjq8635z0",
+         *       "id": "evt_prod_06h1cqt9f3be2s1fq5b59fb6na7ww",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *       "aggregate_id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
          *       "data": {
-         *         "id": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *         "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:22:33.942Z",
-         *         "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
-         *         "updated": "2026-11-26T05:22:33.942Z",
+         *         "created": "2026-11-26T05:41:13.207Z",
+         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "updated": "2026-11-26T05:41:13.207Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14521,13 +14509,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhnaf4hf31gkkwy33vw34ykr",
-         *       "request_id": "req_prod_06h1ckhnaf4hf31gkkwy33vw34ykr",
+         *       "correlation_id": "req_prod_06h1cqt9egmwc1jpakyjqs7ep27d8",
+         *       "request_id": "req_prod_06h1cqt9egmwc1jpakyjqs7ep27d8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:33.944Z",
+         *       "created": "2026-11-26T05:41:13.209Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         PriceCreatedEvent: {
@@ -14572,19 +14560,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhnepxh33a33dpajvjcjj992",
+         *       "id": "evt_prod_06h1cqt9jxqb5zt7nggasrmdceyz8",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *       "aggregate_id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
          *       "data": {
-         *         "id": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *         "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:22:33.942Z",
-         *         "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
-         *         "updated": "2026-11-26T05:22:33.971Z",
+         *         "created": "2026-11-26T05:41:13.207Z",
+         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "updated": "2026-11-26T05:41:13.238Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14600,14 +14588,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *         "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:22:33.942Z",
-         *         "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
-         *         "updated": "2026-11-26T05:22:33.942Z",
+         *         "created": "2026-11-26T05:41:13.207Z",
+         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "updated": "2026-11-26T05:41:13.207Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14623,13 +14611,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhne0qdy4ns6q21dbd8fgjjt",
-         *       "request_id": "req_prod_06h1ckhne0qdy4ns6q21dbd8fgjjt",
+         *       "correlation_id": "req_prod_06h1cqt9jhj2fdv707wfpsabf8sqa",
+         *       "request_id": "req_prod_06h1cqt9jhj2fdv707wfpsabf8sqa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:33.973Z",
+         *       "created": "2026-11-26T05:41:13.239Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         PriceUpdatedEvent: {
@@ -14674,20 +14662,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhnj0dm7xd8njzwj6n8m773e",
+         *       "id": "evt_prod_06h1cqt9qdw3c735sw8xbqe0sfaj2",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1ckhngg3y43sryvy7g8qndas3c",
+         *       "aggregate_id": "price_prod_06h1cqt9mzj9w8skmc3h8kvsbwf0y",
          *       "data": {
-         *         "id": "price_prod_06h1ckhngg3y43sryvy7g8qndas3c",
+         *         "id": "price_prod_06h1cqt9mzj9w8skmc3h8kvsbwf0y",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:22:33.988Z",
+         *         "created": "2026-11-26T05:41:13.255Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1ckhn9gj5km5n6ywz2s2ec4ccy",
-         *         "updated": "2026-11-26T05:22:33.998Z",
+         *         "product": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
+         *         "updated": "2026-11-26T05:41:13.274Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14698,14 +14686,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1ckhngg3y43sryvy7g8qndas3c",
+         *         "id": "price_prod_06h1cqt9mzj9w8skmc3h8kvsbwf0y",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:22:33.988Z",
-         *         "product": "prod_prod_06h1ckhn9gj5km5n6ywz2s2ec4ccy",
-         *         "updated": "2026-11-26T05:22:33.988Z",
+         *         "created": "2026-11-26T05:41:13.255Z",
+         *         "product": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
+         *         "updated": "2026-11-26T05:41:13.255Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14716,13 +14704,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhnhh9n9pdkr056mhn557r1c",
-         *       "request_id": "req_prod_06h1ckhnhh9n9pdkr056mhn557r1c",
+         *       "correlation_id": "req_prod_06h1cqt9ntkjb4stz0gn37zhhrjqy",
+         *       "request_id": "req_prod_06h1cqt9ntkjb4stz0gn37zhhrjqy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.000Z",
+         *       "created": "2026-11-26T05:41:13.275Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         PriceDeletedEvent: {
@@ -14767,30 +14755,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhn6mtaedep2zd4v1e1w96e8",
+         *       "id": "evt_prod_06h1cqt99mzxr127emfap1fr1h4xm",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
+         *       "aggregate_id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
          *       "data": {
-         *         "id": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
+         *         "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:22:33.908Z",
-         *         "updated": "2026-11-26T05:22:33.908Z",
+         *         "created": "2026-11-26T05:41:13.163Z",
+         *         "updated": "2026-11-26T05:41:13.163Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhn6d91984pv6813e6bbqs7g",
-         *       "request_id": "req_prod_06h1ckhn6d91984pv6813e6bbqs7g",
+         *       "correlation_id": "req_prod_06h1cqt994060w0h8y4hvsx4m7wc0",
+         *       "request_id": "req_prod_06h1cqt994060w0h8y4hvsx4m7wc0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:33.909Z",
+         *       "created": "2026-11-26T05:41:13.165Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         ProductCreatedEvent: {
@@ -14835,40 +14823,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhn8d43xjdbj3dnnq7sa2bf4",
+         *       "id": "evt_prod_06h1cqt9c3aax0996z7w8nvc6j870",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
+         *       "aggregate_id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
          *       "data": {
-         *         "id": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
+         *         "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:22:33.908Z",
-         *         "updated": "2026-11-26T05:22:33.921Z",
+         *         "created": "2026-11-26T05:41:13.163Z",
+         *         "updated": "2026-11-26T05:41:13.182Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
+         *         "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:22:33.908Z",
-         *         "updated": "2026-11-26T05:22:33.908Z",
+         *         "created": "2026-11-26T05:41:13.163Z",
+         *         "updated": "2026-11-26T05:41:13.163Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhn7wm069djv6837bbgjsaqy",
-         *       "request_id": "req_prod_06h1ckhn7wm069djv6837bbgjsaqy",
+         *       "correlation_id": "req_prod_06h1cqt9be7vxsw5r93rvnx6z87m4",
+         *       "request_id": "req_prod_06h1cqt9be7vxsw5r93rvnx6z87m4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:33.923Z",
+         *       "created": "2026-11-26T05:41:13.184Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         ProductUpdatedEvent: {
@@ -14913,41 +14901,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhnkj030adr0rbn0hx7pvyx6",
+         *       "id": "evt_prod_06h1cqt9twq1wsr0y7b96tanwsema",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1ckhn9gj5km5n6ywz2s2ec4ccy",
+         *       "aggregate_id": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
          *       "data": {
-         *         "id": "prod_prod_06h1ckhn9gj5km5n6ywz2s2ec4ccy",
+         *         "id": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:22:33.932Z",
+         *         "created": "2026-11-26T05:41:13.195Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T05:22:34.011Z",
+         *         "updated": "2026-11-26T05:41:13.302Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1ckhn9gj5km5n6ywz2s2ec4ccy",
+         *         "id": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:22:33.932Z",
-         *         "updated": "2026-11-26T05:22:33.932Z",
+         *         "created": "2026-11-26T05:41:13.195Z",
+         *         "updated": "2026-11-26T05:41:13.195Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhnk0218d4w1a129wqv4dhgg",
-         *       "request_id": "req_prod_06h1ckhnk0218d4w1a129wqv4dhgg",
+         *       "correlation_id": "req_prod_06h1cqt9tbqz3edeq1seqa1mvpkwg",
+         *       "request_id": "req_prod_06h1cqt9tbqz3edeq1seqa1mvpkwg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.012Z",
+         *       "created": "2026-11-26T05:41:13.303Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         ProductDeletedEvent: {
@@ -14992,18 +14980,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhqcsxt9n2vmv6nnzcmr3q4p",
+         *       "id": "evt_prod_06h1cqtc3es167b8q5thvry3n3hca",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1ckhqcqn0hb3kakakj2gnzf8xa",
+         *       "aggregate_id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
          *       "data": {
-         *         "id": "re_prod_06h1ckhqcqn0hb3kakakj2gnzf8xa",
+         *         "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:22:34.469Z",
-         *         "payment": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
-         *         "updated": "2026-11-26T05:22:34.469Z",
+         *         "created": "2026-11-26T05:41:13.882Z",
+         *         "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *         "updated": "2026-11-26T05:41:13.882Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15012,13 +15000,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhqc8vywv78ayvy5kj85e6w2",
-         *       "request_id": "req_prod_06h1ckhqc8vywv78ayvy5kj85e6w2",
+         *       "correlation_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
+         *       "request_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:34.471Z",
+         *       "created": "2026-11-26T05:41:13.883Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         RefundCreatedEvent: {
@@ -15063,18 +15051,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhqd3nmz02vf49pzq3qmsq48",
+         *       "id": "evt_prod_06h1cqtc3ny79prphfec4zd12p5fp",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1ckhqcqn0hb3kakakj2gnzf8xa",
+         *       "aggregate_id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
          *       "data": {
-         *         "id": "re_prod_06h1ckhqcqn0hb3kakakj2gnzf8xa",
+         *         "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:22:34.469Z",
-         *         "payment": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
-         *         "updated": "2026-11-26T05:22:34.472Z",
+         *         "created": "2026-11-26T05:41:13.882Z",
+         *         "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *         "updated": "2026-11-26T05:41:13.884Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15082,13 +15070,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1ckhqcqn0hb3kakakj2gnzf8xa",
+         *         "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:22:34.469Z",
-         *         "payment": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
-         *         "updated": "2026-11-26T05:22:34.469Z",
+         *         "created": "2026-11-26T05:41:13.882Z",
+         *         "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *         "updated": "2026-11-26T05:41:13.882Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15096,13 +15084,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhqc8vywv78ayvy5kj85e6w2",
-         *       "request_id": "req_prod_06h1ckhqc8vywv78ayvy5kj85e6w2",
+         *       "correlation_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
+         *       "request_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.472Z",
+         *       "created": "2026-11-26T05:41:13.885Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         RefundUpdatedEvent: {
@@ -15147,18 +15135,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhqfvm8314nwhpegsy28n9da",
+         *       "id": "evt_prod_06h1cqtc96xp7m4x358yqsdag4nj8",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1ckhqfd0r7m1m8g1hajkw5hvet",
+         *       "aggregate_id": "re_prod_06h1cqtc8ph0ngkr3ygapwnr7mxve",
          *       "data": {
-         *         "id": "re_prod_06h1ckhqfd0r7m1m8g1hajkw5hvet",
+         *         "id": "re_prod_06h1cqtc8ph0ngkr3ygapwnr7mxve",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T05:22:34.491Z",
-         *         "payment": "py_prod_06h1ckhq9swscnmtpecqyr41cmsgp",
-         *         "updated": "2026-11-26T05:22:34.493Z",
+         *         "created": "2026-11-26T05:41:13.925Z",
+         *         "payment": "py_prod_06h1cqtbw1d6ss3xdgzwf4mtfg4qp",
+         *         "updated": "2026-11-26T05:41:13.928Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15166,13 +15154,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1ckhqfd0r7m1m8g1hajkw5hvet",
+         *         "id": "re_prod_06h1cqtc8ph0ngkr3ygapwnr7mxve",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:22:34.491Z",
-         *         "payment": "py_prod_06h1ckhq9swscnmtpecqyr41cmsgp",
-         *         "updated": "2026-11-26T05:22:34.491Z",
+         *         "created": "2026-11-26T05:41:13.925Z",
+         *         "payment": "py_prod_06h1cqtbw1d6ss3xdgzwf4mtfg4qp",
+         *         "updated": "2026-11-26T05:41:13.925Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15180,13 +15168,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhqf55a45v3y9407jjwkq6n0",
-         *       "request_id": "req_prod_06h1ckhqf55a45v3y9407jjwkq6n0",
+         *       "correlation_id": "req_prod_06h1cqtc81a4t388nhfe9348fcv36",
+         *       "request_id": "req_prod_06h1cqtc81a4t388nhfe9348fcv36",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.494Z",
+         *       "created": "2026-11-26T05:41:13.934Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         RefundFailedEvent: {
@@ -15231,18 +15219,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhj6sw79veaefffvb1zfackp",
+         *       "id": "evt_prod_06h1cqt5zk01x7dntz7ztgvmknd0a",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac",
+         *       "aggregate_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964",
          *       "data": {
-         *         "id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac",
+         *         "id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T05:22:33.139Z",
-         *         "display": "st_prod_…h77s",
+         *         "created": "2026-11-26T05:41:12.314Z",
+         *         "display": "st_prod_…a7rp",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -15251,13 +15239,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1ckhj57rbt9ex4f1tcmt1hazw6",
-         *       "request_id": "req_prod_06h1ckhj57rbt9ex4f1tcmt1hazw6",
+         *       "correlation_id": "req_prod_06h1cqt5ycbp43fbtsqwjcqmk8kqt",
+         *       "request_id": "req_prod_06h1cqt5ycbp43fbtsqwjcqmk8kqt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:33.142Z",
+         *       "created": "2026-11-26T05:41:12.316Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy"
+         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -15302,29 +15290,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhjtrvb9amzxqy04n97jyjxm",
+         *       "id": "evt_prod_06h1cqt6mndrmq6g0f5mqsm9dt15t",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1ckhjrstx3shzhm71b72pn5rdr",
+         *       "aggregate_id": "key_prod_06h1cqt6jmzx6hatva3hcz861pgkg",
          *       "data": {
-         *         "id": "key_prod_06h1ckhjrstx3shzhm71b72pn5rdr",
+         *         "id": "key_prod_06h1cqt6jmzx6hatva3hcz861pgkg",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-26T05:22:33.286Z",
-         *         "display": "pt_prod_…7835",
-         *         "revoked_at": "2026-11-26T05:22:33.301Z",
+         *         "created": "2026-11-26T05:41:12.469Z",
+         *         "display": "pt_prod_…j8d8",
+         *         "revoked_at": "2026-11-26T05:41:12.484Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h1ckhjrstx3shzhm71b72pn5rdr",
+         *         "id": "key_prod_06h1cqt6jmzx6hatva3hcz861pgkg",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T05:22:33.286Z",
-         *         "display": "pt_prod_…7835",
+         *         "created": "2026-11-26T05:41:12.469Z",
+         *         "display": "pt_prod_…j8d8",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -15332,13 +15320,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1ckhjt68gj1gtwzc4nnp8k649e",
-         *       "request_id": "req_prod_06h1ckhjt68gj1gtwzc4nnp8k649e",
+         *       "correlation_id": "req_prod_06h1cqt6m2ce0ncm38v0j60aav7de",
+         *       "request_id": "req_prod_06h1cqt6m2ce0ncm38v0j60aav7de",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:33.302Z",
+         *       "created": "2026-11-26T05:41:12.485Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy"
+         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -15383,20 +15371,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhjyaqzx38c0dtbhy9y2ka2w",
+         *       "id": "evt_prod_06h1cqt6r5pa5v65q0f9cqaqw75p8",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *       "data": {
-         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:22:33.326Z",
+         *         "created": "2026-11-26T05:41:12.509Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:22:33.326Z",
+         *         "updated": "2026-11-26T05:41:12.509Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -15410,13 +15398,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1ckhjwzpqcqef97zzfwvkd40wr",
-         *       "request_id": "req_prod_06h1ckhjwzpqcqef97zzfwvkd40wr",
+         *       "correlation_id": "req_prod_06h1cqt6pvwcmszv6m93g484ennvg",
+         *       "request_id": "req_prod_06h1cqt6pvwcmszv6m93g484ennvg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:33.330Z",
+         *       "created": "2026-11-26T05:41:12.513Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -15461,20 +15449,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhk1ktt42eb3kbqfhz904dwc",
+         *       "id": "evt_prod_06h1cqt6w3njfvkz3tr1ttvv7bvjm",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *       "data": {
-         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:22:33.326Z",
+         *         "created": "2026-11-26T05:41:12.509Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:22:33.353Z",
+         *         "updated": "2026-11-26T05:41:12.539Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15484,15 +15472,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:22:33.326Z",
+         *         "created": "2026-11-26T05:41:12.509Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:22:33.326Z",
+         *         "updated": "2026-11-26T05:41:12.509Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -15505,13 +15493,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1ckhk0s2c0b1esds5gcke2ge0a",
-         *       "request_id": "req_prod_06h1ckhk0s2c0b1esds5gcke2ge0a",
+         *       "correlation_id": "req_prod_06h1cqt6tzn7gn0rqmmh7p8xxfvsa",
+         *       "request_id": "req_prod_06h1cqt6tzn7gn0rqmmh7p8xxfvsa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:33.356Z",
+         *       "created": "2026-11-26T05:41:12.544Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -15556,58 +15544,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhka0k7zs8f321n7p8hp390r",
+         *       "id": "evt_prod_06h1cqt743recwzajhmbgamvx6m90",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *       "data": {
-         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:22:33.326Z",
+         *         "created": "2026-11-26T05:41:12.509Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:22:33.423Z",
+         *         "updated": "2026-11-26T05:41:12.607Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:22:33.402Z"
+         *         "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:22:33.326Z",
+         *         "created": "2026-11-26T05:41:12.509Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:22:33.402Z",
+         *         "updated": "2026-11-26T05:41:12.590Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:22:33.402Z"
+         *         "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1ckhk9qazvms1dj1daz1k3nk9j",
-         *       "request_id": "req_prod_06h1ckhk9qazvms1dj1daz1k3nk9j",
+         *       "correlation_id": "req_prod_06h1cqt73n4cdhapwrt0bvpdf43dw",
+         *       "request_id": "req_prod_06h1cqt73n4cdhapwrt0bvpdf43dw",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-26T05:22:33.424Z",
+         *       "created": "2026-11-26T05:41:12.608Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -15652,20 +15640,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhk46ncb79zts31v25geeex4",
+         *       "id": "evt_prod_06h1cqt6yvgkxj6ghg01d975j94h0",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *       "data": {
-         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:22:33.326Z",
+         *         "created": "2026-11-26T05:41:12.509Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:22:33.375Z",
+         *         "updated": "2026-11-26T05:41:12.564Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15675,15 +15663,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:22:33.326Z",
+         *         "created": "2026-11-26T05:41:12.509Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:22:33.353Z",
+         *         "updated": "2026-11-26T05:41:12.539Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15696,13 +15684,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1ckhk3hvd59ymb5t25cvd93d64",
-         *       "request_id": "req_prod_06h1ckhk3hvd59ymb5t25cvd93d64",
+         *       "correlation_id": "req_prod_06h1cqt6yb92rn10c0qbr82de4k60",
+         *       "request_id": "req_prod_06h1cqt6yb92rn10c0qbr82de4k60",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:22:33.377Z",
+         *       "created": "2026-11-26T05:41:12.566Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -15747,20 +15735,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhk632ckew41sa2vd9c77a0m",
+         *       "id": "evt_prod_06h1cqt70mak28e72szc27eq32kzy",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *       "data": {
-         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:22:33.326Z",
+         *         "created": "2026-11-26T05:41:12.509Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:22:33.391Z",
+         *         "updated": "2026-11-26T05:41:12.581Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15770,15 +15758,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:22:33.326Z",
+         *         "created": "2026-11-26T05:41:12.509Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:22:33.375Z",
+         *         "updated": "2026-11-26T05:41:12.564Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15791,13 +15779,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1ckhk5qvavce270z9hzyzbbj6t",
-         *       "request_id": "req_prod_06h1ckhk5qvavce270z9hzyzbbj6t",
+         *       "correlation_id": "req_prod_06h1cqt70em1phey3wwbpmprqhnhm",
+         *       "request_id": "req_prod_06h1cqt70em1phey3wwbpmprqhnhm",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:22:33.392Z",
+         *       "created": "2026-11-26T05:41:12.581Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -15842,38 +15830,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhk7v5k5q1khk68vn3n011cm",
+         *       "id": "evt_prod_06h1cqt7278n4a8wppxgvhw9mfdhm",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *       "data": {
-         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:22:33.326Z",
+         *         "created": "2026-11-26T05:41:12.509Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:22:33.402Z",
+         *         "updated": "2026-11-26T05:41:12.590Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:22:33.402Z"
+         *         "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:22:33.326Z",
+         *         "created": "2026-11-26T05:41:12.509Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:22:33.391Z",
+         *         "updated": "2026-11-26T05:41:12.581Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15886,13 +15874,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1ckhk77xq90g1evwxs2fqtr2yc",
-         *       "request_id": "req_prod_06h1ckhk77xq90g1evwxs2fqtr2yc",
+         *       "correlation_id": "req_prod_06h1cqt71r6knvgw63gyt9ypsc414",
+         *       "request_id": "req_prod_06h1cqt71r6knvgw63gyt9ypsc414",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:22:33.406Z",
+         *       "created": "2026-11-26T05:41:12.593Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -15937,15 +15925,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhj2fcybb6sy4rfmtmzw8qaa",
+         *       "id": "evt_prod_06h1cqt5wb625gxfh44gz0tmgjzwa",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
+         *       "aggregate_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
          *       "data": {
-         *         "id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
+         *         "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-9d4601dc82@example.com",
+         *         "email": "user-14024becad@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -15957,9 +15945,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:33.107Z",
+         *       "created": "2026-11-26T05:41:12.290Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy"
+         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
          *     }
          */
         UserSignedInEvent: {
@@ -16004,15 +15992,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhkqjxdbrt7d3x4k8jbjp04y",
+         *       "id": "evt_prod_06h1cqt7n03xsd8zw0edy7nfx2n1y",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
+         *       "aggregate_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
          *       "data": {
-         *         "id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
+         *         "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-9d4601dc82@example.com",
+         *         "email": "user-14024becad@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16024,9 +16012,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:33.532Z",
+         *       "created": "2026-11-26T05:41:12.744Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy"
+         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
          *     }
          */
         UserSignInFailedEvent: {
@@ -16071,15 +16059,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhn10v1zsvj9xr90071ptnzj",
+         *       "id": "evt_prod_06h1cqt93550k18jdkk68aycps3dy",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
+         *       "aggregate_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
          *       "data": {
-         *         "id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
+         *         "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-9d4601dc82@example.com",
+         *         "email": "user-14024becad@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16091,9 +16079,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:22:33.864Z",
+         *       "created": "2026-11-26T05:41:13.113Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy"
+         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
          *     }
          */
         UserSignedOutEvent: {
@@ -16138,15 +16126,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhmw2y7e8eq2jk9c7nz92bsj",
+         *       "id": "evt_prod_06h1cqt8x77h8emxpw67rr0exjvbr",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
+         *       "aggregate_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
          *       "data": {
-         *         "id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
+         *         "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-9d4601dc82@example.com",
+         *         "email": "user-14024becad@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16158,9 +16146,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:22:33.824Z",
+         *       "created": "2026-11-26T05:41:13.066Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy"
+         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -16205,12 +16193,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhn28m17qaqmq6a9bp8gx34j",
+         *       "id": "evt_prod_06h1cqt94k8d7msmdgavg7bv6wx5m",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h1ckhh5p65ejfx0vkzvcq4mj41t",
+         *       "aggregate_id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
          *       "data": {
-         *         "id": "acc_prod_06h1ckhh5p65ejfx0vkzvcq4mj41t",
+         *         "id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -16231,7 +16219,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h1ckhh5p65ejfx0vkzvcq4mj41t",
+         *         "id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -16246,13 +16234,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhn1m6mkwc3x0gcyzjfw6f66",
-         *       "request_id": "req_prod_06h1ckhn1m6mkwc3x0gcyzjfw6f66",
+         *       "correlation_id": "req_prod_06h1cqt93s4qt6c3kvfw5fy7ywjyp",
+         *       "request_id": "req_prod_06h1cqt93s4qt6c3kvfw5fy7ywjyp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:33.874Z",
+         *       "created": "2026-11-26T05:41:13.124Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -16297,17 +16285,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhn3xdy6p8sc5bfbj0gtf1xm",
+         *       "id": "evt_prod_06h1cqt966mpyr9btbx75r2g8rcqr",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1ckhn3rwtvz77kbqkk28m11zwm",
+         *       "aggregate_id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
          *       "data": {
-         *         "id": "txr_prod_06h1ckhn3rwtvz77kbqkk28m11zwm",
+         *         "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:22:33.886Z",
-         *         "updated": "2026-11-26T05:22:33.886Z",
+         *         "created": "2026-11-26T05:41:13.136Z",
+         *         "updated": "2026-11-26T05:41:13.136Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -16318,13 +16306,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhn3kkk0d4wydmkxx4kkgc96",
-         *       "request_id": "req_prod_06h1ckhn3kkk0d4wydmkxx4kkgc96",
+         *       "correlation_id": "req_prod_06h1cqt95rymv3k8zar81t1qgbgna",
+         *       "request_id": "req_prod_06h1cqt95rymv3k8zar81t1qgbgna",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:33.887Z",
+         *       "created": "2026-11-26T05:41:13.137Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -16369,17 +16357,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhn5csxbxjg70ad06sv5pnkc",
+         *       "id": "evt_prod_06h1cqt985kacgmgzwgvh113gqcg2",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1ckhn3rwtvz77kbqkk28m11zwm",
+         *       "aggregate_id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
          *       "data": {
-         *         "id": "txr_prod_06h1ckhn3rwtvz77kbqkk28m11zwm",
+         *         "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:22:33.886Z",
-         *         "updated": "2026-11-26T05:22:33.899Z",
+         *         "created": "2026-11-26T05:41:13.136Z",
+         *         "updated": "2026-11-26T05:41:13.152Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -16389,12 +16377,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h1ckhn3rwtvz77kbqkk28m11zwm",
+         *         "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:22:33.886Z",
-         *         "updated": "2026-11-26T05:22:33.886Z",
+         *         "created": "2026-11-26T05:41:13.136Z",
+         *         "updated": "2026-11-26T05:41:13.136Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -16404,13 +16392,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhn532tctcsk5b369zxfskpw",
-         *       "request_id": "req_prod_06h1ckhn532tctcsk5b369zxfskpw",
+         *       "correlation_id": "req_prod_06h1cqt97m887h6ayrkz0yw3xf7zr",
+         *       "request_id": "req_prod_06h1cqt97m887h6ayrkz0yw3xf7zr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:33.899Z",
+         *       "created": "2026-11-26T05:41:13.153Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -16455,16 +16443,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhp758des61q5yh625gasvhc",
+         *       "id": "evt_prod_06h1cqtak33dcdcam9gt9kcjfr3fc",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
+         *       "aggregate_id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
          *       "data": {
-         *         "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
+         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:22:34.168Z",
-         *         "updated": "2026-11-26T05:22:34.168Z",
+         *         "created": "2026-11-26T05:41:13.495Z",
+         *         "updated": "2026-11-26T05:41:13.495Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16473,13 +16461,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhp6mymmr3d30rkhqhyc6aap",
-         *       "request_id": "req_prod_06h1ckhp6mymmr3d30rkhqhyc6aap",
+         *       "correlation_id": "req_prod_06h1cqtajhsmpb84x5wnkjea0ev0m",
+         *       "request_id": "req_prod_06h1cqtajhsmpb84x5wnkjea0ev0m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:34.169Z",
+         *       "created": "2026-11-26T05:41:13.496Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         MeterCreatedEvent: {
@@ -16524,16 +16512,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhp95r27vspxbvh5phwwarb0",
+         *       "id": "evt_prod_06h1cqtan5wm29gyxcz5q6ca3svpr",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
+         *       "aggregate_id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
          *       "data": {
-         *         "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
+         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:22:34.168Z",
-         *         "updated": "2026-11-26T05:22:34.184Z",
+         *         "created": "2026-11-26T05:41:13.495Z",
+         *         "updated": "2026-11-26T05:41:13.513Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16541,11 +16529,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
+         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:22:34.168Z",
-         *         "updated": "2026-11-26T05:22:34.168Z",
+         *         "created": "2026-11-26T05:41:13.495Z",
+         *         "updated": "2026-11-26T05:41:13.495Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16553,13 +16541,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhp8v4xz5a0b9h95em9xzzw0",
-         *       "request_id": "req_prod_06h1ckhp8v4xz5a0b9h95em9xzzw0",
+         *       "correlation_id": "req_prod_06h1cqtamg7q9v03wrjydax0pfnpg",
+         *       "request_id": "req_prod_06h1cqtamg7q9v03wrjydax0pfnpg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.185Z",
+         *       "created": "2026-11-26T05:41:13.513Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         MeterUpdatedEvent: {
@@ -16604,16 +16592,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhpapw1tgp7rmcwpqr875g50",
+         *       "id": "evt_prod_06h1cqtar5pzcqz6n611fh3hfny7w",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
+         *       "aggregate_id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
          *       "data": {
-         *         "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
+         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T05:22:34.168Z",
-         *         "updated": "2026-11-26T05:22:34.196Z",
+         *         "created": "2026-11-26T05:41:13.495Z",
+         *         "updated": "2026-11-26T05:41:13.537Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16621,11 +16609,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
+         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:22:34.168Z",
-         *         "updated": "2026-11-26T05:22:34.184Z",
+         *         "created": "2026-11-26T05:41:13.495Z",
+         *         "updated": "2026-11-26T05:41:13.513Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16633,13 +16621,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhpaak72pbwnf9t9aj2z7j3j",
-         *       "request_id": "req_prod_06h1ckhpaak72pbwnf9t9aj2z7j3j",
+         *       "correlation_id": "req_prod_06h1cqtaqxnx0seyd8mxwthqdfm9w",
+         *       "request_id": "req_prod_06h1cqtaqxnx0seyd8mxwthqdfm9w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:22:34.197Z",
+         *       "created": "2026-11-26T05:41:13.537Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -16684,16 +16672,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhpcdk1f5dnzh4tghzm4p7aw",
+         *       "id": "evt_prod_06h1cqtat6sv66rtrj5ykwqxrzzr8",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
+         *       "aggregate_id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
          *       "data": {
-         *         "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
+         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:22:34.168Z",
-         *         "updated": "2026-11-26T05:22:34.210Z",
+         *         "created": "2026-11-26T05:41:13.495Z",
+         *         "updated": "2026-11-26T05:41:13.552Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16701,11 +16689,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
+         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T05:22:34.168Z",
-         *         "updated": "2026-11-26T05:22:34.196Z",
+         *         "created": "2026-11-26T05:41:13.495Z",
+         *         "updated": "2026-11-26T05:41:13.537Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16713,13 +16701,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhpc0tnxep3rtscgs2p9xqet",
-         *       "request_id": "req_prod_06h1ckhpc0tnxep3rtscgs2p9xqet",
+         *       "correlation_id": "req_prod_06h1cqtasnm3kj7xg3w8ak5q6j4fa",
+         *       "request_id": "req_prod_06h1cqtasnm3kj7xg3w8ak5q6j4fa",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:22:34.211Z",
+         *       "created": "2026-11-26T05:41:13.553Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         MeterReactivatedEvent: {
@@ -16764,29 +16752,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhnwge9f9en5f602zc70nbxj",
+         *       "id": "evt_prod_06h1cqta62rv4k7b1nk6bh60nvg36",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h1ckhnw8bc7cyh4jcm6dr8a1gxr",
+         *       "aggregate_id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
          *       "data": {
-         *         "id": "feat_prod_06h1ckhnw8bc7cyh4jcm6dr8a1gxr",
+         *         "id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-26T05:22:34.082Z",
-         *         "updated": "2026-11-26T05:22:34.082Z",
+         *         "created": "2026-11-26T05:41:13.391Z",
+         *         "updated": "2026-11-26T05:41:13.391Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhnw4mm4250fetqtmzyt1a9j",
-         *       "request_id": "req_prod_06h1ckhnw4mm4250fetqtmzyt1a9j",
+         *       "correlation_id": "req_prod_06h1cqta5t7wbvaxdfmcey5ymcjda",
+         *       "request_id": "req_prod_06h1cqta5t7wbvaxdfmcey5ymcjda",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:34.084Z",
+         *       "created": "2026-11-26T05:41:13.392Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         FeatureCreatedEvent: {
@@ -16831,36 +16819,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhnya0ejg13erx76j3f3n1dr",
+         *       "id": "evt_prod_06h1cqta7tj41j18sez3t8cpbfxnt",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1ckhny5zc5gj6q17nbpqfs7zg8",
+         *       "aggregate_id": "prodft_prod_06h1cqta7qq2k3126m1g4mrh8fy4w",
          *       "data": {
-         *         "id": "prodft_prod_06h1ckhny5zc5gj6q17nbpqfs7zg8",
+         *         "id": "prodft_prod_06h1cqta7qq2k3126m1g4mrh8fy4w",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T05:22:34.097Z",
+         *         "created": "2026-11-26T05:41:13.406Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1ckhnw8bc7cyh4jcm6dr8a1gxr",
+         *           "id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T05:22:34.082Z",
-         *           "updated": "2026-11-26T05:22:34.082Z",
+         *           "created": "2026-11-26T05:41:13.391Z",
+         *           "updated": "2026-11-26T05:41:13.391Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
+         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhnxgj8tntsa3aw1xgd1243m",
-         *       "request_id": "req_prod_06h1ckhnxgj8tntsa3aw1xgd1243m",
+         *       "correlation_id": "req_prod_06h1cqta76psxkdr325ctfzs0emyw",
+         *       "request_id": "req_prod_06h1cqta76psxkdr325ctfzs0emyw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:22:34.098Z",
+         *       "created": "2026-11-26T05:41:13.407Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -16905,36 +16893,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhp26ez3tz0x50r3asfz74x6",
+         *       "id": "evt_prod_06h1cqtadz4medaew0rc4va41pncg",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1ckhp0x3y8jgts8g0vve71w85e",
+         *       "aggregate_id": "prodft_prod_06h1cqtabh2cm7pb36cp2t5fmfb9g",
          *       "data": {
-         *         "id": "prodft_prod_06h1ckhp0x3y8jgts8g0vve71w85e",
+         *         "id": "prodft_prod_06h1cqtabh2cm7pb36cp2t5fmfb9g",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T05:22:34.119Z",
+         *         "created": "2026-11-26T05:41:13.436Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1ckhnzsy4ykqnpeny0pq8ypch6",
+         *           "id": "feat_prod_06h1cqtaa3gb812r2r422cnpr3vwp",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-26T05:22:34.110Z",
-         *           "updated": "2026-11-26T05:22:34.110Z",
+         *           "created": "2026-11-26T05:41:13.424Z",
+         *           "updated": "2026-11-26T05:41:13.424Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
+         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhp1tazkrj26n9j4tfnh2cq0",
-         *       "request_id": "req_prod_06h1ckhp1tazkrj26n9j4tfnh2cq0",
+         *       "correlation_id": "req_prod_06h1cqtach9awhjxjpd8f1kwcsmce",
+         *       "request_id": "req_prod_06h1cqtach9awhjxjpd8f1kwcsmce",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.129Z",
+         *       "created": "2026-11-26T05:41:13.455Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -16979,36 +16967,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhs9q2w22t4avrjk67a5syep",
+         *       "id": "evt_prod_06h1cqte9cfdnv5k7zthk62htv0bm",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *       "aggregate_id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h1ckhnw8bc7cyh4jcm6dr8a1gxr",
+         *             "feature": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr"
+         *             "source_subscription": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhs7pfa1zn1qzg2fpvmv71x0",
-         *       "request_id": "req_prod_06h1ckhs7pfa1zn1qzg2fpvmv71x0",
+         *       "correlation_id": "req_prod_06h1cqte788awhpgqneqgm61b40w0",
+         *       "request_id": "req_prod_06h1cqte788awhpgqneqgm61b40w0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:22:34.957Z",
+         *       "created": "2026-11-26T05:41:14.443Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -17053,13 +17041,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1ckhp47kpmbb7az88mydy12atw",
+         *       "id": "evt_prod_06h1cqtagh64shadymmjdy1xhbcmj",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h1ckhh5p65ejfx0vkzvcq4mj41t",
+         *       "aggregate_id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-26T05:22:34.141Z",
+         *         "updated": "2026-11-26T05:41:13.472Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -17162,13 +17150,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1ckhp3dn0wm78kjgz5w5ftg2yt",
-         *       "request_id": "req_prod_06h1ckhp3dn0wm78kjgz5w5ftg2yt",
+         *       "correlation_id": "req_prod_06h1cqtafsbq0e7gt5ab2mcd9mc7p",
+         *       "request_id": "req_prod_06h1cqtafsbq0e7gt5ab2mcd9mc7p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:22:34.145Z",
+         *       "created": "2026-11-26T05:41:13.476Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac"
+         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -17633,22 +17621,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1ckhpyg714y6j819z7pzem9v1w",
+         *       "id": "evt_prod_06h1cqtbf05ebp2reaas0ghjftxcw",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
+         *           "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:22:34.355Z",
+         *           "created": "2026-11-26T05:41:13.719Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
+         *           "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -17706,22 +17694,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1ckhq19jy33v41z5b3ke4fztqt",
+         *       "id": "evt_prod_06h1cqtbhtv0z9hwnc319nv6mfqt0",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1ckhq10eg63efjvcg7hj1rg9dt",
+         *           "id": "py_prod_06h1cqtbhmakcj06gjrq6nz26r8st",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T05:22:34.376Z",
+         *           "created": "2026-11-26T05:41:13.741Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1ckhq0dyznyrz18c3dz32r8h9w",
+         *           "payment_intent": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -17758,22 +17746,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1ckhqd852mw97cq0gnndnwr4ep",
+         *       "id": "evt_prod_06h1cqtc3smm9jr84fdjenzb5n6pg",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
+         *           "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T05:22:34.355Z",
+         *           "created": "2026-11-26T05:41:13.719Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
+         *           "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -17814,32 +17802,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1ckhsw21zx3pjq20g4jvw3sw3a",
+         *       "id": "evt_prod_06h1cqtey4wx7ke72typp9adwdnhe",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795670555,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
-         *           "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
+         *           "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:22:35.095Z",
+         *           "created": "2026-11-26T05:41:14.606Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:22:35.095Z",
+         *           "updated": "2026-11-26T05:41:14.606Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:22:35.095Z",
+         *           "expires_at": "2026-11-27T05:41:14.606Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -17944,22 +17932,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ckht90a630pgaxvr7p6q00452",
+         *       "id": "evt_prod_06h1cqtf5x3n8w93tv74j06jp7y2a",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795670555,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
-         *           "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
+         *           "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:22:35.159Z",
+         *           "created": "2026-11-26T05:41:14.653Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:22:35.206Z",
+         *           "updated": "2026-11-26T05:41:14.670Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -17968,10 +17956,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:22:35.159Z",
+         *           "expires_at": "2026-11-27T05:41:14.653Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -17988,7 +17976,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:22:35.159Z",
+         *           "updated": "2026-11-26T05:41:14.653Z",
          *           "metadata": {}
          *         }
          *       }
@@ -18023,23 +18011,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1ckhtcjzwsearnwx4xcvc79wew",
+         *       "id": "evt_prod_06h1cqtf8c39a6hshm4jn5xq44ppt",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795670555,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
-         *           "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckht68mzj3mjhfzz4deaqy58p",
+         *           "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:22:35.159Z",
+         *           "created": "2026-11-26T05:41:14.653Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:22:35.234Z",
+         *           "updated": "2026-11-26T05:41:14.689Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -18048,10 +18036,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:22:35.159Z",
+         *           "expires_at": "2026-11-27T05:41:14.653Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18068,7 +18056,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:22:35.206Z",
+         *           "updated": "2026-11-26T05:41:14.670Z",
          *           "deleted": null
          *         }
          *       }
@@ -18161,32 +18149,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1ckht0adf2mmab68129tjd01q8",
+         *       "id": "evt_prod_06h1cqtf25c89sbr5ah891n2c8sjj",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795670555,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
-         *           "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckhsvreg90repy0fx1n08r09r",
+         *           "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T05:22:35.095Z",
+         *           "created": "2026-11-26T05:41:14.606Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:22:35.137Z",
+         *           "updated": "2026-11-26T05:41:14.639Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhsyhv6x7rkkgh62a1cpbz98",
+         *           "customer": "cus_prod_06h1cqtf0h5dvs4aa9s0xknq5h2yp",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:22:35.095Z",
+         *           "expires_at": "2026-11-27T05:41:14.606Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18194,17 +18182,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T05:22:35.137Z",
+         *           "completed_at": "2026-11-26T05:41:14.639Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1ckhsz6hny22fzntz5mjzdnppm",
+         *           "payment_intent": "pi_prod_06h1cqtf12q68b2vb5w70ht6nhb54",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:22:35.095Z",
+         *           "updated": "2026-11-26T05:41:14.606Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -18243,32 +18231,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1ckhtmegqn5388e6ef4bhkazsj",
+         *       "id": "evt_prod_06h1cqtffr1cn823bz71y3fcg0s5r",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795756955,
+         *       "created": 1795758074,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1ckhtdqfcp1k7w9xr49f2ejb8w",
-         *           "url": "http://127.0.0.1:44633/checkout/cs_prod_06h1ckhtdqfcp1k7w9xr49f2ejb8w",
+         *           "id": "cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
+         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T05:22:35.244Z",
+         *           "created": "2026-11-26T05:41:14.699Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T05:22:35.244Z",
+         *           "updated": "2026-11-27T05:41:14.699Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T05:22:35.244Z",
-         *           "expires_at": "2026-11-27T05:22:35.244Z",
+         *           "expired_at": "2026-11-27T05:41:14.699Z",
+         *           "expires_at": "2026-11-27T05:41:14.699Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18286,7 +18274,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:22:35.244Z",
+         *           "updated": "2026-11-26T05:41:14.699Z",
          *           "expired_at": null
          *         }
          *       }
@@ -18321,22 +18309,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1ckhpxx7zryyjmzyzvkcnx0mxy",
+         *       "id": "evt_prod_06h1cqtbec5ggf9a9nb4jg0pztqyt",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
+         *           "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T05:22:34.348Z",
+         *           "created": "2026-11-26T05:41:13.711Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:22:34.348Z",
+         *           "updated": "2026-11-26T05:41:13.711Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18413,22 +18401,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1ckhpy8jf1yxmep9r048q5ggp2",
+         *       "id": "evt_prod_06h1cqtbet4mcqbc35wq3aghzdsr8",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
+         *           "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T05:22:34.348Z",
+         *           "created": "2026-11-26T05:41:13.711Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:22:34.352Z",
+         *           "updated": "2026-11-26T05:41:13.716Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18441,7 +18429,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T05:22:34.348Z"
+         *           "updated": "2026-11-26T05:41:13.711Z"
          *         }
          *       }
          *     }
@@ -18475,22 +18463,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1ckhq32y09h1e5n4b76pe8whs0",
+         *       "id": "evt_prod_06h1cqtbkp61t28gw9v29jexdf3fw",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1ckhq2e61aqkggf0nymcf7veaj",
+         *           "id": "pi_prod_06h1cqtbk3s07kpg9qd0e30e711vj",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T05:22:34.387Z",
+         *           "created": "2026-11-26T05:41:13.752Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:22:34.390Z",
+         *           "updated": "2026-11-26T05:41:13.756Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18503,7 +18491,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T05:22:34.387Z"
+         *           "updated": "2026-11-26T05:41:13.752Z"
          *         }
          *       }
          *     }
@@ -18537,22 +18525,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhq6s7vzxrdr8ws2sj245amc",
+         *       "id": "evt_prod_06h1cqtbqjnjwn01jbhy5qy57a9t4",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1ckhq65p3195sqjjgxm42ybbep",
+         *           "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T05:22:34.417Z",
+         *           "created": "2026-11-26T05:41:13.783Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:22:34.421Z",
+         *           "updated": "2026-11-26T05:41:13.787Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18565,7 +18553,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:22:34.419Z",
+         *           "updated": "2026-11-26T05:41:13.786Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -18600,22 +18588,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1ckhpytb1n714jt8b7b993nve4",
+         *       "id": "evt_prod_06h1cqtbfasvkb580hj1kr1bkepfw",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1ckhpxhpfdbdh65gyat5x1wg3c",
+         *           "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:22:34.348Z",
+         *           "created": "2026-11-26T05:41:13.711Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:22:34.357Z",
+         *           "updated": "2026-11-26T05:41:13.722Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18628,7 +18616,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:22:34.352Z",
+         *           "updated": "2026-11-26T05:41:13.716Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -18663,26 +18651,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1ckhq7tp2jdq01tgrwpncgqw56",
+         *       "id": "evt_prod_06h1cqtbs6vzkt9rtansjkr8ek8jt",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1ckhq65p3195sqjjgxm42ybbep",
+         *           "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T05:22:34.417Z",
+         *           "created": "2026-11-26T05:41:13.783Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:22:34.429Z",
+         *           "updated": "2026-11-26T05:41:13.801Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T05:22:34.429Z",
+         *           "canceled_at": "2026-11-26T05:41:13.801Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -18691,7 +18679,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T05:22:34.421Z",
+         *           "updated": "2026-11-26T05:41:13.787Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -18727,22 +18715,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1ckhq1e7hjpwq462dmjdq4n63p",
+         *       "id": "evt_prod_06h1cqtbj02qbmt8a8d6gch2s5hfe",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1ckhq0dyznyrz18c3dz32r8h9w",
+         *           "id": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T05:22:34.371Z",
+         *           "created": "2026-11-26T05:41:13.736Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:22:34.379Z",
+         *           "updated": "2026-11-26T05:41:13.743Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18755,7 +18743,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:22:34.374Z",
+         *           "updated": "2026-11-26T05:41:13.739Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -18791,22 +18779,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1ckhq4wwccfe1az18q8w63p4ht",
+         *       "id": "evt_prod_06h1cqtbnn5ves3ggtfhgj5qejtv8",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1ckhq3zvhftjdsepenqb3gq8sw",
+         *           "id": "pi_prod_06h1cqtbmsrbdzpcghf0jmtb0snxt",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T05:22:34.399Z",
+         *           "created": "2026-11-26T05:41:13.766Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:22:34.406Z",
+         *           "updated": "2026-11-26T05:41:13.773Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18819,7 +18807,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:22:34.402Z",
+         *           "updated": "2026-11-26T05:41:13.769Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -18854,38 +18842,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1ckhs98wsb56zz2q3zqsa80a8a",
+         *       "id": "evt_prod_06h1cqte8y0q7jygcdkyncxsa11r2",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795670554,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
-         *               "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
-         *               "quantity": 1,
-         *               "tax_rates": []
+         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
+         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:22:34.942Z",
-         *           "updated": "2026-11-26T05:22:34.942Z",
+         *           "created": "2026-11-26T05:41:14.427Z",
+         *           "updated": "2026-11-26T05:41:14.427Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
-         *           "current_period_end": "2026-12-26T05:22:34.942Z",
+         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
+         *           "current_period_end": "2026-12-26T05:41:14.427Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:22:34.942Z",
+         *           "current_period_start": "2026-11-26T05:41:14.427Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -18931,8 +18918,6 @@ export type components = {
                 id: string;
                 price: string;
                 quantity: number;
-                /** @description The item's tax rates; empty: the defaults apply. */
-                tax_rates: string[];
             }[];
             /**
              * Format: date-time
@@ -18969,29 +18954,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhseattvkmybqtjm4bw3j1yr",
+         *       "id": "evt_prod_06h1cqtefbyqkmd13mz4vpyhxq600",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
-         *               "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
-         *               "quantity": 1,
-         *               "tax_rates": []
+         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
+         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:22:34.942Z",
-         *           "updated": "2026-11-26T05:22:34.991Z",
+         *           "created": "2026-11-26T05:41:14.427Z",
+         *           "updated": "2026-11-26T05:41:14.487Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -18999,14 +18983,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
-         *           "current_period_end": "2026-12-26T05:22:34.942Z",
+         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
+         *           "current_period_end": "2026-12-26T05:41:14.427Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:22:34.942Z",
+         *           "current_period_start": "2026-11-26T05:41:14.427Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:22:34.942Z",
+         *           "updated": "2026-11-26T05:41:14.427Z",
          *           "metadata": {}
          *         }
          *       }
@@ -19041,45 +19025,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1ckhsgpez4tzrmpgfw0sk8pwx2",
+         *       "id": "evt_prod_06h1cqtemedzzmbz4bzn64ypyyhfr",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795670555,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
-         *               "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
-         *               "quantity": 1,
-         *               "tax_rates": []
+         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
+         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T05:22:34.942Z",
-         *           "updated": "2026-11-26T05:22:35.010Z",
+         *           "created": "2026-11-26T05:41:14.427Z",
+         *           "updated": "2026-11-26T05:41:14.529Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T05:22:35.010Z",
+         *           "paused_at": "2026-11-26T05:41:14.529Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
-         *           "current_period_end": "2026-12-26T05:22:34.942Z",
+         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
+         *           "current_period_end": "2026-12-26T05:41:14.427Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:22:34.942Z",
+         *           "current_period_start": "2026-11-26T05:41:14.427Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:22:34.991Z",
+         *           "updated": "2026-11-26T05:41:14.487Z",
          *           "paused_at": null
          *         }
          *       }
@@ -19114,29 +19097,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1ckhsk1g26dhbv8f0x4xrj6aea",
+         *       "id": "evt_prod_06h1cqteq1mc7ccbgj9wz0qmhnc3p",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795670555,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
-         *               "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
-         *               "quantity": 1,
-         *               "tax_rates": []
+         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
+         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:22:34.942Z",
-         *           "updated": "2026-11-26T05:22:35.030Z",
+         *           "created": "2026-11-26T05:41:14.427Z",
+         *           "updated": "2026-11-26T05:41:14.550Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -19144,16 +19126,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
-         *           "current_period_end": "2026-12-26T05:22:34.942Z",
+         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
+         *           "current_period_end": "2026-12-26T05:41:14.427Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:22:34.942Z",
+         *           "current_period_start": "2026-11-26T05:41:14.427Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T05:22:35.010Z",
-         *           "paused_at": "2026-11-26T05:22:35.010Z"
+         *           "updated": "2026-11-26T05:41:14.529Z",
+         *           "paused_at": "2026-11-26T05:41:14.529Z"
          *         }
          *       }
          *     }
@@ -19187,45 +19169,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1ckhsnxk3ch0fp1qg75p7fxfg4",
+         *       "id": "evt_prod_06h1cqtestamer7cbj5ctt5dq0hf6",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795670555,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr",
+         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1ckhs82dhczmxnv7yt2emmfnwt",
-         *               "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
-         *               "quantity": 1,
-         *               "tax_rates": []
+         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
+         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T05:22:34.942Z",
-         *           "updated": "2026-11-26T05:22:35.051Z",
+         *           "created": "2026-11-26T05:41:14.427Z",
+         *           "updated": "2026-11-26T05:41:14.569Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T05:22:35.051Z",
-         *           "latest_invoice": "in_prod_06h1ckhs85e6sr127dwb832tnzj72",
-         *           "current_period_end": "2026-12-26T05:22:34.942Z",
+         *           "cancelled_at": "2026-11-26T05:41:14.569Z",
+         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
+         *           "current_period_end": "2026-12-26T05:41:14.427Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:22:34.942Z",
+         *           "current_period_start": "2026-11-26T05:41:14.427Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:22:35.030Z",
+         *           "updated": "2026-11-26T05:41:14.550Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -19260,38 +19241,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1ckhtqg5e7d9ykc5n614pvh9fy",
+         *       "id": "evt_prod_06h1cqtfhgx8wwg0h7jz5gqr8tfd4",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796016155,
+         *       "created": 1796017274,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1ckhsr50r0zf7a22e9z30qs5jm",
+         *           "id": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1ckhsr50r0zf7a22e9z30qs5jp",
-         *               "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
-         *               "quantity": 1,
-         *               "tax_rates": []
+         *               "id": "si_prod_06h1cqtew75rwbw025dnbchc19fy0",
+         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T05:22:35.072Z",
-         *           "updated": "2026-11-26T05:22:35.072Z",
+         *           "created": "2026-11-26T05:41:14.591Z",
+         *           "updated": "2026-11-26T05:41:14.591Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T05:22:35.072Z",
+         *           "trial_end": "2026-12-03T05:41:14.591Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T05:22:35.072Z",
+         *           "current_period_end": "2026-12-03T05:41:14.591Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:22:35.072Z",
+         *           "current_period_start": "2026-11-26T05:41:14.591Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -19326,19 +19306,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1ckhqhkceqtb35d9753ekk4rsw",
+         *       "id": "evt_prod_06h1cqtcddh2pf8g8fkkaenyra74e",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
-         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
+         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19351,11 +19331,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T05:22:34.502Z",
+         *           "created": "2026-11-26T05:41:13.954Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:22:34.502Z",
+         *           "updated": "2026-11-26T05:41:13.954Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19488,19 +19468,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1ckhqr7jdegm3gwqfycnyvm8ag",
+         *       "id": "evt_prod_06h1cqtcp2d3vzbb13sj29rapqq4c",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
-         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
+         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19513,11 +19493,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:22:34.502Z",
+         *           "created": "2026-11-26T05:41:13.954Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:22:34.528Z",
+         *           "updated": "2026-11-26T05:41:13.990Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19525,11 +19505,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
+         *           "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:22:34.528Z",
+         *           "finalized_at": "2026-11-26T05:41:13.990Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -19541,14 +19521,14 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
+         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T05:22:34.502Z",
+         *           "updated": "2026-11-26T05:41:13.954Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -19588,19 +19568,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1ckhqwvy58hye6eq1tfh1dnr80",
+         *       "id": "evt_prod_06h1cqtcssg392gq9vxsse6q4nhrr",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795670554,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
-         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
+         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19613,11 +19593,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:22:34.502Z",
-         *           "paid_at": "2026-11-26T05:22:34.597Z",
-         *           "updated": "2026-11-26T05:22:34.597Z",
+         *           "created": "2026-11-26T05:41:13.954Z",
+         *           "paid_at": "2026-11-26T05:41:14.060Z",
+         *           "updated": "2026-11-26T05:41:14.060Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19625,30 +19605,30 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
+         *           "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:22:34.528Z",
+         *           "finalized_at": "2026-11-26T05:41:13.990Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1ckhqvdeqrkft5v7h0kcf3t3tg",
+         *           "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
+         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:22:34.528Z",
+         *           "updated": "2026-11-26T05:41:13.990Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -19684,19 +19664,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1ckhqx2pkb06ym4hydgdy9q6r4",
+         *       "id": "evt_prod_06h1cqtct2xz062kywbj2rmfby1aw",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795670554,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
-         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
+         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19709,11 +19689,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:22:34.502Z",
-         *           "paid_at": "2026-11-26T05:22:34.597Z",
-         *           "updated": "2026-11-26T05:22:34.597Z",
+         *           "created": "2026-11-26T05:41:13.954Z",
+         *           "paid_at": "2026-11-26T05:41:14.060Z",
+         *           "updated": "2026-11-26T05:41:14.060Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19721,30 +19701,30 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
+         *           "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:22:34.528Z",
+         *           "finalized_at": "2026-11-26T05:41:13.990Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1ckhqvdeqrkft5v7h0kcf3t3tg",
+         *           "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
+         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:22:34.528Z",
+         *           "updated": "2026-11-26T05:41:13.990Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -19780,19 +19760,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1ckhr9kz3np89zpk8jpf5f0w36",
+         *       "id": "evt_prod_06h1cqtd4dgh1z16ccc1www8hw2wm",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795670554,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ckhr2yv7av7xnyxgqt2m07hxm",
+         *           "id": "in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ckhr32n3jvy87pqzw55qpmyvg",
-         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *               "id": "il_prod_06h1cqtcyvn7hpdctyjr9e0qq7nkc",
+         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19805,11 +19785,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:22:34.647Z",
+         *           "created": "2026-11-26T05:41:14.101Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:22:34.659Z",
+         *           "updated": "2026-11-26T05:41:14.111Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19817,23 +19797,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "e0c407459102c0416c79b0fe465f15bc270c29dd209bf5b3ea647e6efb756c8f",
+         *           "pdf_sha256": "aeed052b61ebf88b78ec314479fd41de91c6fd5007f35989f786bcd543a33084",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhr2yv7av7xnyxgqt2m07hxm/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:22:34.659Z",
+         *           "finalized_at": "2026-11-26T05:41:14.111Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1ckhr86rtnnyskp4d3dg8y8nya",
+         *           "payment_intent": "pi_prod_06h1cqtd3deeq67ygadc9zftdvw7a",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/m3oNw0NSIlV5rD_1H3cM_trK8z7-d-451tHDL3sYtr8",
+         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/O2PZYlT0pgxE-gHsK6jQOd9PQpgHoRbxHpSsiUfrRvk",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -19869,19 +19849,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1ckhrhvhzwmb97e4462y3q0svm",
+         *       "id": "evt_prod_06h1cqtdc4gwwsnzmdafqrz8svhfw",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795670554,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ckhrb2mmd0ffg55evxwaykbfp",
+         *           "id": "in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ckhrb2mmd0ffg55evxwaykbfr",
-         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *               "id": "il_prod_06h1cqtd5gy8ry66qzgfyz3e5dzqw",
+         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19894,11 +19874,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:22:34.712Z",
+         *           "created": "2026-11-26T05:41:14.155Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:22:34.727Z",
+         *           "updated": "2026-11-26T05:41:14.166Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19906,23 +19886,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "c889d3e1e557fe0b4ad40f50111eaebea05de399cbda042fbb98716d20b255c4",
+         *           "pdf_sha256": "373a1072961d037ea508739474f21d1af6fe3fbadd9566489c17e2b506c4b820",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhrb2mmd0ffg55evxwaykbfp/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:22:34.727Z",
+         *           "finalized_at": "2026-11-26T05:41:14.166Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1ckhrgtn5ch782xw9ypnk9qxbj",
+         *           "payment_intent": "pi_prod_06h1cqtdbf8sswrqkvxdeyk8mf3f2",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/nyEyDLp4t4JyzGSpT2_dPE9wTNeZ-0ZEEczJNR7yXII",
+         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/3_BI2dGM2hTvXog6J7LoL_02dGEXEAsjZS_czm_o4_s",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -19958,19 +19938,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1ckhthzp0gb3xk9drecf1kq27w",
+         *       "id": "evt_prod_06h1cqtfdk6w3xw0zg12q2zfazhn6",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795756954,
+         *       "created": 1795758074,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ckhs3wsmdd13mh6eb8yt4va0y",
+         *           "id": "in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ckhs40wfv5c46z689mrfjjmz2",
-         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *               "id": "il_prod_06h1cqte34sc3tkccvy5j3y160dj8",
+         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19983,23 +19963,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0006",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:22:34.911Z",
+         *           "created": "2026-11-26T05:41:14.392Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T05:22:34.897Z",
+         *           "updated": "2026-11-27T05:41:14.377Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "discount": null,
-         *           "due_date": "2026-11-27T05:22:34.897Z",
+         *           "due_date": "2026-11-27T05:41:14.377Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T05:22:34.897Z",
-         *           "pdf_sha256": "0380c22568b003b7314eac5768d099e8c435f746a9cbfe4d7b55be10c695e234",
+         *           "overdue_at": "2026-11-27T05:41:14.377Z",
+         *           "pdf_sha256": "d24c08aeb053bcaa1209a1531c906048c4c6886e332f55f52a51d52787fc07ac",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhs3wsmdd13mh6eb8yt4va0y/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:22:34.922Z",
+         *           "finalized_at": "2026-11-26T05:41:14.403Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20011,12 +19991,12 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/EYsVq1X2nfQ3EsbO_x9RsMurhWA3NvRbT1-5TCRqp-w",
+         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/WqeMQxX9IOHXUbN_Y1cNjS8HS3PnXaKubhcH9mJSISg",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:22:34.922Z",
+         *           "updated": "2026-11-26T05:41:14.403Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -20051,19 +20031,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1ckhrt6nn56qzq1vbgdwqjzy8j",
+         *       "id": "evt_prod_06h1cqtdnb0mzfqqpakaaw76s707r",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795670554,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ckhrkaz7ck43cn418jvenjhw2",
+         *           "id": "in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ckhrkcm3q0j2bynsr6npybhnm",
-         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *               "id": "il_prod_06h1cqtde2tc6ssyjwvqea5jmybpj",
+         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20076,23 +20056,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T05:22:34.778Z",
+         *           "created": "2026-11-26T05:41:14.223Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:22:34.832Z",
+         *           "updated": "2026-11-26T05:41:14.281Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T05:22:34.832Z",
+         *           "voided_at": "2026-11-26T05:41:14.281Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "c2b392f6bd2b933ae9e3941c744b26bd16a388cde4cb7ee59414ef46ab441670",
+         *           "pdf_sha256": "afedadf5807fbcc496830ade7969fdb0c3901650df834f83e1194cdbfd0b966d",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhrkaz7ck43cn418jvenjhw2/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:22:34.795Z",
+         *           "finalized_at": "2026-11-26T05:41:14.240Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20104,13 +20084,13 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/EG6euiwspxwXpE-ea7Z17l9gW7TRkew-mqtzgLLyUTo",
+         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/VlaLwEjmcnJ2s_zU7jYa0uFsz9l_sf0p3-5xhf0h1xg",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:22:34.795Z",
+         *           "updated": "2026-11-26T05:41:14.240Z",
          *           "voided_at": null
          *         }
          *       }
@@ -20145,19 +20125,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1ckhs06zqw7js7ygfr9v3rr1rr",
+         *       "id": "evt_prod_06h1cqtdys7x921bbmsf3a11ghg3e",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795670554,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ckhrw0xd7efk5ac5tsnj9445c",
+         *           "id": "in_prod_06h1cqtdq5f4pwrtshdnc07jfp644",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ckhrw61g7wadq5tj2nx5535sp",
-         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *               "id": "il_prod_06h1cqtdq8dgmrx4p99xzy6bfvkzy",
+         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20170,11 +20150,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T05:22:34.848Z",
+         *           "created": "2026-11-26T05:41:14.297Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:22:34.880Z",
+         *           "updated": "2026-11-26T05:41:14.349Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20182,11 +20162,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "f093585d1fa0b8028f9e27e797b5ca5da21b910c8bb1eae02e249eff0c2595a2",
+         *           "pdf_sha256": "d6ea6fc6b174db6bc6da68edc5735c0a79c81004ae8db57c79272ee4bf8af20a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhrw0xd7efk5ac5tsnj9445c/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtdq5f4pwrtshdnc07jfp644/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:22:34.859Z",
+         *           "finalized_at": "2026-11-26T05:41:14.309Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20198,13 +20178,13 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/-iiij_ouoZHLiMG-ra3bKGvriEAur71CIL0BA0QvWqg",
+         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/yrBHR9xek8hTkufkpwYxBi2d3mUhjUIo3xCu-NDSi1Q",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T05:22:34.880Z"
+         *           "marked_uncollectible_at": "2026-11-26T05:41:14.349Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:22:34.859Z",
+         *           "updated": "2026-11-26T05:41:14.309Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -20239,19 +20219,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1ckhr1x0vvr8bzjfhxn41qftb2",
+         *       "id": "evt_prod_06h1cqtcxt64rbhbk6p01c161xcxg",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795670554,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt",
+         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ckhqh2qcvb5z0a8p6hg1vx968",
-         *               "price": "price_prod_06h1ckhncvfyfzpcnxx3yzgmt1pza",
+         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
+         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20264,11 +20244,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:22:34.502Z",
-         *           "paid_at": "2026-11-26T05:22:34.597Z",
-         *           "updated": "2026-11-26T05:22:34.597Z",
+         *           "created": "2026-11-26T05:41:13.954Z",
+         *           "paid_at": "2026-11-26T05:41:14.060Z",
+         *           "updated": "2026-11-26T05:41:14.060Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20276,23 +20256,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "1939452e1f6de1ebeda28bd6a42bd0193057800b77002ed34261c891ad430c87",
+         *           "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:44633/api/invoices/in_prod_06h1ckhqgrytxv6cbbw5pmb0mb8kt/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:22:34.528Z",
+         *           "finalized_at": "2026-11-26T05:41:13.990Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1ckhqvdeqrkft5v7h0kcf3t3tg",
+         *           "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:44633/invoice/Arzw_67gfxlIYDQD4hJeFNhy-C2Tq8biGznTxvfXKk4",
+         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -20328,19 +20308,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1ckhtrhyhzkt21cpd5fdkcy0mt",
+         *       "id": "evt_prod_06h1cqtfjfwkk30vq044688xqc0e0",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796016155,
+         *       "created": 1796017274,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1ckhtqya08dz9m56qhmtjbpxhm",
+         *           "id": "in_prod_06h1cqtfhwr526802wcgmzha12yf0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1ckhtr8fbr31s4yzhsnn3z568e",
-         *               "price": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *               "id": "il_prod_06h1cqtfj7yb2s1smzz964yp93tz0",
+         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -20353,11 +20333,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T05:22:35.072Z",
+         *           "created": "2026-11-30T05:41:14.591Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T05:22:35.072Z",
+         *           "updated": "2026-11-30T05:41:14.591Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20366,11 +20346,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h1ckhsr50r0zf7a22e9z30qs5jm",
+         *           "description": "Subscription sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1ckhsr50r0zf7a22e9z30qs5jm",
+         *           "subscription": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -20417,22 +20397,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1ckhpf5882dm0y5em3rey52v2w",
+         *       "id": "evt_prod_06h1cqtaw4qhqrjh0br7wz9k5yn70",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T05:22:34.231Z",
+         *           "created": "2026-11-26T05:41:13.567Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:22:34.231Z",
+         *           "updated": "2026-11-26T05:41:13.567Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -20500,22 +20480,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhph9f3wehz14vf4vn8x2zmm",
+         *       "id": "evt_prod_06h1cqtb1jr1f7hfd25eynds5yssc",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T05:22:34.231Z",
+         *           "created": "2026-11-26T05:41:13.567Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:22:34.248Z",
+         *           "updated": "2026-11-26T05:41:13.610Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -20524,7 +20504,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T05:22:34.231Z"
+         *           "updated": "2026-11-26T05:41:13.567Z"
          *         }
          *       }
          *     }
@@ -20558,23 +20538,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1ckhpnp8fkm87cbr07absb9xb0",
+         *       "id": "evt_prod_06h1cqtb5nm11cpw9bwd8h3a2qvh2",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1ckhpk9x85z1p84hgjwkvkty6e",
+         *           "id": "cus_prod_06h1cqtb4baxdt3jbmhhvjt0150g8",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T05:22:34.266Z",
+         *           "created": "2026-11-26T05:41:13.634Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:22:34.284Z",
+         *           "updated": "2026-11-26T05:41:13.644Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -20582,7 +20562,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:22:34.266Z",
+         *           "updated": "2026-11-26T05:41:13.634Z",
          *           "deleted": null
          *         }
          *       }
@@ -20647,24 +20627,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1ckhpqed15pgc70a1becjy0wcr",
+         *       "id": "evt_prod_06h1cqtb7a1f72jn3kjftb1n688d0",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
+         *           "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
          *           "end": null,
-         *           "start": "2026-11-26T05:22:34.296Z",
+         *           "start": "2026-11-26T05:41:13.655Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
+         *             "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:22:34.022Z",
-         *             "updated": "2026-11-26T05:22:34.296Z",
+         *             "created": "2026-11-26T05:41:13.317Z",
+         *             "updated": "2026-11-26T05:41:13.655Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -20677,7 +20657,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false
          *         }
          *       }
@@ -20730,24 +20710,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhpsq4mn02y1p20tbeccq2sy",
+         *       "id": "evt_prod_06h1cqtb9yg3rvrrbg36vw1j1vt4c",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
+         *           "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
          *           "end": null,
-         *           "start": "2026-11-26T05:22:34.315Z",
+         *           "start": "2026-11-26T05:41:13.676Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1ckhnpp6ryak6v7s5d7j5ft8s6",
+         *             "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:22:34.037Z",
-         *             "updated": "2026-11-26T05:22:34.315Z",
+         *             "created": "2026-11-26T05:41:13.340Z",
+         *             "updated": "2026-11-26T05:41:13.676Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -20760,18 +20740,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T05:22:34.296Z",
+         *           "start": "2026-11-26T05:41:13.655Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
+         *             "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:22:34.022Z",
-         *             "updated": "2026-11-26T05:22:34.296Z",
+         *             "created": "2026-11-26T05:41:13.317Z",
+         *             "updated": "2026-11-26T05:41:13.655Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -20816,24 +20796,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1ckhpwgnf25rbwjcmckaty3kjj",
+         *       "id": "evt_prod_06h1cqtbcqyy67vcd2gjymeex9b5p",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1ckhpq96n9k83yyd4hq2eg4tb6",
+         *           "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
          *           "end": null,
-         *           "start": "2026-11-26T05:22:34.315Z",
+         *           "start": "2026-11-26T05:41:13.676Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1ckhnpp6ryak6v7s5d7j5ft8s6",
+         *             "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:22:34.037Z",
-         *             "updated": "2026-11-26T05:22:34.315Z",
+         *             "created": "2026-11-26T05:41:13.340Z",
+         *             "updated": "2026-11-26T05:41:13.676Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -20847,7 +20827,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -20904,20 +20884,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1ckhnn0atpegexkvsnyqpd9t3p",
+         *       "id": "evt_prod_06h1cqt9wxs5bmgtq0stbrxf4wbv0",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
+         *           "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:22:34.022Z",
-         *           "updated": "2026-11-26T05:22:34.022Z",
+         *           "created": "2026-11-26T05:41:13.317Z",
+         *           "updated": "2026-11-26T05:41:13.317Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -20999,20 +20979,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhnr8ky1tzdnky6fqd93fbf2",
+         *       "id": "evt_prod_06h1cqta1wkg7g5n0g1bqrvssda7r",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1ckhnmta0m27nwt1tg9ws0ps60",
+         *           "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:22:34.022Z",
-         *           "updated": "2026-11-26T05:22:34.048Z",
+         *           "created": "2026-11-26T05:41:13.317Z",
+         *           "updated": "2026-11-26T05:41:13.357Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -21026,7 +21006,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T05:22:34.022Z"
+         *           "updated": "2026-11-26T05:41:13.317Z"
          *         }
          *       }
          *     }
@@ -21060,21 +21040,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1ckhnv5hdxv43cwppcw9pv4c40",
+         *       "id": "evt_prod_06h1cqta4tgfbvnpvwwf1cz0gdkfy",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1ckhnssawazeb0cshy3f7g1w16",
+         *           "id": "cpn_prod_06h1cqta3evf9q5rgts5c0zd1ds1a",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:22:34.062Z",
+         *           "created": "2026-11-26T05:41:13.371Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T05:22:34.072Z",
+         *           "updated": "2026-11-26T05:41:13.381Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -21088,7 +21068,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T05:22:34.062Z",
+         *           "updated": "2026-11-26T05:41:13.371Z",
          *           "deleted": null
          *         }
          *       }
@@ -21162,22 +21142,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1ckhnb2yt931cdsn7sjq8635z0",
+         *       "id": "evt_prod_06h1cqt9f3be2s1fq5b59fb6na7ww",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795670553,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *           "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:22:33.942Z",
-         *           "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
-         *           "updated": "2026-11-26T05:22:33.942Z",
+         *           "created": "2026-11-26T05:41:13.207Z",
+         *           "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *           "updated": "2026-11-26T05:41:13.207Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21271,22 +21251,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhnepxh33a33dpajvjcjj992",
+         *       "id": "evt_prod_06h1cqt9jxqb5zt7nggasrmdceyz8",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795670553,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1ckhnarfbvt340v634b5ee4fk6",
+         *           "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:22:33.942Z",
-         *           "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
-         *           "updated": "2026-11-26T05:22:33.971Z",
+         *           "created": "2026-11-26T05:41:13.207Z",
+         *           "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *           "updated": "2026-11-26T05:41:13.238Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21302,7 +21282,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:22:33.942Z",
+         *           "updated": "2026-11-26T05:41:13.207Z",
          *           "nickname": null
          *         }
          *       }
@@ -21337,23 +21317,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1ckhnj0dm7xd8njzwj6n8m773e",
+         *       "id": "evt_prod_06h1cqt9qdw3c735sw8xbqe0sfaj2",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1ckhngg3y43sryvy7g8qndas3c",
+         *           "id": "price_prod_06h1cqt9mzj9w8skmc3h8kvsbwf0y",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:22:33.988Z",
+         *           "created": "2026-11-26T05:41:13.255Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1ckhn9gj5km5n6ywz2s2ec4ccy",
-         *           "updated": "2026-11-26T05:22:33.998Z",
+         *           "product": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
+         *           "updated": "2026-11-26T05:41:13.274Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21364,7 +21344,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:22:33.988Z",
+         *           "updated": "2026-11-26T05:41:13.255Z",
          *           "deleted": null
          *         }
          *       }
@@ -21447,20 +21427,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1ckhn6mtaedep2zd4v1e1w96e8",
+         *       "id": "evt_prod_06h1cqt99mzxr127emfap1fr1h4xm",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795670553,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
+         *           "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:22:33.908Z",
-         *           "updated": "2026-11-26T05:22:33.908Z",
+         *           "created": "2026-11-26T05:41:13.163Z",
+         *           "updated": "2026-11-26T05:41:13.163Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -21521,26 +21501,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhn8d43xjdbj3dnnq7sa2bf4",
+         *       "id": "evt_prod_06h1cqt9c3aax0996z7w8nvc6j870",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795670553,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
+         *           "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:22:33.908Z",
-         *           "updated": "2026-11-26T05:22:33.921Z",
+         *           "created": "2026-11-26T05:41:13.163Z",
+         *           "updated": "2026-11-26T05:41:13.182Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:22:33.908Z",
+         *           "updated": "2026-11-26T05:41:13.163Z",
          *           "description": null
          *         }
          *       }
@@ -21575,27 +21555,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1ckhnkj030adr0rbn0hx7pvyx6",
+         *       "id": "evt_prod_06h1cqt9twq1wsr0y7b96tanwsema",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1ckhn9gj5km5n6ywz2s2ec4ccy",
+         *           "id": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:22:33.932Z",
+         *           "created": "2026-11-26T05:41:13.195Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T05:22:34.011Z",
+         *           "updated": "2026-11-26T05:41:13.302Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:22:33.932Z",
+         *           "updated": "2026-11-26T05:41:13.195Z",
          *           "deleted": null
          *         }
          *       }
@@ -21655,21 +21635,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1ckhqcsxt9n2vmv6nnzcmr3q4p",
+         *       "id": "evt_prod_06h1cqtc3es167b8q5thvry3n3hca",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1ckhqcqn0hb3kakakj2gnzf8xa",
+         *           "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T05:22:34.469Z",
-         *           "payment": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
-         *           "updated": "2026-11-26T05:22:34.469Z",
+         *           "created": "2026-11-26T05:41:13.882Z",
+         *           "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *           "updated": "2026-11-26T05:41:13.882Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21736,21 +21716,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhqd3nmz02vf49pzq3qmsq48",
+         *       "id": "evt_prod_06h1cqtc3ny79prphfec4zd12p5fp",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1ckhqcqn0hb3kakakj2gnzf8xa",
+         *           "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:22:34.469Z",
-         *           "payment": "py_prod_06h1ckhpycpf3369xfv0hah1xjf2t",
-         *           "updated": "2026-11-26T05:22:34.472Z",
+         *           "created": "2026-11-26T05:41:13.882Z",
+         *           "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *           "updated": "2026-11-26T05:41:13.884Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21759,7 +21739,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T05:22:34.469Z"
+         *           "updated": "2026-11-26T05:41:13.882Z"
          *         }
          *       }
          *     }
@@ -21793,21 +21773,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1ckhqfvm8314nwhpegsy28n9da",
+         *       "id": "evt_prod_06h1cqtc96xp7m4x358yqsdag4nj8",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1ckhqfd0r7m1m8g1hajkw5hvet",
+         *           "id": "re_prod_06h1cqtc8ph0ngkr3ygapwnr7mxve",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T05:22:34.491Z",
-         *           "payment": "py_prod_06h1ckhq9swscnmtpecqyr41cmsgp",
-         *           "updated": "2026-11-26T05:22:34.493Z",
+         *           "created": "2026-11-26T05:41:13.925Z",
+         *           "payment": "py_prod_06h1cqtbw1d6ss3xdgzwf4mtfg4qp",
+         *           "updated": "2026-11-26T05:41:13.928Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21816,7 +21796,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T05:22:34.491Z",
+         *           "updated": "2026-11-26T05:41:13.925Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -21851,21 +21831,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h1ckhj6sw79veaefffvb1zfackp",
+         *       "id": "evt_prod_06h1cqt5zk01x7dntz7ztgvmknd0a",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795670553,
+         *       "created": 1795671672,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1ckhj6jatpf8gzxrdfgn2s72ac",
+         *           "id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-26T05:22:33.139Z",
-         *           "display": "st_prod_…h77s",
+         *           "created": "2026-11-26T05:41:12.314Z",
+         *           "display": "st_prod_…a7rp",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -21922,22 +21902,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h1ckhjtrvb9amzxqy04n97jyjxm",
+         *       "id": "evt_prod_06h1cqt6mndrmq6g0f5mqsm9dt15t",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795670553,
+         *       "created": 1795671672,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1ckhjrstx3shzhm71b72pn5rdr",
+         *           "id": "key_prod_06h1cqt6jmzx6hatva3hcz861pgkg",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-26T05:22:33.286Z",
-         *           "display": "pt_prod_…7835",
-         *           "revoked_at": "2026-11-26T05:22:33.301Z",
+         *           "created": "2026-11-26T05:41:12.469Z",
+         *           "display": "pt_prod_…j8d8",
+         *           "revoked_at": "2026-11-26T05:41:12.484Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -21976,23 +21956,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h1ckhjyaqzx38c0dtbhy9y2ka2w",
+         *       "id": "evt_prod_06h1cqt6r5pa5v65q0f9cqaqw75p8",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795670553,
+         *       "created": 1795671672,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:22:33.326Z",
+         *           "created": "2026-11-26T05:41:12.509Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:22:33.326Z",
+         *           "updated": "2026-11-26T05:41:12.509Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -22068,23 +22048,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhk1ktt42eb3kbqfhz904dwc",
+         *       "id": "evt_prod_06h1cqt6w3njfvkz3tr1ttvv7bvjm",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795670553,
+         *       "created": 1795671672,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:22:33.326Z",
+         *           "created": "2026-11-26T05:41:12.509Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:22:33.353Z",
+         *           "updated": "2026-11-26T05:41:12.539Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -22094,7 +22074,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:22:33.326Z",
+         *           "updated": "2026-11-26T05:41:12.509Z",
          *           "description": null
          *         }
          *       }
@@ -22129,35 +22109,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1ckhka0k7zs8f321n7p8hp390r",
+         *       "id": "evt_prod_06h1cqt743recwzajhmbgamvx6m90",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795670553,
+         *       "created": 1795671672,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:22:33.326Z",
+         *           "created": "2026-11-26T05:41:12.509Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:22:33.423Z",
+         *           "updated": "2026-11-26T05:41:12.607Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T05:22:33.402Z"
+         *           "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:22:33.402Z",
+         *           "updated": "2026-11-26T05:41:12.590Z",
          *           "deleted": null
          *         }
          *       }
@@ -22228,23 +22208,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h1ckhk46ncb79zts31v25geeex4",
+         *       "id": "evt_prod_06h1cqt6yvgkxj6ghg01d975j94h0",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795670553,
+         *       "created": 1795671672,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:22:33.326Z",
+         *           "created": "2026-11-26T05:41:12.509Z",
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:22:33.375Z",
+         *           "updated": "2026-11-26T05:41:12.564Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -22255,7 +22235,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:22:33.353Z"
+         *           "updated": "2026-11-26T05:41:12.539Z"
          *         }
          *       }
          *     }
@@ -22289,23 +22269,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h1ckhk632ckew41sa2vd9c77a0m",
+         *       "id": "evt_prod_06h1cqt70mak28e72szc27eq32kzy",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795670553,
+         *       "created": 1795671672,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:22:33.326Z",
+         *           "created": "2026-11-26T05:41:12.509Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:22:33.391Z",
+         *           "updated": "2026-11-26T05:41:12.581Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -22316,7 +22296,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:22:33.375Z"
+         *           "updated": "2026-11-26T05:41:12.564Z"
          *         }
          *       }
          *     }
@@ -22350,33 +22330,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhk7v5k5q1khk68vn3n011cm",
+         *       "id": "evt_prod_06h1cqt7278n4a8wppxgvhw9mfdhm",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795670553,
+         *       "created": 1795671672,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1ckhjxs28rc7bwbb9fbg3a6wbe",
+         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:22:33.326Z",
+         *           "created": "2026-11-26T05:41:12.509Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:22:33.402Z",
+         *           "updated": "2026-11-26T05:41:12.590Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T05:22:33.402Z"
+         *           "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:22:33.391Z",
+         *           "updated": "2026-11-26T05:41:12.581Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -22411,18 +22391,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h1ckhj2fcybb6sy4rfmtmzw8qaa",
+         *       "id": "evt_prod_06h1cqt5wb625gxfh44gz0tmgjzwa",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795670553,
+         *       "created": 1795671672,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
+         *           "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-9d4601dc82@example.com",
+         *           "email": "user-14024becad@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22468,18 +22448,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h1ckhkqjxdbrt7d3x4k8jbjp04y",
+         *       "id": "evt_prod_06h1cqt7n03xsd8zw0edy7nfx2n1y",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795670553,
+         *       "created": 1795671672,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
+         *           "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-9d4601dc82@example.com",
+         *           "email": "user-14024becad@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22514,18 +22494,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h1ckhn10v1zsvj9xr90071ptnzj",
+         *       "id": "evt_prod_06h1cqt93550k18jdkk68aycps3dy",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795670553,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
+         *           "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-9d4601dc82@example.com",
+         *           "email": "user-14024becad@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22560,18 +22540,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h1ckhmw2y7e8eq2jk9c7nz92bsj",
+         *       "id": "evt_prod_06h1cqt8x77h8emxpw67rr0exjvbr",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795670553,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1ckhh64p46t5xazwecshhn0evy",
+         *           "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-9d4601dc82@example.com",
+         *           "email": "user-14024becad@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22606,15 +22586,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhn28m17qaqmq6a9bp8gx34j",
+         *       "id": "evt_prod_06h1cqt94k8d7msmdgavg7bv6wx5m",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795670553,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h1ckhh5p65ejfx0vkzvcq4mj41t",
+         *           "id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -22694,20 +22674,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h1ckhn3xdy6p8sc5bfbj0gtf1xm",
+         *       "id": "evt_prod_06h1cqt966mpyr9btbx75r2g8rcqr",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795670553,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1ckhn3rwtvz77kbqkk28m11zwm",
+         *           "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T05:22:33.886Z",
-         *           "updated": "2026-11-26T05:22:33.886Z",
+         *           "created": "2026-11-26T05:41:13.136Z",
+         *           "updated": "2026-11-26T05:41:13.136Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -22776,20 +22756,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhn5csxbxjg70ad06sv5pnkc",
+         *       "id": "evt_prod_06h1cqt985kacgmgzwgvh113gqcg2",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795670553,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1ckhn3rwtvz77kbqkk28m11zwm",
+         *           "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T05:22:33.886Z",
-         *           "updated": "2026-11-26T05:22:33.899Z",
+         *           "created": "2026-11-26T05:41:13.136Z",
+         *           "updated": "2026-11-26T05:41:13.152Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -22800,7 +22780,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-26T05:22:33.886Z"
+         *           "updated": "2026-11-26T05:41:13.136Z"
          *         }
          *       }
          *     }
@@ -22834,19 +22814,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h1ckhp758des61q5yh625gasvhc",
+         *       "id": "evt_prod_06h1cqtak33dcdcam9gt9kcjfr3fc",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
+         *           "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:22:34.168Z",
-         *           "updated": "2026-11-26T05:22:34.168Z",
+         *           "created": "2026-11-26T05:41:13.495Z",
+         *           "updated": "2026-11-26T05:41:13.495Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -22916,19 +22896,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhp95r27vspxbvh5phwwarb0",
+         *       "id": "evt_prod_06h1cqtan5wm29gyxcz5q6ca3svpr",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
+         *           "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:22:34.168Z",
-         *           "updated": "2026-11-26T05:22:34.184Z",
+         *           "created": "2026-11-26T05:41:13.495Z",
+         *           "updated": "2026-11-26T05:41:13.513Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -22936,7 +22916,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:22:34.168Z",
+         *           "updated": "2026-11-26T05:41:13.495Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -22971,19 +22951,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhpapw1tgp7rmcwpqr875g50",
+         *       "id": "evt_prod_06h1cqtar5pzcqz6n611fh3hfny7w",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
+         *           "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-26T05:22:34.168Z",
-         *           "updated": "2026-11-26T05:22:34.196Z",
+         *           "created": "2026-11-26T05:41:13.495Z",
+         *           "updated": "2026-11-26T05:41:13.537Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -22992,7 +22972,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:22:34.184Z"
+         *           "updated": "2026-11-26T05:41:13.513Z"
          *         }
          *       }
          *     }
@@ -23026,19 +23006,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhpcdk1f5dnzh4tghzm4p7aw",
+         *       "id": "evt_prod_06h1cqtat6sv66rtrj5ykwqxrzzr8",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1ckhp71y1sxyw457det30y8fwr",
+         *           "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:22:34.168Z",
-         *           "updated": "2026-11-26T05:22:34.210Z",
+         *           "created": "2026-11-26T05:41:13.495Z",
+         *           "updated": "2026-11-26T05:41:13.552Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -23047,7 +23027,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-26T05:22:34.196Z"
+         *           "updated": "2026-11-26T05:41:13.537Z"
          *         }
          *       }
          *     }
@@ -23081,19 +23061,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h1ckhnwge9f9en5f602zc70nbxj",
+         *       "id": "evt_prod_06h1cqta62rv4k7b1nk6bh60nvg36",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h1ckhnw8bc7cyh4jcm6dr8a1gxr",
+         *           "id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T05:22:34.082Z",
-         *           "updated": "2026-11-26T05:22:34.082Z",
+         *           "created": "2026-11-26T05:41:13.391Z",
+         *           "updated": "2026-11-26T05:41:13.391Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -23153,28 +23133,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h1ckhnya0ejg13erx76j3f3n1dr",
+         *       "id": "evt_prod_06h1cqta7tj41j18sez3t8cpbfxnt",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1ckhny5zc5gj6q17nbpqfs7zg8",
+         *           "id": "prodft_prod_06h1cqta7qq2k3126m1g4mrh8fy4w",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T05:22:34.097Z",
+         *           "created": "2026-11-26T05:41:13.406Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1ckhnw8bc7cyh4jcm6dr8a1gxr",
+         *             "id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-26T05:22:34.082Z",
-         *             "updated": "2026-11-26T05:22:34.082Z",
+         *             "created": "2026-11-26T05:41:13.391Z",
+         *             "updated": "2026-11-26T05:41:13.391Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
+         *           "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
          *           "livemode": false
          *         }
          *       }
@@ -23224,28 +23204,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h1ckhp26ez3tz0x50r3asfz74x6",
+         *       "id": "evt_prod_06h1cqtadz4medaew0rc4va41pncg",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1ckhp0x3y8jgts8g0vve71w85e",
+         *           "id": "prodft_prod_06h1cqtabh2cm7pb36cp2t5fmfb9g",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T05:22:34.119Z",
+         *           "created": "2026-11-26T05:41:13.436Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1ckhnzsy4ykqnpeny0pq8ypch6",
+         *             "id": "feat_prod_06h1cqtaa3gb812r2r422cnpr3vwp",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-26T05:22:34.110Z",
-         *             "updated": "2026-11-26T05:22:34.110Z",
+         *             "created": "2026-11-26T05:41:13.424Z",
+         *             "updated": "2026-11-26T05:41:13.424Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h1ckhn6gw2dzj0454ssf30shsap",
+         *           "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
          *           "livemode": false
          *         }
          *       }
@@ -23280,23 +23260,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhs9q2w22t4avrjk67a5syep",
+         *       "id": "evt_prod_06h1cqte9cfdnv5k7zthk62htv0bm",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795670554,
+         *       "created": 1795671674,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h1ckhnw8bc7cyh4jcm6dr8a1gxr",
+         *               "feature": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h1ckhs82dhczmxnv7yt2emmfnwr"
+         *               "source_subscription": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h1ckhpew4gxfkknz4qjna09x3gj",
+         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -23343,16 +23323,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h1ckhp47kpmbb7az88mydy12atw",
+         *       "id": "evt_prod_06h1cqtagh64shadymmjdy1xhbcmj",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 2,
-         *       "created": 1795670554,
+         *       "created": 1795671673,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-26T05:22:34.141Z",
+         *           "updated": "2026-11-26T05:41:13.472Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
