@@ -10,7 +10,8 @@ describe("dashboard events page", () => {
     const alice = (await request("POST", `/${live.id}/customers`, { body: { email: "alice@example.com" } })).body;
     await request("POST", `/${live.id}/customers/${alice.id}`, { body: { name: "Alice" } });
     const events = (await request("GET", `/${live.id}/events`)).body.items as { id: string; type: string }[];
-    expect(events.map((event) => event.type)).toEqual(["customer.updated", "customer.created"]);
+    // The user's sign-in is in the trail too (an audit event, docs/request-logs.md).
+    expect(events.map((event) => event.type)).toEqual(["customer.updated", "customer.created", "user.signed_in"]);
 
     const html = async (query = "") => {
       const response = await fetch(`${inject("apiBaseUrl")}/accounts/${live.id}/events${query}`, { headers: { Cookie: cookie } });
@@ -19,7 +20,7 @@ describe("dashboard events page", () => {
     };
     const all = await html();
     for (const event of events) expect(all).toContain(event.id);
-    expect(all).toContain("Showing 1–2 of 2");
+    expect(all).toContain("Showing 1–3 of 3");
 
     const updatedOnly = await html("?event_type=customer.updated");
     expect(updatedOnly).toContain(events[0]!.id);
