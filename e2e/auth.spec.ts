@@ -32,7 +32,7 @@ test("sign in, a wrong password, sign out", async ({ page }) => {
   // Live and sandbox, switchable from every page; sandbox is marked.
   await page.getByRole("link", { name: "Events", exact: true }).click();
   await expect(page).toHaveURL(new RegExp(`/accounts/${merchant.accountId}/events$`));
-  await page.getByLabel("Account").selectOption({ index: 1 });
+  await page.getByLabel("Account", { exact: true }).selectOption({ index: 1 });
   // The other account, same section.
   await expect(page).toHaveURL(new RegExp(`/accounts/(?!${merchant.accountId})acc_[a-z]+_[0-9a-z]+/events$`));
   await expect(page.getByRole("status").filter({ hasText: "Sandbox" })).toBeVisible();

@@ -58,6 +58,9 @@ async function merchantWithOneOfEach(page: Page): Promise<{ pages: PageToCheck[]
   });
   const endpointUrl = await unreachableUrl();
   const endpoint = await created(`/${accountId}/webhook-endpoints`, { url: endpointUrl, events: ["*"] });
+  const meter = await created("/meters", { event_name: "api_call", display_name: "API calls", aggregation: "sum" });
+  const usage = await server.post("/usage-events", { event_name: "api_call", customer: customer.id, identifier: "phone-1", payload: { value: 5 } });
+  expect(usage.status).toBe(200);
   const event = await first(`/${accountId}/events`);
 
   const base = `/accounts/${accountId}`;
@@ -75,6 +78,8 @@ async function merchantWithOneOfEach(page: Page): Promise<{ pages: PageToCheck[]
     { name: "webhook", path: `${base}/webhooks/${endpoint.id}`, shows: endpointUrl },
     { name: "tokens", path: `${base}/tokens`, shows: "Phone server" },
     { name: "settings", path: `${base}/settings`, shows: "Settings" },
+    { name: "meters", path: `${base}/meters`, shows: { linkTo: `${base}/meters/${meter.id}` } },
+    { name: "meter", path: `${base}/meters/${meter.id}`, shows: meter.id },
     { name: "reference", path: "/reference", shows: "Billing Service API" },
   ];
   // The generic kinds: a list and one object's page each.

@@ -7,6 +7,7 @@ import { eventsHref } from "@/components/events/format";
 import { dashboardCall } from "@/components/api-client";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, Loading } from "@/components/ui";
+import { CustomerUsage } from "@/components/meters/customer-usage";
 import { CustomerEntitlements } from "./customer-entitlements";
 import { EditCustomer } from "./customer-forms";
 import { CustomerRelations } from "./customer-relations";
@@ -72,6 +73,7 @@ export function CustomerDetail({ accountId, customerId }: { accountId: string; c
           </dl>
         </Card>
         <CustomerEntitlements accountId={accountId} customerId={customer.id} />
+        <CustomerUsage accountId={accountId} customerId={customer.id} />
         {/* The related lists keep their page and filter in the URL (useSearchParams). */}
         <Suspense fallback={<Loading what="Loading related lists" />}>
           <CustomerRelations accountId={accountId} customerId={customer.id} />

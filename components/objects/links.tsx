@@ -20,6 +20,7 @@ const ROUTES: [prefix: string, segment: string][] = [
   [ID_PREFIXES.event, "events"],
   [ID_PREFIXES.webhookEndpoint, "webhooks"],
   [ID_PREFIXES.request, "logs"],
+  [ID_PREFIXES.meter, "meters"],
 ];
 
 /** The dashboard page of any object id, or undefined for an id the dashboard has no page for. */

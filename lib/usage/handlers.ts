@@ -8,8 +8,11 @@ import {
   createUsageEventOperation,
   getCustomerUsageOperation,
   getMeterSummariesOperation,
+  listMeterUsageEventsOperation,
 } from "./operations";
+import { latestUsageEvents } from "./latest";
 import { customerUsage, meterSummaries } from "./read";
+import { serializeUsageEvent } from "./serialize";
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
@@ -69,6 +72,10 @@ export const usageHandlers = [
       customer: summaries.customerId,
       items: summaries.items.map((b) => ({ start: b.start.toISOString(), end: b.end.toISOString(), value: b.value })),
     };
+  }),
+  handle(listMeterUsageEventsOperation, async ({ ctx, params, query }) => {
+    const rows = await latestUsageEvents({ ctx, input: { meterId: params.meter_id, customerId: query.customer, limit: query.limit } });
+    return { object: "list" as const, items: rows.map(serializeUsageEvent) };
   }),
 ];
 

@@ -5,9 +5,11 @@ import {
   CustomerUsageQuery,
   MeterSummaries,
   MeterSummariesQuery,
+  MeterUsageEventsQuery,
   UsageEventBatchInput,
   UsageEventBatchResult,
   UsageEventInput,
+  UsageEventRecordList,
   UsageEventResult,
 } from "./schema";
 
@@ -92,10 +94,25 @@ export const getMeterSummariesOperation = defineOperation({
   errors: [404, 422],
 });
 
+export const listMeterUsageEventsOperation = defineOperation({
+  operationId: "listMeterUsageEvents",
+  method: "GET",
+  path: "/{account_id}/meters/{meter_id}/usage-events",
+  unscopedPath: "/meters/{meter_id}/usage-events",
+  summary: "A customer's latest usage events of a meter",
+  description: "The customer's latest `limit` events of the meter, newest first (by `timestamp`), cancelled ones included with `cancelled` set.",
+  tag,
+  access: "secret",
+  query: MeterUsageEventsQuery,
+  response: { status: 200, description: "The latest events.", schema: UsageEventRecordList },
+  errors: [404],
+});
+
 export const usageOperations = [
   createUsageEventOperation,
   createUsageEventBatchOperation,
   cancelUsageEventOperation,
   getCustomerUsageOperation,
   getMeterSummariesOperation,
+  listMeterUsageEventsOperation,
 ];

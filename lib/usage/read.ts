@@ -100,7 +100,7 @@ async function openPeriod(accountId: string, customerId: string, now: Date): Pro
   };
 }
 
-async function requireCustomer(accountId: string, customerId: string): Promise<void> {
+export async function requireCustomer(accountId: string, customerId: string): Promise<void> {
   const db = await getDb();
   const [row] = await db
     .select({ id: customers.id })

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PaginationQuery } from "@/lib/api/pagination";
 import { DateTime } from "@/lib/schemas";
 
 /** Unix seconds, as the usage APIs of Stripe and Lago take them. */
@@ -114,3 +115,25 @@ export const MeterSummaries = z
     ),
   })
   .meta({ id: "MeterSummaries" });
+
+export const MeterUsageEventsQuery = PaginationQuery.pick({ limit: true }).extend({
+  customer: z.string().min(1).meta({ description: "The customer's id." }),
+});
+
+export const UsageEventRecord = z
+  .object({
+    object: z.literal("usage_event"),
+    identifier: z.string(),
+    meter: z.string(),
+    customer: z.string(),
+    timestamp: UnixSeconds.meta({ description: "When the usage happened, Unix seconds." }),
+    value: z.int().meta({ description: "The value counted: the meter's `value_key` as an integer (1 for `count`)." }),
+    payload: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+    received: DateTime.meta({ description: "When it was accepted." }),
+    cancelled: DateTime.nullable().meta({ description: "When it was removed from usage, else null." }),
+  })
+  .meta({ id: "UsageEventRecord" });
+
+export const UsageEventRecordList = z
+  .object({ object: z.literal("list"), items: z.array(UsageEventRecord) })
+  .meta({ id: "UsageEventRecordList", description: "The latest events, newest first." });

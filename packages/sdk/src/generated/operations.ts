@@ -211,6 +211,8 @@ export const OPERATIONS = {
   getCustomerUsageForTokenAccount: { method: "GET", path: "/customers/{customer_id}/usage" },
   getMeterSummaries: { method: "GET", path: "/{account_id}/meters/{meter_id}/summaries" },
   getMeterSummariesForTokenAccount: { method: "GET", path: "/meters/{meter_id}/summaries" },
+  listMeterUsageEvents: { method: "GET", path: "/{account_id}/meters/{meter_id}/usage-events" },
+  listMeterUsageEventsForTokenAccount: { method: "GET", path: "/meters/{meter_id}/usage-events" },
   createFeature: { method: "POST", path: "/{account_id}/features" },
   createFeatureForTokenAccount: { method: "POST", path: "/features" },
   listFeatures: { method: "GET", path: "/{account_id}/features" },

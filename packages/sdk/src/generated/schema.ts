@@ -3076,6 +3076,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/meters/{meter_id}/usage-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's latest usage events of a meter
+         * @description The customer's latest `limit` events of the meter, newest first (by `timestamp`), cancelled ones included with `cancelled` set.
+         */
+        get: operations["listMeterUsageEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meters/{meter_id}/usage-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's latest usage events of a meter
+         * @description The customer's latest `limit` events of the meter, newest first (by `timestamp`), cancelled ones included with `cancelled` set.
+         */
+        get: operations["listMeterUsageEventsForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/features": {
         parameters: {
             query?: never;
@@ -23738,6 +23778,34 @@ export type components = {
                 value: number | null;
             }[];
         };
+        /** @description The latest events, newest first. */
+        UsageEventRecordList: {
+            /** @constant */
+            object: "list";
+            items: components["schemas"]["UsageEventRecord"][];
+        };
+        UsageEventRecord: {
+            /** @constant */
+            object: "usage_event";
+            identifier: string;
+            meter: string;
+            customer: string;
+            /** @description When the usage happened, Unix seconds. */
+            timestamp: number;
+            /** @description The value counted: the meter's `value_key` as an integer (1 for `count`). */
+            value: number;
+            payload: {
+                [key: string]: string | number | boolean | null;
+            };
+            /**
+             * Format: date-time
+             * @description When it was accepted.
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            received: string;
+            /** @description When it was removed from usage, else null. */
+            cancelled: string | null;
+        };
         FeatureList: {
             items: components["schemas"]["Feature"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
@@ -38829,6 +38897,134 @@ export interface operations {
             };
             /** @description Validation error; `errors` lists the fields. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMeterUsageEvents: {
+        parameters: {
+            query: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description The customer's id. */
+                customer: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageEventRecordList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMeterUsageEventsForTokenAccount: {
+        parameters: {
+            query: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description The customer's id. */
+                customer: string;
+            };
+            header?: never;
+            path: {
+                meter_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageEventRecordList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
