@@ -73,11 +73,14 @@ describe("usage exactness (property)", () => {
         const end = Date.parse(subscriptions[0].current_period_end);
         const startOf = (c: number) => Date.parse(subscriptions[c].current_period_start);
         const endOf = (c: number) => Date.parse(subscriptions[c].current_period_end);
-        // Unique timestamps per event, within the first 2 hours of the period or its last hour.
+        // Unique timestamps per event, within the first 2 hours of the period or its last hour, in
+        // whole seconds as the API takes them (the period starts at a millisecond: the first second
+        // counted is the one after it).
+        const second = (ms: number) => Math.ceil(ms / 1000) * 1000;
         const events = drawn.map((e, i) => ({
           ...e,
           identifier: `e${i}`,
-          ts: e.late ? endOf(e.customer) - HOUR + (i * 25 + (e.slot % 25)) * 1000 : startOf(e.customer) + (i * 60 + (e.slot % 60)) * 1000,
+          ts: e.late ? second(endOf(e.customer) - HOUR) + (i * 25 + (e.slot % 25)) * 1000 : second(startOf(e.customer)) + (i * 60 + (e.slot % 60)) * 1000,
         }));
         const body = (e: (typeof events)[number]) => ({
           event_name: `m_${AGGREGATIONS[e.meter]}`,
