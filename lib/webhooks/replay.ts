@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, lt, or, gt, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, lt, ne, or, gt, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { getDb } from "@/db/client";
 import { eventDeliveries, events } from "@/db/schema";
@@ -61,6 +61,8 @@ export async function replayWindow({
     gte(events.created, input.since),
     lt(events.created, until),
     endpoint.events.includes(WILDCARD) ? undefined : inArray(events.type, endpoint.events),
+    // As when they were emitted: an endpoint is not sent the audit events about itself.
+    ne(events.aggregateId, endpoint.id),
   ];
   if (input.startingAfter) {
     const [from] = await db
