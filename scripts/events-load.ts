@@ -1,48 +1,8 @@
-import { performance } from "node:perf_hooks";
-import postgres from "postgres";
 import { loadSyntheticEvents } from "@/db/synthetic-events";
-import { config } from "@/lib/config";
+import { runLoader } from "./load-cli";
 
 // `npm run --silent events:load -- --account <account id> --events <n> [--days 365]`: n synthetic
 // events (varied types, entities and times over the last `days` days) into an existing account of
 // the PostgreSQL database at DATABASE_URL, with their totals, then ANALYZEd (the planner must know
 // the account's rows). See db/synthetic-events.ts.
-function option(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index < 0 ? undefined : process.argv[index + 1];
-}
-
-const accountId = option("account");
-const count = Number((option("events") ?? "").replaceAll("_", ""));
-const days = Number(option("days") ?? 365);
-if (!accountId || !Number.isInteger(count) || count <= 0 || !(days > 0)) {
-  console.error("Usage: npm run --silent events:load -- --account <account id> --events <n> [--days 365]");
-  process.exit(1);
-}
-const { databaseUrl } = config();
-if (!databaseUrl) {
-  console.error("events:load needs PostgreSQL (DATABASE_URL); the embedded database is for demos.");
-  process.exit(1);
-}
-
-const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-const started = performance.now();
-try {
-  const to = new Date();
-  await loadSyntheticEvents(sql, {
-    accountId,
-    events: count,
-    from: new Date(to.getTime() - days * 86_400_000),
-    to,
-    onProgress: (done) => process.stderr.write(`\r${done.toLocaleString("en")} / ${count.toLocaleString("en")} events`),
-  });
-  const seconds = (performance.now() - started) / 1000;
-  process.stderr.write("\n");
-  console.log(`Loaded ${count} events into ${accountId} in ${seconds.toFixed(1)} s (${Math.round(count / seconds)} events/s).`);
-} catch (error) {
-  process.stderr.write("\n");
-  console.error((error as Error).message);
-  process.exitCode = 1;
-} finally {
-  await sql.end({ timeout: 5 });
-}
+await runLoader("events:load", "events", 365, (sql, window) => loadSyntheticEvents(sql, window));
