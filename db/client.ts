@@ -78,7 +78,7 @@ export function postgresClient(
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     // Sockets made and watched by db/watchdog.ts: a silent one is cut instead of waited on forever.
     // It negotiates the URL's TLS itself, so postgres.js must not.
-    ...({ socket: watchdog.socket } as object),
+    ...({ socket: (connecting: ConnectingOptions) => (fetchTypesOnce(connecting), watchdog.socket(connecting)) } as object),
     ssl: false,
     // Startup parameters: a transaction-mode pooler (PgBouncer) refuses unknown ones, so through a
     // pooler the statement limits are the pooler's and the server's (docs/decisions.md).
@@ -95,6 +95,23 @@ export function postgresClient(
   boundQueueWait(client, DATABASE_TIMEOUTS.queueMs);
   guardBegin(client);
   return client;
+}
+
+/** The parts of postgres.js 3.4's parsed options, shared by a pool's connections, that `fetchTypesOnce` reads. */
+type ConnectingOptions = Parameters<SocketWatchdog["socket"]>[0] & {
+  fetch_types?: boolean;
+  shared?: { typeArrayMap?: Record<string, number> };
+};
+
+/**
+ * postgres.js 3.4.9 fetches the array types on every new connection and drops that query's promise
+ * (connection.js, `return fetchArrayTypes()`): a reset during it (a database restart, a network
+ * cut while the pool reconnects) is an unhandled rejection. The types live in the options the
+ * pool's connections share, so once one connection has them, the connections opened after it skip
+ * the fetch. Only the pool's very first connections still fetch.
+ */
+function fetchTypesOnce(options: ConnectingOptions): void {
+  if (Object.keys(options.shared?.typeArrayMap ?? {}).length > 0) options.fetch_types = false;
 }
 
 async function openPostgres(url: string): Promise<Handle> {

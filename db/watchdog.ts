@@ -193,7 +193,15 @@ export class SocketWatchdog {
   private async probe(suspects: Watched[]): Promise<void> {
     this.probing = true;
     const started = (this.lastProbe = Date.now());
-    const client = postgres(this.url, { max: 1, prepare: false, connect_timeout: Math.ceil(this.settings.probeMs / 1000), onnotice: () => {} });
+    // No type fetch: postgres.js leaves that query's promise unhandled, and this probe runs
+    // exactly when connections break (db/client.ts, fetchTypesOnce).
+    const client = postgres(this.url, {
+      max: 1,
+      prepare: false,
+      fetch_types: false,
+      connect_timeout: Math.ceil(this.settings.probeMs / 1000),
+      onnotice: () => {},
+    });
     const pids = this.askAboutBackends ? suspects.flatMap((watched) => (watched.pid ? [watched.pid] : [])) : [];
     // A suspect still waiting on the same write after the answer is still waiting for nothing.
     const waitingSince = new Map(suspects.map((watched) => [watched, watched.waitingSince]));
@@ -201,7 +209,7 @@ export class SocketWatchdog {
     try {
       const deadline = new Promise<"silent">((resolve) => (timer = setTimeout(() => resolve("silent"), this.settings.probeMs)));
       const query = pids.length
-        ? client<{ pid: number }[]>`select pid from pg_stat_activity where pid = any(${pids}::int[]) and state = 'active'`
+        ? client<{ pid: number }[]>`select pid from pg_stat_activity where pid = any(string_to_array(${pids.join(",")}, ',')::int[]) and state = 'active'`
         : client`select 1`;
       const answer = await Promise.race([query, deadline]);
       if (answer === "silent") return this.killSilentSince(started - this.settings.suspectMs);

@@ -8,6 +8,7 @@ import { expectProblem } from "../helpers/problem";
 import { appBehindProxyForSuite, sleep, timed } from "../helpers/proxied-app";
 import { eventually } from "../helpers/receiver";
 import { startApp, type RunningApp } from "../helpers/server";
+import { TcpProxy } from "../helpers/tcp-proxy";
 
 function expectUnavailable(response: ApiResponse): void {
   expectProblem(response, 503, /database is unavailable/);
@@ -146,6 +147,43 @@ describe("a transaction whose backend is terminated", () => {
       process.off("uncaughtException", record);
       await client.end({ timeout: 1 });
       await admin.end();
+    }
+  });
+});
+
+/**
+ * postgres.js fetches the array types on each new connection and leaves that query's promise
+ * unhandled: a reset during it (the database restarting while the pool reconnects) was an
+ * unhandledRejection in the app's output. The pool fetches them once (db/client.ts).
+ */
+describe("a pool reconnecting while connections are reset", () => {
+  it("fetches the array types once, so a reset reconnection rejects nothing unhandled", { timeout: 30_000 }, async () => {
+    const url = new URL(inject("databaseUrl"));
+    const proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
+    url.port = String(proxy.port);
+    const client = postgresClient(url.toString(), { max: 1, pooled: false });
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", record);
+    try {
+      // The first connection fetches the types (and text arrays come back as arrays).
+      expect(await client`select array['a', 'b']::text[] as letters`).toEqual([{ letters: ["a", "b"] }]);
+      // Every later type fetch is reset, and so is the open connection.
+      proxy.resetOn((chunk) => chunk.includes("pg_catalog.pg_type"));
+      proxy.reset();
+      const answer = await eventually(
+        () => client`select array['c']::text[] as letters`.then((rows) => rows[0]?.letters as unknown, () => null),
+        (letters) => letters !== null,
+        10_000,
+      );
+      expect(answer).toEqual(["c"]);
+      await sleep(200);
+      expect(proxy.resetsOnMatch).toBe(0);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", record);
+      await client.end({ timeout: 1 });
+      await proxy.cut();
     }
   });
 });

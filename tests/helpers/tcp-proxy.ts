@@ -16,6 +16,9 @@ export class TcpProxy {
   private server: Server | undefined;
   private readonly pairs = new Set<Pair>();
   private mode: Mode = "forward";
+  /** A client's bytes that make the proxy reset that connection (`resetOn`), and how often it did. */
+  private resetMatch: ((chunk: Buffer) => boolean) | null = null;
+  resetsOnMatch = 0;
   /** Bytes held while stalled, in arrival order, delivered on restore. */
   private held: { pair: Pair; to: "client" | "upstream"; chunk: Buffer }[] = [];
 
@@ -71,6 +74,11 @@ export class TcpProxy {
     this.held = [];
   }
 
+  /** Resets any connection whose client sends bytes matching `match` (null: never again). */
+  resetOn(match: ((chunk: Buffer) => boolean) | null): void {
+    this.resetMatch = match;
+  }
+
   /** Stops listening (new connections refused); open connections carry on. */
   async refuse(): Promise<void> {
     const server = this.server;
@@ -102,6 +110,11 @@ export class TcpProxy {
 
   private pass(pair: Pair, to: "client" | "upstream", chunk: Buffer): void {
     if (pair.dead) return;
+    if (to === "upstream" && this.resetMatch?.(chunk)) {
+      this.resetsOnMatch++;
+      this.drop(pair);
+      return;
+    }
     if (this.mode === "stall") this.held.push({ pair, to, chunk });
     else this.send(pair, to, chunk);
   }
