@@ -1,3 +1,4 @@
+import { getTableColumns, sql } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { requestLogs } from "@/db/schema";
 import { isDatabaseUnavailable } from "@/db/errors";
@@ -6,7 +7,28 @@ import { config } from "@/lib/config";
 import { log, safeError } from "@/lib/log";
 import { ensurePartitions, maintainPartitions, utcDay } from "./partitions";
 
-export type RequestLogRow = typeof requestLogs.$inferInsert & { created: Date };
+/** A row as the writer takes it: every column given (the batch's JSON has no defaults). */
+export type RequestLogInsert = Required<typeof requestLogs.$inferInsert> & { created: Date };
+
+/** The table's columns, from the drizzle schema: name, record type (without collation), row key. */
+const COLUMNS = Object.entries(getTableColumns(requestLogs)).map(([key, column]) => ({
+  key: key as keyof RequestLogInsert,
+  name: column.name,
+  type: column.getSQLType().replace(/\s+collate\s+.*$/i, ""),
+}));
+const COLUMN_LIST = sql.raw(COLUMNS.map(({ name }) => `"${name}"`).join(", "));
+const RECORD_TYPE = sql.raw(COLUMNS.map(({ name, type }) => `"${name}" ${type}`).join(", "));
+
+/**
+ * One INSERT of constant text per batch, the rows as one JSON parameter unpacked by
+ * `jsonb_to_recordset`: drizzle's multi-row VALUES binds 21 parameters a row and costs this process
+ * about 8× the CPU per row (85 against 10 µs, measured), CPU the requests being logged need.
+ */
+export function insertBatch(batch: RequestLogInsert[]) {
+  const records = batch.map((row) => Object.fromEntries(COLUMNS.map(({ key, name }) => [name, row[key]])));
+  return sql`insert into request_logs (${COLUMN_LIST})
+    select ${COLUMN_LIST} from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as r(${RECORD_TYPE})`;
+}
 
 /** Rows held while the database is away; past this the oldest are dropped (and counted in the log). */
 const MAX_BUFFERED = 50_000;
@@ -19,7 +41,7 @@ const MAX_BUFFERED = 50_000;
  * interval (docs/request-logs.md, "What a crash loses"). One flush runs at a time per process.
  */
 export class RequestLogWriter {
-  private buffer: RequestLogRow[] = [];
+  private buffer: RequestLogInsert[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private readonly knownDays = new Set<string>();
@@ -28,7 +50,7 @@ export class RequestLogWriter {
 
   constructor(private readonly settings: { batchSize: number; flushMs: number; retentionDays: number }) {}
 
-  add(row: RequestLogRow): void {
+  add(row: RequestLogInsert): void {
     this.buffer.push(row);
     if (this.buffer.length > MAX_BUFFERED) {
       this.dropped += this.buffer.length - MAX_BUFFERED;
@@ -76,7 +98,7 @@ export class RequestLogWriter {
     }
   }
 
-  private async write(batch: RequestLogRow[]): Promise<void> {
+  private async write(batch: RequestLogInsert[]): Promise<void> {
     const db = await getDb();
     const now = realNow();
     if (now.getTime() - this.maintainedAt >= HOUR_MS) {
@@ -91,7 +113,7 @@ export class RequestLogWriter {
       await ensurePartitions(db, missing);
       for (const day of missing) this.knownDays.add(day);
     }
-    await db.insert(requestLogs).values(batch);
+    await db.execute(insertBatch(batch));
   }
 }
 
