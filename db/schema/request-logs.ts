@@ -56,6 +56,5 @@ export const requestLogs = pgTable(
     index("request_logs_account_idempotency_idx")
       .on(t.accountId, t.idempotencyKey, t.id)
       .where(sql`${t.idempotencyKey} is not null`),
-    index("request_logs_id_idx").on(t.id),
   ],
 );
