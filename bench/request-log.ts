@@ -94,7 +94,6 @@ async function main(): Promise<void> {
           `  median round on/off ${median.toFixed(3)} (cost ${((1 - median) * 100).toFixed(1)} %, rounds ${ratios.map((r) => r.toFixed(2)).join(" ")})`,
       );
     }
-    if (EXACT_SECONDS <= 0 && ROWS <= 0) return;
     if (EXACT_SECONDS > 0) await exactness();
     if (ROWS > 0) await reads();
     async function exactness(): Promise<void> {
