@@ -16,7 +16,8 @@ export function PortalShell({ settings, returnUrl, children }: { settings: Porta
     <div className="min-h-screen" style={{ ["--portal-accent" as string]: accent }}>
       <header className="border-b-4 bg-white" style={{ borderColor: accent }}>
         <div className="mx-auto flex max-w-3xl flex-wrap items-center gap-3 px-4 py-3">
-          {/* The schema accepts only https: logos. */}
+          {/* The schema accepts only https: logos; a merchant's image on its own host, not one for next/image to optimize. */}
+          {/* eslint-disable-next-line @next/next/no-img-element */}
           {branding.logo_url && <img src={branding.logo_url} alt="" className="h-8 w-auto" />}
           <span className="font-semibold">{branding.business_name ?? "Billing"}</span>
           {returnUrl && (
