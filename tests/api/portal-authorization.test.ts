@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, type Client } from "../helpers/api";
+import { api, apiBaseUrl, type Client } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { monthlyPrice, newPortalSession, openLink, portalOrigin } from "../helpers/portal";
 
@@ -120,9 +120,9 @@ describe("portal authorization matrix", () => {
   });
 
   it("the portal cookie reaches neither /api nor the dashboard", async () => {
-    const apiCall = await fetch(`${portalOrigin()}/api/${accountId}/customers`, { headers: { Cookie: cookie } });
+    const apiCall = await fetch(`${apiBaseUrl()}/${accountId}/customers`, { headers: { Cookie: cookie } });
     expect(apiCall.status).toBe(401);
-    const unscoped = await fetch(`${portalOrigin()}/api/customers/${own.customer}`, { headers: { Cookie: cookie } });
+    const unscoped = await fetch(`${apiBaseUrl()}/customers/${own.customer}`, { headers: { Cookie: cookie } });
     expect(unscoped.status).toBe(401);
     const dashboard = await fetch(`${portalOrigin()}/accounts/${accountId}/customers`, { headers: { Cookie: cookie }, redirect: "manual" });
     expect(dashboard.status).toBe(307);
