@@ -2,7 +2,7 @@ import { getDb } from "@/db/client";
 import { getCustomer } from "@/lib/customers/service";
 import { notFound } from "@/lib/errors";
 import { invoicePdf } from "@/lib/invoices/hosted";
-import type { InvoiceWithLines } from "@/lib/invoices/serialize";
+import { hostedInvoiceUrl, type InvoiceWithLines } from "@/lib/invoices/serialize";
 import { getInvoice, listInvoices } from "@/lib/invoices/service";
 import { getPrice } from "@/lib/prices/service";
 import { getProduct } from "@/lib/products/service";
@@ -89,7 +89,18 @@ export async function portalSubscriptions(session: PortalSession): Promise<Porta
   return Promise.all(page.items.map((found) => portalSubscription(session, found)));
 }
 
-export type PortalInvoice = { id: string; number: string; status: string; totalAtom: number; dueAtom: number; currency: string; issued: string; hasPdf: boolean };
+export type PortalInvoice = {
+  id: string;
+  number: string;
+  status: string;
+  totalAtom: number;
+  dueAtom: number;
+  currency: string;
+  issued: string;
+  hasPdf: boolean;
+  /** An open invoice's hosted page, where the customer pays it. */
+  payUrl: string | null;
+};
 
 /** The customer's finalized invoices, newest first (the first 100). */
 export async function portalInvoices(session: PortalSession): Promise<PortalInvoice[]> {
@@ -105,6 +116,7 @@ export async function portalInvoices(session: PortalSession): Promise<PortalInvo
       currency: invoice.currency,
       issued: (invoice.finalizedAt ?? invoice.created).toISOString(),
       hasPdf: invoice.document !== null,
+      payUrl: invoice.status === "open" && invoice.hostedToken ? hostedInvoiceUrl(invoice.hostedToken) : null,
     }));
 }
 

@@ -30,6 +30,11 @@ export default async function PortalInvoicesPage() {
             <span className="rounded bg-slate-100 px-2 py-0.5" data-testid="invoice-status">
               {invoice.status}
             </span>
+            {invoice.payUrl && (
+              <a href={invoice.payUrl} className="font-medium text-indigo-700 underline" data-testid="invoice-pay">
+                Pay {formatAtoms(invoice.dueAtom, invoice.currency, "en")}
+              </a>
+            )}
             {invoice.hasPdf && (
               <a href={`/portal/invoices/${invoice.id}/pdf`} className="text-indigo-700 underline" data-testid="invoice-pdf" download>
                 Download PDF
