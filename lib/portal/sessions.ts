@@ -67,7 +67,10 @@ export async function createPortalSession({
       throw validationFailed([{ field: "flow.subscription", message: `A ${input.flow.type} flow names the subscription.` }]);
     }
     if (subscription !== null) {
-      const found = await getSubscription({ ctx, input: { id: subscription } }).catch(() => null);
+      const found = await getSubscription({ ctx, input: { id: subscription } }).catch((error: unknown) => {
+        if (error instanceof ServiceError && error.category === "not_found") return null;
+        throw error;
+      });
       if (!found || found.subscription.customerId !== customer.id) {
         throw validationFailed([{ field: "flow.subscription", message: `No such subscription of customer '${customer.id}': '${subscription}'.` }]);
       }
