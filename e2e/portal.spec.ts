@@ -134,6 +134,14 @@ test("the portal at 390 px wide: nothing overflows sideways", async ({ page }) =
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow, path).toBeLessThanOrEqual(0);
   }
+  // The review of a change (quantity 2), then "Back" discards it.
+  await page.goto(`${setup.base}/portal/subscriptions/${setup.subscription}/change`);
+  await page.getByTestId("quantity").fill("2");
+  await page.getByTestId("review-change").click();
+  await expect(page.getByTestId("amount-due-now")).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+  await page.getByTestId("discard-change").click();
+  await expect(page.getByRole("heading", { name: "Subscriptions" })).toBeVisible();
 });
 
 test("a reused link and an expired link are refused, with the way back", async ({ page, browser }) => {
