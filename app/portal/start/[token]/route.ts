@@ -1,5 +1,5 @@
 import { publicBaseUrl } from "@/lib/config";
-import { openPortalLink, PORTAL_COOKIE, PORTAL_IDLE_MS } from "@/lib/portal/sessions";
+import { openPortalLink, PORTAL_COOKIE } from "@/lib/portal/sessions";
 
 const HEADERS = { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
 
@@ -23,9 +23,9 @@ export async function GET(_request: Request, { params }: { params: Promise<{ tok
     `${PORTAL_COOKIE}=${opened.cookieToken}`,
     "Path=/portal",
     "HttpOnly",
+    // No Max-Age: a browser-session cookie. The 30 minutes idle are the server's (last_seen_at),
+    // which a fixed Max-Age could not follow (it would end an active session at 30 minutes).
     "SameSite=Lax",
-    // The idle limit is the server's (last_seen_at); the cookie outliving it is harmless.
-    `Max-Age=${Math.floor(PORTAL_IDLE_MS / 1000)}`,
     ...(publicBaseUrl().startsWith("https:") ? ["Secure"] : []),
   ].join("; ");
   return new Response(null, { status: 303, headers: { ...HEADERS, Location: landingOf(opened.session.flow ?? null), "Set-Cookie": cookie } });
