@@ -26,6 +26,11 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join("; ");
 const PAGE_SECURITY_HEADERS = [...FRAME_HEADERS, { key: "Content-Security-Policy", value: CONTENT_SECURITY_POLICY }];
+/** The customer portal shows the merchant's logo, an https: URL of their choosing (lib/portal/schema.ts). */
+const PORTAL_SECURITY_HEADERS = [
+  ...FRAME_HEADERS,
+  { key: "Content-Security-Policy", value: CONTENT_SECURITY_POLICY.replace("img-src 'self' data: blob:", "img-src 'self' data: blob: https:") },
+];
 
 const nextConfig: NextConfig = {
   // PGlite ships WebAssembly and data files; postgres.js opens sockets: both run as plain Node.
@@ -40,7 +45,8 @@ const nextConfig: NextConfig = {
   async headers() {
     return [
       { source: "/:path*", headers: ALL_HEADERS },
-      { source: "/((?!api/|reference).*)", headers: PAGE_SECURITY_HEADERS },
+      { source: "/((?!api/|reference|portal).*)", headers: PAGE_SECURITY_HEADERS },
+      { source: "/portal/:path*", headers: PORTAL_SECURITY_HEADERS },
       { source: "/reference", headers: FRAME_HEADERS },
     ];
   },

@@ -7,7 +7,9 @@ export type TokenKind = "secret" | "publishable";
  */
 export type Actor =
   | { type: "api_key"; id: string; tokenKind: TokenKind }
-  | { type: "user" | "system" | "customer"; id: string | null };
+  | { type: "user" | "system"; id: string | null }
+  /** A customer: on the hosted pages, or in a portal session (its `bps_` id goes on the events' `metadata.portal_session`). */
+  | { type: "customer"; id: string | null; portalSession?: string };
 
 /**
  * What every domain verb receives besides its input: the account it acts on, who acts, and the

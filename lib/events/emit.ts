@@ -24,6 +24,12 @@ export type EmitInput = {
   skipEndpointId?: string;
 };
 
+/** The event's metadata: a portal session's changes name the session (the actor is the customer). */
+function metadataOf(ctx: ServiceContext, input: EmitInput): Record<string, unknown> {
+  const portalSession = ctx.actor.type === "customer" ? ctx.actor.portalSession : undefined;
+  return portalSession === undefined ? (input.metadata ?? {}) : { portal_session: portalSession, ...input.metadata };
+}
+
 export type EmittedEvent = { id: string; deliveryIds: string[] };
 
 /**
@@ -54,7 +60,7 @@ export async function emitEvent(tx: ChangeTransaction, ctx: ServiceContext, inpu
         correlation_id, request_id, version, sequence, created, actor_type, actor_id)
       select ${eventId}, ${ctx.accountId}, ${input.type}, ${aggregateTypeOf(input.type)}, ${input.aggregateId},
         ${JSON.stringify(input.data)}::jsonb, ${input.previousData === null ? null : JSON.stringify(input.previousData)}::jsonb,
-        ${JSON.stringify(input.metadata ?? {})}::jsonb, ${ctx.correlationId}, ${ctx.requestId ?? null}, ${EVENT_FORMAT_VERSION}::int, last_sequence,
+        ${JSON.stringify(metadataOf(ctx, input))}::jsonb, ${ctx.correlationId}, ${ctx.requestId ?? null}, ${EVENT_FORMAT_VERSION}::int, last_sequence,
         ${created.toISOString()}::timestamptz, ${ctx.actor.type}::actor_type, ${ctx.actor.id}
       from next_sequence
       returning id

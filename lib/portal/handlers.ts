@@ -1,5 +1,6 @@
 import { handle } from "@/lib/api/handler";
-import { getPortalConfigurationOperation, updatePortalConfigurationOperation } from "./operations";
+import { createPortalSessionOperation, getPortalConfigurationOperation, updatePortalConfigurationOperation } from "./operations";
+import { createPortalSession, serializePortalSession } from "./sessions";
 import { getPortalConfiguration, serializePortalConfiguration, updatePortalConfiguration } from "./service";
 
 /** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
@@ -8,4 +9,8 @@ export const portalHandlers = [
   handle(updatePortalConfigurationOperation, async ({ ctx, body }) =>
     serializePortalConfiguration(await updatePortalConfiguration({ ctx, input: body }), ctx.livemode),
   ),
+  handle(createPortalSessionOperation, async ({ ctx, body }) => {
+    const { row, url } = await createPortalSession({ ctx, input: body });
+    return serializePortalSession(row, url, ctx.livemode);
+  }),
 ];

@@ -1,5 +1,5 @@
 import { defineOperation } from "@/lib/api/operation";
-import { PortalConfiguration, PortalConfigurationUpdateInput } from "./schema";
+import { PortalConfiguration, PortalConfigurationUpdateInput, PortalSession, PortalSessionCreateInput } from "./schema";
 
 const tag = "Customer portal";
 
@@ -32,4 +32,23 @@ export const updatePortalConfigurationOperation = defineOperation({
   errors: [415, 422],
 });
 
-export const portalOperations = [getPortalConfigurationOperation, updatePortalConfigurationOperation];
+export const createPortalSessionOperation = defineOperation({
+  operationId: "createPortalSession",
+  method: "POST",
+  path: "/{account_id}/portal-sessions",
+  unscopedPath: "/portal-sessions",
+  summary: "Create a customer portal session",
+  description:
+    "A single-use link (`url`) to the hosted portal for one customer, valid for one hour: opening it starts a portal session in " +
+    "that browser (an HttpOnly cookie scoped to `/portal`, ended after 30 minutes idle); opened again, or after `expires_at`, it " +
+    "shows a page linking back to `return_url` (or the configuration's `default_return_url`). `flow` opens the portal on one " +
+    "task. Secret token only: give the link to the signed-in customer, never publish it. 422 for a customer or subscription " +
+    "that is not the account's (or not the customer's).",
+  tag,
+  access: "secret",
+  body: PortalSessionCreateInput,
+  response: { status: 201, description: "The session, with its link (answered only here).", schema: PortalSession },
+  errors: [415, 422],
+});
+
+export const portalOperations = [getPortalConfigurationOperation, updatePortalConfigurationOperation, createPortalSessionOperation];

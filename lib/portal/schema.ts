@@ -126,3 +126,40 @@ export const PortalConfiguration = z
   .meta({ id: "PortalConfiguration" });
 
 export type PortalConfigurationObject = z.input<typeof PortalConfiguration>;
+
+/* Portal sessions (Stripe's billing_portal.session): a single-use link to the portal for one customer. */
+
+export const PORTAL_FLOW_TYPES = ["subscription_cancel", "subscription_update", "payment_method_update"] as const;
+
+export const PortalFlowInput = z
+  .strictObject({
+    type: z.enum(PORTAL_FLOW_TYPES).meta({ description: "The page the link opens on." }),
+    subscription: z.string().min(1).max(255).optional().meta({ description: "The customer's subscription (`sub_…`) the flow is about; required for the subscription flows." }),
+  })
+  .meta({ id: "PortalFlowInput" });
+
+export type PortalFlow = { type: (typeof PORTAL_FLOW_TYPES)[number]; subscription: string | null };
+
+export const PortalSessionCreateInput = z
+  .strictObject({
+    customer: z.string().min(1).max(255).meta({ description: "The customer (`cus_…`) the portal is for." }),
+    return_url: ReturnUrl.optional().meta({ description: "Where the portal's \"Return\" link goes; default: the configuration's `default_return_url`." }),
+    flow: PortalFlowInput.optional(),
+  })
+  .meta({ id: "PortalSessionCreateInput", example: { customer: "cus_test_01kaxz4c7e5r3x3m9k2w8q4tgd5", return_url: "https://example.com/account" } });
+
+export const PortalSession = z
+  .object({
+    object: z.literal("portal_session"),
+    id: z.string().meta({ example: "bps_test_01kaxz4c7e5r3x3m9k2w8q4tgd5" }),
+    url: z.string().meta({ description: "The single-use link: valid until `expires_at`, it opens once and starts a 30-minute (idle) portal session in that browser. Answered only here." }),
+    expires_at: DateTime,
+    return_url: z.string().nullable(),
+    customer: z.string(),
+    flow: z.object({ type: z.enum(PORTAL_FLOW_TYPES), subscription: z.string().nullable() }).nullable(),
+    livemode: z.boolean(),
+    created: DateTime,
+  })
+  .meta({ id: "PortalSession" });
+
+export type PortalSessionObject = z.input<typeof PortalSession>;

@@ -231,4 +231,6 @@ export const OPERATIONS = {
   getPortalConfigurationForTokenAccount: { method: "GET", path: "/portal-configuration" },
   updatePortalConfiguration: { method: "POST", path: "/{account_id}/portal-configuration" },
   updatePortalConfigurationForTokenAccount: { method: "POST", path: "/portal-configuration" },
+  createPortalSession: { method: "POST", path: "/{account_id}/portal-sessions" },
+  createPortalSessionForTokenAccount: { method: "POST", path: "/portal-sessions" },
 } as const;

@@ -3374,6 +3374,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/portal-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a customer portal session
+         * @description A single-use link (`url`) to the hosted portal for one customer, valid for one hour: opening it starts a portal session in that browser (an HttpOnly cookie scoped to `/portal`, ended after 30 minutes idle); opened again, or after `expires_at`, it shows a page linking back to `return_url` (or the configuration's `default_return_url`). `flow` opens the portal on one task. Secret token only: give the link to the signed-in customer, never publish it. 422 for a customer or subscription that is not the account's (or not the customer's).
+         */
+        post: operations["createPortalSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a customer portal session
+         * @description A single-use link (`url`) to the hosted portal for one customer, valid for one hour: opening it starts a portal session in that browser (an HttpOnly cookie scoped to `/portal`, ended after 30 minutes idle); opened again, or after `expires_at`, it shows a page linking back to `return_url` (or the configuration's `default_return_url`). `flow` opens the portal on one task. Secret token only: give the link to the signed-in customer, never publish it. 422 for a customer or subscription that is not the account's (or not the customer's).
+         */
+        post: operations["createPortalSessionForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = {
     "payment.succeeded": {
@@ -5682,6 +5722,32 @@ export type components = {
                 logo_url?: string | null;
             };
             default_return_url?: string | null;
+        };
+        /**
+         * @example {
+         *       "customer": "cus_test_01kaxz4c7e5r3x3m9k2w8q4tgd5",
+         *       "return_url": "https://example.com/account"
+         *     }
+         */
+        PortalSessionCreateInput: {
+            /** @description The customer (`cus_…`) the portal is for. */
+            customer: string;
+            /**
+             * Format: uri
+             * @description Where the portal's "Return" link goes; default: the configuration's `default_return_url`.
+             * @example https://example.com/account
+             */
+            return_url?: string;
+            flow?: components["schemas"]["PortalFlowInput"];
+        };
+        PortalFlowInput: {
+            /**
+             * @description The page the link opens on.
+             * @enum {string}
+             */
+            type: "subscription_cancel" | "subscription_update" | "payment_method_update";
+            /** @description The customer's subscription (`sub_…`) the flow is about; required for the subscription flows. */
+            subscription?: string;
         };
         /**
          * @description The organization's own standing with the platform. Which payments each status allows:
@@ -23853,6 +23919,32 @@ export type components = {
              */
             granted_by_event: string | null;
         };
+        PortalSession: {
+            /** @constant */
+            object: "portal_session";
+            /** @example bps_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @description The single-use link: valid until `expires_at`, it opens once and starts a 30-minute (idle) portal session in that browser. Answered only here. */
+            url: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            expires_at: string;
+            return_url: string | null;
+            customer: string;
+            flow: {
+                /** @enum {string} */
+                type: "subscription_cancel" | "subscription_update" | "payment_method_update";
+                subscription: string | null;
+            } | null;
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -40141,6 +40233,153 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PortalConfiguration"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createPortalSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PortalSessionCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The session, with its link (answered only here). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalSession"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createPortalSessionForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PortalSessionCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The session, with its link (answered only here). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalSession"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */

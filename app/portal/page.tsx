@@ -1,0 +1,81 @@
+import type { Metadata } from "next";
+import { ActionForm, Flash, PortalShell, SecondaryButton } from "@/components/portal/shell";
+import { formatAtoms } from "@/lib/money";
+import { portalSubscriptions } from "@/lib/portal/view";
+import { portalPage } from "./_lib/portal";
+
+export const metadata: Metadata = { title: "Your subscriptions", robots: { index: false, follow: false } };
+export const dynamic = "force-dynamic";
+
+const date = (iso: string) => new Intl.DateTimeFormat("en", { dateStyle: "long", timeZone: "UTC" }).format(new Date(iso));
+const LIVE = ["trialing", "active", "past_due"];
+
+/** The customer's subscriptions: plan, next invoice, and what the configuration lets them do. */
+export default async function PortalHome({ searchParams }: { searchParams: Promise<{ notice?: string; error?: string }> }) {
+  const { session, settings, returnUrl } = await portalPage();
+  const { notice, error } = await searchParams;
+  const subscriptions = await portalSubscriptions(session);
+  const { features } = settings;
+  return (
+    <PortalShell settings={settings} returnUrl={returnUrl}>
+      <h1 className="mb-4 text-xl font-semibold">Subscriptions</h1>
+      <Flash notice={notice} error={error} />
+      {subscriptions.length === 0 && <p className="text-sm text-slate-600">You have no subscriptions.</p>}
+      <ul className="space-y-4">
+        {subscriptions.map((sub) => (
+          <li key={sub.id} className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" data-testid="portal-subscription" data-id={sub.id}>
+            {sub.items.map((item) => (
+              <p key={item.id} className="font-medium">
+                {item.plan.label}
+                <span className="block text-sm font-normal text-slate-600">
+                  {formatAtoms(item.plan.unitAmountAtom, item.plan.currency, "en")} per {item.plan.interval}
+                  {item.quantity > 1 && ` × ${item.quantity}`}
+                </span>
+              </p>
+            ))}
+            <p className="mt-2 text-sm">
+              Status: <span data-testid="subscription-status">{sub.status}</span>
+              {sub.cancelAtPeriodEnd && (
+                <span className="ml-2 rounded bg-amber-100 px-2 py-0.5 text-amber-900" data-testid="pending-cancel">
+                  Ends on {date(sub.currentPeriodEnd)}
+                </span>
+              )}
+            </p>
+            {sub.nextInvoice && (
+              <p className="text-sm text-slate-700" data-testid="next-invoice" data-atoms={sub.nextInvoice.amountAtom}>
+                Next invoice: {formatAtoms(sub.nextInvoice.amountAtom, sub.currency, "en")} on {date(sub.nextInvoice.date)}
+              </p>
+            )}
+            <div className="mt-3 flex flex-wrap gap-2">
+              {features.subscription_update.enabled && LIVE.includes(sub.status) && sub.items.length === 1 && (
+                <a href={`/portal/subscriptions/${sub.id}/change`} className="rounded border border-slate-300 bg-white px-3 py-2 text-sm font-medium" data-testid="change-plan">
+                  Change plan
+                </a>
+              )}
+              {features.subscription_cancel.enabled && LIVE.includes(sub.status) && !sub.cancelAtPeriodEnd && (
+                <a href={`/portal/subscriptions/${sub.id}/cancel`} className="rounded border border-slate-300 bg-white px-3 py-2 text-sm font-medium" data-testid="cancel-subscription">
+                  Cancel subscription
+                </a>
+              )}
+              {features.subscription_cancel.enabled && sub.cancelAtPeriodEnd && LIVE.includes(sub.status) && (
+                <ActionForm action="undo-cancel" back="/portal" fields={{ subscription: sub.id }}>
+                  <SecondaryButton testId="undo-cancel">Keep my subscription</SecondaryButton>
+                </ActionForm>
+              )}
+              {features.subscription_pause.enabled && sub.status === "active" && (
+                <ActionForm action="pause" back="/portal" fields={{ subscription: sub.id }}>
+                  <SecondaryButton testId="pause">Pause</SecondaryButton>
+                </ActionForm>
+              )}
+              {features.subscription_pause.enabled && sub.status === "paused" && (
+                <ActionForm action="resume" back="/portal" fields={{ subscription: sub.id }}>
+                  <SecondaryButton testId="resume">Resume</SecondaryButton>
+                </ActionForm>
+              )}
+            </div>
+          </li>
+        ))}
+      </ul>
+    </PortalShell>
+  );
+}

@@ -1,0 +1,67 @@
+import type { Metadata } from "next";
+import { ActionForm, Flash, PortalShell, PrimaryButton, SecondaryButton } from "@/components/portal/shell";
+import { formatAtoms } from "@/lib/money";
+import { portalChangeRequest } from "@/lib/portal/changes";
+import { planLabel } from "@/lib/portal/view";
+import { orNotFound, portalPage } from "../../../../_lib/portal";
+
+export const metadata: Metadata = { title: "Review the change", robots: { index: false, follow: false } };
+export const dynamic = "force-dynamic";
+
+const date = (iso: Date) => new Intl.DateTimeFormat("en", { dateStyle: "long", timeZone: "UTC" }).format(iso);
+
+/**
+ * The amounts of the change request this session previewed: the very numbers the API's
+ * change-request preview holds (`amount_due_now_atom`, `next_invoice_amount_atom`); confirming applies it.
+ */
+export default async function ReviewChangePage({ params, searchParams }: { params: Promise<{ id: string; request: string }>; searchParams: Promise<{ error?: string }> }) {
+  const { session, settings, returnUrl } = await portalPage();
+  const { id, request: requestId } = await params;
+  const { error } = await searchParams;
+  const request = await orNotFound(portalChangeRequest(session, { subscription: id, id: requestId }));
+  const money = (atoms: number) => formatAtoms(atoms, request.currency, "en");
+  const steps = await Promise.all(
+    request.steps.map(async (step) =>
+      step.type === "switch_price" && step.price ? `New plan: ${(await planLabel(session, step.price)).label}` : step.type === "set_quantity" ? `New quantity: ${step.quantity}` : step.type,
+    ),
+  );
+  const open = request.status === "open";
+  return (
+    <PortalShell settings={settings} returnUrl={returnUrl}>
+      <h1 className="mb-2 text-xl font-semibold">Review the change</h1>
+      <Flash error={error ?? request.lastError ?? undefined} />
+      <ul className="mb-4 list-disc pl-5 text-sm">
+        {steps.map((text, index) => (
+          <li key={index}>{text}</li>
+        ))}
+      </ul>
+      <dl className="mb-4 space-y-2 rounded-lg border border-slate-200 bg-white p-4 text-sm">
+        <div className="flex justify-between gap-4">
+          <dt>Due now (prorated to {date(request.prorationDate)})</dt>
+          <dd className="font-semibold tabular-nums" data-testid="amount-due-now" data-atoms={request.amountDueNowAtom}>
+            {money(request.amountDueNowAtom)}
+          </dd>
+        </div>
+        <div className="flex justify-between gap-4">
+          <dt>Next invoice, per period</dt>
+          <dd className="font-semibold tabular-nums" data-testid="next-invoice-amount" data-atoms={request.nextInvoiceAmountAtom}>
+            {money(request.nextInvoiceAmountAtom)}
+          </dd>
+        </div>
+      </dl>
+      <p className="mb-4 text-xs text-slate-600" data-testid="change-request" data-id={request.id}>
+        Status: {request.status}
+      </p>
+      {open && (
+        <div className="flex flex-wrap gap-2">
+          <ActionForm action="confirm-switch" back={`/portal/subscriptions/${id}/change/${request.id}`} fields={{ subscription: id, request: request.id }}>
+            <PrimaryButton testId="confirm-change">{request.amountDueNowAtom > 0 ? `Pay ${money(request.amountDueNowAtom)} and change` : "Confirm the change"}</PrimaryButton>
+          </ActionForm>
+          <ActionForm action="discard-switch" back={`/portal/subscriptions/${id}/change/${request.id}`} fields={{ subscription: id, request: request.id }}>
+            <SecondaryButton testId="discard-change">Back</SecondaryButton>
+          </ActionForm>
+        </div>
+      )}
+    </PortalShell>
+  );
+}

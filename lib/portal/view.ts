@@ -1,0 +1,128 @@
+import { getDb } from "@/db/client";
+import { getCustomer } from "@/lib/customers/service";
+import { notFound } from "@/lib/errors";
+import { invoicePdf } from "@/lib/invoices/hosted";
+import { hostedInvoiceUrl, type InvoiceWithLines } from "@/lib/invoices/serialize";
+import { getInvoice, listInvoices } from "@/lib/invoices/service";
+import { getPrice } from "@/lib/prices/service";
+import { getProduct } from "@/lib/products/service";
+import { preview } from "@/lib/subscription-changes/core";
+import type { SubscriptionWithItems } from "@/lib/subscriptions/serialize";
+import { getSubscription, listSubscriptions } from "@/lib/subscriptions/service";
+import { renewalBills } from "@/lib/subscriptions/time";
+import type { PortalSettings } from "./schema";
+import { portalSettingsOf } from "./service";
+import type { PortalSession } from "./sessions";
+
+/*
+ * What the portal pages read, always through the session's customer: another customer's
+ * subscription or invoice (of this account or another) is "not found", exactly as an unknown id.
+ */
+
+/** The account's configuration, as the portal shows and enforces it. */
+export async function portalSettings(session: PortalSession): Promise<PortalSettings> {
+  return (await portalSettingsOf(await getDb(), session.ctx.accountId)).settings;
+}
+
+/** One of the session's customer's subscriptions, or not found. */
+export async function ownSubscription(session: PortalSession, id: string): Promise<SubscriptionWithItems> {
+  const found = await getSubscription({ ctx: session.ctx, input: { id } });
+  if (found.subscription.customerId !== session.customerId) throw notFound("subscription", id);
+  return found;
+}
+
+/** One of the session's customer's finalized invoices (drafts are the merchant's), or not found. */
+export async function ownInvoice(session: PortalSession, id: string): Promise<InvoiceWithLines> {
+  const found = await getInvoice({ ctx: session.ctx, input: { id } });
+  if (found.invoice.customerId !== session.customerId || found.invoice.status === "draft") throw notFound("invoice", id);
+  return found;
+}
+
+export async function portalCustomer(session: PortalSession) {
+  const row = await getCustomer({ ctx: session.ctx, input: { id: session.customerId } });
+  return { id: row.id, name: row.name, email: row.email, address: row.address, taxIds: row.taxIds };
+}
+
+export type PlanLabel = { priceId: string; label: string; unitAmountAtom: number; currency: string; interval: string };
+
+/** A price as the customer reads it: the product's name, the price's nickname, amount per interval. */
+export async function planLabel(session: PortalSession, priceId: string): Promise<PlanLabel> {
+  const price = await getPrice({ ctx: session.ctx, input: { id: priceId } });
+  const product = await getProduct({ ctx: session.ctx, input: { id: price.productId } }).catch(() => null);
+  const name = [product?.name, price.nickname].filter(Boolean).join(" · ") || price.id;
+  const count = price.recurringIntervalCount ?? 1;
+  const interval = price.recurringInterval ? (count === 1 ? price.recurringInterval : `${count} ${price.recurringInterval}s`) : "once";
+  return { priceId: price.id, label: name, unitAmountAtom: price.unitAmountAtom ?? 0, currency: price.currency, interval };
+}
+
+export type PortalSubscription = {
+  id: string;
+  status: string;
+  currency: string;
+  cancelAtPeriodEnd: boolean;
+  currentPeriodEnd: string;
+  defaultPaymentMethod: string | null;
+  items: { id: string; quantity: number; plan: PlanLabel }[];
+  /** The renewal's date and amount (the change-request preview's `next_invoice_amount` with no change), null when nothing renews. */
+  nextInvoice: { date: string; amountAtom: number } | null;
+};
+
+export async function portalSubscription(session: PortalSession, found: SubscriptionWithItems): Promise<PortalSubscription> {
+  const { subscription } = found;
+  const items = await Promise.all(found.items.map(async (item) => ({ id: item.id, quantity: item.quantity, plan: await planLabel(session, item.priceId) })));
+  const amounts = renewalBills(subscription) ? await preview(await getDb(), session.ctx, found, [], session.ctx.now()) : null;
+  return {
+    id: subscription.id,
+    status: subscription.status,
+    currency: subscription.currency,
+    cancelAtPeriodEnd: subscription.cancelAtPeriodEnd,
+    currentPeriodEnd: subscription.currentPeriodEnd.toISOString(),
+    defaultPaymentMethod: subscription.defaultPaymentMethod,
+    items,
+    nextInvoice: amounts ? { date: subscription.currentPeriodEnd.toISOString(), amountAtom: amounts.nextInvoiceAmountAtom } : null,
+  };
+}
+
+/** The customer's subscriptions, newest first (the first 100: a customer has few). */
+export async function portalSubscriptions(session: PortalSession): Promise<PortalSubscription[]> {
+  const page = await listSubscriptions({ ctx: session.ctx, input: { customer: session.customerId, limit: 100, offset: 0 } });
+  return Promise.all(page.items.map((found) => portalSubscription(session, found)));
+}
+
+export type PortalInvoice = {
+  id: string;
+  number: string;
+  status: string;
+  totalAtom: number;
+  dueAtom: number;
+  currency: string;
+  issued: string;
+  hasPdf: boolean;
+  /** An open invoice's hosted page, where the customer pays it. */
+  payUrl: string | null;
+};
+
+/** The customer's finalized invoices, newest first (the first 100). */
+export async function portalInvoices(session: PortalSession): Promise<PortalInvoice[]> {
+  const page = await listInvoices({ ctx: session.ctx, input: { customer: session.customerId, limit: 100, offset: 0 } });
+  return page.items
+    .filter(({ invoice }) => invoice.status !== "draft")
+    .map(({ invoice }) => ({
+      id: invoice.id,
+      number: invoice.number ?? invoice.id,
+      status: invoice.status,
+      totalAtom: invoice.totalAmountAtom,
+      dueAtom: invoice.dueAmountAtom,
+      currency: invoice.currency,
+      issued: (invoice.finalizedAt ?? invoice.created).toISOString(),
+      hasPdf: invoice.document !== null,
+      payUrl: invoice.status === "open" && invoice.hostedToken ? hostedInvoiceUrl(invoice.hostedToken) : null,
+    }));
+}
+
+/** The PDF of one of the customer's invoices (the bytes `GET /api/invoices/{id}/pdf` answers). */
+export async function portalInvoicePdf(session: PortalSession, id: string): Promise<{ bytes: Buffer; number: string }> {
+  if (!(await portalSettings(session)).features.invoice_history.enabled) throw notFound("invoice", id);
+  const found = await ownInvoice(session, id);
+  return { bytes: await invoicePdf(found), number: found.invoice.number ?? found.invoice.id };
+}
