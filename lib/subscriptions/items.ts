@@ -110,7 +110,12 @@ export async function applyItemChange(
   now: Date,
 ): Promise<{ after: SubscriptionWithItems; itemId: string }> {
   let itemId: string;
-  const current = (id: string) => before.items.find((item) => item.id === id)!;
+  // The change request checked the item under this lock (lib/subscription-changes/plan.ts).
+  const current = (id: string) => {
+    const item = before.items.find((row) => row.id === id);
+    if (!item) throw notFound("subscription item", id);
+    return item;
+  };
   const metered = async (priceId: string) =>
     (await tx.select({ usageType: prices.usageType }).from(prices).where(eq(prices.id, priceId)))[0]?.usageType === "metered";
   switch (itemChange.type) {

@@ -11,12 +11,14 @@ import { aggregateUsage } from "./read";
 
 /**
  * When a subscription's renewal falls due: its period end, plus the account's usage grace when it
- * has a metered item (late events of the period still count; docs/usage-billing.md). SQL over
- * `subscriptions`, for the clock's due and earliest queries.
+ * has a metered item, or usage of one a change closed still to bill (late events of the period
+ * still count; docs/usage-billing.md). SQL over `subscriptions`, for the clock's due and earliest
+ * queries.
  */
 export const renewalDueAt: SQL<Date> = sql<Date>`(${subscriptions.currentPeriodEnd} + case when exists (
     select 1 from subscription_items si join prices p on p.id = si.price_id
     where si.subscription_id = ${subscriptions.id} and si.deleted_at is null and p.usage_type = 'metered')
+    or exists (select 1 from subscription_usage_segments g where g.subscription_id = ${subscriptions.id} and g.settled_at is null)
   then (select a.usage_grace_seconds from accounts a where a.id = ${subscriptions.accountId}) * interval '1 second'
   else interval '0' end)`;
 

@@ -142,6 +142,37 @@ describe("metered items in change requests", () => {
     expect(seatItem.price).toBe(seat.id);
   });
 
+  it("waits the grace window for the usage of a removed metered item, so its late events still count", async () => {
+    const late = await meter("late_changes");
+    const perEvent = await meteredPrice(late.id, 3);
+    const seat = await ok(sandbox.post(`/${account}/prices`, { product, currency: "usd", unit_amount_atom: 200, type: "recurring", recurring: { interval: "month" } }));
+    const customer = await ok(sandbox.post(`/${account}/customers`, { email: "usage-late@example.com" }));
+    const subscription = await ok(sandbox.post(`/${account}/subscriptions`, { customer: customer.id, items: [{ price: seat.id }, { price: perEvent.id }] }));
+    const metered = (subscription.items as Json[]).find((item) => item.price === perEvent.id)!;
+    const start = Date.parse(subscription.current_period_start);
+    const end = Date.parse(subscription.current_period_end);
+    const send = (identifier: string, at: number, value: number) =>
+      ok(sandbox.post(`/${account}/usage-events`, { event_name: "late_changes", customer: customer.id, identifier, timestamp: seconds(at), payload: { value } }));
+    await advanceTo(start + HOUR);
+    await send("l1", start + 30 * MINUTE, 2);
+    const requests = `/${account}/subscriptions/${subscription.id}/change-requests` as const;
+    const removal = await ok(sandbox.post(requests, { steps: [{ type: "remove_item", item: metered.id }] }));
+    await ok(sandbox.post(`${requests}/${removal.id}/apply`, {}));
+
+    // No metered item is left, but its usage is still to bill: the renewal waits the grace window.
+    await advanceTo(end + 10 * MINUTE);
+    expect((await ok(sandbox.get(`/${account}/subscriptions/${subscription.id}`))).current_period_end).toBe(subscription.current_period_end);
+    await send("l2", start + 45 * MINUTE, 5);
+    await advanceTo(end + 2 * HOUR);
+    const renewed = await ok(sandbox.get(`/${account}/subscriptions/${subscription.id}`));
+    expect(renewed.current_period_start).toBe(subscription.current_period_end);
+    const invoice = await ok(sandbox.get(`/${account}/invoices/${renewed.latest_invoice}`));
+    expect(invoice.lines.map((l: Json) => [l.price, l.quantity, l.amount_atom])).toEqual([
+      [seat.id, 1, 200],
+      [perEvent.id, 7, 21],
+    ]);
+  });
+
   it("bills a metered item removed through the items API on the final invoice when the subscription is cancelled", async () => {
     const tokens = await meter("tokens_changes");
     const perToken = await meteredPrice(tokens.id, 4);
