@@ -48,6 +48,12 @@ const EnvSchema = z.object({
   REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   REQUEST_LOG_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
   REQUEST_LOG_FLUSH_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  // 0 keeps raw usage events forever; else at least the 35 days identifiers deduplicate for.
+  USAGE_EVENT_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .refine((days) => days === 0 || (days >= 35 && days <= 36_500), "Must be 0 (keep forever) or 35 to 36500 days.")
+    .default(400),
   // Read live by the functions below the configuration, not through config().
   NEXTAUTH_URL: z.string().optional(),
   PORT: z.string().optional(),
@@ -136,6 +142,11 @@ export type Config = {
     /** The longest a row waits in memory before its batch is written: what a crash can lose. */
     flushMs: number;
   };
+  /**
+   * Days raw usage events are kept (`USAGE_EVENT_RETENTION_DAYS`, docs/usage-billing.md,
+   * "Retention"); 0: forever. The hourly aggregates are kept regardless.
+   */
+  usageEventRetentionDays: number;
 };
 
 export type DeprecationWindow = { deprecatedAt: Date; sunset: Date };
@@ -293,6 +304,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       batchSize: env.REQUEST_LOG_BATCH_SIZE,
       flushMs: env.REQUEST_LOG_FLUSH_MS,
     },
+    usageEventRetentionDays: env.USAGE_EVENT_RETENTION_DAYS,
   };
 }
 

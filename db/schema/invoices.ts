@@ -98,7 +98,8 @@ export const invoiceLines = pgTable(
       .references(() => invoices.id),
     priceId: text("price_id").references(() => prices.id),
     description: text("description"),
-    quantity: integer("quantity").notNull(),
+    /** bigint: a metered line's quantity is the period's aggregated usage (lib/usage/billing.ts). */
+    quantity: bigint("quantity", { mode: "number" }).notNull(),
     unitAmountAtom: bigint("unit_amount_atom", { mode: "number" }).notNull(),
     amountAtom: bigint("amount_atom", { mode: "number" }).notNull(),
     /** The rates the line names (`txr_…`); none: the customer's, else the account's default at finalization. */

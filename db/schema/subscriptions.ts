@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 import { prices } from "./catalog";
 import { createdAt, id, time, updatedAt } from "./columns";
@@ -69,9 +69,40 @@ export const subscriptionItems = pgTable(
     quantity: integer("quantity").notNull(),
     /** The item's tax rates (`txr_…`), copied to its invoice lines; empty: the customer's or the account's default. */
     taxRateIds: jsonb("tax_rate_ids").$type<string[]>().notNull().default([]),
+    /** A metered item added or switched to mid-period bills usage from here; null: from its period start. */
+    usageSince: time("usage_since"),
     created: createdAt(),
     updated: updatedAt(),
     deletedAt: time("deleted_at"),
   },
   (t) => [index("subscription_items_subscription_idx").on(t.subscriptionId, t.created, t.id)],
+);
+
+/**
+ * The usage of a metered item that a change removed or switched away from mid-period:
+ * `[start, end)` of its meter at its price, billed on the subscription's next invoice (renewal or
+ * final) and then settled. Paused renewals settle it without an invoice (nothing is billed while paused).
+ */
+export const subscriptionUsageSegments = pgTable(
+  "subscription_usage_segments",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    subscriptionId: text("subscription_id")
+      .notNull()
+      .references(() => subscriptions.id),
+    subscriptionItemId: text("subscription_item_id").notNull(),
+    priceId: text("price_id")
+      .notNull()
+      .references(() => prices.id),
+    taxRateIds: jsonb("tax_rate_ids").$type<string[]>().notNull().default([]),
+    start: time("start").notNull(),
+    end: time("end").notNull(),
+    settledAt: time("settled_at"),
+    invoiceId: text("invoice_id").references(() => invoices.id),
+    created: createdAt(),
+  },
+  (t) => [index("subscription_usage_segments_open_idx").on(t.subscriptionId, t.start).where(sql`${t.settledAt} is null`)],
 );

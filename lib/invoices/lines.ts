@@ -71,10 +71,39 @@ export async function lineRow(
   };
 }
 
+/**
+ * A metered item's line, priced by lib/usage/billing.ts: the price, the aggregated usage as its
+ * quantity, the per-unit amount (0 for a tiered price) and the amount. Subscriptions only (an API
+ * line cannot name a metered price).
+ */
+export type UsageLineInput = {
+  price: string;
+  quantity: number;
+  unit_amount_atom: number;
+  amount_atom: number;
+  description: string;
+  tax_rates?: string[];
+};
+
+export async function usageLineRow(
+  tx: Executor,
+  invoice: Pick<InvoiceRow, "id" | "accountId">,
+  line: UsageLineInput,
+  field: string,
+  created: Date,
+): Promise<typeof invoiceLines.$inferInsert> {
+  const taxRateIds = (await taxRatesOf(tx, invoice.accountId, line.tax_rates ?? [], `${field}tax_rates`)).map((rate) => rate.id);
+  return {
+    ...lineBase(invoice, line.price, line, line.quantity, taxRateIds, created),
+    unitAmountAtom: line.unit_amount_atom,
+    amountAtom: line.amount_atom,
+  };
+}
+
 function lineBase(
   invoice: Pick<InvoiceRow, "id" | "accountId">,
   priceId: string | null,
-  line: LineInput,
+  line: { description?: string | null },
   quantity: number,
   taxRateIds: string[],
   created: Date,

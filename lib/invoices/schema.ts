@@ -85,8 +85,11 @@ export const InvoiceLine = z
     id: z.string().meta({ example: "il_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5" }),
     price: z.string().nullable(),
     description: z.string().nullable(),
-    quantity: z.number().int(),
-    unit_amount_atom: z.number().int(),
+    quantity: z.number().int().meta({
+      description:
+        "The units billed. A metered price's line (made by a subscription's renewal or cancellation): the meter's aggregated usage over the range its description names, 0 or more, up to 2^53 - 1.",
+    }),
+    unit_amount_atom: z.number().int().meta({ description: "The price per unit; 0 for a tiered price (its amount is the tiers', not quantity × a unit amount)." }),
     amount_atom: z.number().int().meta({ description: "quantity × unit_amount_atom; for a tiered price, its tiers' amount for the quantity (then `unit_amount_atom` is 0)." }),
     tax_rates: z.array(z.string()).meta({ description: "The line's tax rates; on a finalized invoice, the ones that applied (the defaults included)." }),
     discount_atom: z.number().int().meta({ description: "The line's share of the invoice's discount (set at finalization)." }),

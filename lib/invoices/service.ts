@@ -12,7 +12,7 @@ import { transitionScheduled } from "@/lib/clock/schedule";
 import { applyDiscounts, type Discount } from "@/lib/money";
 import { one } from "@/lib/rows";
 import { assertStatus, emit, latestPaymentIntents, linesOf, loadInvoice, lockInvoice, markPaid, ofAccount } from "./core";
-import { draftTotals, lineRow } from "./lines";
+import { draftTotals, lineRow, usageLineRow, type UsageLineInput } from "./lines";
 import { takeInvoiceNumber } from "./numbers";
 import { issueDocument } from "./pdf/issue";
 import { invoiceTaxes } from "./taxes";
@@ -25,6 +25,8 @@ export type CreateInvoiceInput = z.output<typeof InvoiceCreateInput> & {
   /** Set by subscriptions only (clients cannot): the id `invoice.upcoming` reserved, and the subscription billed. */
   id?: string;
   subscription?: string;
+  /** Set by subscriptions only: their metered items' lines, priced from usage, after `lines`. */
+  usage?: UsageLineInput[];
 };
 
 export async function createInvoice({ ctx, input, tx }: Verb<CreateInvoiceInput> & WithinChange): Promise<InvoiceWithLines> {
@@ -44,6 +46,9 @@ export async function createInvoice({ ctx, input, tx }: Verb<CreateInvoiceInput>
     for (const [index, line] of (input.lines ?? []).entries()) {
       // Same millisecond for all: the id (monotonic within a process) keeps their order.
       lineRows.push(await lineRow(tx, header, line, `lines.${index}.`, now));
+    }
+    for (const [index, line] of (input.usage ?? []).entries()) {
+      lineRows.push(await usageLineRow(tx, header, line, `usage.${index}.`, now));
     }
     const invoice = one(await tx
       .insert(invoices)

@@ -7,8 +7,15 @@ import type { SubscriptionItemRow } from "@/lib/subscriptions/serialize";
 import { recurringPrice, type SubscriptionSchedule } from "@/lib/subscriptions/core";
 import type { ItemChange } from "@/lib/subscriptions/items";
 
-/** A subscription item as a step sees it: `id` is null for an item an earlier step of the plan adds. */
-export type PlannedItem = { id: string | null; priceId: string; quantity: number; unitAmountAtom: number };
+/**
+ * A subscription item as a step sees it: `id` is null for an item an earlier step of the plan adds.
+ * A metered item has no quantity and is billed in arrears from usage: it prorates nothing
+ * (`unitAmountAtom` 0 here) and its quantity stays 1.
+ */
+export type PlannedItem = { id: string | null; priceId: string; quantity: number; unitAmountAtom: number; metered: boolean };
+
+const plannedPrice = (price: { unitAmountAtom: number; usageType: string }) =>
+  price.usageType === "metered" ? { unitAmountAtom: 0, metered: true } : { unitAmountAtom: price.unitAmountAtom, metered: false };
 
 export type StepContext = { executor: Executor; accountId: string; schedule: SubscriptionSchedule };
 
@@ -16,7 +23,7 @@ export type StepContext = { executor: Executor; accountId: string; schedule: Sub
 export async function plannedItems(executor: Executor, items: readonly SubscriptionItemRow[]): Promise<PlannedItem[]> {
   if (items.length === 0) return [];
   const rows = await executor
-    .select({ id: prices.id, unitAmountAtom: prices.unitAmountAtom })
+    .select({ id: prices.id, unitAmountAtom: prices.unitAmountAtom, usageType: prices.usageType })
     .from(prices)
     .where(inArray(prices.id, items.map((item) => item.priceId)));
   return items.map((item) => ({
@@ -24,7 +31,7 @@ export async function plannedItems(executor: Executor, items: readonly Subscript
     priceId: item.priceId,
     quantity: item.quantity,
     // The foreign key guarantees the price row.
-    unitAmountAtom: rows.find((row) => row.id === item.priceId)!.unitAmountAtom,
+    ...plannedPrice(rows.find((row) => row.id === item.priceId)!),
   }));
 }
 
@@ -63,12 +70,13 @@ export async function planStep(
       const price = await newPrice();
       return {
         change: { type: "switch_price", itemId: item.id, priceId: price.id },
-        items: items.map((row) => (row === item ? { ...row, priceId: price.id, unitAmountAtom: price.unitAmountAtom } : row)),
+        items: items.map((row) => (row === item ? { ...row, priceId: price.id, ...plannedPrice(price), quantity: price.usageType === "metered" ? 1 : row.quantity } : row)),
       };
     }
     case "set_quantity": {
       const item = currentItem();
       const quantity = step.quantity!;
+      if (item.metered) throw refuse("quantity", `Item '${item.id}' bills a metered price: it has no quantity (its usage is billed).`);
       if (item.quantity === quantity) throw refuse("quantity", `Item '${item.id}' already has quantity ${quantity}.`);
       return {
         change: { type: "set_quantity", itemId: item.id, quantity },
@@ -78,10 +86,11 @@ export async function planStep(
     case "add_item": {
       const price = await newPrice();
       if (items.length >= MAX_ITEMS) throw refuse("price", `A subscription has at most ${MAX_ITEMS} items.`);
-      const quantity = step.quantity ?? 1;
+      // A metered price's quantity was refused at creation when given (createChangeRequest); it is 1.
+      const quantity = price.usageType === "metered" ? 1 : (step.quantity ?? 1);
       return {
         change: { type: "add_item", priceId: price.id, quantity },
-        items: [...items, { id: null, priceId: price.id, quantity, unitAmountAtom: price.unitAmountAtom }],
+        items: [...items, { id: null, priceId: price.id, quantity, ...plannedPrice(price) }],
       };
     }
     case "remove_item": {

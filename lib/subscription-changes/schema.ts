@@ -19,12 +19,25 @@ const PriceRef = z.string().min(1).meta({ description: "An active recurring pric
 
 export const ChangeStepInput = z
   .discriminatedUnion("type", [
-    z.strictObject({ type: z.literal("switch_price"), item: ItemRef, price: PriceRef }).meta({ title: "switch_price" }),
-    z.strictObject({ type: z.literal("set_quantity"), item: ItemRef, quantity: Quantity }).meta({ title: "set_quantity" }),
     z
-      .strictObject({ type: z.literal("add_item"), price: PriceRef, quantity: Quantity.optional().meta({ description: "Default 1." }) })
-      .meta({ title: "add_item" }),
-    z.strictObject({ type: z.literal("remove_item"), item: ItemRef }).meta({ title: "remove_item" }),
+      .strictObject({ type: z.literal("switch_price"), item: ItemRef, price: PriceRef })
+      .meta({
+        title: "switch_price",
+        description: "From a metered price: the usage so far is billed at it on the next invoice. To a metered price: its usage counts from the change on, and the item's quantity becomes 1.",
+      }),
+    z
+      .strictObject({ type: z.literal("set_quantity"), item: ItemRef, quantity: Quantity })
+      .meta({ title: "set_quantity", description: "Not for a metered item (it has no quantity: 422)." }),
+    z
+      .strictObject({
+        type: z.literal("add_item"),
+        price: PriceRef,
+        quantity: Quantity.optional().meta({ description: "Default 1. Not with a metered price (422): its usage is billed." }),
+      })
+      .meta({ title: "add_item", description: "A metered price bills its meter's usage from the change on." }),
+    z
+      .strictObject({ type: z.literal("remove_item"), item: ItemRef })
+      .meta({ title: "remove_item", description: "A metered item's usage so far is billed at its price on the next invoice." }),
   ])
   .meta({ id: "SubscriptionChangeStepInput" });
 
@@ -64,7 +77,7 @@ export const ChangeRequestCancelInput = z.strictObject({}).meta({ id: "Subscript
 export const ChangePlanInput = z
   .strictObject({
     price: PriceRef,
-    quantity: Quantity.optional().meta({ description: "Default 1." }),
+    quantity: Quantity.optional().meta({ description: "Default 1. Not with a metered price (422)." }),
     payment_method: z.string().min(1).optional().meta({ description: "As for applying a change request." }),
   })
   .meta({ id: "ChangeSubscriptionPlanInput" });
@@ -88,9 +101,9 @@ export const ChangeRequest = z
     steps: z.array(ChangeStep),
     amount_due_now_atom: z.number().int().meta({
       description:
-        "Proration for the rest of the current period, fixed at creation: floor(max(0, Δ per-period amount) × remaining / period length); 0 while trialing or paused. Before the customer's discount.",
+        "Proration for the rest of the current period, fixed at creation: floor(max(0, Δ per-period amount) × remaining / period length); 0 while trialing or paused. Before the customer's discount. Metered items count 0 (their usage is billed in arrears).",
     }),
-    next_invoice_amount_atom: z.number().int().meta({ description: "The items after the change for one period, before discounts." }),
+    next_invoice_amount_atom: z.number().int().meta({ description: "The licensed items after the change for one period, before discounts; metered items' usage is not included." }),
     currency: z.string(),
     proration_date: DateTime.meta({ description: "The instant the proration was computed for (the account's clock at creation)." }),
     invoice: z.string().nullable().meta({ description: "The proration invoice (`in_…`), once apply created it." }),

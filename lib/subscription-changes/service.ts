@@ -1,7 +1,7 @@
-import { and, eq, type SQL } from "drizzle-orm";
-import { getDb } from "@/db/client";
+import { and, eq, inArray, type SQL } from "drizzle-orm";
+import { getDb, type Executor } from "@/db/client";
 import { pageOf } from "@/db/page";
-import type { ChangeStep } from "@/db/schema";
+import { prices, type ChangeStep } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { ServiceError, validationFailed, type FieldError } from "@/lib/errors";
@@ -33,6 +33,21 @@ function storedStep(step: ChangeStepInputValue): ChangeStep {
   }
 }
 
+/** An `add_item` of a metered price takes no quantity (its usage is billed): one given is a 422. */
+async function refuseMeteredQuantities(executor: Executor, accountId: string, steps: readonly ChangeStepInputValue[]): Promise<void> {
+  const priced = steps.flatMap((step, index) => (step.type === "add_item" && step.quantity !== undefined ? [{ index, price: step.price }] : []));
+  if (priced.length === 0) return;
+  const rows = await executor
+    .select({ id: prices.id, usageType: prices.usageType })
+    .from(prices)
+    .where(and(eq(prices.accountId, accountId), inArray(prices.id, priced.map((step) => step.price))));
+  for (const { index, price } of priced) {
+    if (rows.find((row) => row.id === price)?.usageType !== "metered") continue;
+    const message = `Price '${price}' is metered: its item has no quantity (usage is billed).`;
+    throw validationFailed([{ field: `steps.${index}.quantity`, message }], `steps.${index}.quantity: ${message}`);
+  }
+}
+
 export async function createChangeRequest({
   ctx,
   input,
@@ -40,6 +55,7 @@ export async function createChangeRequest({
   const db = await getDb();
   const current = await getSubscription({ ctx, input: { id: input.subscriptionId } });
   assertChangeable(current.subscription);
+  await refuseMeteredQuantities(db, ctx.accountId, input.steps);
   const now = ctx.now();
   const steps = input.steps.map(storedStep);
   const amounts = await preview(db, ctx, current, steps, now);
@@ -132,9 +148,18 @@ export async function changePlan({
   assertChangeable(current.subscription);
   const quantity = input.quantity ?? 1;
   const keep = current.items.find((item) => item.priceId === input.price) ?? current.items[0]!;
+  const [target] = await (await getDb())
+    .select({ usageType: prices.usageType })
+    .from(prices)
+    .where(and(eq(prices.accountId, ctx.accountId), eq(prices.id, input.price)));
+  const metered = target?.usageType === "metered";
+  if (metered && input.quantity !== undefined) {
+    const message = `Price '${input.price}' is metered: its item has no quantity (usage is billed).`;
+    throw validationFailed([{ field: "quantity", message }], message);
+  }
   const steps: ChangeStepInputValue[] = [];
   if (keep.priceId !== input.price) steps.push({ type: "switch_price", item: keep.id, price: input.price });
-  if (keep.quantity !== quantity) steps.push({ type: "set_quantity", item: keep.id, quantity });
+  if (!metered && keep.quantity !== quantity) steps.push({ type: "set_quantity", item: keep.id, quantity });
   for (const item of current.items) if (item.id !== keep.id) steps.push({ type: "remove_item", item: item.id });
   if (steps.length === 0) {
     if (input.paymentMethod !== undefined) checkSandboxPaymentMethod(ctx.livemode, input.paymentMethod, "payment_method");

@@ -1,4 +1,3 @@
-import type { UsageLine } from "@/lib/usage/billing";
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { getDb, type Executor } from "@/db/client";
 import { invoices, prices, subscriptionItems, subscriptions } from "@/db/schema";
@@ -6,6 +5,7 @@ import type { ServiceContext } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
+import type { UsageLineInput } from "@/lib/invoices/lines";
 import { createInvoice } from "@/lib/invoices/service";
 import { one } from "@/lib/rows";
 import type { Interval } from "./period";
@@ -131,12 +131,12 @@ export async function draftInvoice(
   ctx: ServiceContext,
   subscription: Pick<SubscriptionRow, "id" | "customerId" | "currency">,
   items: SubscriptionItemRow[],
-  within?: { tx: ChangeTransaction; id: string | null; usage?: UsageLine[] },
+  within?: { tx: ChangeTransaction; id: string | null; usage?: UsageLineInput[] },
 ) {
-  const lines = [...(await renewalLines(within?.tx ?? (await getDb()), items)), ...(within?.usage ?? [])];
+  const lines = await renewalLines(within?.tx ?? (await getDb()), items);
   const input = { customer: subscription.customerId, currency: subscription.currency, description: `Subscription ${subscription.id}`, lines };
   if (!within) return createInvoice({ ctx, input });
-  return createInvoice({ ctx, tx: within.tx, input: { ...input, id: within.id ?? undefined, subscription: subscription.id } });
+  return createInvoice({ ctx, tx: within.tx, input: { ...input, id: within.id ?? undefined, subscription: subscription.id, usage: within.usage } });
 }
 
 /** Links a draft the subscription produced to it (lib/invoices creates invoices without subscription). */

@@ -11,6 +11,7 @@ import type { SubscriptionItemInput } from "./schema";
 import type { SubscriptionItemRow, SubscriptionRow, SubscriptionWithItems } from "./serialize";
 import { getSubscription } from "./service";
 import { taxRatesOf } from "@/lib/tax-rates/service";
+import { closeMeteredItem, usageSinceFor } from "@/lib/usage/billing";
 
 /*
  * The items of a subscription: the item verbs of the API (they take effect from the next renewal
@@ -43,6 +44,8 @@ export async function addSubscriptionItem({
       priceId: price.id,
       quantity: input.item.quantity ?? 1,
       taxRateIds: rates.map((rate) => rate.id),
+      // Its usage counts from now: what the meter measured before was not this item's.
+      usageSince: price.usageType === "metered" ? usageSinceFor(subscription, now) : null,
       created: now,
       updated: now,
     });
@@ -80,6 +83,8 @@ export async function removeSubscriptionItem({ ctx, input }: Verb<{ id: string; 
         `Item '${item.id}' is the last item of subscription '${subscription.id}'; cancel the subscription instead.`,
       );
     }
+    // A metered item's usage so far is billed on the next invoice.
+    await closeMeteredItem(tx, subscription, item, now);
     await tx.update(subscriptionItems).set({ deletedAt: now, updated: now }).where(eq(subscriptionItems.id, item.id));
     return true;
   });
@@ -105,11 +110,32 @@ export async function applyItemChange(
   now: Date,
 ): Promise<{ after: SubscriptionWithItems; itemId: string }> {
   let itemId: string;
+  // The change request checked the item under this lock (lib/subscription-changes/plan.ts).
+  const current = (id: string) => {
+    const item = before.items.find((row) => row.id === id);
+    if (!item) throw notFound("subscription item", id);
+    return item;
+  };
+  const metered = async (priceId: string) =>
+    (await tx.select({ usageType: prices.usageType }).from(prices).where(eq(prices.id, priceId)))[0]?.usageType === "metered";
   switch (itemChange.type) {
-    case "switch_price":
+    case "switch_price": {
       itemId = itemChange.itemId;
-      await tx.update(subscriptionItems).set({ priceId: itemChange.priceId, updated: now }).where(eq(subscriptionItems.id, itemId));
+      // Usage accrued at the old (metered) price is billed at it on the next invoice; the new
+      // metered price bills from now, and a metered item has quantity 1 (docs/decisions.md).
+      await closeMeteredItem(tx, before.subscription, current(itemId), now);
+      const toMetered = await metered(itemChange.priceId);
+      await tx
+        .update(subscriptionItems)
+        .set({
+          priceId: itemChange.priceId,
+          usageSince: toMetered ? usageSinceFor(before.subscription, now) : null,
+          ...(toMetered ? { quantity: 1 } : {}),
+          updated: now,
+        })
+        .where(eq(subscriptionItems.id, itemId));
       break;
+    }
     case "set_quantity":
       itemId = itemChange.itemId;
       await tx.update(subscriptionItems).set({ quantity: itemChange.quantity, updated: now }).where(eq(subscriptionItems.id, itemId));
@@ -121,12 +147,14 @@ export async function applyItemChange(
         subscriptionId: before.subscription.id,
         priceId: itemChange.priceId,
         quantity: itemChange.quantity,
+        usageSince: (await metered(itemChange.priceId)) ? usageSinceFor(before.subscription, now) : null,
         created: now,
         updated: now,
       });
       break;
     case "remove_item":
       itemId = itemChange.itemId;
+      await closeMeteredItem(tx, before.subscription, current(itemId), now);
       await tx.update(subscriptionItems).set({ deletedAt: now, updated: now }).where(eq(subscriptionItems.id, itemId));
       break;
   }

@@ -13,7 +13,8 @@ import {
 } from "./schema";
 
 const tag = "Subscriptions";
-const ITEM_CHANGE = "Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). 409 once cancelled.";
+const ITEM_CHANGE =
+  "Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.";
 
 export const listSubscriptionsOperation = defineOperation({
   operationId: "listSubscriptions",

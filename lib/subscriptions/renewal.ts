@@ -6,7 +6,7 @@ import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/tran
 import { loadInvoice } from "@/lib/invoices/core";
 import { finalizeInvoice } from "@/lib/invoices/service";
 import type { InvoiceWithLines } from "@/lib/invoices/serialize";
-import { billFinalUsage, renewalGraceMs, usageLines } from "@/lib/usage/billing";
+import { billFinalUsage, renewalGraceMs, settleUsageSegments, usageLines } from "@/lib/usage/billing";
 import { stopDunning } from "./collection-status";
 import { assertStatus, draftInvoice, emit, itemsOf, LIVE, ofAccount, scheduleOfSubscription, setFields } from "./core";
 import { collectRenewalInvoice, lockDunningInvoices } from "./dunning";
@@ -69,6 +69,8 @@ export async function renewOnePeriod(ctx: ServiceContext, id: string, now: Date,
     // The period that just ended: its metered usage, in arrears, beside the next period's licensed items.
     const usage = locked.status === "paused" ? [] : await usageLines(tx, locked, locked.currentPeriodStart, locked.currentPeriodEnd);
     const draft = locked.status === "paused" ? null : await draftInvoice(ctx, locked, before.items, { tx, id: locked.upcomingInvoiceId, usage });
+    // The usage of metered items changes closed this period is on this invoice (a paused period bills none).
+    await settleUsageSegments(tx, locked.id, draft?.invoice.id ?? null, at);
     const schedule = await scheduleOfSubscription(tx, before.items);
     // Every end is computed from the anchor (the trial end, else the start), so month clamping never drifts.
     const anchor = locked.trialEnd ?? locked.created;

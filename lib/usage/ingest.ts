@@ -4,7 +4,7 @@ import { getDb } from "@/db/client";
 import { usageEventKeys } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { rowsOf } from "@/lib/rows";
-import { ensureUsagePartitions } from "./partitions";
+import { ensureUsagePartitions, maintainUsagePartitions } from "./partitions";
 import { UsageEventInput, type UsageEventBody, type UsageEventErrorCode, type UsageEventResultObject } from "./schema";
 import { usageGraceSql } from "./settings";
 
@@ -240,6 +240,8 @@ export async function ingestUsageEvents(ctx: ServiceContext, items: unknown[]): 
     }
   }
   if (valid.length > 0) {
+    // Hourly, in the background: next month's partition and the retention setting's drops.
+    maintainUsagePartitions();
     await ensureUsagePartitions(valid.map((v) => v.ts));
     const inserted = await insertEvents(ctx.accountId, now, valid);
     const seen = valid.filter((v) => !inserted.has(v.identifier));

@@ -1,18 +1,21 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, type Client, type Json } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
+import { download, pdfText, printedMoney } from "../helpers/pdf";
 import { expectProblem } from "../helpers/problem";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 let sandbox: Client;
+let sandboxToken: string;
 let account: string;
 let product: string;
 
 beforeAll(async () => {
   const merchant = await newMerchant();
   sandbox = api(merchant.sandboxSecret.token);
+  sandboxToken = merchant.sandboxSecret.token;
   account = merchant.sandboxAccountId;
   product = (await sandbox.post(`/${account}/products`, { name: "API" })).body.id;
 });
@@ -107,6 +110,13 @@ describe("usage on invoices (sandbox test clock)", () => {
     expect(invoice.status).not.toBe("draft");
     // 12 units in the volume tier above 10: 12 × 7 + 3.
     expect(invoice.lines.map((l: Json) => l.amount_atom)).toEqual([1000, 12 * 7 + 3]);
+    // The metered line: its price, the aggregated quantity, no single unit amount (tiered).
+    expect(invoice.lines[1]).toMatchObject({ price: metered.id, quantity: 12, unit_amount_atom: 0 });
+    expect(invoice.subtotal_atom).toBe(1000 + 12 * 7 + 3);
+    // The PDF prints the same quantity and amount.
+    const printed = pdfText((await download(invoice.invoice_pdf, sandboxToken)).bytes);
+    // Quantity, unit price (none: tiered), tax (none) and amount, in the line's row.
+    expect(printed).toContain(` 12 ${printedMoney(0, "USD", "en")} — ${printedMoney(12 * 7 + 3, "USD", "en")}`);
     expect(invoice.lines[1].description).toContain(`Tokens (${meter.id}`);
     expect(invoice.lines[1].description).toContain(`12 units from ${new Date(start).toISOString()} to ${new Date(end).toISOString()}`);
 
@@ -125,5 +135,6 @@ describe("usage on invoices (sandbox test clock)", () => {
     const final = await ok(sandbox.get(`/${account}/invoices/${cancelled.latest_invoice}`));
     expect(final.id).not.toBe(invoice.id);
     expect(final.lines.map((l: Json) => l.amount_atom)).toEqual([7 * 10]);
+    expect(final.lines[0]).toMatchObject({ price: metered.id, quantity: 7 });
   });
 });

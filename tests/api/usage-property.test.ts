@@ -38,7 +38,8 @@ async function ok(response: Promise<{ status: number; body: Json; text: string }
 /**
  * Random meters of every aggregation, two customers, events with duplicates, late arrivals within
  * the grace window, cancellations, sent shuffled in random batches: the usage endpoint and the
- * renewal invoice's lines equal the sums computed here, for every customer and meter.
+ * renewal invoice's lines (quantity and amount) equal the sums computed here, for every customer
+ * and meter.
  */
 describe("usage exactness (property)", () => {
   it("usage and invoice lines equal an independent computation", { timeout: 300_000 }, async () => {
@@ -129,7 +130,13 @@ describe("usage exactness (property)", () => {
         for (const [c, subscription] of subscriptions.entries()) {
           const renewed = await ok(client.get(`/${account}/subscriptions/${subscription.id}`));
           const invoice = await ok(client.get(`/${account}/invoices/${renewed.latest_invoice}`));
-          expect(invoice.lines.map((line: Json) => line.amount_atom)).toEqual(meters.map((_, m) => expectedOf(c, m, events) ?? 0));
+          // One line per metered item: the aggregated quantity, its per-unit price (1) and amount.
+          const expected = meters.map((_, m) => expectedOf(c, m, events) ?? 0);
+          expect(invoice.lines.map((line: Json) => line.quantity)).toEqual(expected);
+          expect(invoice.lines.map((line: Json) => line.price)).toEqual(prices.map((p) => p.id));
+          expect(invoice.lines.map((line: Json) => line.unit_amount_atom)).toEqual(expected.map(() => 1));
+          expect(invoice.lines.map((line: Json) => line.amount_atom)).toEqual(expected);
+          expect(invoice.subtotal_atom).toBe(expected.reduce((total, n) => total + n, 0));
         }
       }),
       { numRuns: 12 },
