@@ -1570,7 +1570,7 @@ export type paths = {
         put?: never;
         /**
          * Add an item
-         * @description An active recurring price on the subscription's currency and interval, not already an item (422 on `price` otherwise). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). 409 once cancelled.
+         * @description An active recurring price on the subscription's currency and interval, not already an item (422 on `price` otherwise). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
          */
         post: operations["addSubscriptionItem"];
         delete?: never;
@@ -1591,7 +1591,7 @@ export type paths = {
         put?: never;
         /**
          * Add an item
-         * @description An active recurring price on the subscription's currency and interval, not already an item (422 on `price` otherwise). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). 409 once cancelled.
+         * @description An active recurring price on the subscription's currency and interval, not already an item (422 on `price` otherwise). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
          */
         post: operations["addSubscriptionItemForTokenAccount"];
         delete?: never;
@@ -1611,12 +1611,12 @@ export type paths = {
         put?: never;
         /**
          * Change an item's quantity
-         * @description Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). 409 once cancelled.
+         * @description Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
          */
         post: operations["updateSubscriptionItem"];
         /**
          * Remove an item
-         * @description The last item cannot be removed (409: cancel the subscription instead). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). 409 once cancelled.
+         * @description The last item cannot be removed (409: cancel the subscription instead). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
          */
         delete: operations["removeSubscriptionItem"];
         options?: never;
@@ -1635,12 +1635,12 @@ export type paths = {
         put?: never;
         /**
          * Change an item's quantity
-         * @description Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). 409 once cancelled.
+         * @description Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
          */
         post: operations["updateSubscriptionItemForTokenAccount"];
         /**
          * Remove an item
-         * @description The last item cannot be removed (409: cancel the subscription instead). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). 409 once cancelled.
+         * @description The last item cannot be removed (409: cancel the subscription instead). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
          */
         delete: operations["removeSubscriptionItemForTokenAccount"];
         options?: never;
@@ -5344,7 +5344,7 @@ export type components = {
             type: "add_item";
             /** @description An active recurring price (`price_…`) on the subscription's currency and interval. */
             price: string;
-            /** @description Default 1. */
+            /** @description Default 1. Not with a metered price (422): its usage is billed. */
             quantity?: number;
         } | {
             /** @constant */
@@ -5365,7 +5365,7 @@ export type components = {
         ChangeSubscriptionPlanInput: {
             /** @description An active recurring price (`price_…`) on the subscription's currency and interval. */
             price: string;
-            /** @description Default 1. */
+            /** @description Default 1. Not with a metered price (422). */
             quantity?: number;
             /** @description As for applying a change request. */
             payment_method?: string;
@@ -9405,7 +9405,9 @@ export type components = {
             id: string;
             price: string | null;
             description: string | null;
+            /** @description The units billed. A metered price's line (made by a subscription's renewal or cancellation): the meter's aggregated usage over the range its description names, 0 or more, up to 2^53 - 1. */
             quantity: number;
+            /** @description The price per unit; 0 for a tiered price (its amount is the tiers', not quantity × a unit amount). */
             unit_amount_atom: number;
             /** @description quantity × unit_amount_atom; for a tiered price, its tiers' amount for the quantity (then `unit_amount_atom` is 0). */
             amount_atom: number;
@@ -17480,9 +17482,9 @@ export type components = {
             /** @enum {string} */
             status: "open" | "partially_applied" | "applied" | "canceled";
             steps: components["schemas"]["SubscriptionChangeStep"][];
-            /** @description Proration for the rest of the current period, fixed at creation: floor(max(0, Δ per-period amount) × remaining / period length); 0 while trialing or paused. Before the customer's discount. */
+            /** @description Proration for the rest of the current period, fixed at creation: floor(max(0, Δ per-period amount) × remaining / period length); 0 while trialing or paused. Before the customer's discount. Metered items count 0 (their usage is billed in arrears). */
             amount_due_now_atom: number;
-            /** @description The items after the change for one period, before discounts. */
+            /** @description The licensed items after the change for one period, before discounts; metered items' usage is not included. */
             next_invoice_amount_atom: number;
             currency: string;
             /**
