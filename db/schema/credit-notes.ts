@@ -1,6 +1,6 @@
 import { bigint, index, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { TaxAmount } from "@/lib/tax-rates/schema";
-import { BALANCE_TRANSACTION_TYPES } from "@/lib/customer-balance/types";
+import { BALANCE_TRANSACTION_TYPES } from "@/lib/customer-balance/statuses";
 import { accounts } from "./accounts";
 import { createdAt, id, time, updatedAt } from "./columns";
 import { customers } from "./customers";

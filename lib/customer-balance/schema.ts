@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
-import { BALANCE_TRANSACTION_TYPES } from "./types";
+import { BALANCE_TRANSACTION_TYPES } from "./statuses";
 import { Currency, DateTime } from "@/lib/schemas";
 
 export { BALANCE_TRANSACTION_TYPES };
