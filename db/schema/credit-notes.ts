@@ -1,6 +1,7 @@
 import { bigint, index, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { TaxAmount } from "@/lib/tax-rates/schema";
 import { BALANCE_TRANSACTION_TYPES } from "@/lib/customer-balance/statuses";
+import { CREDIT_NOTE_REASONS, CREDIT_NOTE_STATUSES, CREDIT_NOTE_TYPES } from "@/lib/credit-notes/statuses";
 import { accounts } from "./accounts";
 import { createdAt, id, time, updatedAt } from "./columns";
 import { customers } from "./customers";
@@ -39,9 +40,9 @@ export const creditNotes = pgTable(
     number: text("number").notNull(),
     numberSequence: bigint("number_sequence", { mode: "number" }).notNull(),
     currency: text("currency").notNull(),
-    status: text("status", { enum: ["issued", "void"] }).notNull(),
-    type: text("type", { enum: ["pre_payment", "post_payment"] }).notNull(),
-    reason: text("reason", { enum: ["duplicate", "fraudulent", "order_change", "product_unsatisfactory"] }).notNull(),
+    status: text("status", { enum: CREDIT_NOTE_STATUSES }).notNull(),
+    type: text("type", { enum: CREDIT_NOTE_TYPES }).notNull(),
+    reason: text("reason", { enum: CREDIT_NOTE_REASONS }).notNull(),
     memo: text("memo"),
     lines: jsonb("lines").$type<CreditNoteLineRecord[]>().notNull(),
     subtotalAtom: bigint("subtotal_atom", { mode: "number" }).notNull(),

@@ -2,10 +2,9 @@ import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { DateTime } from "@/lib/schemas";
 import { TaxAmountSchema } from "@/lib/tax-rates/schema";
+import { CREDIT_NOTE_REASONS, CREDIT_NOTE_STATUSES, CREDIT_NOTE_TYPES } from "./statuses";
 
-export const CREDIT_NOTE_REASONS = ["duplicate", "fraudulent", "order_change", "product_unsatisfactory"] as const;
-export const CREDIT_NOTE_STATUSES = ["issued", "void"] as const;
-export const CREDIT_NOTE_TYPES = ["pre_payment", "post_payment"] as const;
+export { CREDIT_NOTE_REASONS, CREDIT_NOTE_STATUSES, CREDIT_NOTE_TYPES };
 
 const Atoms = z
   .int({ error: "Must be an integer number of atomic units (cents for usd), up to 2^53 - 1." })
