@@ -10680,10 +10680,10 @@ export type components = {
             /** @description The customer's balance in this currency after this transaction. */
             ending_balance_atom: number;
             /**
-             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `credit_note_voided`.
+             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`).
              * @enum {string}
              */
-            type: "adjustment" | "applied_to_invoice" | "credit_note" | "credit_note_voided";
+            type: "adjustment" | "applied_to_invoice" | "credit_note";
             description: string | null;
             invoice: string | null;
             credit_note: string | null;
@@ -10697,32 +10697,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbf05ebp2reaas0ghjftxcw",
+         *       "id": "evt_prod_06h1dnpbqq6jh2v1s904ab88pymgw",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *       "aggregate_id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
          *       "data": {
-         *         "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *         "id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:41:13.719Z",
+         *         "created": "2026-11-26T07:51:45.339Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "payment_intent": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
-         *       "request_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
+         *       "correlation_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
+         *       "request_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.720Z",
+         *       "created": "2026-11-26T07:51:45.341Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentSucceededEvent: {
@@ -10767,32 +10767,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbhtv0z9hwnc319nv6mfqt0",
+         *       "id": "evt_prod_06h1dnpbt05e3khjtq8x9tq6rtrdj",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cqtbhmakcj06gjrq6nz26r8st",
+         *       "aggregate_id": "py_prod_06h1dnpbsz05n9k8qq2wtmyrn7xgp",
          *       "data": {
-         *         "id": "py_prod_06h1cqtbhmakcj06gjrq6nz26r8st",
+         *         "id": "py_prod_06h1dnpbsz05n9k8qq2wtmyrn7xgp",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T05:41:13.741Z",
+         *         "created": "2026-11-26T07:51:45.359Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *         "payment_intent": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbgtt8gn8vbaa7sry9phw16",
-         *       "request_id": "req_prod_06h1cqtbgtt8gn8vbaa7sry9phw16",
+         *       "correlation_id": "req_prod_06h1dnpbs0214h169zgj34cbp59cy",
+         *       "request_id": "req_prod_06h1dnpbs0214h169zgj34cbp59cy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.742Z",
+         *       "created": "2026-11-26T07:51:45.360Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentFailedEvent: {
@@ -10837,44 +10837,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtc3smm9jr84fdjenzb5n6pg",
+         *       "id": "evt_prod_06h1dnpc7brssjz264yhcw39c4q1a",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *       "aggregate_id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
          *       "data": {
-         *         "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *         "id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T05:41:13.719Z",
+         *         "created": "2026-11-26T07:51:45.339Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "payment_intent": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *         "id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:41:13.719Z",
+         *         "created": "2026-11-26T07:51:45.339Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "payment_intent": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
-         *       "request_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
+         *       "correlation_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
+         *       "request_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.887Z",
+         *       "created": "2026-11-26T07:51:45.466Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentRefundedEvent: {
@@ -10919,29 +10919,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtey4wx7ke72typp9adwdnhe",
+         *       "id": "evt_prod_06h1dnpfmqd5vr9h00f1qxp0kc5cc",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *       "aggregate_id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
          *       "data": {
-         *         "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *         "id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.606Z",
+         *         "created": "2026-11-26T07:51:46.338Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.606Z",
+         *         "updated": "2026-11-26T07:51:46.338Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.606Z",
+         *         "expires_at": "2026-11-27T07:51:46.338Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10959,13 +10959,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtexqt731av7rm19gpqzc2dy",
-         *       "request_id": "req_prod_06h1cqtexqt731av7rm19gpqzc2dy",
+         *       "correlation_id": "req_prod_06h1dnpfm1e36g5cac0d5zmrpvyjj",
+         *       "request_id": "req_prod_06h1dnpfm1e36g5cac0d5zmrpvyjj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:14.609Z",
+         *       "created": "2026-11-26T07:51:46.341Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -11010,19 +11010,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtf5x3n8w93tv74j06jp7y2a",
+         *       "id": "evt_prod_06h1dnpfv4p3gxtsn1x1mbmmdjyk4",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *       "aggregate_id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
          *       "data": {
-         *         "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *         "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.653Z",
+         *         "created": "2026-11-26T07:51:46.379Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.670Z",
+         *         "updated": "2026-11-26T07:51:46.392Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11031,10 +11031,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.653Z",
+         *         "expires_at": "2026-11-27T07:51:46.379Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11051,24 +11051,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *         "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.653Z",
+         *         "created": "2026-11-26T07:51:46.379Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.653Z",
+         *         "updated": "2026-11-26T07:51:46.379Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.653Z",
+         *         "expires_at": "2026-11-27T07:51:46.379Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11085,13 +11085,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtf5eg9fgj93mp3x7wetj6yc",
-         *       "request_id": "req_prod_06h1cqtf5eg9fgj93mp3x7wetj6yc",
+         *       "correlation_id": "req_prod_06h1dnpftvk29d9g84g6rhcfcwpqe",
+         *       "request_id": "req_prod_06h1dnpftvk29d9g84g6rhcfcwpqe",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:14.671Z",
+         *       "created": "2026-11-26T07:51:46.393Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -11136,20 +11136,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtf8c39a6hshm4jn5xq44ppt",
+         *       "id": "evt_prod_06h1dnpfwx7jajh973yqz5b7y4k94",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *       "aggregate_id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
          *       "data": {
-         *         "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *         "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.653Z",
+         *         "created": "2026-11-26T07:51:46.379Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.689Z",
+         *         "updated": "2026-11-26T07:51:46.406Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11158,10 +11158,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.653Z",
+         *         "expires_at": "2026-11-27T07:51:46.379Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11178,14 +11178,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *         "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.653Z",
+         *         "created": "2026-11-26T07:51:46.379Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.670Z",
+         *         "updated": "2026-11-26T07:51:46.392Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11194,10 +11194,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.653Z",
+         *         "expires_at": "2026-11-27T07:51:46.379Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11214,13 +11214,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtf7y0gh0c9qcht90c17xr36",
-         *       "request_id": "req_prod_06h1cqtf7y0gh0c9qcht90c17xr36",
+         *       "correlation_id": "req_prod_06h1dnpfwjq4ccx50v1phd9bjgpgg",
+         *       "request_id": "req_prod_06h1dnpfwjq4ccx50v1phd9bjgpgg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.691Z",
+         *       "created": "2026-11-26T07:51:46.407Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -11265,29 +11265,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtf25c89sbr5ah891n2c8sjj",
+         *       "id": "evt_prod_06h1dnpfre8a3sv70z23fpc0y2v1a",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *       "aggregate_id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
          *       "data": {
-         *         "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *         "id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T05:41:14.606Z",
+         *         "created": "2026-11-26T07:51:46.338Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.639Z",
+         *         "updated": "2026-11-26T07:51:46.370Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtf0h5dvs4aa9s0xknq5h2yp",
+         *         "customer": "cus_prod_06h1dnpfpvfchk49yd3wkmw2xtp0p",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.606Z",
+         *         "expires_at": "2026-11-27T07:51:46.338Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11295,33 +11295,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T05:41:14.639Z",
+         *         "completed_at": "2026-11-26T07:51:46.370Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtf12q68b2vb5w70ht6nhb54",
+         *         "payment_intent": "pi_prod_06h1dnpfqa4d8ygafsh4armpyyrv0",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *         "id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.606Z",
+         *         "created": "2026-11-26T07:51:46.338Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.606Z",
+         *         "updated": "2026-11-26T07:51:46.338Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.606Z",
+         *         "expires_at": "2026-11-27T07:51:46.338Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11338,13 +11338,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtezmaj1rmd8yaawee9xfygm",
-         *       "request_id": "req_prod_06h1cqtezmaj1rmd8yaawee9xfygm",
+         *       "correlation_id": "req_prod_06h1dnpfp78t3zh7rv232b1t0hxa4",
+         *       "request_id": "req_prod_06h1dnpfp78t3zh7rv232b1t0hxa4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:14.641Z",
+         *       "created": "2026-11-26T07:51:46.371Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1cqtf0h5dvs4aa9s0xknq5h2yp"
+         *       "actor_id": "cus_prod_06h1dnpfpvfchk49yd3wkmw2xtp0p"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -11389,29 +11389,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtffr1cn823bz71y3fcg0s5r",
+         *       "id": "evt_prod_06h1dnpg3rjzz4trmeg5q5phmmw5j",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
+         *       "aggregate_id": "cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
          *       "data": {
-         *         "id": "cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
+         *         "id": "cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T05:41:14.699Z",
+         *         "created": "2026-11-26T07:51:46.415Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T05:41:14.699Z",
+         *         "updated": "2026-11-27T07:51:46.415Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T05:41:14.699Z",
-         *         "expires_at": "2026-11-27T05:41:14.699Z",
+         *         "expired_at": "2026-11-27T07:51:46.415Z",
+         *         "expires_at": "2026-11-27T07:51:46.415Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11428,24 +11428,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
+         *         "id": "cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.699Z",
+         *         "created": "2026-11-26T07:51:46.415Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.699Z",
+         *         "updated": "2026-11-26T07:51:46.415Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.699Z",
+         *         "expires_at": "2026-11-27T07:51:46.415Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11462,11 +11462,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtfbt8mh3v3jdbkhamh3qyk0",
+         *       "correlation_id": "req_prod_06h1dnpg03p8jwb17j3hgpjq7v9br",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T05:41:14.699Z",
+         *       "created": "2026-11-27T07:51:46.415Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -11513,19 +11513,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbec5ggf9a9nb4jg0pztqyt",
+         *       "id": "evt_prod_06h1dnpbpz03ezfnpg2gqbgqz62rc",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *       "aggregate_id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:41:13.711Z",
+         *         "created": "2026-11-26T07:51:45.333Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.711Z",
+         *         "updated": "2026-11-26T07:51:45.333Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11538,13 +11538,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
-         *       "request_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
+         *       "correlation_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
+         *       "request_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.715Z",
+         *       "created": "2026-11-26T07:51:45.335Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -11589,19 +11589,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbet4mcqbc35wq3aghzdsr8",
+         *       "id": "evt_prod_06h1dnpbq979mdfpvzr2gwx3asa2w",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *       "aggregate_id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:41:13.711Z",
+         *         "created": "2026-11-26T07:51:45.333Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.716Z",
+         *         "updated": "2026-11-26T07:51:45.337Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11613,14 +11613,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:41:13.711Z",
+         *         "created": "2026-11-26T07:51:45.333Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.711Z",
+         *         "updated": "2026-11-26T07:51:45.333Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11632,13 +11632,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
-         *       "request_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
+         *       "correlation_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
+         *       "request_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.718Z",
+         *       "created": "2026-11-26T07:51:45.338Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -11683,19 +11683,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbkp61t28gw9v29jexdf3fw",
+         *       "id": "evt_prod_06h1dnpbw9nqer1h4rypczs5da8sc",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbk3s07kpg9qd0e30e711vj",
+         *       "aggregate_id": "pi_prod_06h1dnpbvma7t7xk2jb8jzpywap7t",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbk3s07kpg9qd0e30e711vj",
+         *         "id": "pi_prod_06h1dnpbvma7t7xk2jb8jzpywap7t",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T05:41:13.752Z",
+         *         "created": "2026-11-26T07:51:45.373Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.756Z",
+         *         "updated": "2026-11-26T07:51:45.377Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11707,14 +11707,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbk3s07kpg9qd0e30e711vj",
+         *         "id": "pi_prod_06h1dnpbvma7t7xk2jb8jzpywap7t",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:41:13.752Z",
+         *         "created": "2026-11-26T07:51:45.373Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.752Z",
+         *         "updated": "2026-11-26T07:51:45.373Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11726,13 +11726,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbjwebfdmrfv7vj6dnht822",
-         *       "request_id": "req_prod_06h1cqtbjwebfdmrfv7vj6dnht822",
+         *       "correlation_id": "req_prod_06h1dnpbvh3fzeb0kv1e264h7dznw",
+         *       "request_id": "req_prod_06h1dnpbvh3fzeb0kv1e264h7dznw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.757Z",
+         *       "created": "2026-11-26T07:51:45.378Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -11777,19 +11777,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbqjnjwn01jbhy5qy57a9t4",
+         *       "id": "evt_prod_06h1dnpbzjx29rc7a0zjsw2pcjnkg",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *       "aggregate_id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *         "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T05:41:13.783Z",
+         *         "created": "2026-11-26T07:51:45.399Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.787Z",
+         *         "updated": "2026-11-26T07:51:45.403Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11801,14 +11801,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *         "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:41:13.783Z",
+         *         "created": "2026-11-26T07:51:45.399Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.786Z",
+         *         "updated": "2026-11-26T07:51:45.402Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11820,13 +11820,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbpm2rhmhhzr1zphgkqvnke",
-         *       "request_id": "req_prod_06h1cqtbpm2rhmhhzr1zphgkqvnke",
+         *       "correlation_id": "req_prod_06h1dnpbytc9gefzyq4j562qbtbdg",
+         *       "request_id": "req_prod_06h1dnpbytc9gefzyq4j562qbtbdg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.788Z",
+         *       "created": "2026-11-26T07:51:45.404Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -11871,19 +11871,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbfasvkb580hj1kr1bkepfw",
+         *       "id": "evt_prod_06h1dnpbqx85phg3n2hmfkk654gzj",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *       "aggregate_id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:41:13.711Z",
+         *         "created": "2026-11-26T07:51:45.333Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.722Z",
+         *         "updated": "2026-11-26T07:51:45.342Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11895,14 +11895,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:41:13.711Z",
+         *         "created": "2026-11-26T07:51:45.333Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.716Z",
+         *         "updated": "2026-11-26T07:51:45.337Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11914,13 +11914,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
-         *       "request_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
+         *       "correlation_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
+         *       "request_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.722Z",
+         *       "created": "2026-11-26T07:51:45.343Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -11965,23 +11965,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbs6vzkt9rtansjkr8ek8jt",
+         *       "id": "evt_prod_06h1dnpc08x96s66z6zeatexjt0w6",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *       "aggregate_id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *         "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T05:41:13.783Z",
+         *         "created": "2026-11-26T07:51:45.399Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.801Z",
+         *         "updated": "2026-11-26T07:51:45.410Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T05:41:13.801Z",
+         *         "canceled_at": "2026-11-26T07:51:45.410Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -11989,14 +11989,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *         "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T05:41:13.783Z",
+         *         "created": "2026-11-26T07:51:45.399Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.787Z",
+         *         "updated": "2026-11-26T07:51:45.403Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12008,13 +12008,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbrzpe00rsnz7rs91sgdesr",
-         *       "request_id": "req_prod_06h1cqtbrzpe00rsnz7rs91sgdesr",
+         *       "correlation_id": "req_prod_06h1dnpc03z1k8vvkws6530e985f2",
+         *       "request_id": "req_prod_06h1dnpc03z1k8vvkws6530e985f2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:13.801Z",
+         *       "created": "2026-11-26T07:51:45.411Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -12059,19 +12059,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbj02qbmt8a8d6gch2s5hfe",
+         *       "id": "evt_prod_06h1dnpbtavas5sqf8d7cqfcvt902",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *       "aggregate_id": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *         "id": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T05:41:13.736Z",
+         *         "created": "2026-11-26T07:51:45.354Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.743Z",
+         *         "updated": "2026-11-26T07:51:45.361Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12083,14 +12083,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *         "id": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:41:13.736Z",
+         *         "created": "2026-11-26T07:51:45.354Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.739Z",
+         *         "updated": "2026-11-26T07:51:45.356Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12102,13 +12102,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbgtt8gn8vbaa7sry9phw16",
-         *       "request_id": "req_prod_06h1cqtbgtt8gn8vbaa7sry9phw16",
+         *       "correlation_id": "req_prod_06h1dnpbs0214h169zgj34cbp59cy",
+         *       "request_id": "req_prod_06h1dnpbs0214h169zgj34cbp59cy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.744Z",
+         *       "created": "2026-11-26T07:51:45.362Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -12153,19 +12153,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbnn5ves3ggtfhgj5qejtv8",
+         *       "id": "evt_prod_06h1dnpby45gkdfn20az67sd2p016",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbmsrbdzpcghf0jmtb0snxt",
+         *       "aggregate_id": "pi_prod_06h1dnpbxaehd269wpnr73ftqxd7g",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbmsrbdzpcghf0jmtb0snxt",
+         *         "id": "pi_prod_06h1dnpbxaehd269wpnr73ftqxd7g",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T05:41:13.766Z",
+         *         "created": "2026-11-26T07:51:45.386Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.773Z",
+         *         "updated": "2026-11-26T07:51:45.393Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12177,14 +12177,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbmsrbdzpcghf0jmtb0snxt",
+         *         "id": "pi_prod_06h1dnpbxaehd269wpnr73ftqxd7g",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:41:13.766Z",
+         *         "created": "2026-11-26T07:51:45.386Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.769Z",
+         *         "updated": "2026-11-26T07:51:45.388Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12196,13 +12196,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbmm7bxqbeh4s2x8g604tv6",
-         *       "request_id": "req_prod_06h1cqtbmm7bxqbeh4s2x8g604tv6",
+         *       "correlation_id": "req_prod_06h1dnpbx35xn83f2epsb3zkvy9a8",
+         *       "request_id": "req_prod_06h1dnpbx35xn83f2epsb3zkvy9a8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.773Z",
+         *       "created": "2026-11-26T07:51:45.393Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -12247,45 +12247,45 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqte8y0q7jygcdkyncxsa11r2",
+         *       "id": "evt_prod_06h1dnpf2905ejyzw9md43j5tebn6",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *       "aggregate_id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *       "data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.427Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.174Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqte788awhpgqneqgm61b40w0",
-         *       "request_id": "req_prod_06h1cqte788awhpgqneqgm61b40w0",
+         *       "correlation_id": "req_prod_06h1dnpezqktww9arer5wyhvvecha",
+         *       "request_id": "req_prod_06h1dnpezqktww9arer5wyhvvecha",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:14.439Z",
+         *       "created": "2026-11-26T07:51:46.194Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -12330,25 +12330,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtefbyqkmd13mz4vpyhxq600",
+         *       "id": "evt_prod_06h1dnpf7td59zqvtvd3e7pabz94g",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *       "aggregate_id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *       "data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.487Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.233Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12356,46 +12356,46 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.427Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.174Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqteeky4rnhp5hfpfc3bqznmg",
-         *       "request_id": "req_prod_06h1cqteeky4rnhp5hfpfc3bqznmg",
+         *       "correlation_id": "req_prod_06h1dnpf6tkxgppp7ajzvj3rcmpf0",
+         *       "request_id": "req_prod_06h1dnpf6tkxgppp7ajzvj3rcmpf0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:14.490Z",
+         *       "created": "2026-11-26T07:51:46.238Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -12440,53 +12440,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtemedzzmbz4bzn64ypyyhfr",
+         *       "id": "evt_prod_06h1dnpfae6e4bdw6brgdb8b35wy0",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *       "aggregate_id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *       "data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.529Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.256Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T05:41:14.529Z",
+         *         "paused_at": "2026-11-26T07:51:46.256Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.487Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.233Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12494,20 +12494,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtek2ymh6zs3p724ny1ha7mg",
-         *       "request_id": "req_prod_06h1cqtek2ymh6zs3p724ny1ha7mg",
+         *       "correlation_id": "req_prod_06h1dnpf9veyrwpwcjm8qj7c4wpkc",
+         *       "request_id": "req_prod_06h1dnpf9veyrwpwcjm8qj7c4wpkc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.531Z",
+         *       "created": "2026-11-26T07:51:46.259Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -12552,25 +12552,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqteq1mc7ccbgj9wz0qmhnc3p",
+         *       "id": "evt_prod_06h1dnpfc9by7z40n3xs1z8ce5bhm",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *       "aggregate_id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *       "data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.550Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.272Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12578,48 +12578,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.529Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.256Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T05:41:14.529Z",
+         *         "paused_at": "2026-11-26T07:51:46.256Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtepcm5kacfk5xj2wk8zay50",
-         *       "request_id": "req_prod_06h1cqtepcm5kacfk5xj2wk8zay50",
+         *       "correlation_id": "req_prod_06h1dnpfbvnafpqkb7k5tvstezctp",
+         *       "request_id": "req_prod_06h1dnpfbvnafpqkb7k5tvstezctp",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:14.552Z",
+         *       "created": "2026-11-26T07:51:46.274Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -12664,53 +12664,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtestamer7cbj5ctt5dq0hf6",
+         *       "id": "evt_prod_06h1dnpffamgfbqtg21ve9ht8e8mm",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *       "aggregate_id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *       "data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.569Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.294Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T05:41:14.569Z",
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "cancelled_at": "2026-11-26T07:51:46.294Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.550Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.272Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12718,20 +12718,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtervksznw4m0c5cc54g0mjw",
-         *       "request_id": "req_prod_06h1cqtervksznw4m0c5cc54g0mjw",
+         *       "correlation_id": "req_prod_06h1dnpfe66g743x9cezr0c3nqc3t",
+         *       "request_id": "req_prod_06h1dnpfe66g743x9cezr0c3nqc3t",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:41:14.574Z",
+         *       "created": "2026-11-26T07:51:46.298Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -12776,43 +12776,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtfhgx8wwg0h7jz5gqr8tfd4",
+         *       "id": "evt_prod_06h1dnpg5zqwzsdhefd0zxnm7keyr",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *       "aggregate_id": "sub_prod_06h1dnpfj0x25yd4z66speev465r2",
          *       "data": {
-         *         "id": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *         "id": "sub_prod_06h1dnpfj0x25yd4z66speev465r2",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqtew75rwbw025dnbchc19fy0",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpfj0x25yd4z66speev465r4",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T05:41:14.591Z",
-         *         "updated": "2026-11-26T05:41:14.591Z",
+         *         "created": "2026-11-26T07:51:46.318Z",
+         *         "updated": "2026-11-26T07:51:46.318Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T05:41:14.591Z",
+         *         "trial_end": "2026-12-03T07:51:46.318Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T05:41:14.591Z",
+         *         "current_period_end": "2026-12-03T07:51:46.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.591Z",
+         *         "current_period_start": "2026-11-26T07:51:46.318Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtfbt8mh3v3jdbkhamh3qyk0",
+         *       "correlation_id": "req_prod_06h1dnpg03p8jwb17j3hgpjq7v9br",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T05:41:14.591Z",
+         *       "created": "2026-11-30T07:51:46.318Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -12859,16 +12859,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtcddh2pf8g8fkkaenyra74e",
+         *       "id": "evt_prod_06h1dnpccbkm9hg8mpgnjzrw0dt5t",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *       "aggregate_id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *       "data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12881,11 +12881,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "created": "2026-11-26T07:51:45.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:13.954Z",
+         *         "updated": "2026-11-26T07:51:45.502Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12910,18 +12910,22 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "hosted_invoice_url": null,
+         *         "ending_balance_atom": null,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": null,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtcbf20ddsykw4wwy0e8we5t",
-         *       "request_id": "req_prod_06h1cqtcbf20ddsykw4wwy0e8we5t",
+         *       "correlation_id": "req_prod_06h1dnpcb8wr46tkmdcz7qgap81vp",
+         *       "request_id": "req_prod_06h1dnpcb8wr46tkmdcz7qgap81vp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.963Z",
+         *       "created": "2026-11-26T07:51:45.506Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -12966,16 +12970,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtcp2d3vzbb13sj29rapqq4c",
+         *       "id": "evt_prod_06h1dnpcmrp23b2abd0xg9n8hqz0m",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *       "aggregate_id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *       "data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12988,11 +12992,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "created": "2026-11-26T07:51:45.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:13.990Z",
+         *         "updated": "2026-11-26T07:51:45.538Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13000,11 +13004,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:51:45.538Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13016,16 +13020,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13038,11 +13046,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "created": "2026-11-26T07:51:45.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:13.954Z",
+         *         "updated": "2026-11-26T07:51:45.502Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13067,17 +13075,21 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "hosted_invoice_url": null,
+         *         "ending_balance_atom": null,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": null,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtcg9x8ee3q3cc23yqbk8ma0",
-         *       "request_id": "req_prod_06h1cqtcg9x8ee3q3cc23yqbk8ma0",
+         *       "correlation_id": "req_prod_06h1dnpcfswy92f922nf2qgr3wm0e",
+         *       "request_id": "req_prod_06h1dnpcfswy92f922nf2qgr3wm0e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:14.032Z",
+         *       "created": "2026-11-26T07:51:45.575Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -13122,16 +13134,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtcssg392gq9vxsse6q4nhrr",
+         *       "id": "evt_prod_06h1dnpctp5gk5h0nqf0hnp2x6pym",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *       "aggregate_id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *       "data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13144,11 +13156,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:41:13.954Z",
-         *         "paid_at": "2026-11-26T05:41:14.060Z",
-         *         "updated": "2026-11-26T05:41:14.060Z",
+         *         "created": "2026-11-26T07:51:45.502Z",
+         *         "paid_at": "2026-11-26T07:51:45.605Z",
+         *         "updated": "2026-11-26T07:51:45.605Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13156,32 +13168,36 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:51:45.538Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *         "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13194,11 +13210,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "created": "2026-11-26T07:51:45.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:13.990Z",
+         *         "updated": "2026-11-26T07:51:45.538Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13206,34 +13222,38 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:51:45.538Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *         "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtcqy9ktsge4qb0f64fernb2",
-         *       "request_id": "req_prod_06h1cqtcqy9ktsge4qb0f64fernb2",
+         *       "correlation_id": "req_prod_06h1dnpcpygt1q45x0gcjh080z25g",
+         *       "request_id": "req_prod_06h1dnpcpygt1q45x0gcjh080z25g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.062Z",
+         *       "created": "2026-11-26T07:51:45.621Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoicePaidEvent: {
@@ -13278,16 +13298,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtct2xz062kywbj2rmfby1aw",
+         *       "id": "evt_prod_06h1dnpcv107tje1yaech3101ngbe",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *       "aggregate_id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *       "data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13300,11 +13320,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:41:13.954Z",
-         *         "paid_at": "2026-11-26T05:41:14.060Z",
-         *         "updated": "2026-11-26T05:41:14.060Z",
+         *         "created": "2026-11-26T07:51:45.502Z",
+         *         "paid_at": "2026-11-26T07:51:45.605Z",
+         *         "updated": "2026-11-26T07:51:45.605Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13312,32 +13332,36 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:51:45.538Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *         "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13350,11 +13374,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "created": "2026-11-26T07:51:45.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:13.990Z",
+         *         "updated": "2026-11-26T07:51:45.538Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13362,34 +13386,38 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:51:45.538Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *         "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtcqy9ktsge4qb0f64fernb2",
-         *       "request_id": "req_prod_06h1cqtcqy9ktsge4qb0f64fernb2",
+         *       "correlation_id": "req_prod_06h1dnpcpygt1q45x0gcjh080z25g",
+         *       "request_id": "req_prod_06h1dnpcpygt1q45x0gcjh080z25g",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:14.064Z",
+         *       "created": "2026-11-26T07:51:45.624Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -13434,16 +13462,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtd4dgh1z16ccc1www8hw2wm",
+         *       "id": "evt_prod_06h1dnpd80eygqpwb4hppzd02dyxe",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r",
+         *       "aggregate_id": "in_prod_06h1dnpd11s6zar6sa8p0n84dnpw0",
          *       "data": {
-         *         "id": "in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r",
+         *         "id": "in_prod_06h1dnpd11s6zar6sa8p0n84dnpw0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtcyvn7hpdctyjr9e0qq7nkc",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpd174cpah0rcnj42nyccvwm",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13456,11 +13484,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.101Z",
+         *         "created": "2026-11-26T07:51:45.672Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.111Z",
+         *         "updated": "2026-11-26T07:51:45.686Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13468,35 +13496,39 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "aeed052b61ebf88b78ec314479fd41de91c6fd5007f35989f786bcd543a33084",
+         *         "pdf_sha256": "a837ecc8ef2c3e0210d77c31963446ad2b4d760b5e8b78e5dde6127cc4957b2a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpd11s6zar6sa8p0n84dnpw0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.111Z",
+         *         "finalized_at": "2026-11-26T07:51:45.686Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtd3deeq67ygadc9zftdvw7a",
+         *         "payment_intent": "pi_prod_06h1dnpd6x6gvn0hpb6n2wmbsb59t",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/O2PZYlT0pgxE-gHsK6jQOd9PQpgHoRbxHpSsiUfrRvk",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/FAwjU1CYb1OPtiDIEcV2HPuzm4esqfBJs_BVSqlJRj0",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtd2xk3hv8akqw2e97gt2pyp",
-         *       "request_id": "req_prod_06h1cqtd2xk3hv8akqw2e97gt2pyp",
+         *       "correlation_id": "req_prod_06h1dnpd6bknrx90ry5yzz65seyqj",
+         *       "request_id": "req_prod_06h1dnpd6bknrx90ry5yzz65seyqj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.147Z",
+         *       "created": "2026-11-26T07:51:45.728Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -13541,16 +13573,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtdc4gwwsnzmdafqrz8svhfw",
+         *       "id": "evt_prod_06h1dnpdg68dp13wemd955h53vfky",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw",
+         *       "aggregate_id": "in_prod_06h1dnpd90vgv09sqat51p3pd9tr8",
          *       "data": {
-         *         "id": "in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw",
+         *         "id": "in_prod_06h1dnpd90vgv09sqat51p3pd9tr8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtd5gy8ry66qzgfyz3e5dzqw",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpd90vgv09sqat51p3pd9tra",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13563,11 +13595,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.155Z",
+         *         "created": "2026-11-26T07:51:45.736Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.166Z",
+         *         "updated": "2026-11-26T07:51:45.750Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13575,35 +13607,39 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "373a1072961d037ea508739474f21d1af6fe3fbadd9566489c17e2b506c4b820",
+         *         "pdf_sha256": "95cf473a46747457a8c312bc3dcfa1dc99fc3b490fd2dacebdb4b22fe4880af7",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpd90vgv09sqat51p3pd9tr8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.166Z",
+         *         "finalized_at": "2026-11-26T07:51:45.750Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtdbf8sswrqkvxdeyk8mf3f2",
+         *         "payment_intent": "pi_prod_06h1dnpdf2qvebsnygc1k88rsk1pr",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/3_BI2dGM2hTvXog6J7LoL_02dGEXEAsjZS_czm_o4_s",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/-Ez1fA_QpWV4RkprFuvQ9Rzw2Ct39iLhMiSsGUbtM90",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtdb6h52dtn58cz9e34rkd54",
-         *       "request_id": "req_prod_06h1cqtdb6h52dtn58cz9e34rkd54",
+         *       "correlation_id": "req_prod_06h1dnpdejf5rx2pw0116ev1hzy7y",
+         *       "request_id": "req_prod_06h1dnpdejf5rx2pw0116ev1hzy7y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.209Z",
+         *       "created": "2026-11-26T07:51:45.793Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -13648,16 +13684,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtfdk6w3xw0zg12q2zfazhn6",
+         *       "id": "evt_prod_06h1dnpg1pn7dfqg9ebgacvwkns96",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y",
+         *       "aggregate_id": "in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm",
          *       "data": {
-         *         "id": "in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y",
+         *         "id": "in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqte34sc3tkccvy5j3y160dj8",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpekvhc404p6vpqym0tq5nwg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13667,26 +13703,26 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0006",
+         *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.392Z",
+         *         "created": "2026-11-26T07:51:46.077Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T05:41:14.377Z",
+         *         "updated": "2026-11-27T07:51:46.063Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
-         *         "due_date": "2026-11-27T05:41:14.377Z",
+         *         "due_date": "2026-11-27T07:51:46.063Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T05:41:14.377Z",
-         *         "pdf_sha256": "d24c08aeb053bcaa1209a1531c906048c4c6886e332f55f52a51d52787fc07ac",
+         *         "overdue_at": "2026-11-27T07:51:46.063Z",
+         *         "pdf_sha256": "5a8e7fb3dd7e4897a4c9efcc6bd1821267a3c99957793695747f9b337af2875f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.403Z",
+         *         "finalized_at": "2026-11-26T07:51:46.124Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13698,16 +13734,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/WqeMQxX9IOHXUbN_Y1cNjS8HS3PnXaKubhcH9mJSISg",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/8ibIaQ6-iQVMHDNjMjzRGI2XQPk-coSWOBpACpovxKE",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y",
+         *         "id": "in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqte34sc3tkccvy5j3y160dj8",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpekvhc404p6vpqym0tq5nwg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13717,26 +13757,26 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0006",
+         *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.392Z",
+         *         "created": "2026-11-26T07:51:46.077Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.403Z",
+         *         "updated": "2026-11-26T07:51:46.124Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
-         *         "due_date": "2026-11-27T05:41:14.377Z",
+         *         "due_date": "2026-11-27T07:51:46.063Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d24c08aeb053bcaa1209a1531c906048c4c6886e332f55f52a51d52787fc07ac",
+         *         "pdf_sha256": "5a8e7fb3dd7e4897a4c9efcc6bd1821267a3c99957793695747f9b337af2875f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.403Z",
+         *         "finalized_at": "2026-11-26T07:51:46.124Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13748,16 +13788,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/WqeMQxX9IOHXUbN_Y1cNjS8HS3PnXaKubhcH9mJSISg",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/8ibIaQ6-iQVMHDNjMjzRGI2XQPk-coSWOBpACpovxKE",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtfbt8mh3v3jdbkhamh3qyk0",
+         *       "correlation_id": "req_prod_06h1dnpg03p8jwb17j3hgpjq7v9br",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T05:41:14.377Z",
+         *       "created": "2026-11-27T07:51:46.063Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13804,16 +13848,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtdnb0mzfqqpakaaw76s707r",
+         *       "id": "evt_prod_06h1dnpdpw2fchc17jyxakysn8kn0",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt",
+         *       "aggregate_id": "in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky",
          *       "data": {
-         *         "id": "in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt",
+         *         "id": "in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtde2tc6ssyjwvqea5jmybpj",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpdhx1rzb08erq5exwrf8t08",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13826,23 +13870,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T05:41:14.223Z",
+         *         "created": "2026-11-26T07:51:45.806Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.281Z",
+         *         "updated": "2026-11-26T07:51:45.846Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T05:41:14.281Z",
+         *         "voided_at": "2026-11-26T07:51:45.846Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "afedadf5807fbcc496830ade7969fdb0c3901650df834f83e1194cdbfd0b966d",
+         *         "pdf_sha256": "77586a7de34e5557e77ac29e9277835c239ee91982cc17333c23d5a5977d7d56",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.240Z",
+         *         "finalized_at": "2026-11-26T07:51:45.823Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13854,16 +13898,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/VlaLwEjmcnJ2s_zU7jYa0uFsz9l_sf0p3-5xhf0h1xg",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/qnEksy-eG-MC_gL0I1CJOlKrDMHsUxZ75BbMKz7kAFo",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt",
+         *         "id": "in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtde2tc6ssyjwvqea5jmybpj",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpdhx1rzb08erq5exwrf8t08",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13876,11 +13924,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.223Z",
+         *         "created": "2026-11-26T07:51:45.806Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.240Z",
+         *         "updated": "2026-11-26T07:51:45.823Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13888,11 +13936,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "afedadf5807fbcc496830ade7969fdb0c3901650df834f83e1194cdbfd0b966d",
+         *         "pdf_sha256": "77586a7de34e5557e77ac29e9277835c239ee91982cc17333c23d5a5977d7d56",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.240Z",
+         *         "finalized_at": "2026-11-26T07:51:45.823Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13904,18 +13952,22 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/VlaLwEjmcnJ2s_zU7jYa0uFsz9l_sf0p3-5xhf0h1xg",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/qnEksy-eG-MC_gL0I1CJOlKrDMHsUxZ75BbMKz7kAFo",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtdmqsgyvr619ty9ybfxtjna",
-         *       "request_id": "req_prod_06h1cqtdmqsgyvr619ty9ybfxtjna",
+         *       "correlation_id": "req_prod_06h1dnpdpg63kzn250gmsyd19srwp",
+         *       "request_id": "req_prod_06h1dnpdpg63kzn250gmsyd19srwp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.282Z",
+         *       "created": "2026-11-26T07:51:45.847Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -13960,16 +14012,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtdys7x921bbmsf3a11ghg3e",
+         *       "id": "evt_prod_06h1dnpdy30f5ka7ta7j2bcjpwayw",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtdq5f4pwrtshdnc07jfp644",
+         *       "aggregate_id": "in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr",
          *       "data": {
-         *         "id": "in_prod_06h1cqtdq5f4pwrtshdnc07jfp644",
+         *         "id": "in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtdq8dgmrx4p99xzy6bfvkzy",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpds02fgx5a8g8gjj8t8mszt",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13982,11 +14034,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T05:41:14.297Z",
+         *         "created": "2026-11-26T07:51:45.864Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.349Z",
+         *         "updated": "2026-11-26T07:51:45.903Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13994,11 +14046,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d6ea6fc6b174db6bc6da68edc5735c0a79c81004ae8db57c79272ee4bf8af20a",
+         *         "pdf_sha256": "4c532bd9822dc900a4b1b527f3fc0aac85b1538a35ee18998be29a0110acc342",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtdq5f4pwrtshdnc07jfp644/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.309Z",
+         *         "finalized_at": "2026-11-26T07:51:45.874Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14010,16 +14062,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/yrBHR9xek8hTkufkpwYxBi2d3mUhjUIo3xCu-NDSi1Q",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/hgzmwXegaAHuvlTWce6FNDKmcp_rwKYX-Cpv-8ulZFc",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T05:41:14.349Z"
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": "2026-11-26T07:51:45.903Z",
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqtdq5f4pwrtshdnc07jfp644",
+         *         "id": "in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtdq8dgmrx4p99xzy6bfvkzy",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpds02fgx5a8g8gjj8t8mszt",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14032,11 +14088,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.297Z",
+         *         "created": "2026-11-26T07:51:45.864Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.309Z",
+         *         "updated": "2026-11-26T07:51:45.874Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14044,11 +14100,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d6ea6fc6b174db6bc6da68edc5735c0a79c81004ae8db57c79272ee4bf8af20a",
+         *         "pdf_sha256": "4c532bd9822dc900a4b1b527f3fc0aac85b1538a35ee18998be29a0110acc342",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtdq5f4pwrtshdnc07jfp644/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.309Z",
+         *         "finalized_at": "2026-11-26T07:51:45.874Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14060,18 +14116,22 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/yrBHR9xek8hTkufkpwYxBi2d3mUhjUIo3xCu-NDSi1Q",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/hgzmwXegaAHuvlTWce6FNDKmcp_rwKYX-Cpv-8ulZFc",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtdx5xztz7fp93ckb3rj9e10",
-         *       "request_id": "req_prod_06h1cqtdx5xztz7fp93ckb3rj9e10",
+         *       "correlation_id": "req_prod_06h1dnpdxkzqb5f27ghmn15mr2h0y",
+         *       "request_id": "req_prod_06h1dnpdxkzqb5f27ghmn15mr2h0y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.358Z",
+         *       "created": "2026-11-26T07:51:45.904Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -14116,16 +14176,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtcxt64rbhbk6p01c161xcxg",
+         *       "id": "evt_prod_06h1dnpczt1nrm1878ygd02dxjyx0",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *       "aggregate_id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *       "data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14138,11 +14198,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:41:13.954Z",
-         *         "paid_at": "2026-11-26T05:41:14.060Z",
-         *         "updated": "2026-11-26T05:41:14.060Z",
+         *         "created": "2026-11-26T07:51:45.502Z",
+         *         "paid_at": "2026-11-26T07:51:45.605Z",
+         *         "updated": "2026-11-26T07:51:45.605Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14150,35 +14210,39 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:51:45.538Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *         "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtcwhby1cn5aj6xzykqpc682",
-         *       "request_id": "req_prod_06h1cqtcwhby1cn5aj6xzykqpc682",
+         *       "correlation_id": "req_prod_06h1dnpcya056zg2g61x2h5tg2esj",
+         *       "request_id": "req_prod_06h1dnpcya056zg2g61x2h5tg2esj",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:41:14.094Z",
+         *       "created": "2026-11-26T07:51:45.663Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -14223,16 +14287,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtfjfwkk30vq044688xqc0e0",
+         *       "id": "evt_prod_06h1dnpg6t6qtk6pk2nxc1jw3hj9g",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtfhwr526802wcgmzha12yf0",
+         *       "aggregate_id": "in_prod_06h1dnpg68myxyp1djrz3n7h79n2j",
          *       "data": {
-         *         "id": "in_prod_06h1cqtfhwr526802wcgmzha12yf0",
+         *         "id": "in_prod_06h1dnpg68myxyp1djrz3n7h79n2j",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtfj7yb2s1smzz964yp93tz0",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "il_prod_06h1dnpg6h9c2f0qt2hp6dd5573d8",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -14245,11 +14309,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T05:41:14.591Z",
+         *         "created": "2026-11-30T07:51:46.318Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T05:41:14.591Z",
+         *         "updated": "2026-11-30T07:51:46.318Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14258,11 +14322,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *         "description": "Subscription sub_prod_06h1dnpfj0x25yd4z66speev465r2",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *         "subscription": "sub_prod_06h1dnpfj0x25yd4z66speev465r2",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -14274,16 +14338,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
+         *         "ending_balance_atom": null,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": null,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtfbt8mh3v3jdbkhamh3qyk0",
+         *       "correlation_id": "req_prod_06h1dnpg03p8jwb17j3hgpjq7v9br",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T05:41:14.591Z",
+         *       "created": "2026-11-30T07:51:46.318Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14330,19 +14398,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtaw4qhqrjh0br7wz9k5yn70",
+         *       "id": "evt_prod_06h1dnpb67xwyp1vmjjxfjhgynm0m",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *       "aggregate_id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *       "data": {
-         *         "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:41:13.567Z",
+         *         "created": "2026-11-26T07:51:45.199Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:41:13.567Z",
+         *         "updated": "2026-11-26T07:51:45.199Z",
+         *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14351,13 +14420,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtavn73rpd0mk57cxqqjhx5p",
-         *       "request_id": "req_prod_06h1cqtavn73rpd0mk57cxqqjhx5p",
+         *       "correlation_id": "req_prod_06h1dnpb5n7rt7yssecff29v3sbzw",
+         *       "request_id": "req_prod_06h1dnpb5n7rt7yssecff29v3sbzw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.569Z",
+         *       "created": "2026-11-26T07:51:45.201Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerCreatedEvent: {
@@ -14402,19 +14471,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtb1jr1f7hfd25eynds5yssc",
+         *       "id": "evt_prod_06h1dnpbcvh4ha6tk6zyma83bnazc",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *       "aggregate_id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *       "data": {
-         *         "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:41:13.567Z",
+         *         "created": "2026-11-26T07:51:45.199Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:41:13.610Z",
+         *         "updated": "2026-11-26T07:51:45.252Z",
+         *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14422,14 +14492,15 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:41:13.567Z",
+         *         "created": "2026-11-26T07:51:45.199Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:41:13.567Z",
+         *         "updated": "2026-11-26T07:51:45.199Z",
+         *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14437,13 +14508,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtb0pp2ezec7nese7bx5bkkp",
-         *       "request_id": "req_prod_06h1cqtb0pp2ezec7nese7bx5bkkp",
+         *       "correlation_id": "req_prod_06h1dnpbbgerdr7qsftpbzsef8k2g",
+         *       "request_id": "req_prod_06h1dnpbbgerdr7qsftpbzsef8k2g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.613Z",
+         *       "created": "2026-11-26T07:51:45.254Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -14488,20 +14559,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtb5nm11cpw9bwd8h3a2qvh2",
+         *       "id": "evt_prod_06h1dnpbg6j3q8tvr0z7gj3hzzm7p",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cqtb4baxdt3jbmhhvjt0150g8",
+         *       "aggregate_id": "cus_prod_06h1dnpbemsv539fgw0h7kj1k2yze",
          *       "data": {
-         *         "id": "cus_prod_06h1cqtb4baxdt3jbmhhvjt0150g8",
+         *         "id": "cus_prod_06h1dnpbemsv539fgw0h7kj1k2yze",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:41:13.634Z",
+         *         "created": "2026-11-26T07:51:45.269Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:41:13.644Z",
+         *         "updated": "2026-11-26T07:51:45.280Z",
+         *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14509,14 +14581,15 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1cqtb4baxdt3jbmhhvjt0150g8",
+         *         "id": "cus_prod_06h1dnpbemsv539fgw0h7kj1k2yze",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:41:13.634Z",
+         *         "created": "2026-11-26T07:51:45.269Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:41:13.634Z",
+         *         "updated": "2026-11-26T07:51:45.269Z",
+         *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14524,13 +14597,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtb5dvk21penpmyx1y3k4sht",
-         *       "request_id": "req_prod_06h1cqtb5dvk21penpmyx1y3k4sht",
+         *       "correlation_id": "req_prod_06h1dnpbfmje0p841mqh2v5h8bhv0",
+         *       "request_id": "req_prod_06h1dnpbfmje0p841mqh2v5h8bhv0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.645Z",
+         *       "created": "2026-11-26T07:51:45.281Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerDeletedEvent: {
@@ -14575,21 +14648,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtb7a1f72jn3kjftb1n688d0",
+         *       "id": "evt_prod_06h1dnpbhe7m8yd74nyzhzzx1wq4j",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *       "aggregate_id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *       "data": {
-         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *         "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *         "end": null,
-         *         "start": "2026-11-26T05:41:13.655Z",
+         *         "start": "2026-11-26T07:51:45.289Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *           "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.317Z",
-         *           "updated": "2026-11-26T05:41:13.655Z",
+         *           "created": "2026-11-26T07:51:44.994Z",
+         *           "updated": "2026-11-26T07:51:45.289Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -14602,18 +14675,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtb6gtfzn8xvhtf6s7pp64m6",
-         *       "request_id": "req_prod_06h1cqtb6gtfzn8xvhtf6s7pp64m6",
+         *       "correlation_id": "req_prod_06h1dnpbgx8f2taw99dj1v5a5ydz6",
+         *       "request_id": "req_prod_06h1dnpbgx8f2taw99dj1v5a5ydz6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.658Z",
+         *       "created": "2026-11-26T07:51:45.291Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -14658,21 +14731,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtb9yg3rvrrbg36vw1j1vt4c",
+         *       "id": "evt_prod_06h1dnpbm31zbhe4kj4pw7n3f28k0",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *       "aggregate_id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *       "data": {
-         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *         "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *         "end": null,
-         *         "start": "2026-11-26T05:41:13.676Z",
+         *         "start": "2026-11-26T07:51:45.303Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
+         *           "id": "cpn_prod_06h1dnpadyjt79jkqa8j3p9q0vh18",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.340Z",
-         *           "updated": "2026-11-26T05:41:13.676Z",
+         *           "created": "2026-11-26T07:51:45.007Z",
+         *           "updated": "2026-11-26T07:51:45.303Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14685,20 +14758,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *         "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *         "end": null,
-         *         "start": "2026-11-26T05:41:13.655Z",
+         *         "start": "2026-11-26T07:51:45.289Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *           "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.317Z",
-         *           "updated": "2026-11-26T05:41:13.655Z",
+         *           "created": "2026-11-26T07:51:44.994Z",
+         *           "updated": "2026-11-26T07:51:45.289Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -14711,17 +14784,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtb960cw5k5r9khh0mcpaqr8",
-         *       "request_id": "req_prod_06h1cqtb960cw5k5r9khh0mcpaqr8",
+         *       "correlation_id": "req_prod_06h1dnpbjn1dfy2eaghbv6bp2hjdm",
+         *       "request_id": "req_prod_06h1dnpbjn1dfy2eaghbv6bp2hjdm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.679Z",
+         *       "created": "2026-11-26T07:51:45.312Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -14766,21 +14839,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbcqyy67vcd2gjymeex9b5p",
+         *       "id": "evt_prod_06h1dnpbnpb8a7ykj4w5rnn538bng",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *       "aggregate_id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *       "data": {
-         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *         "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *         "end": null,
-         *         "start": "2026-11-26T05:41:13.676Z",
+         *         "start": "2026-11-26T07:51:45.303Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
+         *           "id": "cpn_prod_06h1dnpadyjt79jkqa8j3p9q0vh18",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.340Z",
-         *           "updated": "2026-11-26T05:41:13.676Z",
+         *           "created": "2026-11-26T07:51:45.007Z",
+         *           "updated": "2026-11-26T07:51:45.303Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14794,20 +14867,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *         "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *         "end": null,
-         *         "start": "2026-11-26T05:41:13.676Z",
+         *         "start": "2026-11-26T07:51:45.303Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
+         *           "id": "cpn_prod_06h1dnpadyjt79jkqa8j3p9q0vh18",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.340Z",
-         *           "updated": "2026-11-26T05:41:13.676Z",
+         *           "created": "2026-11-26T07:51:45.007Z",
+         *           "updated": "2026-11-26T07:51:45.303Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14820,17 +14893,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbas5xds8gf2p2x0vdk178w",
-         *       "request_id": "req_prod_06h1cqtbas5xds8gf2p2x0vdk178w",
+         *       "correlation_id": "req_prod_06h1dnpbn7aeyx4erq03xaw710mjt",
+         *       "request_id": "req_prod_06h1dnpbn7aeyx4erq03xaw710mjt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.701Z",
+         *       "created": "2026-11-26T07:51:45.325Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -14875,17 +14948,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9wxs5bmgtq0stbrxf4wbv0",
+         *       "id": "evt_prod_06h1dnpacfah7b0y38hz4m9ar5zs2",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *       "aggregate_id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *       "data": {
-         *         "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *         "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:41:13.317Z",
-         *         "updated": "2026-11-26T05:41:13.317Z",
+         *         "created": "2026-11-26T07:51:44.994Z",
+         *         "updated": "2026-11-26T07:51:44.994Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14899,13 +14972,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9wd8sawb61vcxfeh2g85a8",
-         *       "request_id": "req_prod_06h1cqt9wd8sawb61vcxfeh2g85a8",
+         *       "correlation_id": "req_prod_06h1dnpac0nj6fah0w5hvnr7a2eec",
+         *       "request_id": "req_prod_06h1dnpac0nj6fah0w5hvnr7a2eec",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.319Z",
+         *       "created": "2026-11-26T07:51:44.996Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CouponCreatedEvent: {
@@ -14950,17 +15023,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqta1wkg7g5n0g1bqrvssda7r",
+         *       "id": "evt_prod_06h1dnpafqdx9j01vv60e9kzk01b0",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *       "aggregate_id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *       "data": {
-         *         "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *         "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:41:13.317Z",
-         *         "updated": "2026-11-26T05:41:13.357Z",
+         *         "created": "2026-11-26T07:51:44.994Z",
+         *         "updated": "2026-11-26T07:51:45.020Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14973,12 +15046,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *         "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:41:13.317Z",
-         *         "updated": "2026-11-26T05:41:13.317Z",
+         *         "created": "2026-11-26T07:51:44.994Z",
+         *         "updated": "2026-11-26T07:51:44.994Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14991,13 +15064,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqta1czt2kv0ms3s63y0wnbwe",
-         *       "request_id": "req_prod_06h1cqta1czt2kv0ms3s63y0wnbwe",
+         *       "correlation_id": "req_prod_06h1dnpaf7kedcaymkz6f35gddztg",
+         *       "request_id": "req_prod_06h1dnpaf7kedcaymkz6f35gddztg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.359Z",
+         *       "created": "2026-11-26T07:51:45.021Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CouponUpdatedEvent: {
@@ -15042,18 +15115,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqta4tgfbvnpvwwf1cz0gdkfy",
+         *       "id": "evt_prod_06h1dnpajzhhqnh4yy5p5fh2s9d3w",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cqta3evf9q5rgts5c0zd1ds1a",
+         *       "aggregate_id": "cpn_prod_06h1dnpah85ta0cfgzbshek9rnxna",
          *       "data": {
-         *         "id": "cpn_prod_06h1cqta3evf9q5rgts5c0zd1ds1a",
+         *         "id": "cpn_prod_06h1dnpah85ta0cfgzbshek9rnxna",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:41:13.371Z",
+         *         "created": "2026-11-26T07:51:45.034Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T05:41:13.381Z",
+         *         "updated": "2026-11-26T07:51:45.045Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15066,12 +15139,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1cqta3evf9q5rgts5c0zd1ds1a",
+         *         "id": "cpn_prod_06h1dnpah85ta0cfgzbshek9rnxna",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:41:13.371Z",
-         *         "updated": "2026-11-26T05:41:13.371Z",
+         *         "created": "2026-11-26T07:51:45.034Z",
+         *         "updated": "2026-11-26T07:51:45.034Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15084,13 +15157,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqta4j5g3wjd97fr1y0737a8c",
-         *       "request_id": "req_prod_06h1cqta4j5g3wjd97fr1y0737a8c",
+         *       "correlation_id": "req_prod_06h1dnpajfvche35nxfvy8gmjpkm2",
+         *       "request_id": "req_prod_06h1dnpajfvche35nxfvy8gmjpkm2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.382Z",
+         *       "created": "2026-11-26T07:51:45.047Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CouponDeletedEvent: {
@@ -15135,19 +15208,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9f3be2s1fq5b59fb6na7ww",
+         *       "id": "evt_prod_06h1dnpa2hkd5tjn2kg5swsn30yey",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *       "aggregate_id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *       "data": {
-         *         "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *         "id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:41:13.207Z",
-         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
-         *         "updated": "2026-11-26T05:41:13.207Z",
+         *         "created": "2026-11-26T07:51:44.914Z",
+         *         "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *         "updated": "2026-11-26T07:51:44.914Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15164,13 +15237,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9egmwc1jpakyjqs7ep27d8",
-         *       "request_id": "req_prod_06h1cqt9egmwc1jpakyjqs7ep27d8",
+         *       "correlation_id": "req_prod_06h1dnpa1y2fnftkjypth0cnkb87t",
+         *       "request_id": "req_prod_06h1dnpa1y2fnftkjypth0cnkb87t",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.209Z",
+         *       "created": "2026-11-26T07:51:44.916Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PriceCreatedEvent: {
@@ -15215,19 +15288,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9jxqb5zt7nggasrmdceyz8",
+         *       "id": "evt_prod_06h1dnpa6pp5zqaknyzet6mdpn7mt",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *       "aggregate_id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *       "data": {
-         *         "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *         "id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:41:13.207Z",
-         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
-         *         "updated": "2026-11-26T05:41:13.238Z",
+         *         "created": "2026-11-26T07:51:44.914Z",
+         *         "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *         "updated": "2026-11-26T07:51:44.948Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15243,14 +15316,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *         "id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:41:13.207Z",
-         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
-         *         "updated": "2026-11-26T05:41:13.207Z",
+         *         "created": "2026-11-26T07:51:44.914Z",
+         *         "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *         "updated": "2026-11-26T07:51:44.914Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15266,13 +15339,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9jhj2fdv707wfpsabf8sqa",
-         *       "request_id": "req_prod_06h1cqt9jhj2fdv707wfpsabf8sqa",
+         *       "correlation_id": "req_prod_06h1dnpa64dtap62ajdc4q957jake",
+         *       "request_id": "req_prod_06h1dnpa64dtap62ajdc4q957jake",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.239Z",
+         *       "created": "2026-11-26T07:51:44.949Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PriceUpdatedEvent: {
@@ -15317,20 +15390,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9qdw3c735sw8xbqe0sfaj2",
+         *       "id": "evt_prod_06h1dnpa9r75z0y62jyqzqnm98kc4",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cqt9mzj9w8skmc3h8kvsbwf0y",
+         *       "aggregate_id": "price_prod_06h1dnpa8jfmbppb70t1w442rmjbp",
          *       "data": {
-         *         "id": "price_prod_06h1cqt9mzj9w8skmc3h8kvsbwf0y",
+         *         "id": "price_prod_06h1dnpa8jfmbppb70t1w442rmjbp",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:41:13.255Z",
+         *         "created": "2026-11-26T07:51:44.964Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
-         *         "updated": "2026-11-26T05:41:13.274Z",
+         *         "product": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
+         *         "updated": "2026-11-26T07:51:44.973Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15341,14 +15414,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1cqt9mzj9w8skmc3h8kvsbwf0y",
+         *         "id": "price_prod_06h1dnpa8jfmbppb70t1w442rmjbp",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:41:13.255Z",
-         *         "product": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
-         *         "updated": "2026-11-26T05:41:13.255Z",
+         *         "created": "2026-11-26T07:51:44.964Z",
+         *         "product": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
+         *         "updated": "2026-11-26T07:51:44.964Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15359,13 +15432,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9ntkjb4stz0gn37zhhrjqy",
-         *       "request_id": "req_prod_06h1cqt9ntkjb4stz0gn37zhhrjqy",
+         *       "correlation_id": "req_prod_06h1dnpa9f7q88ccrk7mqym91mbv2",
+         *       "request_id": "req_prod_06h1dnpa9f7q88ccrk7mqym91mbv2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.275Z",
+         *       "created": "2026-11-26T07:51:44.974Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PriceDeletedEvent: {
@@ -15410,30 +15483,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt99mzxr127emfap1fr1h4xm",
+         *       "id": "evt_prod_06h1dnp9y9ng4jjpcraeax1084cr8",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *       "aggregate_id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *       "data": {
-         *         "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:41:13.163Z",
-         *         "updated": "2026-11-26T05:41:13.163Z",
+         *         "created": "2026-11-26T07:51:44.880Z",
+         *         "updated": "2026-11-26T07:51:44.880Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt994060w0h8y4hvsx4m7wc0",
-         *       "request_id": "req_prod_06h1cqt994060w0h8y4hvsx4m7wc0",
+         *       "correlation_id": "req_prod_06h1dnp9xwvv4r8qbydy5fgbvj052",
+         *       "request_id": "req_prod_06h1dnp9xwvv4r8qbydy5fgbvj052",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.165Z",
+         *       "created": "2026-11-26T07:51:44.882Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         ProductCreatedEvent: {
@@ -15478,40 +15551,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9c3aax0996z7w8nvc6j870",
+         *       "id": "evt_prod_06h1dnp9ztwk8mdd63xwwm3g9s100",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *       "aggregate_id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *       "data": {
-         *         "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:41:13.163Z",
-         *         "updated": "2026-11-26T05:41:13.182Z",
+         *         "created": "2026-11-26T07:51:44.880Z",
+         *         "updated": "2026-11-26T07:51:44.893Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:41:13.163Z",
-         *         "updated": "2026-11-26T05:41:13.163Z",
+         *         "created": "2026-11-26T07:51:44.880Z",
+         *         "updated": "2026-11-26T07:51:44.880Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9be7vxsw5r93rvnx6z87m4",
-         *       "request_id": "req_prod_06h1cqt9be7vxsw5r93rvnx6z87m4",
+         *       "correlation_id": "req_prod_06h1dnp9zek2gm8qyn67bn7m7hx0r",
+         *       "request_id": "req_prod_06h1dnp9zek2gm8qyn67bn7m7hx0r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.184Z",
+         *       "created": "2026-11-26T07:51:44.894Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         ProductUpdatedEvent: {
@@ -15556,41 +15629,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9twq1wsr0y7b96tanwsema",
+         *       "id": "evt_prod_06h1dnpab16w33a5nmycn0vcfg9a2",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
+         *       "aggregate_id": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
          *       "data": {
-         *         "id": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
+         *         "id": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:41:13.195Z",
+         *         "created": "2026-11-26T07:51:44.902Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T05:41:13.302Z",
+         *         "updated": "2026-11-26T07:51:44.983Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
+         *         "id": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:41:13.195Z",
-         *         "updated": "2026-11-26T05:41:13.195Z",
+         *         "created": "2026-11-26T07:51:44.902Z",
+         *         "updated": "2026-11-26T07:51:44.902Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9tbqz3edeq1seqa1mvpkwg",
-         *       "request_id": "req_prod_06h1cqt9tbqz3edeq1seqa1mvpkwg",
+         *       "correlation_id": "req_prod_06h1dnpaan71vwyw528q4h9n908ec",
+         *       "request_id": "req_prod_06h1dnpaan71vwyw528q4h9n908ec",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.303Z",
+         *       "created": "2026-11-26T07:51:44.984Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         ProductDeletedEvent: {
@@ -15635,18 +15708,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtc3es167b8q5thvry3n3hca",
+         *       "id": "evt_prod_06h1dnpc5s40ewt30ggvqqsrr4sam",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *       "aggregate_id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
          *       "data": {
-         *         "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *         "id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:41:13.882Z",
-         *         "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
-         *         "updated": "2026-11-26T05:41:13.882Z",
+         *         "created": "2026-11-26T07:51:45.453Z",
+         *         "payment": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *         "updated": "2026-11-26T07:51:45.453Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15655,13 +15728,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
-         *       "request_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
+         *       "correlation_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
+         *       "request_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.883Z",
+         *       "created": "2026-11-26T07:51:45.454Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         RefundCreatedEvent: {
@@ -15706,18 +15779,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtc3ny79prphfec4zd12p5fp",
+         *       "id": "evt_prod_06h1dnpc605ncc6bay80tagq7gsgy",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *       "aggregate_id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
          *       "data": {
-         *         "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *         "id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:41:13.882Z",
-         *         "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
-         *         "updated": "2026-11-26T05:41:13.884Z",
+         *         "created": "2026-11-26T07:51:45.453Z",
+         *         "payment": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *         "updated": "2026-11-26T07:51:45.456Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15725,13 +15798,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *         "id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:41:13.882Z",
-         *         "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
-         *         "updated": "2026-11-26T05:41:13.882Z",
+         *         "created": "2026-11-26T07:51:45.453Z",
+         *         "payment": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *         "updated": "2026-11-26T07:51:45.453Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15739,13 +15812,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
-         *       "request_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
+         *       "correlation_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
+         *       "request_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.885Z",
+         *       "created": "2026-11-26T07:51:45.456Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         RefundUpdatedEvent: {
@@ -15790,18 +15863,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtc96xp7m4x358yqsdag4nj8",
+         *       "id": "evt_prod_06h1dnpca86ffjw74c7p2gzbdvgmy",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cqtc8ph0ngkr3ygapwnr7mxve",
+         *       "aggregate_id": "re_prod_06h1dnpc9rf8bq8qbwz6wna64hzm4",
          *       "data": {
-         *         "id": "re_prod_06h1cqtc8ph0ngkr3ygapwnr7mxve",
+         *         "id": "re_prod_06h1dnpc9rf8bq8qbwz6wna64hzm4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T05:41:13.925Z",
-         *         "payment": "py_prod_06h1cqtbw1d6ss3xdgzwf4mtfg4qp",
-         *         "updated": "2026-11-26T05:41:13.928Z",
+         *         "created": "2026-11-26T07:51:45.486Z",
+         *         "payment": "py_prod_06h1dnpc2wvhqcksrwcfrmt088ke4",
+         *         "updated": "2026-11-26T07:51:45.489Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15809,13 +15882,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1cqtc8ph0ngkr3ygapwnr7mxve",
+         *         "id": "re_prod_06h1dnpc9rf8bq8qbwz6wna64hzm4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:41:13.925Z",
-         *         "payment": "py_prod_06h1cqtbw1d6ss3xdgzwf4mtfg4qp",
-         *         "updated": "2026-11-26T05:41:13.925Z",
+         *         "created": "2026-11-26T07:51:45.486Z",
+         *         "payment": "py_prod_06h1dnpc2wvhqcksrwcfrmt088ke4",
+         *         "updated": "2026-11-26T07:51:45.486Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15823,13 +15896,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtc81a4t388nhfe9348fcv36",
-         *       "request_id": "req_prod_06h1cqtc81a4t388nhfe9348fcv36",
+         *       "correlation_id": "req_prod_06h1dnpc9hrw1zxajzgs5vtz25kmc",
+         *       "request_id": "req_prod_06h1dnpc9hrw1zxajzgs5vtz25kmc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.934Z",
+         *       "created": "2026-11-26T07:51:45.490Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         RefundFailedEvent: {
@@ -15874,18 +15947,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt5zk01x7dntz7ztgvmknd0a",
+         *       "id": "evt_prod_06h1dnp6tz1vrwyydvfdrgqd9p1p2",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964",
+         *       "aggregate_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg",
          *       "data": {
-         *         "id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964",
+         *         "id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:12.314Z",
-         *         "display": "st_prod_…a7rp",
+         *         "created": "2026-11-26T07:51:44.085Z",
+         *         "display": "st_prod_…1v40",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -15894,13 +15967,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt5ycbp43fbtsqwjcqmk8kqt",
-         *       "request_id": "req_prod_06h1cqt5ycbp43fbtsqwjcqmk8kqt",
+         *       "correlation_id": "req_prod_06h1dnp6sqs2n69ds0q9kymht77yc",
+         *       "request_id": "req_prod_06h1dnp6sqs2n69ds0q9kymht77yc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:12.316Z",
+         *       "created": "2026-11-26T07:51:44.087Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -15945,29 +16018,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt6mndrmq6g0f5mqsm9dt15t",
+         *       "id": "evt_prod_06h1dnp7g4v1bwjxy50mbt425p3cc",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1cqt6jmzx6hatva3hcz861pgkg",
+         *       "aggregate_id": "key_prod_06h1dnp7dypcvq88q8b17edk3qfh6",
          *       "data": {
-         *         "id": "key_prod_06h1cqt6jmzx6hatva3hcz861pgkg",
+         *         "id": "key_prod_06h1dnp7dypcvq88q8b17edk3qfh6",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-26T05:41:12.469Z",
-         *         "display": "pt_prod_…j8d8",
-         *         "revoked_at": "2026-11-26T05:41:12.484Z",
+         *         "created": "2026-11-26T07:51:44.239Z",
+         *         "display": "pt_prod_…m4q2",
+         *         "revoked_at": "2026-11-26T07:51:44.256Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h1cqt6jmzx6hatva3hcz861pgkg",
+         *         "id": "key_prod_06h1dnp7dypcvq88q8b17edk3qfh6",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:12.469Z",
-         *         "display": "pt_prod_…j8d8",
+         *         "created": "2026-11-26T07:51:44.239Z",
+         *         "display": "pt_prod_…m4q2",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -15975,13 +16048,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt6m2ce0ncm38v0j60aav7de",
-         *       "request_id": "req_prod_06h1cqt6m2ce0ncm38v0j60aav7de",
+         *       "correlation_id": "req_prod_06h1dnp7fk7fp2899n4hnph6z7h3a",
+         *       "request_id": "req_prod_06h1dnp7fk7fp2899n4hnph6z7h3a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:12.485Z",
+         *       "created": "2026-11-26T07:51:44.257Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -16026,20 +16099,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt6r5pa5v65q0f9cqaqw75p8",
+         *       "id": "evt_prod_06h1dnp7k45ktnm0vjp9vhes5jh22",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.509Z",
+         *         "updated": "2026-11-26T07:51:44.277Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -16053,13 +16126,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt6pvwcmszv6m93g484ennvg",
-         *       "request_id": "req_prod_06h1cqt6pvwcmszv6m93g484ennvg",
+         *       "correlation_id": "req_prod_06h1dnp7hx6nh2y3scf2kecr17rqa",
+         *       "request_id": "req_prod_06h1dnp7hx6nh2y3scf2kecr17rqa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:12.513Z",
+         *       "created": "2026-11-26T07:51:44.281Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -16104,20 +16177,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt6w3njfvkz3tr1ttvv7bvjm",
+         *       "id": "evt_prod_06h1dnp7pbtdgrfmywe70gj41v21r",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.539Z",
+         *         "updated": "2026-11-26T07:51:44.303Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16127,15 +16200,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.509Z",
+         *         "updated": "2026-11-26T07:51:44.277Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -16148,13 +16221,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt6tzn7gn0rqmmh7p8xxfvsa",
-         *       "request_id": "req_prod_06h1cqt6tzn7gn0rqmmh7p8xxfvsa",
+         *       "correlation_id": "req_prod_06h1dnp7ngvnrt0afmv9989mq99ce",
+         *       "request_id": "req_prod_06h1dnp7ngvnrt0afmv9989mq99ce",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:12.544Z",
+         *       "created": "2026-11-26T07:51:44.307Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -16199,58 +16272,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt743recwzajhmbgamvx6m90",
+         *       "id": "evt_prod_06h1dnp7ywsyvfxmsmpegj00dr3qw",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:41:12.607Z",
+         *         "updated": "2026-11-26T07:51:44.374Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
+         *         "previous_secret_expires_at": "2026-11-27T07:51:44.356Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.590Z",
+         *         "updated": "2026-11-26T07:51:44.356Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
+         *         "previous_secret_expires_at": "2026-11-27T07:51:44.356Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt73n4cdhapwrt0bvpdf43dw",
-         *       "request_id": "req_prod_06h1cqt73n4cdhapwrt0bvpdf43dw",
+         *       "correlation_id": "req_prod_06h1dnp7yg2tryxvq44r5hhq7x196",
+         *       "request_id": "req_prod_06h1dnp7yg2tryxvq44r5hhq7x196",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-26T05:41:12.608Z",
+         *       "created": "2026-11-26T07:51:44.375Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -16295,20 +16368,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt6yvgkxj6ghg01d975j94h0",
+         *       "id": "evt_prod_06h1dnp7sarn3vhvznrzbreaehppp",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:41:12.564Z",
+         *         "updated": "2026-11-26T07:51:44.327Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16318,15 +16391,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.539Z",
+         *         "updated": "2026-11-26T07:51:44.303Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16339,13 +16412,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt6yb92rn10c0qbr82de4k60",
-         *       "request_id": "req_prod_06h1cqt6yb92rn10c0qbr82de4k60",
+         *       "correlation_id": "req_prod_06h1dnp7rnkf85h2kw60e8gywdcg8",
+         *       "request_id": "req_prod_06h1dnp7rnkf85h2kw60e8gywdcg8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:12.566Z",
+         *       "created": "2026-11-26T07:51:44.330Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -16390,20 +16463,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt70mak28e72szc27eq32kzy",
+         *       "id": "evt_prod_06h1dnp7v1x982ahckj4x5sw7w36y",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.581Z",
+         *         "updated": "2026-11-26T07:51:44.343Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16413,15 +16486,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:41:12.564Z",
+         *         "updated": "2026-11-26T07:51:44.327Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16434,13 +16507,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt70em1phey3wwbpmprqhnhm",
-         *       "request_id": "req_prod_06h1cqt70em1phey3wwbpmprqhnhm",
+         *       "correlation_id": "req_prod_06h1dnp7thyawypzajjbpqrk2aybp",
+         *       "request_id": "req_prod_06h1dnp7thyawypzajjbpqrk2aybp",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:12.581Z",
+         *       "created": "2026-11-26T07:51:44.344Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -16485,38 +16558,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt7278n4a8wppxgvhw9mfdhm",
+         *       "id": "evt_prod_06h1dnp7wznv1mhtttypdam0jg8x2",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.590Z",
+         *         "updated": "2026-11-26T07:51:44.356Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
+         *         "previous_secret_expires_at": "2026-11-27T07:51:44.356Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.581Z",
+         *         "updated": "2026-11-26T07:51:44.343Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16529,13 +16602,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt71r6knvgw63gyt9ypsc414",
-         *       "request_id": "req_prod_06h1cqt71r6knvgw63gyt9ypsc414",
+         *       "correlation_id": "req_prod_06h1dnp7wek7f87wfsnaqcyhnc0jp",
+         *       "request_id": "req_prod_06h1dnp7wek7f87wfsnaqcyhnc0jp",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:41:12.593Z",
+         *       "created": "2026-11-26T07:51:44.359Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -16580,15 +16653,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt5wb625gxfh44gz0tmgjzwa",
+         *       "id": "evt_prod_06h1dnp6qzk0t9z069svsfvfm2z7j",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *       "aggregate_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *       "data": {
-         *         "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *         "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-14024becad@example.com",
+         *         "email": "user-b545a85d5f@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16600,9 +16673,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:12.290Z",
+         *       "created": "2026-11-26T07:51:44.063Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
          *     }
          */
         UserSignedInEvent: {
@@ -16647,15 +16720,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt7n03xsd8zw0edy7nfx2n1y",
+         *       "id": "evt_prod_06h1dnp8btvqgvvdsrc1tfpe0t34r",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *       "aggregate_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *       "data": {
-         *         "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *         "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-14024becad@example.com",
+         *         "email": "user-b545a85d5f@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16667,9 +16740,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:12.744Z",
+         *       "created": "2026-11-26T07:51:44.479Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
          *     }
          */
         UserSignInFailedEvent: {
@@ -16714,15 +16787,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt93550k18jdkk68aycps3dy",
+         *       "id": "evt_prod_06h1dnp9m92tcvtx2246a3ca4yzbc",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *       "aggregate_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *       "data": {
-         *         "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *         "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-14024becad@example.com",
+         *         "email": "user-b545a85d5f@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16734,9 +16807,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:13.113Z",
+         *       "created": "2026-11-26T07:51:44.802Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
          *     }
          */
         UserSignedOutEvent: {
@@ -16781,15 +16854,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt8x77h8emxpw67rr0exjvbr",
+         *       "id": "evt_prod_06h1dnp9efh8fp7hd3f83f07wkv9p",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *       "aggregate_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *       "data": {
-         *         "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *         "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-14024becad@example.com",
+         *         "email": "user-b545a85d5f@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16801,9 +16874,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.066Z",
+         *       "created": "2026-11-26T07:51:44.755Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -16848,12 +16921,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt94k8d7msmdgavg7bv6wx5m",
+         *       "id": "evt_prod_06h1dnp9nv0hfm1jnpyef2wtsev1j",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
+         *       "aggregate_id": "acc_prod_06h1dnp5t163qydcxhck6k851007a",
          *       "data": {
-         *         "id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
+         *         "id": "acc_prod_06h1dnp5t163qydcxhck6k851007a",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -16874,7 +16947,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
+         *         "id": "acc_prod_06h1dnp5t163qydcxhck6k851007a",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -16889,13 +16962,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt93s4qt6c3kvfw5fy7ywjyp",
-         *       "request_id": "req_prod_06h1cqt93s4qt6c3kvfw5fy7ywjyp",
+         *       "correlation_id": "req_prod_06h1dnp9n7e96gaaharvxxvcjf9ye",
+         *       "request_id": "req_prod_06h1dnp9n7e96gaaharvxxvcjf9ye",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.124Z",
+         *       "created": "2026-11-26T07:51:44.814Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -16940,17 +17013,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt966mpyr9btbx75r2g8rcqr",
+         *       "id": "evt_prod_06h1dnp9ttr6sjaqsvj7t5d6x9hee",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *       "aggregate_id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
          *       "data": {
-         *         "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *         "id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:41:13.136Z",
-         *         "updated": "2026-11-26T05:41:13.136Z",
+         *         "created": "2026-11-26T07:51:44.832Z",
+         *         "updated": "2026-11-26T07:51:44.832Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -16961,13 +17034,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt95rymv3k8zar81t1qgbgna",
-         *       "request_id": "req_prod_06h1cqt95rymv3k8zar81t1qgbgna",
+         *       "correlation_id": "req_prod_06h1dnp9qr0f7ekcft34drd9vrp92",
+         *       "request_id": "req_prod_06h1dnp9qr0f7ekcft34drd9vrp92",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.137Z",
+         *       "created": "2026-11-26T07:51:44.854Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -17012,17 +17085,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt985kacgmgzwgvh113gqcg2",
+         *       "id": "evt_prod_06h1dnp9wrc8sa9f4txnqkwm5ktv6",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *       "aggregate_id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
          *       "data": {
-         *         "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *         "id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:41:13.136Z",
-         *         "updated": "2026-11-26T05:41:13.152Z",
+         *         "created": "2026-11-26T07:51:44.832Z",
+         *         "updated": "2026-11-26T07:51:44.869Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17032,12 +17105,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *         "id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:41:13.136Z",
-         *         "updated": "2026-11-26T05:41:13.136Z",
+         *         "created": "2026-11-26T07:51:44.832Z",
+         *         "updated": "2026-11-26T07:51:44.832Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17047,13 +17120,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt97m887h6ayrkz0yw3xf7zr",
-         *       "request_id": "req_prod_06h1cqt97m887h6ayrkz0yw3xf7zr",
+         *       "correlation_id": "req_prod_06h1dnp9wc4kwsdy8tnjsdfeeavb8",
+         *       "request_id": "req_prod_06h1dnp9wc4kwsdy8tnjsdfeeavb8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.153Z",
+         *       "created": "2026-11-26T07:51:44.870Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -17098,16 +17171,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtak33dcdcam9gt9kcjfr3fc",
+         *       "id": "evt_prod_06h1dnpaywsvndszv311frgyc4v2j",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *       "aggregate_id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *       "data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.495Z",
+         *         "created": "2026-11-26T07:51:45.142Z",
+         *         "updated": "2026-11-26T07:51:45.142Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17116,13 +17189,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtajhsmpb84x5wnkjea0ev0m",
-         *       "request_id": "req_prod_06h1cqtajhsmpb84x5wnkjea0ev0m",
+         *       "correlation_id": "req_prod_06h1dnpayj3wkzddszs6vqcekc3rw",
+         *       "request_id": "req_prod_06h1dnpayj3wkzddszs6vqcekc3rw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.496Z",
+         *       "created": "2026-11-26T07:51:45.143Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         MeterCreatedEvent: {
@@ -17167,16 +17240,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtan5wm29gyxcz5q6ca3svpr",
+         *       "id": "evt_prod_06h1dnpb0q664mhjjdhy9aajjy82t",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *       "aggregate_id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *       "data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.513Z",
+         *         "created": "2026-11-26T07:51:45.142Z",
+         *         "updated": "2026-11-26T07:51:45.156Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17184,11 +17257,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.495Z",
+         *         "created": "2026-11-26T07:51:45.142Z",
+         *         "updated": "2026-11-26T07:51:45.142Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17196,13 +17269,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtamg7q9v03wrjydax0pfnpg",
-         *       "request_id": "req_prod_06h1cqtamg7q9v03wrjydax0pfnpg",
+         *       "correlation_id": "req_prod_06h1dnpb05c5qdb7r3q8m6sny8410",
+         *       "request_id": "req_prod_06h1dnpb05c5qdb7r3q8m6sny8410",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.513Z",
+         *       "created": "2026-11-26T07:51:45.157Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         MeterUpdatedEvent: {
@@ -17247,16 +17320,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtar5pzcqz6n611fh3hfny7w",
+         *       "id": "evt_prod_06h1dnpb2y7s2rksfxgygzsqfm9ca",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *       "aggregate_id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *       "data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.537Z",
+         *         "created": "2026-11-26T07:51:45.142Z",
+         *         "updated": "2026-11-26T07:51:45.174Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17264,11 +17337,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.513Z",
+         *         "created": "2026-11-26T07:51:45.142Z",
+         *         "updated": "2026-11-26T07:51:45.156Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17276,13 +17349,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtaqxnx0seyd8mxwthqdfm9w",
-         *       "request_id": "req_prod_06h1cqtaqxnx0seyd8mxwthqdfm9w",
+         *       "correlation_id": "req_prod_06h1dnpb2gbng43p2j1g51kafgbny",
+         *       "request_id": "req_prod_06h1dnpb2gbng43p2j1g51kafgbny",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.537Z",
+         *       "created": "2026-11-26T07:51:45.175Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -17327,16 +17400,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtat6sv66rtrj5ykwqxrzzr8",
+         *       "id": "evt_prod_06h1dnpb4fnepa5c08m7b6gvgnczm",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *       "aggregate_id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *       "data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.552Z",
+         *         "created": "2026-11-26T07:51:45.142Z",
+         *         "updated": "2026-11-26T07:51:45.186Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17344,11 +17417,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.537Z",
+         *         "created": "2026-11-26T07:51:45.142Z",
+         *         "updated": "2026-11-26T07:51:45.174Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17356,13 +17429,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtasnm3kj7xg3w8ak5q6j4fa",
-         *       "request_id": "req_prod_06h1cqtasnm3kj7xg3w8ak5q6j4fa",
+         *       "correlation_id": "req_prod_06h1dnpb40p9p7bsqbp05kftw3hj6",
+         *       "request_id": "req_prod_06h1dnpb40p9p7bsqbp05kftw3hj6",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:13.553Z",
+         *       "created": "2026-11-26T07:51:45.187Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         MeterReactivatedEvent: {
@@ -17407,29 +17480,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqta62rv4k7b1nk6bh60nvg36",
+         *       "id": "evt_prod_06h1dnpame17hprgqgv397e67407a",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *       "aggregate_id": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
          *       "data": {
-         *         "id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *         "id": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-26T05:41:13.391Z",
-         *         "updated": "2026-11-26T05:41:13.391Z",
+         *         "created": "2026-11-26T07:51:45.056Z",
+         *         "updated": "2026-11-26T07:51:45.056Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqta5t7wbvaxdfmcey5ymcjda",
-         *       "request_id": "req_prod_06h1cqta5t7wbvaxdfmcey5ymcjda",
+         *       "correlation_id": "req_prod_06h1dnpakrvzyx12x0cyww7wt114m",
+         *       "request_id": "req_prod_06h1dnpakrvzyx12x0cyww7wt114m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.392Z",
+         *       "created": "2026-11-26T07:51:45.059Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         FeatureCreatedEvent: {
@@ -17474,36 +17547,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqta7tj41j18sez3t8cpbfxnt",
+         *       "id": "evt_prod_06h1dnpap5351c22et8he9t344rmr",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1cqta7qq2k3126m1g4mrh8fy4w",
+         *       "aggregate_id": "prodft_prod_06h1dnpap365wzqmqkjbzfre98nre",
          *       "data": {
-         *         "id": "prodft_prod_06h1cqta7qq2k3126m1g4mrh8fy4w",
+         *         "id": "prodft_prod_06h1dnpap365wzqmqkjbzfre98nre",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T05:41:13.406Z",
+         *         "created": "2026-11-26T07:51:45.072Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *           "id": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T05:41:13.391Z",
-         *           "updated": "2026-11-26T05:41:13.391Z",
+         *           "created": "2026-11-26T07:51:45.056Z",
+         *           "updated": "2026-11-26T07:51:45.056Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqta76psxkdr325ctfzs0emyw",
-         *       "request_id": "req_prod_06h1cqta76psxkdr325ctfzs0emyw",
+         *       "correlation_id": "req_prod_06h1dnpanjm4npgfesyqq6jsztsmp",
+         *       "request_id": "req_prod_06h1dnpanjm4npgfesyqq6jsztsmp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.407Z",
+         *       "created": "2026-11-26T07:51:45.073Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -17548,36 +17621,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtadz4medaew0rc4va41pncg",
+         *       "id": "evt_prod_06h1dnpav12hwygxp39d8ddqp92b0",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1cqtabh2cm7pb36cp2t5fmfb9g",
+         *       "aggregate_id": "prodft_prod_06h1dnpassjjg76hfv2e7kzydpmz0",
          *       "data": {
-         *         "id": "prodft_prod_06h1cqtabh2cm7pb36cp2t5fmfb9g",
+         *         "id": "prodft_prod_06h1dnpassjjg76hfv2e7kzydpmz0",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T05:41:13.436Z",
+         *         "created": "2026-11-26T07:51:45.102Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1cqtaa3gb812r2r422cnpr3vwp",
+         *           "id": "feat_prod_06h1dnpaqgp0j66q52gjeexzbgg8r",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-26T05:41:13.424Z",
-         *           "updated": "2026-11-26T05:41:13.424Z",
+         *           "created": "2026-11-26T07:51:45.084Z",
+         *           "updated": "2026-11-26T07:51:45.084Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtach9awhjxjpd8f1kwcsmce",
-         *       "request_id": "req_prod_06h1cqtach9awhjxjpd8f1kwcsmce",
+         *       "correlation_id": "req_prod_06h1dnpatqz5nq7ydj5334bbjqb14",
+         *       "request_id": "req_prod_06h1dnpatqz5nq7ydj5334bbjqb14",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.455Z",
+         *       "created": "2026-11-26T07:51:45.112Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -17622,36 +17695,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqte9cfdnv5k7zthk62htv0bm",
+         *       "id": "evt_prod_06h1dnpf2vt7463f9btx9zkgsxyx4",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *       "aggregate_id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *             "feature": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et"
+         *             "source_subscription": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqte788awhpgqneqgm61b40w0",
-         *       "request_id": "req_prod_06h1cqte788awhpgqneqgm61b40w0",
+         *       "correlation_id": "req_prod_06h1dnpezqktww9arer5wyhvvecha",
+         *       "request_id": "req_prod_06h1dnpezqktww9arer5wyhvvecha",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.443Z",
+         *       "created": "2026-11-26T07:51:46.198Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -17696,13 +17769,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtagh64shadymmjdy1xhbcmj",
+         *       "id": "evt_prod_06h1dnpawv72t9sadca5jaymeha6e",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
+         *       "aggregate_id": "acc_prod_06h1dnp5t163qydcxhck6k851007a",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-26T05:41:13.472Z",
+         *         "updated": "2026-11-26T07:51:45.123Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -17805,13 +17878,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtafsbq0e7gt5ab2mcd9mc7p",
-         *       "request_id": "req_prod_06h1cqtafsbq0e7gt5ab2mcd9mc7p",
+         *       "correlation_id": "req_prod_06h1dnpaw14nk9szf619aqmrsyqqc",
+         *       "request_id": "req_prod_06h1dnpaw14nk9szf619aqmrsyqqc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.476Z",
+         *       "created": "2026-11-26T07:51:45.126Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -17854,6 +17927,62 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1dnpe6mdqvxm10kmyaepqgtakr",
+         *       "type": "credit_note.created",
+         *       "aggregate_type": "credit_note",
+         *       "aggregate_id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
+         *       "data": {
+         *         "id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
+         *         "pdf": "http://127.0.0.1:41615/api/credit-notes/cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga/pdf",
+         *         "memo": null,
+         *         "type": "pre_payment",
+         *         "lines": [
+         *           {
+         *             "quantity": null,
+         *             "amount_atom": 100,
+         *             "description": null,
+         *             "tax_amounts": [],
+         *             "invoice_line": null,
+         *             "discount_atom": 0,
+         *             "total_amount_atom": 100
+         *           }
+         *         ],
+         *         "number": "EXAMPLEGMBH-CN-0001",
+         *         "object": "credit_note",
+         *         "reason": "order_change",
+         *         "status": "issued",
+         *         "created": "2026-11-26T07:51:45.961Z",
+         *         "invoice": "in_prod_06h1dnpe0snjjr69atfcsw557abmj",
+         *         "refunds": [],
+         *         "updated": "2026-11-26T07:51:45.961Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "livemode": false,
+         *         "tax_atom": 0,
+         *         "voided_at": null,
+         *         "pdf_sha256": "fba01ddfcfed5421edf8d1eddfb1c8c22659959e4f6ea0dc2c8ce0274a0ceac6",
+         *         "total_taxes": [],
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 100,
+         *         "total_amount_atom": 100,
+         *         "credit_amount_atom": 0,
+         *         "refund_amount_atom": 0,
+         *         "out_of_band_amount_atom": 0,
+         *         "customer_balance_transaction": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1dnpe4qgk84f60kz2w7s7x2yt4",
+         *       "request_id": "req_prod_06h1dnpe4qgk84f60kz2w7s7x2yt4",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T07:51:45.973Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *     }
+         */
         CreditNoteCreatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -17894,6 +18023,100 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1dnpea24vh11n5y8838b9devw8",
+         *       "type": "credit_note.voided",
+         *       "aggregate_type": "credit_note",
+         *       "aggregate_id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
+         *       "data": {
+         *         "id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
+         *         "pdf": "http://127.0.0.1:41615/api/credit-notes/cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga/pdf",
+         *         "memo": null,
+         *         "type": "pre_payment",
+         *         "lines": [
+         *           {
+         *             "quantity": null,
+         *             "amount_atom": 100,
+         *             "description": null,
+         *             "tax_amounts": [],
+         *             "invoice_line": null,
+         *             "discount_atom": 0,
+         *             "total_amount_atom": 100
+         *           }
+         *         ],
+         *         "number": "EXAMPLEGMBH-CN-0001",
+         *         "object": "credit_note",
+         *         "reason": "order_change",
+         *         "status": "void",
+         *         "created": "2026-11-26T07:51:45.961Z",
+         *         "invoice": "in_prod_06h1dnpe0snjjr69atfcsw557abmj",
+         *         "refunds": [],
+         *         "updated": "2026-11-26T07:51:45.999Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "livemode": false,
+         *         "tax_atom": 0,
+         *         "voided_at": "2026-11-26T07:51:45.999Z",
+         *         "pdf_sha256": "fba01ddfcfed5421edf8d1eddfb1c8c22659959e4f6ea0dc2c8ce0274a0ceac6",
+         *         "total_taxes": [],
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 100,
+         *         "total_amount_atom": 100,
+         *         "credit_amount_atom": 0,
+         *         "refund_amount_atom": 0,
+         *         "out_of_band_amount_atom": 0,
+         *         "customer_balance_transaction": null
+         *       },
+         *       "previous_data": {
+         *         "id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
+         *         "pdf": "http://127.0.0.1:41615/api/credit-notes/cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga/pdf",
+         *         "memo": null,
+         *         "type": "pre_payment",
+         *         "lines": [
+         *           {
+         *             "quantity": null,
+         *             "amount_atom": 100,
+         *             "description": null,
+         *             "tax_amounts": [],
+         *             "invoice_line": null,
+         *             "discount_atom": 0,
+         *             "total_amount_atom": 100
+         *           }
+         *         ],
+         *         "number": "EXAMPLEGMBH-CN-0001",
+         *         "object": "credit_note",
+         *         "reason": "order_change",
+         *         "status": "issued",
+         *         "created": "2026-11-26T07:51:45.961Z",
+         *         "invoice": "in_prod_06h1dnpe0snjjr69atfcsw557abmj",
+         *         "refunds": [],
+         *         "updated": "2026-11-26T07:51:45.961Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "livemode": false,
+         *         "tax_atom": 0,
+         *         "voided_at": null,
+         *         "pdf_sha256": "fba01ddfcfed5421edf8d1eddfb1c8c22659959e4f6ea0dc2c8ce0274a0ceac6",
+         *         "total_taxes": [],
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 100,
+         *         "total_amount_atom": 100,
+         *         "credit_amount_atom": 0,
+         *         "refund_amount_atom": 0,
+         *         "out_of_band_amount_atom": 0,
+         *         "customer_balance_transaction": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1dnpe9ceh3517yt5ddtweampv8",
+         *       "request_id": "req_prod_06h1dnpe9ceh3517yt5ddtweampv8",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T07:51:46.000Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *     }
+         */
         CreditNoteVoidedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -17934,6 +18157,37 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1dnpedsrfgt9yjs6pkrqqrk00y",
+         *       "type": "customer.balance_transaction.created",
+         *       "aggregate_type": "customer_balance_transaction",
+         *       "aggregate_id": "cbtxn_prod_06h1dnpedqx0br79q3cgq563q07jt",
+         *       "data": {
+         *         "id": "cbtxn_prod_06h1dnpedqx0br79q3cgq563q07jt",
+         *         "type": "credit_note",
+         *         "object": "customer_balance_transaction",
+         *         "created": "2026-11-26T07:51:46.029Z",
+         *         "invoice": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "livemode": false,
+         *         "amount_atom": 100,
+         *         "credit_note": "cn_prod_06h1dnpedfw2p067cvbdf7jvg6e4y",
+         *         "description": null,
+         *         "ending_balance_atom": 100
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1dnpeczxb0cn0wd9pzc3tchcpw",
+         *       "request_id": "req_prod_06h1dnpeczxb0cn0wd9pzc3tchcpw",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T07:51:46.030Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *     }
+         */
         CustomerBalanceTransactionCreatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -18410,22 +18664,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbf05ebp2reaas0ghjftxcw",
+         *       "id": "evt_prod_06h1dnpbqq6jh2v1s904ab88pymgw",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *           "id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:41:13.719Z",
+         *           "created": "2026-11-26T07:51:45.339Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *           "payment_intent": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -18483,22 +18737,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbhtv0z9hwnc319nv6mfqt0",
+         *       "id": "evt_prod_06h1dnpbt05e3khjtq8x9tq6rtrdj",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cqtbhmakcj06gjrq6nz26r8st",
+         *           "id": "py_prod_06h1dnpbsz05n9k8qq2wtmyrn7xgp",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T05:41:13.741Z",
+         *           "created": "2026-11-26T07:51:45.359Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *           "payment_intent": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -18535,22 +18789,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtc3smm9jr84fdjenzb5n6pg",
+         *       "id": "evt_prod_06h1dnpc7brssjz264yhcw39c4q1a",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *           "id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T05:41:13.719Z",
+         *           "created": "2026-11-26T07:51:45.339Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *           "payment_intent": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -18591,32 +18845,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtey4wx7ke72typp9adwdnhe",
+         *       "id": "evt_prod_06h1dnpfmqd5vr9h00f1qxp0kc5cc",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
-         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *           "id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *           "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.606Z",
+         *           "created": "2026-11-26T07:51:46.338Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:14.606Z",
+         *           "updated": "2026-11-26T07:51:46.338Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:41:14.606Z",
+         *           "expires_at": "2026-11-27T07:51:46.338Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18721,22 +18975,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtf5x3n8w93tv74j06jp7y2a",
+         *       "id": "evt_prod_06h1dnpfv4p3gxtsn1x1mbmmdjyk4",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *           "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *           "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.653Z",
+         *           "created": "2026-11-26T07:51:46.379Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:14.670Z",
+         *           "updated": "2026-11-26T07:51:46.392Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -18745,10 +18999,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:41:14.653Z",
+         *           "expires_at": "2026-11-27T07:51:46.379Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18765,7 +19019,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:14.653Z",
+         *           "updated": "2026-11-26T07:51:46.379Z",
          *           "metadata": {}
          *         }
          *       }
@@ -18800,23 +19054,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqtf8c39a6hshm4jn5xq44ppt",
+         *       "id": "evt_prod_06h1dnpfwx7jajh973yqz5b7y4k94",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *           "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *           "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.653Z",
+         *           "created": "2026-11-26T07:51:46.379Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:14.689Z",
+         *           "updated": "2026-11-26T07:51:46.406Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -18825,10 +19079,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:41:14.653Z",
+         *           "expires_at": "2026-11-27T07:51:46.379Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18845,7 +19099,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:14.670Z",
+         *           "updated": "2026-11-26T07:51:46.392Z",
          *           "deleted": null
          *         }
          *       }
@@ -18938,32 +19192,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1cqtf25c89sbr5ah891n2c8sjj",
+         *       "id": "evt_prod_06h1dnpfre8a3sv70z23fpc0y2v1a",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
-         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *           "id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *           "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T05:41:14.606Z",
+         *           "created": "2026-11-26T07:51:46.338Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:14.639Z",
+         *           "updated": "2026-11-26T07:51:46.370Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtf0h5dvs4aa9s0xknq5h2yp",
+         *           "customer": "cus_prod_06h1dnpfpvfchk49yd3wkmw2xtp0p",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:41:14.606Z",
+         *           "expires_at": "2026-11-27T07:51:46.338Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18971,17 +19225,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T05:41:14.639Z",
+         *           "completed_at": "2026-11-26T07:51:46.370Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtf12q68b2vb5w70ht6nhb54",
+         *           "payment_intent": "pi_prod_06h1dnpfqa4d8ygafsh4armpyyrv0",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:41:14.606Z",
+         *           "updated": "2026-11-26T07:51:46.338Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -19020,32 +19274,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1cqtffr1cn823bz71y3fcg0s5r",
+         *       "id": "evt_prod_06h1dnpg3rjzz4trmeg5q5phmmw5j",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795758074,
+         *       "created": 1795765906,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
-         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
+         *           "id": "cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
+         *           "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T05:41:14.699Z",
+         *           "created": "2026-11-26T07:51:46.415Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T05:41:14.699Z",
+         *           "updated": "2026-11-27T07:51:46.415Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T05:41:14.699Z",
-         *           "expires_at": "2026-11-27T05:41:14.699Z",
+         *           "expired_at": "2026-11-27T07:51:46.415Z",
+         *           "expires_at": "2026-11-27T07:51:46.415Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19063,7 +19317,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:41:14.699Z",
+         *           "updated": "2026-11-26T07:51:46.415Z",
          *           "expired_at": null
          *         }
          *       }
@@ -19098,22 +19352,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbec5ggf9a9nb4jg0pztqyt",
+         *       "id": "evt_prod_06h1dnpbpz03ezfnpg2gqbgqz62rc",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *           "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T05:41:13.711Z",
+         *           "created": "2026-11-26T07:51:45.333Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.711Z",
+         *           "updated": "2026-11-26T07:51:45.333Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19190,22 +19444,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbet4mcqbc35wq3aghzdsr8",
+         *       "id": "evt_prod_06h1dnpbq979mdfpvzr2gwx3asa2w",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *           "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T05:41:13.711Z",
+         *           "created": "2026-11-26T07:51:45.333Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.716Z",
+         *           "updated": "2026-11-26T07:51:45.337Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19218,7 +19472,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T05:41:13.711Z"
+         *           "updated": "2026-11-26T07:51:45.333Z"
          *         }
          *       }
          *     }
@@ -19252,22 +19506,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbkp61t28gw9v29jexdf3fw",
+         *       "id": "evt_prod_06h1dnpbw9nqer1h4rypczs5da8sc",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbk3s07kpg9qd0e30e711vj",
+         *           "id": "pi_prod_06h1dnpbvma7t7xk2jb8jzpywap7t",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T05:41:13.752Z",
+         *           "created": "2026-11-26T07:51:45.373Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.756Z",
+         *           "updated": "2026-11-26T07:51:45.377Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19280,7 +19534,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T05:41:13.752Z"
+         *           "updated": "2026-11-26T07:51:45.373Z"
          *         }
          *       }
          *     }
@@ -19314,22 +19568,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbqjnjwn01jbhy5qy57a9t4",
+         *       "id": "evt_prod_06h1dnpbzjx29rc7a0zjsw2pcjnkg",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *           "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T05:41:13.783Z",
+         *           "created": "2026-11-26T07:51:45.399Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.787Z",
+         *           "updated": "2026-11-26T07:51:45.403Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19342,7 +19596,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:41:13.786Z",
+         *           "updated": "2026-11-26T07:51:45.402Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -19377,22 +19631,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbfasvkb580hj1kr1bkepfw",
+         *       "id": "evt_prod_06h1dnpbqx85phg3n2hmfkk654gzj",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *           "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:41:13.711Z",
+         *           "created": "2026-11-26T07:51:45.333Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.722Z",
+         *           "updated": "2026-11-26T07:51:45.342Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19405,7 +19659,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:41:13.716Z",
+         *           "updated": "2026-11-26T07:51:45.337Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -19440,26 +19694,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbs6vzkt9rtansjkr8ek8jt",
+         *       "id": "evt_prod_06h1dnpc08x96s66z6zeatexjt0w6",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *           "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T05:41:13.783Z",
+         *           "created": "2026-11-26T07:51:45.399Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.801Z",
+         *           "updated": "2026-11-26T07:51:45.410Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T05:41:13.801Z",
+         *           "canceled_at": "2026-11-26T07:51:45.410Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -19468,7 +19722,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T05:41:13.787Z",
+         *           "updated": "2026-11-26T07:51:45.403Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -19504,22 +19758,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbj02qbmt8a8d6gch2s5hfe",
+         *       "id": "evt_prod_06h1dnpbtavas5sqf8d7cqfcvt902",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *           "id": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T05:41:13.736Z",
+         *           "created": "2026-11-26T07:51:45.354Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.743Z",
+         *           "updated": "2026-11-26T07:51:45.361Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19532,7 +19786,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:41:13.739Z",
+         *           "updated": "2026-11-26T07:51:45.356Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -19568,22 +19822,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbnn5ves3ggtfhgj5qejtv8",
+         *       "id": "evt_prod_06h1dnpby45gkdfn20az67sd2p016",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbmsrbdzpcghf0jmtb0snxt",
+         *           "id": "pi_prod_06h1dnpbxaehd269wpnr73ftqxd7g",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T05:41:13.766Z",
+         *           "created": "2026-11-26T07:51:45.386Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.773Z",
+         *           "updated": "2026-11-26T07:51:45.393Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19596,7 +19850,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:41:13.769Z",
+         *           "updated": "2026-11-26T07:51:45.388Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -19631,37 +19885,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqte8y0q7jygcdkyncxsa11r2",
+         *       "id": "evt_prod_06h1dnpf2905ejyzw9md43j5tebn6",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *           "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:14.427Z",
-         *           "updated": "2026-11-26T05:41:14.427Z",
+         *           "created": "2026-11-26T07:51:46.174Z",
+         *           "updated": "2026-11-26T07:51:46.174Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *           "current_period_end": "2026-12-26T05:41:14.427Z",
+         *           "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *           "current_period_end": "2026-12-26T07:51:46.174Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.427Z",
+         *           "current_period_start": "2026-11-26T07:51:46.174Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -19743,28 +19997,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtefbyqkmd13mz4vpyhxq600",
+         *       "id": "evt_prod_06h1dnpf7td59zqvtvd3e7pabz94g",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *           "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:14.427Z",
-         *           "updated": "2026-11-26T05:41:14.487Z",
+         *           "created": "2026-11-26T07:51:46.174Z",
+         *           "updated": "2026-11-26T07:51:46.233Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -19772,14 +20026,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *           "current_period_end": "2026-12-26T05:41:14.427Z",
+         *           "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *           "current_period_end": "2026-12-26T07:51:46.174Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.427Z",
+         *           "current_period_start": "2026-11-26T07:51:46.174Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:14.427Z",
+         *           "updated": "2026-11-26T07:51:46.174Z",
          *           "metadata": {}
          *         }
          *       }
@@ -19814,44 +20068,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1cqtemedzzmbz4bzn64ypyyhfr",
+         *       "id": "evt_prod_06h1dnpfae6e4bdw6brgdb8b35wy0",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *           "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T05:41:14.427Z",
-         *           "updated": "2026-11-26T05:41:14.529Z",
+         *           "created": "2026-11-26T07:51:46.174Z",
+         *           "updated": "2026-11-26T07:51:46.256Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T05:41:14.529Z",
+         *           "paused_at": "2026-11-26T07:51:46.256Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *           "current_period_end": "2026-12-26T05:41:14.427Z",
+         *           "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *           "current_period_end": "2026-12-26T07:51:46.174Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.427Z",
+         *           "current_period_start": "2026-11-26T07:51:46.174Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:41:14.487Z",
+         *           "updated": "2026-11-26T07:51:46.233Z",
          *           "paused_at": null
          *         }
          *       }
@@ -19886,28 +20140,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1cqteq1mc7ccbgj9wz0qmhnc3p",
+         *       "id": "evt_prod_06h1dnpfc9by7z40n3xs1z8ce5bhm",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *           "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:14.427Z",
-         *           "updated": "2026-11-26T05:41:14.550Z",
+         *           "created": "2026-11-26T07:51:46.174Z",
+         *           "updated": "2026-11-26T07:51:46.272Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -19915,16 +20169,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *           "current_period_end": "2026-12-26T05:41:14.427Z",
+         *           "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *           "current_period_end": "2026-12-26T07:51:46.174Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.427Z",
+         *           "current_period_start": "2026-11-26T07:51:46.174Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T05:41:14.529Z",
-         *           "paused_at": "2026-11-26T05:41:14.529Z"
+         *           "updated": "2026-11-26T07:51:46.256Z",
+         *           "paused_at": "2026-11-26T07:51:46.256Z"
          *         }
          *       }
          *     }
@@ -19958,44 +20212,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1cqtestamer7cbj5ctt5dq0hf6",
+         *       "id": "evt_prod_06h1dnpffamgfbqtg21ve9ht8e8mm",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *           "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T05:41:14.427Z",
-         *           "updated": "2026-11-26T05:41:14.569Z",
+         *           "created": "2026-11-26T07:51:46.174Z",
+         *           "updated": "2026-11-26T07:51:46.294Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T05:41:14.569Z",
-         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *           "current_period_end": "2026-12-26T05:41:14.427Z",
+         *           "cancelled_at": "2026-11-26T07:51:46.294Z",
+         *           "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *           "current_period_end": "2026-12-26T07:51:46.174Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.427Z",
+         *           "current_period_start": "2026-11-26T07:51:46.174Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:41:14.550Z",
+         *           "updated": "2026-11-26T07:51:46.272Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -20030,37 +20284,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1cqtfhgx8wwg0h7jz5gqr8tfd4",
+         *       "id": "evt_prod_06h1dnpg5zqwzsdhefd0zxnm7keyr",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796017274,
+         *       "created": 1796025106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *           "id": "sub_prod_06h1dnpfj0x25yd4z66speev465r2",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqtew75rwbw025dnbchc19fy0",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dnpfj0x25yd4z66speev465r4",
+         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T05:41:14.591Z",
-         *           "updated": "2026-11-26T05:41:14.591Z",
+         *           "created": "2026-11-26T07:51:46.318Z",
+         *           "updated": "2026-11-26T07:51:46.318Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T05:41:14.591Z",
+         *           "trial_end": "2026-12-03T07:51:46.318Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T05:41:14.591Z",
+         *           "current_period_end": "2026-12-03T07:51:46.318Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.591Z",
+         *           "current_period_start": "2026-11-26T07:51:46.318Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -20095,19 +20349,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtcddh2pf8g8fkkaenyra74e",
+         *       "id": "evt_prod_06h1dnpccbkm9hg8mpgnjzrw0dt5t",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *           "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20120,11 +20374,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T05:41:13.954Z",
+         *           "created": "2026-11-26T07:51:45.502Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:13.954Z",
+         *           "updated": "2026-11-26T07:51:45.502Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20149,8 +20403,12 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "hosted_invoice_url": null,
+         *           "ending_balance_atom": null,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": null,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         }
          *       }
          *     }
@@ -20266,19 +20524,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1cqtcp2d3vzbb13sj29rapqq4c",
+         *       "id": "evt_prod_06h1dnpcmrp23b2abd0xg9n8hqz0m",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795671674,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *           "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20291,11 +20549,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:13.954Z",
+         *           "created": "2026-11-26T07:51:45.502Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:13.990Z",
+         *           "updated": "2026-11-26T07:51:45.538Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20303,11 +20561,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *           "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:13.990Z",
+         *           "finalized_at": "2026-11-26T07:51:45.538Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20319,20 +20577,26 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T05:41:13.954Z",
+         *           "updated": "2026-11-26T07:51:45.502Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
          *           "customer_name": null,
          *           "customer_email": null,
-         *           "hosted_invoice_url": null
+         *           "hosted_invoice_url": null,
+         *           "ending_balance_atom": null,
+         *           "starting_balance_atom": null
          *         }
          *       }
          *     }
@@ -20366,19 +20630,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1cqtcssg392gq9vxsse6q4nhrr",
+         *       "id": "evt_prod_06h1dnpctp5gk5h0nqf0hnp2x6pym",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *           "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20391,11 +20655,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:41:13.954Z",
-         *           "paid_at": "2026-11-26T05:41:14.060Z",
-         *           "updated": "2026-11-26T05:41:14.060Z",
+         *           "created": "2026-11-26T07:51:45.502Z",
+         *           "paid_at": "2026-11-26T07:51:45.605Z",
+         *           "updated": "2026-11-26T07:51:45.605Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20403,30 +20667,34 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *           "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:13.990Z",
+         *           "finalized_at": "2026-11-26T07:51:45.538Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *           "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:13.990Z",
+         *           "updated": "2026-11-26T07:51:45.538Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -20462,19 +20730,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtct2xz062kywbj2rmfby1aw",
+         *       "id": "evt_prod_06h1dnpcv107tje1yaech3101ngbe",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795671674,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *           "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20487,11 +20755,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:41:13.954Z",
-         *           "paid_at": "2026-11-26T05:41:14.060Z",
-         *           "updated": "2026-11-26T05:41:14.060Z",
+         *           "created": "2026-11-26T07:51:45.502Z",
+         *           "paid_at": "2026-11-26T07:51:45.605Z",
+         *           "updated": "2026-11-26T07:51:45.605Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20499,30 +20767,34 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *           "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:13.990Z",
+         *           "finalized_at": "2026-11-26T07:51:45.538Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *           "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:13.990Z",
+         *           "updated": "2026-11-26T07:51:45.538Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -20558,19 +20830,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cqtd4dgh1z16ccc1www8hw2wm",
+         *       "id": "evt_prod_06h1dnpd80eygqpwb4hppzd02dyxe",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r",
+         *           "id": "in_prod_06h1dnpd11s6zar6sa8p0n84dnpw0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtcyvn7hpdctyjr9e0qq7nkc",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpd174cpah0rcnj42nyccvwm",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20583,11 +20855,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.101Z",
+         *           "created": "2026-11-26T07:51:45.672Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:14.111Z",
+         *           "updated": "2026-11-26T07:51:45.686Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20595,25 +20867,29 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "aeed052b61ebf88b78ec314479fd41de91c6fd5007f35989f786bcd543a33084",
+         *           "pdf_sha256": "a837ecc8ef2c3e0210d77c31963446ad2b4d760b5e8b78e5dde6127cc4957b2a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpd11s6zar6sa8p0n84dnpw0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:14.111Z",
+         *           "finalized_at": "2026-11-26T07:51:45.686Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtd3deeq67ygadc9zftdvw7a",
+         *           "payment_intent": "pi_prod_06h1dnpd6x6gvn0hpb6n2wmbsb59t",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/O2PZYlT0pgxE-gHsK6jQOd9PQpgHoRbxHpSsiUfrRvk",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/FAwjU1CYb1OPtiDIEcV2HPuzm4esqfBJs_BVSqlJRj0",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         }
          *       }
          *     }
@@ -20647,19 +20923,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1cqtdc4gwwsnzmdafqrz8svhfw",
+         *       "id": "evt_prod_06h1dnpdg68dp13wemd955h53vfky",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw",
+         *           "id": "in_prod_06h1dnpd90vgv09sqat51p3pd9tr8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtd5gy8ry66qzgfyz3e5dzqw",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpd90vgv09sqat51p3pd9tra",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20672,11 +20948,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.155Z",
+         *           "created": "2026-11-26T07:51:45.736Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:14.166Z",
+         *           "updated": "2026-11-26T07:51:45.750Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20684,25 +20960,29 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "373a1072961d037ea508739474f21d1af6fe3fbadd9566489c17e2b506c4b820",
+         *           "pdf_sha256": "95cf473a46747457a8c312bc3dcfa1dc99fc3b490fd2dacebdb4b22fe4880af7",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpd90vgv09sqat51p3pd9tr8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:14.166Z",
+         *           "finalized_at": "2026-11-26T07:51:45.750Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtdbf8sswrqkvxdeyk8mf3f2",
+         *           "payment_intent": "pi_prod_06h1dnpdf2qvebsnygc1k88rsk1pr",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/3_BI2dGM2hTvXog6J7LoL_02dGEXEAsjZS_czm_o4_s",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/-Ez1fA_QpWV4RkprFuvQ9Rzw2Ct39iLhMiSsGUbtM90",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         }
          *       }
          *     }
@@ -20736,19 +21016,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1cqtfdk6w3xw0zg12q2zfazhn6",
+         *       "id": "evt_prod_06h1dnpg1pn7dfqg9ebgacvwkns96",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795758074,
+         *       "created": 1795765906,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y",
+         *           "id": "in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqte34sc3tkccvy5j3y160dj8",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpekvhc404p6vpqym0tq5nwg",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20758,26 +21038,26 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0006",
+         *           "number": "EXAMPLEGMBH-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.392Z",
+         *           "created": "2026-11-26T07:51:46.077Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T05:41:14.377Z",
+         *           "updated": "2026-11-27T07:51:46.063Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
-         *           "due_date": "2026-11-27T05:41:14.377Z",
+         *           "due_date": "2026-11-27T07:51:46.063Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T05:41:14.377Z",
-         *           "pdf_sha256": "d24c08aeb053bcaa1209a1531c906048c4c6886e332f55f52a51d52787fc07ac",
+         *           "overdue_at": "2026-11-27T07:51:46.063Z",
+         *           "pdf_sha256": "5a8e7fb3dd7e4897a4c9efcc6bd1821267a3c99957793695747f9b337af2875f",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:14.403Z",
+         *           "finalized_at": "2026-11-26T07:51:46.124Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20789,12 +21069,16 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/WqeMQxX9IOHXUbN_Y1cNjS8HS3PnXaKubhcH9mJSISg",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/8ibIaQ6-iQVMHDNjMjzRGI2XQPk-coSWOBpACpovxKE",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:14.403Z",
+         *           "updated": "2026-11-26T07:51:46.124Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -20829,19 +21113,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1cqtdnb0mzfqqpakaaw76s707r",
+         *       "id": "evt_prod_06h1dnpdpw2fchc17jyxakysn8kn0",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt",
+         *           "id": "in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtde2tc6ssyjwvqea5jmybpj",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpdhx1rzb08erq5exwrf8t08",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20854,23 +21138,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T05:41:14.223Z",
+         *           "created": "2026-11-26T07:51:45.806Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:14.281Z",
+         *           "updated": "2026-11-26T07:51:45.846Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T05:41:14.281Z",
+         *           "voided_at": "2026-11-26T07:51:45.846Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "afedadf5807fbcc496830ade7969fdb0c3901650df834f83e1194cdbfd0b966d",
+         *           "pdf_sha256": "77586a7de34e5557e77ac29e9277835c239ee91982cc17333c23d5a5977d7d56",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:14.240Z",
+         *           "finalized_at": "2026-11-26T07:51:45.823Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20882,13 +21166,17 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/VlaLwEjmcnJ2s_zU7jYa0uFsz9l_sf0p3-5xhf0h1xg",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/qnEksy-eG-MC_gL0I1CJOlKrDMHsUxZ75BbMKz7kAFo",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:41:14.240Z",
+         *           "updated": "2026-11-26T07:51:45.823Z",
          *           "voided_at": null
          *         }
          *       }
@@ -20923,19 +21211,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1cqtdys7x921bbmsf3a11ghg3e",
+         *       "id": "evt_prod_06h1dnpdy30f5ka7ta7j2bcjpwayw",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtdq5f4pwrtshdnc07jfp644",
+         *           "id": "in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtdq8dgmrx4p99xzy6bfvkzy",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpds02fgx5a8g8gjj8t8mszt",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20948,11 +21236,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T05:41:14.297Z",
+         *           "created": "2026-11-26T07:51:45.864Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:14.349Z",
+         *           "updated": "2026-11-26T07:51:45.903Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20960,11 +21248,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d6ea6fc6b174db6bc6da68edc5735c0a79c81004ae8db57c79272ee4bf8af20a",
+         *           "pdf_sha256": "4c532bd9822dc900a4b1b527f3fc0aac85b1538a35ee18998be29a0110acc342",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtdq5f4pwrtshdnc07jfp644/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:14.309Z",
+         *           "finalized_at": "2026-11-26T07:51:45.874Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20976,13 +21264,17 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/yrBHR9xek8hTkufkpwYxBi2d3mUhjUIo3xCu-NDSi1Q",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/hgzmwXegaAHuvlTWce6FNDKmcp_rwKYX-Cpv-8ulZFc",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T05:41:14.349Z"
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": "2026-11-26T07:51:45.903Z",
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:41:14.309Z",
+         *           "updated": "2026-11-26T07:51:45.874Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -21017,19 +21309,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtcxt64rbhbk6p01c161xcxg",
+         *       "id": "evt_prod_06h1dnpczt1nrm1878ygd02dxjyx0",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795671674,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *           "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21042,11 +21334,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:41:13.954Z",
-         *           "paid_at": "2026-11-26T05:41:14.060Z",
-         *           "updated": "2026-11-26T05:41:14.060Z",
+         *           "created": "2026-11-26T07:51:45.502Z",
+         *           "paid_at": "2026-11-26T07:51:45.605Z",
+         *           "updated": "2026-11-26T07:51:45.605Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21054,25 +21346,29 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *           "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:13.990Z",
+         *           "finalized_at": "2026-11-26T07:51:45.538Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *           "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         }
          *       }
          *     }
@@ -21106,19 +21402,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1cqtfjfwkk30vq044688xqc0e0",
+         *       "id": "evt_prod_06h1dnpg6t6qtk6pk2nxc1jw3hj9g",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796017274,
+         *       "created": 1796025106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtfhwr526802wcgmzha12yf0",
+         *           "id": "in_prod_06h1dnpg68myxyp1djrz3n7h79n2j",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtfj7yb2s1smzz964yp93tz0",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "il_prod_06h1dnpg6h9c2f0qt2hp6dd5573d8",
+         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -21131,11 +21427,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T05:41:14.591Z",
+         *           "created": "2026-11-30T07:51:46.318Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T05:41:14.591Z",
+         *           "updated": "2026-11-30T07:51:46.318Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21144,11 +21440,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *           "description": "Subscription sub_prod_06h1dnpfj0x25yd4z66speev465r2",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *           "subscription": "sub_prod_06h1dnpfj0x25yd4z66speev465r2",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -21160,8 +21456,12 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
+         *           "ending_balance_atom": null,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": null,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         }
          *       }
          *     }
@@ -21195,22 +21495,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtaw4qhqrjh0br7wz9k5yn70",
+         *       "id": "evt_prod_06h1dnpb67xwyp1vmjjxfjhgynm0m",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T05:41:13.567Z",
+         *           "created": "2026-11-26T07:51:45.199Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:41:13.567Z",
+         *           "updated": "2026-11-26T07:51:45.199Z",
+         *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -21287,22 +21588,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtb1jr1f7hfd25eynds5yssc",
+         *       "id": "evt_prod_06h1dnpbcvh4ha6tk6zyma83bnazc",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T05:41:13.567Z",
+         *           "created": "2026-11-26T07:51:45.199Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:41:13.610Z",
+         *           "updated": "2026-11-26T07:51:45.252Z",
+         *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -21311,7 +21613,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T05:41:13.567Z"
+         *           "updated": "2026-11-26T07:51:45.199Z"
          *         }
          *       }
          *     }
@@ -21345,23 +21647,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqtb5nm11cpw9bwd8h3a2qvh2",
+         *       "id": "evt_prod_06h1dnpbg6j3q8tvr0z7gj3hzzm7p",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cqtb4baxdt3jbmhhvjt0150g8",
+         *           "id": "cus_prod_06h1dnpbemsv539fgw0h7kj1k2yze",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T05:41:13.634Z",
+         *           "created": "2026-11-26T07:51:45.269Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:41:13.644Z",
+         *           "updated": "2026-11-26T07:51:45.280Z",
+         *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -21369,7 +21672,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.634Z",
+         *           "updated": "2026-11-26T07:51:45.269Z",
          *           "deleted": null
          *         }
          *       }
@@ -21443,24 +21746,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtb7a1f72jn3kjftb1n688d0",
+         *       "id": "evt_prod_06h1dnpbhe7m8yd74nyzhzzx1wq4j",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *           "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *           "end": null,
-         *           "start": "2026-11-26T05:41:13.655Z",
+         *           "start": "2026-11-26T07:51:45.289Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *             "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:41:13.317Z",
-         *             "updated": "2026-11-26T05:41:13.655Z",
+         *             "created": "2026-11-26T07:51:44.994Z",
+         *             "updated": "2026-11-26T07:51:45.289Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -21473,7 +21776,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false
          *         }
          *       }
@@ -21526,24 +21829,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtb9yg3rvrrbg36vw1j1vt4c",
+         *       "id": "evt_prod_06h1dnpbm31zbhe4kj4pw7n3f28k0",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *           "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *           "end": null,
-         *           "start": "2026-11-26T05:41:13.676Z",
+         *           "start": "2026-11-26T07:51:45.303Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
+         *             "id": "cpn_prod_06h1dnpadyjt79jkqa8j3p9q0vh18",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:41:13.340Z",
-         *             "updated": "2026-11-26T05:41:13.676Z",
+         *             "created": "2026-11-26T07:51:45.007Z",
+         *             "updated": "2026-11-26T07:51:45.303Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -21556,18 +21859,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T05:41:13.655Z",
+         *           "start": "2026-11-26T07:51:45.289Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *             "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:41:13.317Z",
-         *             "updated": "2026-11-26T05:41:13.655Z",
+         *             "created": "2026-11-26T07:51:44.994Z",
+         *             "updated": "2026-11-26T07:51:45.289Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -21612,24 +21915,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbcqyy67vcd2gjymeex9b5p",
+         *       "id": "evt_prod_06h1dnpbnpb8a7ykj4w5rnn538bng",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *           "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *           "end": null,
-         *           "start": "2026-11-26T05:41:13.676Z",
+         *           "start": "2026-11-26T07:51:45.303Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
+         *             "id": "cpn_prod_06h1dnpadyjt79jkqa8j3p9q0vh18",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:41:13.340Z",
-         *             "updated": "2026-11-26T05:41:13.676Z",
+         *             "created": "2026-11-26T07:51:45.007Z",
+         *             "updated": "2026-11-26T07:51:45.303Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -21643,7 +21946,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -21700,20 +22003,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9wxs5bmgtq0stbrxf4wbv0",
+         *       "id": "evt_prod_06h1dnpacfah7b0y38hz4m9ar5zs2",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *           "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.317Z",
-         *           "updated": "2026-11-26T05:41:13.317Z",
+         *           "created": "2026-11-26T07:51:44.994Z",
+         *           "updated": "2026-11-26T07:51:44.994Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -21795,20 +22098,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqta1wkg7g5n0g1bqrvssda7r",
+         *       "id": "evt_prod_06h1dnpafqdx9j01vv60e9kzk01b0",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *           "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.317Z",
-         *           "updated": "2026-11-26T05:41:13.357Z",
+         *           "created": "2026-11-26T07:51:44.994Z",
+         *           "updated": "2026-11-26T07:51:45.020Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -21822,7 +22125,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T05:41:13.317Z"
+         *           "updated": "2026-11-26T07:51:44.994Z"
          *         }
          *       }
          *     }
@@ -21856,21 +22159,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqta4tgfbvnpvwwf1cz0gdkfy",
+         *       "id": "evt_prod_06h1dnpajzhhqnh4yy5p5fh2s9d3w",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cqta3evf9q5rgts5c0zd1ds1a",
+         *           "id": "cpn_prod_06h1dnpah85ta0cfgzbshek9rnxna",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.371Z",
+         *           "created": "2026-11-26T07:51:45.034Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T05:41:13.381Z",
+         *           "updated": "2026-11-26T07:51:45.045Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -21884,7 +22187,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T05:41:13.371Z",
+         *           "updated": "2026-11-26T07:51:45.034Z",
          *           "deleted": null
          *         }
          *       }
@@ -21958,22 +22261,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9f3be2s1fq5b59fb6na7ww",
+         *       "id": "evt_prod_06h1dnpa2hkd5tjn2kg5swsn30yey",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *           "id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:41:13.207Z",
-         *           "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
-         *           "updated": "2026-11-26T05:41:13.207Z",
+         *           "created": "2026-11-26T07:51:44.914Z",
+         *           "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *           "updated": "2026-11-26T07:51:44.914Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22067,22 +22370,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9jxqb5zt7nggasrmdceyz8",
+         *       "id": "evt_prod_06h1dnpa6pp5zqaknyzet6mdpn7mt",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *           "id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:41:13.207Z",
-         *           "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
-         *           "updated": "2026-11-26T05:41:13.238Z",
+         *           "created": "2026-11-26T07:51:44.914Z",
+         *           "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *           "updated": "2026-11-26T07:51:44.948Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22098,7 +22401,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.207Z",
+         *           "updated": "2026-11-26T07:51:44.914Z",
          *           "nickname": null
          *         }
          *       }
@@ -22133,23 +22436,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9qdw3c735sw8xbqe0sfaj2",
+         *       "id": "evt_prod_06h1dnpa9r75z0y62jyqzqnm98kc4",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cqt9mzj9w8skmc3h8kvsbwf0y",
+         *           "id": "price_prod_06h1dnpa8jfmbppb70t1w442rmjbp",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:41:13.255Z",
+         *           "created": "2026-11-26T07:51:44.964Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
-         *           "updated": "2026-11-26T05:41:13.274Z",
+         *           "product": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
+         *           "updated": "2026-11-26T07:51:44.973Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22160,7 +22463,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.255Z",
+         *           "updated": "2026-11-26T07:51:44.964Z",
          *           "deleted": null
          *         }
          *       }
@@ -22243,20 +22546,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt99mzxr127emfap1fr1h4xm",
+         *       "id": "evt_prod_06h1dnp9y9ng4jjpcraeax1084cr8",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *           "id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:41:13.163Z",
-         *           "updated": "2026-11-26T05:41:13.163Z",
+         *           "created": "2026-11-26T07:51:44.880Z",
+         *           "updated": "2026-11-26T07:51:44.880Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -22317,26 +22620,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9c3aax0996z7w8nvc6j870",
+         *       "id": "evt_prod_06h1dnp9ztwk8mdd63xwwm3g9s100",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *           "id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:41:13.163Z",
-         *           "updated": "2026-11-26T05:41:13.182Z",
+         *           "created": "2026-11-26T07:51:44.880Z",
+         *           "updated": "2026-11-26T07:51:44.893Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.163Z",
+         *           "updated": "2026-11-26T07:51:44.880Z",
          *           "description": null
          *         }
          *       }
@@ -22371,27 +22674,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9twq1wsr0y7b96tanwsema",
+         *       "id": "evt_prod_06h1dnpab16w33a5nmycn0vcfg9a2",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
+         *           "id": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:41:13.195Z",
+         *           "created": "2026-11-26T07:51:44.902Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T05:41:13.302Z",
+         *           "updated": "2026-11-26T07:51:44.983Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.195Z",
+         *           "updated": "2026-11-26T07:51:44.902Z",
          *           "deleted": null
          *         }
          *       }
@@ -22451,21 +22754,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtc3es167b8q5thvry3n3hca",
+         *       "id": "evt_prod_06h1dnpc5s40ewt30ggvqqsrr4sam",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *           "id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T05:41:13.882Z",
-         *           "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
-         *           "updated": "2026-11-26T05:41:13.882Z",
+         *           "created": "2026-11-26T07:51:45.453Z",
+         *           "payment": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *           "updated": "2026-11-26T07:51:45.453Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22532,21 +22835,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtc3ny79prphfec4zd12p5fp",
+         *       "id": "evt_prod_06h1dnpc605ncc6bay80tagq7gsgy",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *           "id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:41:13.882Z",
-         *           "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
-         *           "updated": "2026-11-26T05:41:13.884Z",
+         *           "created": "2026-11-26T07:51:45.453Z",
+         *           "payment": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *           "updated": "2026-11-26T07:51:45.456Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22555,7 +22858,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T05:41:13.882Z"
+         *           "updated": "2026-11-26T07:51:45.453Z"
          *         }
          *       }
          *     }
@@ -22589,21 +22892,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1cqtc96xp7m4x358yqsdag4nj8",
+         *       "id": "evt_prod_06h1dnpca86ffjw74c7p2gzbdvgmy",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cqtc8ph0ngkr3ygapwnr7mxve",
+         *           "id": "re_prod_06h1dnpc9rf8bq8qbwz6wna64hzm4",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T05:41:13.925Z",
-         *           "payment": "py_prod_06h1cqtbw1d6ss3xdgzwf4mtfg4qp",
-         *           "updated": "2026-11-26T05:41:13.928Z",
+         *           "created": "2026-11-26T07:51:45.486Z",
+         *           "payment": "py_prod_06h1dnpc2wvhqcksrwcfrmt088ke4",
+         *           "updated": "2026-11-26T07:51:45.489Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22612,7 +22915,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T05:41:13.925Z",
+         *           "updated": "2026-11-26T07:51:45.486Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -22647,21 +22950,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt5zk01x7dntz7ztgvmknd0a",
+         *       "id": "evt_prod_06h1dnp6tz1vrwyydvfdrgqd9p1p2",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964",
+         *           "id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:12.314Z",
-         *           "display": "st_prod_…a7rp",
+         *           "created": "2026-11-26T07:51:44.085Z",
+         *           "display": "st_prod_…1v40",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -22718,22 +23021,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h1cqt6mndrmq6g0f5mqsm9dt15t",
+         *       "id": "evt_prod_06h1dnp7g4v1bwjxy50mbt425p3cc",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1cqt6jmzx6hatva3hcz861pgkg",
+         *           "id": "key_prod_06h1dnp7dypcvq88q8b17edk3qfh6",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-26T05:41:12.469Z",
-         *           "display": "pt_prod_…j8d8",
-         *           "revoked_at": "2026-11-26T05:41:12.484Z",
+         *           "created": "2026-11-26T07:51:44.239Z",
+         *           "display": "pt_prod_…m4q2",
+         *           "revoked_at": "2026-11-26T07:51:44.256Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -22772,23 +23075,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt6r5pa5v65q0f9cqaqw75p8",
+         *       "id": "evt_prod_06h1dnp7k45ktnm0vjp9vhes5jh22",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:51:44.277Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.509Z",
+         *           "updated": "2026-11-26T07:51:44.277Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -22864,23 +23167,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt6w3njfvkz3tr1ttvv7bvjm",
+         *       "id": "evt_prod_06h1dnp7pbtdgrfmywe70gj41v21r",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:51:44.277Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.539Z",
+         *           "updated": "2026-11-26T07:51:44.303Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -22890,7 +23193,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:12.509Z",
+         *           "updated": "2026-11-26T07:51:44.277Z",
          *           "description": null
          *         }
          *       }
@@ -22925,35 +23228,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqt743recwzajhmbgamvx6m90",
+         *       "id": "evt_prod_06h1dnp7ywsyvfxmsmpegj00dr3qw",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:51:44.277Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:41:12.607Z",
+         *           "updated": "2026-11-26T07:51:44.374Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
+         *           "previous_secret_expires_at": "2026-11-27T07:51:44.356Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.590Z",
+         *           "updated": "2026-11-26T07:51:44.356Z",
          *           "deleted": null
          *         }
          *       }
@@ -23024,23 +23327,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h1cqt6yvgkxj6ghg01d975j94h0",
+         *       "id": "evt_prod_06h1dnp7sarn3vhvznrzbreaehppp",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:51:44.277Z",
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:41:12.564Z",
+         *           "updated": "2026-11-26T07:51:44.327Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -23051,7 +23354,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.539Z"
+         *           "updated": "2026-11-26T07:51:44.303Z"
          *         }
          *       }
          *     }
@@ -23085,23 +23388,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h1cqt70mak28e72szc27eq32kzy",
+         *       "id": "evt_prod_06h1dnp7v1x982ahckj4x5sw7w36y",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:51:44.277Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.581Z",
+         *           "updated": "2026-11-26T07:51:44.343Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -23112,7 +23415,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:41:12.564Z"
+         *           "updated": "2026-11-26T07:51:44.327Z"
          *         }
          *       }
          *     }
@@ -23146,33 +23449,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt7278n4a8wppxgvhw9mfdhm",
+         *       "id": "evt_prod_06h1dnp7wznv1mhtttypdam0jg8x2",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:51:44.277Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.590Z",
+         *           "updated": "2026-11-26T07:51:44.356Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
+         *           "previous_secret_expires_at": "2026-11-27T07:51:44.356Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:12.581Z",
+         *           "updated": "2026-11-26T07:51:44.343Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -23207,18 +23510,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h1cqt5wb625gxfh44gz0tmgjzwa",
+         *       "id": "evt_prod_06h1dnp6qzk0t9z069svsfvfm2z7j",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *           "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-14024becad@example.com",
+         *           "email": "user-b545a85d5f@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -23264,18 +23567,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cqt7n03xsd8zw0edy7nfx2n1y",
+         *       "id": "evt_prod_06h1dnp8btvqgvvdsrc1tfpe0t34r",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *           "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-14024becad@example.com",
+         *           "email": "user-b545a85d5f@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -23310,18 +23613,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h1cqt93550k18jdkk68aycps3dy",
+         *       "id": "evt_prod_06h1dnp9m92tcvtx2246a3ca4yzbc",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *           "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-14024becad@example.com",
+         *           "email": "user-b545a85d5f@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -23356,18 +23659,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h1cqt8x77h8emxpw67rr0exjvbr",
+         *       "id": "evt_prod_06h1dnp9efh8fp7hd3f83f07wkv9p",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *           "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-14024becad@example.com",
+         *           "email": "user-b545a85d5f@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -23402,15 +23705,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt94k8d7msmdgavg7bv6wx5m",
+         *       "id": "evt_prod_06h1dnp9nv0hfm1jnpyef2wtsev1j",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
+         *           "id": "acc_prod_06h1dnp5t163qydcxhck6k851007a",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -23490,20 +23793,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt966mpyr9btbx75r2g8rcqr",
+         *       "id": "evt_prod_06h1dnp9ttr6sjaqsvj7t5d6x9hee",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *           "id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T05:41:13.136Z",
-         *           "updated": "2026-11-26T05:41:13.136Z",
+         *           "created": "2026-11-26T07:51:44.832Z",
+         *           "updated": "2026-11-26T07:51:44.832Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -23572,20 +23875,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt985kacgmgzwgvh113gqcg2",
+         *       "id": "evt_prod_06h1dnp9wrc8sa9f4txnqkwm5ktv6",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *           "id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T05:41:13.136Z",
-         *           "updated": "2026-11-26T05:41:13.152Z",
+         *           "created": "2026-11-26T07:51:44.832Z",
+         *           "updated": "2026-11-26T07:51:44.869Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -23596,7 +23899,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-26T05:41:13.136Z"
+         *           "updated": "2026-11-26T07:51:44.832Z"
          *         }
          *       }
          *     }
@@ -23630,19 +23933,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtak33dcdcam9gt9kcjfr3fc",
+         *       "id": "evt_prod_06h1dnpaywsvndszv311frgyc4v2j",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *           "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:13.495Z",
-         *           "updated": "2026-11-26T05:41:13.495Z",
+         *           "created": "2026-11-26T07:51:45.142Z",
+         *           "updated": "2026-11-26T07:51:45.142Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -23712,19 +24015,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtan5wm29gyxcz5q6ca3svpr",
+         *       "id": "evt_prod_06h1dnpb0q664mhjjdhy9aajjy82t",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *           "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:13.495Z",
-         *           "updated": "2026-11-26T05:41:13.513Z",
+         *           "created": "2026-11-26T07:51:45.142Z",
+         *           "updated": "2026-11-26T07:51:45.156Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -23732,7 +24035,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.495Z",
+         *           "updated": "2026-11-26T07:51:45.142Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -23767,19 +24070,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtar5pzcqz6n611fh3hfny7w",
+         *       "id": "evt_prod_06h1dnpb2y7s2rksfxgygzsqfm9ca",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *           "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-26T05:41:13.495Z",
-         *           "updated": "2026-11-26T05:41:13.537Z",
+         *           "created": "2026-11-26T07:51:45.142Z",
+         *           "updated": "2026-11-26T07:51:45.174Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -23788,7 +24091,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:41:13.513Z"
+         *           "updated": "2026-11-26T07:51:45.156Z"
          *         }
          *       }
          *     }
@@ -23822,19 +24125,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtat6sv66rtrj5ykwqxrzzr8",
+         *       "id": "evt_prod_06h1dnpb4fnepa5c08m7b6gvgnczm",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *           "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:13.495Z",
-         *           "updated": "2026-11-26T05:41:13.552Z",
+         *           "created": "2026-11-26T07:51:45.142Z",
+         *           "updated": "2026-11-26T07:51:45.186Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -23843,7 +24146,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-26T05:41:13.537Z"
+         *           "updated": "2026-11-26T07:51:45.174Z"
          *         }
          *       }
          *     }
@@ -23877,19 +24180,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqta62rv4k7b1nk6bh60nvg36",
+         *       "id": "evt_prod_06h1dnpame17hprgqgv397e67407a",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *           "id": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T05:41:13.391Z",
-         *           "updated": "2026-11-26T05:41:13.391Z",
+         *           "created": "2026-11-26T07:51:45.056Z",
+         *           "updated": "2026-11-26T07:51:45.056Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -23949,28 +24252,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h1cqta7tj41j18sez3t8cpbfxnt",
+         *       "id": "evt_prod_06h1dnpap5351c22et8he9t344rmr",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1cqta7qq2k3126m1g4mrh8fy4w",
+         *           "id": "prodft_prod_06h1dnpap365wzqmqkjbzfre98nre",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T05:41:13.406Z",
+         *           "created": "2026-11-26T07:51:45.072Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *             "id": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-26T05:41:13.391Z",
-         *             "updated": "2026-11-26T05:41:13.391Z",
+         *             "created": "2026-11-26T07:51:45.056Z",
+         *             "updated": "2026-11-26T07:51:45.056Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *           "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *           "livemode": false
          *         }
          *       }
@@ -24020,28 +24323,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h1cqtadz4medaew0rc4va41pncg",
+         *       "id": "evt_prod_06h1dnpav12hwygxp39d8ddqp92b0",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1cqtabh2cm7pb36cp2t5fmfb9g",
+         *           "id": "prodft_prod_06h1dnpassjjg76hfv2e7kzydpmz0",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T05:41:13.436Z",
+         *           "created": "2026-11-26T07:51:45.102Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1cqtaa3gb812r2r422cnpr3vwp",
+         *             "id": "feat_prod_06h1dnpaqgp0j66q52gjeexzbgg8r",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-26T05:41:13.424Z",
-         *             "updated": "2026-11-26T05:41:13.424Z",
+         *             "created": "2026-11-26T07:51:45.084Z",
+         *             "updated": "2026-11-26T07:51:45.084Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *           "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *           "livemode": false
          *         }
          *       }
@@ -24076,23 +24379,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqte9cfdnv5k7zthk62htv0bm",
+         *       "id": "evt_prod_06h1dnpf2vt7463f9btx9zkgsxyx4",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *               "feature": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et"
+         *               "source_subscription": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -24139,16 +24442,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtagh64shadymmjdy1xhbcmj",
+         *       "id": "evt_prod_06h1dnpawv72t9sadca5jaymeha6e",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-26T05:41:13.472Z",
+         *           "updated": "2026-11-26T07:51:45.123Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -24329,7 +24632,58 @@ export type components = {
             /** @description Null until the account first saves one (the defaults apply). */
             updated?: string | null;
         };
-        /** @description The webhook body of `credit_note.created`. */
+        /**
+         * @description The webhook body of `credit_note.created`.
+         * @example {
+         *       "id": "evt_prod_06h1dnpe6mdqvxm10kmyaepqgtakr",
+         *       "object": "event",
+         *       "type": "credit_note.created",
+         *       "sequence": 1,
+         *       "created": 1795679505,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
+         *           "pdf": "http://127.0.0.1:41615/api/credit-notes/cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga/pdf",
+         *           "memo": null,
+         *           "type": "pre_payment",
+         *           "lines": [
+         *             {
+         *               "quantity": null,
+         *               "amount_atom": 100,
+         *               "description": null,
+         *               "tax_amounts": [],
+         *               "invoice_line": null,
+         *               "discount_atom": 0,
+         *               "total_amount_atom": 100
+         *             }
+         *           ],
+         *           "number": "EXAMPLEGMBH-CN-0001",
+         *           "object": "credit_note",
+         *           "reason": "order_change",
+         *           "status": "issued",
+         *           "created": "2026-11-26T07:51:45.961Z",
+         *           "invoice": "in_prod_06h1dnpe0snjjr69atfcsw557abmj",
+         *           "refunds": [],
+         *           "updated": "2026-11-26T07:51:45.961Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "livemode": false,
+         *           "tax_atom": 0,
+         *           "voided_at": null,
+         *           "pdf_sha256": "fba01ddfcfed5421edf8d1eddfb1c8c22659959e4f6ea0dc2c8ce0274a0ceac6",
+         *           "total_taxes": [],
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 100,
+         *           "total_amount_atom": 100,
+         *           "credit_amount_atom": 0,
+         *           "refund_amount_atom": 0,
+         *           "out_of_band_amount_atom": 0,
+         *           "customer_balance_transaction": null
+         *         }
+         *       }
+         *     }
+         */
         CreditNoteCreatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -24409,7 +24763,63 @@ export type components = {
              */
             updated?: string;
         };
-        /** @description The webhook body of `credit_note.voided`. */
+        /**
+         * @description The webhook body of `credit_note.voided`.
+         * @example {
+         *       "id": "evt_prod_06h1dnpea24vh11n5y8838b9devw8",
+         *       "object": "event",
+         *       "type": "credit_note.voided",
+         *       "sequence": 2,
+         *       "created": 1795679506,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
+         *           "pdf": "http://127.0.0.1:41615/api/credit-notes/cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga/pdf",
+         *           "memo": null,
+         *           "type": "pre_payment",
+         *           "lines": [
+         *             {
+         *               "quantity": null,
+         *               "amount_atom": 100,
+         *               "description": null,
+         *               "tax_amounts": [],
+         *               "invoice_line": null,
+         *               "discount_atom": 0,
+         *               "total_amount_atom": 100
+         *             }
+         *           ],
+         *           "number": "EXAMPLEGMBH-CN-0001",
+         *           "object": "credit_note",
+         *           "reason": "order_change",
+         *           "status": "void",
+         *           "created": "2026-11-26T07:51:45.961Z",
+         *           "invoice": "in_prod_06h1dnpe0snjjr69atfcsw557abmj",
+         *           "refunds": [],
+         *           "updated": "2026-11-26T07:51:45.999Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "livemode": false,
+         *           "tax_atom": 0,
+         *           "voided_at": "2026-11-26T07:51:45.999Z",
+         *           "pdf_sha256": "fba01ddfcfed5421edf8d1eddfb1c8c22659959e4f6ea0dc2c8ce0274a0ceac6",
+         *           "total_taxes": [],
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 100,
+         *           "total_amount_atom": 100,
+         *           "credit_amount_atom": 0,
+         *           "refund_amount_atom": 0,
+         *           "out_of_band_amount_atom": 0,
+         *           "customer_balance_transaction": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "issued",
+         *           "updated": "2026-11-26T07:51:45.961Z",
+         *           "voided_at": null
+         *         }
+         *       }
+         *     }
+         */
         CreditNoteVoidedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -24436,7 +24846,33 @@ export type components = {
                 previous_attributes?: components["schemas"]["CreditNotePreviousAttributes"];
             };
         };
-        /** @description The webhook body of `customer.balance_transaction.created`. */
+        /**
+         * @description The webhook body of `customer.balance_transaction.created`.
+         * @example {
+         *       "id": "evt_prod_06h1dnpedsrfgt9yjs6pkrqqrk00y",
+         *       "object": "event",
+         *       "type": "customer.balance_transaction.created",
+         *       "sequence": 1,
+         *       "created": 1795679506,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cbtxn_prod_06h1dnpedqx0br79q3cgq563q07jt",
+         *           "type": "credit_note",
+         *           "object": "customer_balance_transaction",
+         *           "created": "2026-11-26T07:51:46.029Z",
+         *           "invoice": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "livemode": false,
+         *           "amount_atom": 100,
+         *           "credit_note": "cn_prod_06h1dnpedfw2p067cvbdf7jvg6e4y",
+         *           "description": null,
+         *           "ending_balance_atom": 100
+         *         }
+         *       }
+         *     }
+         */
         CustomerBalanceTransactionCreatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -24476,10 +24912,10 @@ export type components = {
             /** @description The customer's balance in this currency after this transaction. */
             ending_balance_atom?: number;
             /**
-             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `credit_note_voided`.
+             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`).
              * @enum {string}
              */
-            type?: "adjustment" | "applied_to_invoice" | "credit_note" | "credit_note_voided";
+            type?: "adjustment" | "applied_to_invoice" | "credit_note";
             description?: string | null;
             invoice?: string | null;
             credit_note?: string | null;
