@@ -129,4 +129,22 @@ describe("the customer balance", () => {
     expect(invoice).toMatchObject({ starting_balance_atom: 0, ending_balance_atom: 0, due_amount_atom: 700 });
     expect(await ledger(cus)).toEqual([]);
   });
+
+  it("a renewal applies the balance before collecting: the card is charged the rest (test clock)", async () => {
+    // Its own sandbox account: the test clock moves a whole account.
+    const own = await newMerchant();
+    const client = api(own.sandboxSecret.token);
+    const cus = (await client.post("/customers", { email: "renewal@example.com" })).body;
+    const product = (await client.post("/products", { name: "Plan" })).body;
+    const price = (await client.post("/prices", { product: product.id, currency: "usd", unit_amount_atom: 2000, type: "recurring", recurring: { interval: "month" } })).body;
+    expect((await client.post(`/customers/${cus.id}/balance-transactions`, { amount_atom: 500, currency: "usd", description: "Goodwill" })).status).toBe(201);
+    const sub = (await client.post("/subscriptions", { customer: cus.id, items: [{ price: price.id }], trial_period_days: 7, default_payment_method: "pm_sandbox_succeeds" })).body;
+    const advanced = await client.post(`/${own.sandboxAccountId}/test-clock/advance`, { to: new Date(Date.parse(sub.trial_end) + 3_600_000).toISOString() });
+    expect(advanced.status, advanced.text).toBe(200);
+    const renewed = (await client.get(`/subscriptions/${sub.id}`)).body;
+    const invoice = (await client.get(`/invoices/${renewed.latest_invoice}`)).body;
+    expect(invoice).toMatchObject({ status: "paid", total_amount_atom: 2000, starting_balance_atom: 500, ending_balance_atom: 0, paid_amount_atom: 2000, due_amount_atom: 0 });
+    expect((await client.get(`/payment-intents/${invoice.payment_intent}`)).body.amount_atom).toBe(1500);
+    expect((await client.get(`/customers/${cus.id}`)).body.balances).toEqual({ usd: 0 });
+  });
 });
