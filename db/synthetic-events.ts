@@ -38,6 +38,8 @@ export const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
   product_feature: 0.05,
   customer_entitlements: 0.5,
   portal_configuration: 0.01,
+  credit_note: 0.05,
+  customer_balance_transaction: 0.1,
 };
 
 /** The id prefix of each entity type (lib/ids.ts). */
@@ -63,6 +65,8 @@ export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
   product_feature: "prodft_",
   customer_entitlements: "cus_",
   portal_configuration: "acc_",
+  credit_note: "cn_",
+  customer_balance_transaction: "cbtxn_",
 };
 
 export type LoadOptions = {

@@ -1,6 +1,6 @@
 // Pure (no server imports): lib/ids.ts makes ids with these, and the dashboard reads ids by them.
 
-/** Every object prefix of the spec, plus our own (`org_`, `user_`, `inv_`, `key_`, `eda_`, `cpn_`, `di_`, `il_`, `pi_`, `py_`, `re_`, `scr_`, `mtr_`). */
+/** Every object prefix of the spec, plus our own (`org_`, `user_`, `inv_`, `key_`, `eda_`, `cpn_`, `di_`, `il_`, `pi_`, `py_`, `re_`, `scr_`, `mtr_`, `cn_`, `cbtxn_`). */
 export const ID_PREFIXES = {
   organization: "org_",
   user: "user_",
@@ -31,6 +31,8 @@ export const ID_PREFIXES = {
   feature: "feat_",
   productFeature: "prodft_",
   portalSession: "bps_",
+  creditNote: "cn_",
+  customerBalanceTransaction: "cbtxn_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -9,6 +9,7 @@ import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, Loading } from "@/components/ui";
 import { CustomerUsage } from "@/components/meters/customer-usage";
 import { CustomerEntitlements } from "./customer-entitlements";
+import { CustomerBalance } from "./customer-balance";
 import { EditCustomer } from "./customer-forms";
 import { CustomerRelations } from "./customer-relations";
 import { customerQueryKeys, customersHref } from "./format";
@@ -72,6 +73,7 @@ export function CustomerDetail({ accountId, customerId }: { accountId: string; c
             </DetailItem>
           </dl>
         </Card>
+        <CustomerBalance accountId={accountId} customerId={customer.id} balances={customer.balances} />
         <CustomerEntitlements accountId={accountId} customerId={customer.id} />
         <CustomerUsage accountId={accountId} customerId={customer.id} />
         {/* The related lists keep their page and filter in the URL (useSearchParams). */}

@@ -11,6 +11,7 @@ import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, StatusBadge, Table } from "@/components/ui";
 import { formatMoney, invoiceQueryKeys, invoicesHref } from "./format";
 import { InvoiceActions } from "./invoice-actions";
+import { InvoiceCreditNotes } from "./invoice-credit-notes";
 import { operationPath } from "@/lib/operation-paths";
 
 const linkClass = "text-sm text-indigo-700 underline hover:text-indigo-900";
@@ -88,6 +89,14 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
             </DetailItem>
             <DetailItem label="Due">{money(invoice.due_amount_atom)}</DetailItem>
             <DetailItem label="Paid">{money(invoice.paid_amount_atom)}</DetailItem>
+            {(invoice.pre_payment_credit_notes_amount_atom > 0 || invoice.post_payment_credit_notes_amount_atom > 0) && (
+              <DetailItem label="Credit notes">
+                {money(invoice.pre_payment_credit_notes_amount_atom + invoice.post_payment_credit_notes_amount_atom)}
+              </DetailItem>
+            )}
+            {invoice.starting_balance_atom !== null && invoice.starting_balance_atom !== invoice.ending_balance_atom && (
+              <DetailItem label="Balance applied">{money(invoice.starting_balance_atom - (invoice.ending_balance_atom ?? 0))}</DetailItem>
+            )}
             <DetailItem label="Subscription">
               {invoice.subscription ? <ObjectLink accountId={accountId} id={invoice.subscription} /> : <Dash />}
             </DetailItem>
@@ -157,6 +166,7 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
             </Table>
           )}
         </Card>
+        <InvoiceCreditNotes accountId={accountId} invoice={invoice} />
       </div>
     </>
   );

@@ -23,6 +23,11 @@ export const customers = pgTable(
     taxIds: jsonb("tax_ids").$type<CustomerTaxId[]>().notNull().default([]),
     customFields: jsonb("custom_fields").$type<Record<string, string>>().notNull().default({}),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
+    /**
+     * The customer's balance per currency (lowercase code → atoms; positive: credit the customer
+     * has, negative: what they owe). Changed only with a customer_balance_transactions row.
+     */
+    balances: jsonb("balances").$type<Record<string, number>>().notNull().default({}),
     created: createdAt(),
     updated: updatedAt(),
     /** Deleted customers are kept for the audit trail and later references, but are not served. */

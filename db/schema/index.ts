@@ -18,3 +18,4 @@ export * from "./tax-rates";
 export * from "./usage";
 export * from "./entitlements";
 export * from "./portal";
+export * from "./credit-notes";

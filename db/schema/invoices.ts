@@ -52,6 +52,13 @@ export const invoices = pgTable(
     totalAmountAtom: bigint("total_amount_atom", { mode: "number" }).notNull().default(0),
     dueAmountAtom: bigint("due_amount_atom", { mode: "number" }).notNull().default(0),
     paidAmountAtom: bigint("paid_amount_atom", { mode: "number" }).notNull().default(0),
+    /** Σ of the issued credit notes made while it was open (they lowered the amount due). */
+    prePaymentCreditNotesAmountAtom: bigint("pre_payment_credit_notes_amount_atom", { mode: "number" }).notNull().default(0),
+    /** Σ of the issued credit notes made once it was paid (refunded, credited or settled out of band). */
+    postPaymentCreditNotesAmountAtom: bigint("post_payment_credit_notes_amount_atom", { mode: "number" }).notNull().default(0),
+    /** The customer's balance in the invoice's currency before and after finalization applied it; null on drafts. */
+    startingBalanceAtom: bigint("starting_balance_atom", { mode: "number" }),
+    endingBalanceAtom: bigint("ending_balance_atom", { mode: "number" }),
     /** The customer discount applied at finalization, if any. */
     discountId: text("discount_id"),
     description: text("description"),

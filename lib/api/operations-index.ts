@@ -7,6 +7,8 @@ import { checkoutOperations } from "@/lib/checkout/operations";
 import { testClockOperations } from "@/lib/clock/operations";
 import { couponOperations } from "@/lib/coupons/operations";
 import { customerOperations } from "@/lib/customers/operations";
+import { customerBalanceOperations } from "@/lib/customer-balance/operations";
+import { creditNoteOperations } from "@/lib/credit-notes/operations";
 import { discountOperations } from "@/lib/discounts/operations";
 import { entitlementOperations } from "@/lib/entitlements/operations";
 import { eventOperations } from "@/lib/events/operations";
@@ -41,6 +43,8 @@ export const API_OPERATIONS: Operation[] = [
   ...paymentOperations,
   ...refundOperations,
   ...invoiceOperations,
+  ...creditNoteOperations,
+  ...customerBalanceOperations,
   ...subscriptionOperations,
   ...subscriptionChangeOperations,
   ...checkoutOperations,

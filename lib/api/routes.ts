@@ -6,6 +6,8 @@ import { checkoutHandlers } from "@/lib/checkout/handlers";
 import { testClockHandlers } from "@/lib/clock/handlers";
 import { couponHandlers } from "@/lib/coupons/handlers";
 import { customerHandlers } from "@/lib/customers/handlers";
+import { customerBalanceHandlers } from "@/lib/customer-balance/handlers";
+import { creditNoteHandlers } from "@/lib/credit-notes/handlers";
 import { discountHandlers } from "@/lib/discounts/handlers";
 import { entitlementHandlers } from "@/lib/entitlements/handlers";
 import { eventHandlers } from "@/lib/events/handlers";
@@ -37,6 +39,8 @@ export const API_HANDLERS = [
   ...paymentHandlers,
   ...refundHandlers,
   ...invoiceHandlers,
+  ...creditNoteHandlers,
+  ...customerBalanceHandlers,
   ...subscriptionHandlers,
   ...subscriptionChangeHandlers,
   ...checkoutHandlers,

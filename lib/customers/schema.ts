@@ -84,6 +84,11 @@ export const Customer = z
     tax_ids: z.array(TaxId),
     default_tax_rate: z.string().nullable(),
     metadata: z.record(z.string(), z.string()),
+    balances: z.record(z.string(), z.number().int()).meta({
+      description:
+        "The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).",
+      example: { eur: 1500 },
+    }),
     custom_fields: CustomFields.optional().meta({ description: "Present with expand=custom_fields." }),
     livemode: z.boolean(),
     created: DateTime,

@@ -21,6 +21,7 @@ export function serializeCustomer(
     tax_ids: row.taxIds.map((taxId) => ({ ...taxId, country: euVatCountry(taxId.value) ?? taxId.value.slice(0, 2) })),
     default_tax_rate: row.defaultTaxRate,
     metadata: row.metadata,
+    balances: row.balances,
     ...(options.customFields ? { custom_fields: row.customFields } : {}),
     livemode,
     created: row.created.toISOString(),

@@ -101,6 +101,13 @@ export const EVENT_CATALOGUE = [
   { group: "Product feature", aggregateType: "product_feature", types: ["product_feature.attached", "product_feature.detached"] },
   { group: "Customer entitlements", aggregateType: "customer_entitlements", types: ["customer.entitlements.updated"] },
   { group: "Portal configuration", aggregateType: "portal_configuration", types: ["portal_configuration.updated"] },
+  // Credit notes and the customer balance (docs/credit-notes-and-balance.md).
+  { group: "Credit note", aggregateType: "credit_note", types: ["credit_note.created", "credit_note.voided"] },
+  {
+    group: "Customer balance transaction",
+    aggregateType: "customer_balance_transaction",
+    types: ["customer.balance_transaction.created"],
+  },
 ] as const;
 
 type Catalogue = typeof EVENT_CATALOGUE;
@@ -193,6 +200,11 @@ export const EVENT_DESCRIPTIONS = {
   "customer.entitlements.updated":
     "A customer's active entitlements changed (a subscription change, a product feature, or the end of a past_due grace); `previous_data` holds the list before.",
   "portal_configuration.updated": "The account's customer portal configuration changed (aggregate: the account).",
+  "credit_note.created":
+    "A credit note was issued: before payment it lowered the invoice's amount due; after payment its total was refunded, credited to the customer's balance or settled out of band.",
+  "credit_note.voided": "A pre-payment credit note was voided: the invoice's amount due is back up by its total.",
+  "customer.balance_transaction.created":
+    "A customer's balance changed: a manual adjustment, a credit note's credit, or finalization applying it to an invoice (`ending_balance_atom` is the balance after).",
 } as const satisfies Record<EventType, string>;
 
 export const EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.flatMap((group) => group.types);

@@ -3,6 +3,8 @@ import { AccountSettings } from "@/lib/account-settings/schema";
 import { CheckoutSession } from "@/lib/checkout/schema";
 import { Coupon } from "@/lib/coupons/schema";
 import { Customer } from "@/lib/customers/schema";
+import { CustomerBalanceTransaction } from "@/lib/customer-balance/schema";
+import { CreditNote } from "@/lib/credit-notes/schema";
 import { CustomerEntitlements, Feature, ProductFeature } from "@/lib/entitlements/schema";
 import { Discount } from "@/lib/discounts/schema";
 import { Invoice } from "@/lib/invoices/schema";
@@ -48,6 +50,8 @@ export const AGGREGATE_SCHEMAS = {
   product_feature: ProductFeature,
   customer_entitlements: CustomerEntitlements,
   portal_configuration: PortalConfiguration,
+  credit_note: CreditNote,
+  customer_balance_transaction: CustomerBalanceTransaction,
 } satisfies Record<AggregateType, z.ZodObject>;
 
 type AggregateSchema = (typeof AGGREGATE_SCHEMAS)[AggregateType];

@@ -125,8 +125,19 @@ export const Invoice = z
       description: "true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note.",
     }),
     total_amount_atom: z.number().int().meta({ description: "subtotal − discount + exclusive tax, never negative." }),
-    due_amount_atom: z.number().int().meta({ description: "total − paid." }),
-    paid_amount_atom: z.number().int(),
+    due_amount_atom: z.number().int().meta({
+      description:
+        "What is left to collect: total − pre-payment credit notes − the balance applied (starting − ending balance; a debit adds) − partial payments. 0 once paid.",
+    }),
+    paid_amount_atom: z.number().int().meta({ description: "Partial payments collected while open; the total once paid (as the spec says), whatever part credit notes or the balance settled." }),
+    pre_payment_credit_notes_amount_atom: z.number().int().meta({ description: "Σ of the issued credit notes made while it was open or uncollectible: they lowered the amount due." }),
+    post_payment_credit_notes_amount_atom: z.number().int().meta({ description: "Σ of the issued credit notes made once it was paid (refunded, credited to the balance, or settled out of band)." }),
+    starting_balance_atom: z.number().int().nullable().meta({
+      description: "The customer's balance in the invoice's currency when it was finalized (positive: credit, negative: owed); null on drafts.",
+    }),
+    ending_balance_atom: z.number().int().nullable().meta({
+      description: "The balance after finalization applied it: a credit lowers the amount due (what exceeds the total stays), a debit is added whole; null on drafts.",
+    }),
     discount: z.string().nullable().meta({ description: "The customer discount (`di_…`) applied at finalization." }),
     payment_intent: z
       .string()

@@ -16,6 +16,7 @@ import { draftTotals, lineRow, usageLineRow, type UsageLineInput } from "./lines
 import { takeInvoiceNumber } from "./numbers";
 import { issueDocument } from "./pdf/issue";
 import { invoiceTaxes } from "./taxes";
+import { applyBalanceToInvoice } from "@/lib/customer-balance/service";
 import type { InvoiceCreateInput, InvoiceStatus } from "./schema";
 import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
 
@@ -141,8 +142,10 @@ async function discountFor(tx: Executor, invoice: Pick<InvoiceRow, "customerId" 
 }
 
 /**
- * Draft → open: applies the customer's discount and fixes the totals (due = total). An invoice
- * whose total is 0 has nothing to collect and is paid at once (as in Stripe).
+ * Draft → open: applies the customer's discount and fixes the totals, then the customer's balance
+ * (due = total − the credit applied, or + the debit). An invoice with nothing left to collect is paid
+ * at once (as in Stripe). Every path that finalizes (the API, subscriptions, renewals, usage, plan
+ * changes) comes through here.
  */
 export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> & WithinChange): Promise<InvoiceWithLines> {
   const finalized = await withChangeTransaction(async (tx) => {
@@ -167,6 +170,8 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
         .where(eq(invoiceLines.id, line.id))
         .returning()));
     }
+    // Before any payment is attempted: the customer's balance in this currency meets the total.
+    const balance = await applyBalanceToInvoice(tx, ctx, { id: invoice.id, customerId: invoice.customerId, currency: invoice.currency, totalAtom });
     // Last before the write: the sequence row stays locked until commit, so take it as late as possible.
     const { number, sequence } = await takeInvoiceNumber(tx, ctx.accountId);
     const numbered = one(await tx
@@ -181,7 +186,9 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
         totalTaxes: taxes.totalTaxes,
         reverseCharge: taxes.reverseCharge,
         totalAmountAtom: totalAtom,
-        dueAmountAtom: totalAtom,
+        dueAmountAtom: balance.dueAtom,
+        startingBalanceAtom: balance.startingAtom,
+        endingBalanceAtom: balance.endingAtom,
         discountId: discount?.id ?? null,
         finalizedAt: now,
         updated: now,
@@ -192,7 +199,8 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
     const before = { invoice, lines, paymentIntent: null };
     const after = { invoice: open, lines: taxedLines, paymentIntent: null };
     await emit(tx, ctx, "invoice.finalized", after, before);
-    if (totalAtom === 0) return markPaid(tx, ctx, after, now);
+    // Nothing to collect (a zero total, or the customer's credit covered it): paid at once.
+    if (balance.dueAtom === 0) return markPaid(tx, ctx, after, now);
     return after;
   }, tx);
   // An open invoice with a due date falls overdue then (lib/invoices/overdue.ts): wake the clock's driver for it.
@@ -252,6 +260,10 @@ export async function previewInvoice({
     totalAmountAtom: totalAtom,
     dueAmountAtom: totalAtom,
     paidAmountAtom: 0,
+    prePaymentCreditNotesAmountAtom: 0,
+    postPaymentCreditNotesAmountAtom: 0,
+    startingBalanceAtom: null,
+    endingBalanceAtom: null,
     discountId: discount?.id ?? null,
     description: input.description ?? null,
     dueDate: input.due_date ? new Date(input.due_date) : null,

@@ -7,7 +7,7 @@ import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
-import { withChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction, type WithinChange } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { recordInvoiceRefund } from "@/lib/invoices/payment-hooks";
 import { REFUND_FAILURE_MESSAGE, refundSucceeds } from "@/lib/payments/sandbox";
@@ -19,9 +19,10 @@ import { serializeRefund, type RefundRow } from "./serialize";
 /**
  * Refunds a payment. The refund is created pending (refund.created), then the sandbox settles it
  * in the same transaction: succeeded (refund.updated, payment.refunded) or failed (refund.failed).
- * The payment row is locked first, so concurrent refunds never exceed the payment.
+ * The payment row is locked first, so concurrent refunds never exceed the payment. A post-payment
+ * credit note refunds through here, in its own transaction (`tx`).
  */
-export async function createRefund({ ctx, input }: Verb<z.output<typeof RefundCreateInput>>): Promise<RefundRow> {
+export async function createRefund({ ctx, input, tx: outer }: Verb<z.output<typeof RefundCreateInput>> & WithinChange): Promise<RefundRow> {
   return withChangeTransaction(async (tx) => {
     const payment = await lockPaymentForRefund(tx, ctx.accountId, input.payment);
     if (!payment) throw validationFailed([{ field: "payment", message: `No such payment: '${input.payment}'.` }]);
@@ -84,7 +85,7 @@ export async function createRefund({ ctx, input }: Verb<z.output<typeof RefundCr
       if (intent?.invoiceId) await recordInvoiceRefund(tx, ctx, intent.invoiceId);
     }
     return settled;
-  });
+  }, outer);
 }
 
 export async function getRefund({ ctx, input }: Verb<{ id: string }>): Promise<RefundRow> {

@@ -29,6 +29,8 @@ const KIND: Record<AggregateType, IdKind> = {
   customer_entitlements: "customer",
   // The account's one configuration is on the account's id.
   portal_configuration: "account",
+  credit_note: "creditNote",
+  customer_balance_transaction: "customerBalanceTransaction",
 };
 
 /**

@@ -34,6 +34,7 @@ describe("customers", () => {
       tax_ids: [],
       default_tax_rate: null,
       metadata: { crm: "42" },
+      balances: {},
       livemode: true,
       created: expect.stringMatching(ISO),
       updated: expect.stringMatching(ISO),

@@ -137,6 +137,13 @@ beforeAll(async () => {
   await post(`/invoices/${(await invoice()).id}/pay`, { payment_method: "pm_sandbox_requires_action" });
   await post(`/invoices/${(await invoice()).id}/void`);
   await post(`/invoices/${(await invoice()).id}/mark-uncollectible`);
+  // Credit notes: one on an open invoice, voided; one on a paid invoice, credited to the balance;
+  // a manual balance adjustment.
+  const credited = await invoice();
+  const preNote = await post("/credit-notes", { invoice: credited.id, amount_atom: 100, reason: "order_change" });
+  await post(`/credit-notes/${preNote.id}/void`);
+  await post("/credit-notes", { invoice: cardPaid.id, amount_atom: 100, reason: "product_unsatisfactory", credit_amount_atom: 100 });
+  await post(`/customers/${customer.id}/balance-transactions`, { amount_atom: -100, currency: "usd", description: "Correction" });
   const clockNow = Date.parse((await ok(client.get(`/${account}/test-clock`))).now);
   await invoice(new Date(clockNow + DAY).toISOString());
 
@@ -341,6 +348,9 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
   "customer.entitlements.updated": (data, event) =>
     expect(JSON.stringify(data.items)).not.toBe(JSON.stringify(event.previous_data.items)),
   "portal_configuration.updated": (data, event) => expect(data).not.toEqual(event.previous_data),
+  "credit_note.created": status("issued"),
+  "credit_note.voided": status("void"),
+  "customer.balance_transaction.created": (data) => expect(data.ending_balance_atom).toEqual(expect.any(Number)),
 };
 
 /** A user's audit event: the user (never a password or its hash), as actor; the address and agent of the request when it had one. */

@@ -12,6 +12,8 @@ import { listCoupons } from "@/lib/coupons/service";
 import { listCustomers } from "@/lib/customers/service";
 import { listEvents } from "@/lib/events/service";
 import { listInvoices } from "@/lib/invoices/service";
+import { listCreditNotes } from "@/lib/credit-notes/read";
+import { listBalanceTransactions } from "@/lib/customer-balance/service";
 import { listPayments } from "@/lib/payments/payments";
 import { listPaymentIntents } from "@/lib/payments/service";
 import { listPrices } from "@/lib/prices/service";
@@ -138,6 +140,11 @@ const cases: Case[] = [
   { name: "subscriptions by status", run: () => listSubscriptions({ ctx, input: { ...page(), status: "active" } }) },
   { name: "change requests", run: () => listChangeRequests({ ctx, input: { ...page(), subscriptionId: ids.subscription } }) },
   { name: "invoices", run: () => listInvoices({ ctx, input: page() }) },
+  { name: "credit notes", run: () => listCreditNotes({ ctx, input: page() }) },
+  { name: "credit notes by invoice", run: () => listCreditNotes({ ctx, input: { ...page(), invoice: "in_test_none" } }) },
+  { name: "credit notes by customer", run: () => listCreditNotes({ ctx, input: { ...page(), customer: ids.customer } }) },
+  { name: "balance transactions", run: () => listBalanceTransactions({ ctx, input: { ...page(), customerId: ids.customer } }) },
+  { name: "balance transactions by currency", run: () => listBalanceTransactions({ ctx, input: { ...page(), customerId: ids.customer, currency: "usd" } }) },
   { name: "invoices by customer", run: () => listInvoices({ ctx, input: { ...page(), customer: ids.customer } }) },
   { name: "invoices by status", run: () => listInvoices({ ctx, input: { ...page(), status: "paid" } }) },
   { name: "payment intents", run: () => listPaymentIntents({ ctx, input: page() }) },

@@ -21,6 +21,7 @@ const customer = {
   tax_ids: [],
   default_tax_rate: null,
   metadata: {},
+  balances: {},
   livemode: false,
   created: "2026-01-01T00:00:00.000Z",
   updated: "2026-01-01T00:00:00.000Z",

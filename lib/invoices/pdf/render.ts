@@ -13,7 +13,7 @@ import { LABELS } from "./labels";
  */
 
 /** Helvetica's WinAnsi encoding has no U+202F (the narrow no-break space fr puts in numbers): a no-break space prints the same. */
-const printable = (text: string) => text.replace(/[\u202f\u2009]/g, "\u00a0");
+export const printable = (text: string) => text.replace(/[\u202f\u2009]/g, "\u00a0");
 
 export function money(atoms: number, currency: string, locale: string): string {
   return printable(formatAtoms(atoms, currency, locale));
@@ -147,9 +147,11 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
     total(tax.inclusive ? `${name} (${t.inclusive})` : name, tax.amount_atom);
   }
   total(t.total, invoice.totalAmountAtom, true);
-  // As issued (the document never changes): nothing paid yet, the total due.
+  // As issued (the document never changes): nothing paid yet, the total due less the balance applied then.
+  const appliedBalance = (invoice.startingBalanceAtom ?? 0) - (invoice.endingBalanceAtom ?? 0);
+  if (appliedBalance !== 0) total(appliedBalance > 0 ? t.appliedCredit : t.appliedDebit, -appliedBalance);
   total(t.paid, 0);
-  total(t.amountDue, invoice.totalAmountAtom, true);
+  total(t.amountDue, invoice.totalAmountAtom - appliedBalance, true);
 
   pdf.font("Helvetica").fontSize(9);
   y += 10;

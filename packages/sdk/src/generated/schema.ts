@@ -1348,6 +1348,256 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/credit-notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credit notes
+         * @description Newest first; filter `invoice`, `customer`.
+         */
+        get: operations["listCreditNotes"];
+        put?: never;
+        /**
+         * Issue a credit note
+         * @description On an open or uncollectible invoice (pre-payment) it lowers `due_amount_atom` (to 0: the invoice is paid). On a paid invoice (post-payment) `refund_amount_atom` + `credit_amount_atom` + `out_of_band_amount_atom` must equal its total (none given: all credited to the customer's balance): the refund is a real refund of the invoice's payment (`refund.*`, `payment.refunded`, `invoice.refunded`), the credit a balance transaction. Σ of an invoice's credit notes never exceeds its total (422). Emits `credit_note.created`. A draft or void invoice is a 409; an invoice being modified is the retryable 409 `invoice_locked`.
+         */
+        post: operations["createCreditNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/credit-notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credit notes
+         * @description Newest first; filter `invoice`, `customer`.
+         */
+        get: operations["listCreditNotesForTokenAccount"];
+        put?: never;
+        /**
+         * Issue a credit note
+         * @description On an open or uncollectible invoice (pre-payment) it lowers `due_amount_atom` (to 0: the invoice is paid). On a paid invoice (post-payment) `refund_amount_atom` + `credit_amount_atom` + `out_of_band_amount_atom` must equal its total (none given: all credited to the customer's balance): the refund is a real refund of the invoice's payment (`refund.*`, `payment.refunded`, `invoice.refunded`), the credit a balance transaction. Σ of an invoice's credit notes never exceeds its total (422). Emits `credit_note.created`. A draft or void invoice is a 409; an invoice being modified is the retryable 409 `invoice_locked`.
+         */
+        post: operations["createCreditNoteForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/credit-notes/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a credit note
+         * @description The credit note `createCreditNote` would issue with this body now (the same checks and amounts, the number it would take), stored nowhere: no event, no refund, and its id is not kept.
+         */
+        post: operations["previewCreditNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/credit-notes/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a credit note
+         * @description The credit note `createCreditNote` would issue with this body now (the same checks and amounts, the number it would take), stored nowhere: no event, no refund, and its id is not kept.
+         */
+        post: operations["previewCreditNoteForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/credit-notes/{credit_note_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a credit note */
+        get: operations["getCreditNote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/credit-notes/{credit_note_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a credit note */
+        get: operations["getCreditNoteForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/credit-notes/{credit_note_id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void a credit note
+         * @description Only a pre-payment credit note whose invoice is still open or uncollectible: the invoice's amount due goes back up by its total. Emits `credit_note.voided`. A post-payment or already void credit note is a 409.
+         */
+        post: operations["voidCreditNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/credit-notes/{credit_note_id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void a credit note
+         * @description Only a pre-payment credit note whose invoice is still open or uncollectible: the invoice's amount due goes back up by its total. Emits `credit_note.voided`. A post-payment or already void credit note is a 409.
+         */
+        post: operations["voidCreditNoteForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/credit-notes/{credit_note_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a credit note's PDF
+         * @description The credit note as a document (`application/pdf`) in its invoice's language, as issued: the same bytes every time (`pdf_sha256`).
+         */
+        get: operations["getCreditNotePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/credit-notes/{credit_note_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a credit note's PDF
+         * @description The credit note as a document (`application/pdf`) in its invoice's language, as issued: the same bytes every time (`pdf_sha256`).
+         */
+        get: operations["getCreditNotePdfForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/customers/{customer_id}/balance-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a customer's balance transactions
+         * @description The ledger of the customer's balance, newest first; filter `currency`. Per currency, the amounts sum to `balances[currency]` of the customer.
+         */
+        get: operations["listCustomerBalanceTransactions"];
+        put?: never;
+        /**
+         * Adjust a customer's balance
+         * @description A manual adjustment: positive credits the customer, negative debits. The balance is applied to the customer's next invoice finalized in that currency. Emits `customer.balance_transaction.created`.
+         */
+        post: operations["createCustomerBalanceTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/{customer_id}/balance-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a customer's balance transactions
+         * @description The ledger of the customer's balance, newest first; filter `currency`. Per currency, the amounts sum to `balances[currency]` of the customer.
+         */
+        get: operations["listCustomerBalanceTransactionsForTokenAccount"];
+        put?: never;
+        /**
+         * Adjust a customer's balance
+         * @description A manual adjustment: positive credits the customer, negative debits. The balance is applied to the customer's next invoice finalized in that currency. Emits `customer.balance_transaction.created`.
+         */
+        post: operations["createCustomerBalanceTransactionForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/subscriptions": {
         parameters: {
             query?: never;
@@ -4916,6 +5166,66 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "credit_note.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credit_note.created
+         * @description A credit note was issued: before payment it lowered the invoice's amount due; after payment its total was refunded, credited to the customer's balance or settled out of band. `data.object` is the credit_note. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["creditNoteCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credit_note.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * credit_note.voided
+         * @description A pre-payment credit note was voided: the invoice's amount due is back up by its total. `data.object` is the credit_note. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["creditNoteVoidedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.balance_transaction.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.balance_transaction.created
+         * @description A customer's balance changed: a manual adjustment, a credit note's credit, or finalization applying it to an invoice (`ending_balance_atom` is the balance after). `data.object` is the customer_balance_transaction. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["customerBalanceTransactionCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type components = {
     schemas: {
@@ -4926,9 +5236,9 @@ export type components = {
             billing_exempt?: boolean;
         };
         /** @enum {string} */
-        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration";
+        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -5276,6 +5586,61 @@ export type components = {
              */
             payment_method: string;
         };
+        /**
+         * @example {
+         *       "invoice": "in_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5",
+         *       "amount_atom": 1000,
+         *       "reason": "order_change"
+         *     }
+         */
+        CreditNoteCreateInput: {
+            /** @description The invoice (`in_…`) to credit: open or uncollectible (pre-payment) or paid (post-payment). */
+            invoice: string;
+            /** @description The invoice lines to credit; each credits its share of the line's discount and taxes. Excludes `amount_atom`. */
+            lines?: components["schemas"]["CreditNoteLineInput"][];
+            /** @description A tax-inclusive amount of the invoice's total to credit, without naming lines; the taxes are credited in proportion. Excludes `lines`. Without either, the sum of the three amounts below. */
+            amount_atom?: number;
+            /** @enum {string} */
+            reason: "duplicate" | "fraudulent" | "order_change" | "product_unsatisfactory";
+            memo?: string;
+            /** @description Post-payment: refunded to the invoice's payment (a real refund, `refund.*` events). */
+            refund_amount_atom?: number;
+            /** @description Post-payment: credited to the customer's balance in the invoice's currency. */
+            credit_amount_atom?: number;
+            /** @description Post-payment: settled outside the service; recorded only. */
+            out_of_band_amount_atom?: number;
+        };
+        /**
+         * @example {
+         *       "invoice_line": "il_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5",
+         *       "quantity": 1
+         *     }
+         */
+        CreditNoteLineInput: {
+            /** @description A line (`il_…`) of the invoice. */
+            invoice_line: string;
+            /** @description Credit this many of the line's units: line amount × quantity / line quantity (half to even). */
+            quantity?: number;
+            /** @description Credit this part of the line's amount (before its discount share and tax). */
+            amount_atom?: number;
+        };
+        BalanceTransactionCreateInput: {
+            /**
+             * @description Positive: credit the customer (lowers their next invoice); negative: a debit (added to their next invoice).
+             * @example 1500
+             */
+            amount_atom: number;
+            /**
+             * @description Three-letter ISO 4217 code; stored and returned lowercase.
+             * @example usd
+             */
+            currency: string;
+            /**
+             * @description Why: shown in the ledger.
+             * @example Goodwill credit for the outage of 3 March
+             */
+            description: string;
+        };
         SubscriptionCreateInput: {
             /** @description The customer (`cus_…`) of this account. */
             customer: string;
@@ -5446,7 +5811,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -5468,7 +5833,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -9163,6 +9528,138 @@ export type components = {
                 retrying: number;
                 failed: number;
             };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "credit_note.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "credit_note";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CreditNote"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CreditNote"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "credit_note.voided";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "credit_note";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CreditNote"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CreditNote"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "customer.balance_transaction.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer_balance_transaction";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CustomerBalanceTransaction"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CustomerBalanceTransaction"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
         };
         Payment: {
             /** @example py_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -9455,9 +9952,18 @@ export type components = {
             reverse_charge: boolean;
             /** @description subtotal − discount + exclusive tax, never negative. */
             total_amount_atom: number;
-            /** @description total − paid. */
+            /** @description What is left to collect: total − pre-payment credit notes − the balance applied (starting − ending balance; a debit adds) − partial payments. 0 once paid. */
             due_amount_atom: number;
+            /** @description Partial payments collected while open; the total once paid (as the spec says), whatever part credit notes or the balance settled. */
             paid_amount_atom: number;
+            /** @description Σ of the issued credit notes made while it was open or uncollectible: they lowered the amount due. */
+            pre_payment_credit_notes_amount_atom: number;
+            /** @description Σ of the issued credit notes made once it was paid (refunded, credited to the balance, or settled out of band). */
+            post_payment_credit_notes_amount_atom: number;
+            /** @description The customer's balance in the invoice's currency when it was finalized (positive: credit, negative: owed); null on drafts. */
+            starting_balance_atom: number | null;
+            /** @description The balance after finalization applied it: a credit lowers the amount due (what exceeds the total stays), a debit is added whole; null on drafts. */
+            ending_balance_atom: number | null;
             /** @description The customer discount (`di_…`) applied at finalization. */
             discount: string | null;
             /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
@@ -9520,6 +10026,15 @@ export type components = {
             metadata: {
                 [key: string]: string;
             };
+            /**
+             * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
+             * @example {
+             *       "eur": 1500
+             *     }
+             */
+            balances: {
+                [key: string]: number;
+            };
             /** @description Present with expand=custom_fields. */
             custom_fields?: components["schemas"]["CustomFields"];
             livemode: boolean;
@@ -9548,6 +10063,15 @@ export type components = {
             default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
+            };
+            /**
+             * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
+             * @example {
+             *       "eur": 1500
+             *     }
+             */
+            balances: {
+                [key: string]: number;
             };
             /** @description Present with expand=custom_fields. */
             custom_fields?: components["schemas"]["CustomFields"];
@@ -10147,35 +10671,126 @@ export type components = {
             /** @description Null until the account first saves one (the defaults apply). */
             updated: string | null;
         };
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"];
+        CreditNoteLine: {
+            /** @description The credited invoice line; null for a credit note by amount. */
+            invoice_line: string | null;
+            description: string | null;
+            quantity: number | null;
+            /** @description The credited part of the line's amount (before discount and tax). */
+            amount_atom: number;
+            /** @description The credited part of the line's discount share. */
+            discount_atom: number;
+            tax_amounts: components["schemas"]["TaxAmount"][];
+            /** @description amount − discount + exclusive taxes. */
+            total_amount_atom: number;
+        };
+        CreditNote: {
+            /** @example cn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "credit_note";
+            /**
+             * @description `{invoice_prefix}-CN-{sequence}` (at least 4 digits), gapless per account.
+             * @example ACME-CN-0001
+             */
+            number: string;
+            invoice: string;
+            customer: string;
+            currency: string;
+            /** @enum {string} */
+            status: "issued" | "void";
+            /**
+             * @description `pre_payment`: issued on an open invoice, lowered its amount due; `post_payment`: on a paid invoice.
+             * @enum {string}
+             */
+            type: "pre_payment" | "post_payment";
+            /** @enum {string} */
+            reason: "duplicate" | "fraudulent" | "order_change" | "product_unsatisfactory";
+            memo: string | null;
+            lines: components["schemas"]["CreditNoteLine"][];
+            subtotal_atom: number;
+            discount_atom: number;
+            tax_atom: number;
+            total_taxes: components["schemas"]["TaxAmount"][];
+            /** @description What the credit note credits: subtotal − discount + exclusive taxes. */
+            total_amount_atom: number;
+            refund_amount_atom: number;
+            credit_amount_atom: number;
+            out_of_band_amount_atom: number;
+            /** @description The refunds (`re_…`) it made of the invoice's payments. */
+            refunds: string[];
+            customer_balance_transaction: string | null;
+            /** @description The PDF (`getCreditNotePdf`, secret token); null on a preview. */
+            pdf: string | null;
+            pdf_sha256: string | null;
+            voided_at: string | null;
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        CustomerBalanceTransaction: {
+            /** @example cbtxn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "customer_balance_transaction";
+            customer: string;
+            currency: string;
+            /** @description The change of the balance: positive credits the customer, negative debits. */
+            amount_atom: number;
+            /** @description The customer's balance in this currency after this transaction. */
+            ending_balance_atom: number;
+            /**
+             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`).
+             * @enum {string}
+             */
+            type: "adjustment" | "applied_to_invoice" | "credit_note";
+            description: string | null;
+            invoice: string | null;
+            credit_note: string | null;
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+        };
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbf05ebp2reaas0ghjftxcw",
+         *       "id": "evt_prod_06h1dnpbqq6jh2v1s904ab88pymgw",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *       "aggregate_id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
          *       "data": {
-         *         "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *         "id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:41:13.719Z",
+         *         "created": "2026-11-26T07:51:45.339Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "payment_intent": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
-         *       "request_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
+         *       "correlation_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
+         *       "request_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.720Z",
+         *       "created": "2026-11-26T07:51:45.341Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentSucceededEvent: {
@@ -10220,32 +10835,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbhtv0z9hwnc319nv6mfqt0",
+         *       "id": "evt_prod_06h1dnpbt05e3khjtq8x9tq6rtrdj",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cqtbhmakcj06gjrq6nz26r8st",
+         *       "aggregate_id": "py_prod_06h1dnpbsz05n9k8qq2wtmyrn7xgp",
          *       "data": {
-         *         "id": "py_prod_06h1cqtbhmakcj06gjrq6nz26r8st",
+         *         "id": "py_prod_06h1dnpbsz05n9k8qq2wtmyrn7xgp",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T05:41:13.741Z",
+         *         "created": "2026-11-26T07:51:45.359Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *         "payment_intent": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbgtt8gn8vbaa7sry9phw16",
-         *       "request_id": "req_prod_06h1cqtbgtt8gn8vbaa7sry9phw16",
+         *       "correlation_id": "req_prod_06h1dnpbs0214h169zgj34cbp59cy",
+         *       "request_id": "req_prod_06h1dnpbs0214h169zgj34cbp59cy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.742Z",
+         *       "created": "2026-11-26T07:51:45.360Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentFailedEvent: {
@@ -10290,44 +10905,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtc3smm9jr84fdjenzb5n6pg",
+         *       "id": "evt_prod_06h1dnpc7brssjz264yhcw39c4q1a",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *       "aggregate_id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
          *       "data": {
-         *         "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *         "id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T05:41:13.719Z",
+         *         "created": "2026-11-26T07:51:45.339Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "payment_intent": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *         "id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:41:13.719Z",
+         *         "created": "2026-11-26T07:51:45.339Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "payment_intent": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
-         *       "request_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
+         *       "correlation_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
+         *       "request_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.887Z",
+         *       "created": "2026-11-26T07:51:45.466Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentRefundedEvent: {
@@ -10372,29 +10987,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtey4wx7ke72typp9adwdnhe",
+         *       "id": "evt_prod_06h1dnpfmqd5vr9h00f1qxp0kc5cc",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *       "aggregate_id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
          *       "data": {
-         *         "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *         "id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.606Z",
+         *         "created": "2026-11-26T07:51:46.338Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.606Z",
+         *         "updated": "2026-11-26T07:51:46.338Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.606Z",
+         *         "expires_at": "2026-11-27T07:51:46.338Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10412,13 +11027,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtexqt731av7rm19gpqzc2dy",
-         *       "request_id": "req_prod_06h1cqtexqt731av7rm19gpqzc2dy",
+         *       "correlation_id": "req_prod_06h1dnpfm1e36g5cac0d5zmrpvyjj",
+         *       "request_id": "req_prod_06h1dnpfm1e36g5cac0d5zmrpvyjj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:14.609Z",
+         *       "created": "2026-11-26T07:51:46.341Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -10463,19 +11078,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtf5x3n8w93tv74j06jp7y2a",
+         *       "id": "evt_prod_06h1dnpfv4p3gxtsn1x1mbmmdjyk4",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *       "aggregate_id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
          *       "data": {
-         *         "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *         "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.653Z",
+         *         "created": "2026-11-26T07:51:46.379Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.670Z",
+         *         "updated": "2026-11-26T07:51:46.392Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -10484,10 +11099,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.653Z",
+         *         "expires_at": "2026-11-27T07:51:46.379Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10504,24 +11119,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *         "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.653Z",
+         *         "created": "2026-11-26T07:51:46.379Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.653Z",
+         *         "updated": "2026-11-26T07:51:46.379Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.653Z",
+         *         "expires_at": "2026-11-27T07:51:46.379Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10538,13 +11153,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtf5eg9fgj93mp3x7wetj6yc",
-         *       "request_id": "req_prod_06h1cqtf5eg9fgj93mp3x7wetj6yc",
+         *       "correlation_id": "req_prod_06h1dnpftvk29d9g84g6rhcfcwpqe",
+         *       "request_id": "req_prod_06h1dnpftvk29d9g84g6rhcfcwpqe",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:14.671Z",
+         *       "created": "2026-11-26T07:51:46.393Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -10589,20 +11204,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtf8c39a6hshm4jn5xq44ppt",
+         *       "id": "evt_prod_06h1dnpfwx7jajh973yqz5b7y4k94",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *       "aggregate_id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
          *       "data": {
-         *         "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *         "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.653Z",
+         *         "created": "2026-11-26T07:51:46.379Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.689Z",
+         *         "updated": "2026-11-26T07:51:46.406Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -10611,10 +11226,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.653Z",
+         *         "expires_at": "2026-11-27T07:51:46.379Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10631,14 +11246,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *         "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.653Z",
+         *         "created": "2026-11-26T07:51:46.379Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.670Z",
+         *         "updated": "2026-11-26T07:51:46.392Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -10647,10 +11262,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.653Z",
+         *         "expires_at": "2026-11-27T07:51:46.379Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10667,13 +11282,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtf7y0gh0c9qcht90c17xr36",
-         *       "request_id": "req_prod_06h1cqtf7y0gh0c9qcht90c17xr36",
+         *       "correlation_id": "req_prod_06h1dnpfwjq4ccx50v1phd9bjgpgg",
+         *       "request_id": "req_prod_06h1dnpfwjq4ccx50v1phd9bjgpgg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.691Z",
+         *       "created": "2026-11-26T07:51:46.407Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -10718,29 +11333,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtf25c89sbr5ah891n2c8sjj",
+         *       "id": "evt_prod_06h1dnpfre8a3sv70z23fpc0y2v1a",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *       "aggregate_id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
          *       "data": {
-         *         "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *         "id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T05:41:14.606Z",
+         *         "created": "2026-11-26T07:51:46.338Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.639Z",
+         *         "updated": "2026-11-26T07:51:46.370Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtf0h5dvs4aa9s0xknq5h2yp",
+         *         "customer": "cus_prod_06h1dnpfpvfchk49yd3wkmw2xtp0p",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.606Z",
+         *         "expires_at": "2026-11-27T07:51:46.338Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10748,33 +11363,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T05:41:14.639Z",
+         *         "completed_at": "2026-11-26T07:51:46.370Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtf12q68b2vb5w70ht6nhb54",
+         *         "payment_intent": "pi_prod_06h1dnpfqa4d8ygafsh4armpyyrv0",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *         "id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.606Z",
+         *         "created": "2026-11-26T07:51:46.338Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.606Z",
+         *         "updated": "2026-11-26T07:51:46.338Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.606Z",
+         *         "expires_at": "2026-11-27T07:51:46.338Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10791,13 +11406,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtezmaj1rmd8yaawee9xfygm",
-         *       "request_id": "req_prod_06h1cqtezmaj1rmd8yaawee9xfygm",
+         *       "correlation_id": "req_prod_06h1dnpfp78t3zh7rv232b1t0hxa4",
+         *       "request_id": "req_prod_06h1dnpfp78t3zh7rv232b1t0hxa4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:14.641Z",
+         *       "created": "2026-11-26T07:51:46.371Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1cqtf0h5dvs4aa9s0xknq5h2yp"
+         *       "actor_id": "cus_prod_06h1dnpfpvfchk49yd3wkmw2xtp0p"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -10842,29 +11457,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtffr1cn823bz71y3fcg0s5r",
+         *       "id": "evt_prod_06h1dnpg3rjzz4trmeg5q5phmmw5j",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
+         *       "aggregate_id": "cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
          *       "data": {
-         *         "id": "cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
+         *         "id": "cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T05:41:14.699Z",
+         *         "created": "2026-11-26T07:51:46.415Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T05:41:14.699Z",
+         *         "updated": "2026-11-27T07:51:46.415Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T05:41:14.699Z",
-         *         "expires_at": "2026-11-27T05:41:14.699Z",
+         *         "expired_at": "2026-11-27T07:51:46.415Z",
+         *         "expires_at": "2026-11-27T07:51:46.415Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10881,24 +11496,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
+         *         "id": "cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
+         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.699Z",
+         *         "created": "2026-11-26T07:51:46.415Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.699Z",
+         *         "updated": "2026-11-26T07:51:46.415Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.699Z",
+         *         "expires_at": "2026-11-27T07:51:46.415Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10915,11 +11530,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtfbt8mh3v3jdbkhamh3qyk0",
+         *       "correlation_id": "req_prod_06h1dnpg03p8jwb17j3hgpjq7v9br",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T05:41:14.699Z",
+         *       "created": "2026-11-27T07:51:46.415Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -10966,19 +11581,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbec5ggf9a9nb4jg0pztqyt",
+         *       "id": "evt_prod_06h1dnpbpz03ezfnpg2gqbgqz62rc",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *       "aggregate_id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:41:13.711Z",
+         *         "created": "2026-11-26T07:51:45.333Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.711Z",
+         *         "updated": "2026-11-26T07:51:45.333Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -10991,13 +11606,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
-         *       "request_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
+         *       "correlation_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
+         *       "request_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.715Z",
+         *       "created": "2026-11-26T07:51:45.335Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -11042,19 +11657,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbet4mcqbc35wq3aghzdsr8",
+         *       "id": "evt_prod_06h1dnpbq979mdfpvzr2gwx3asa2w",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *       "aggregate_id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:41:13.711Z",
+         *         "created": "2026-11-26T07:51:45.333Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.716Z",
+         *         "updated": "2026-11-26T07:51:45.337Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11066,14 +11681,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:41:13.711Z",
+         *         "created": "2026-11-26T07:51:45.333Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.711Z",
+         *         "updated": "2026-11-26T07:51:45.333Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11085,13 +11700,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
-         *       "request_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
+         *       "correlation_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
+         *       "request_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.718Z",
+         *       "created": "2026-11-26T07:51:45.338Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -11136,19 +11751,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbkp61t28gw9v29jexdf3fw",
+         *       "id": "evt_prod_06h1dnpbw9nqer1h4rypczs5da8sc",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbk3s07kpg9qd0e30e711vj",
+         *       "aggregate_id": "pi_prod_06h1dnpbvma7t7xk2jb8jzpywap7t",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbk3s07kpg9qd0e30e711vj",
+         *         "id": "pi_prod_06h1dnpbvma7t7xk2jb8jzpywap7t",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T05:41:13.752Z",
+         *         "created": "2026-11-26T07:51:45.373Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.756Z",
+         *         "updated": "2026-11-26T07:51:45.377Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11160,14 +11775,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbk3s07kpg9qd0e30e711vj",
+         *         "id": "pi_prod_06h1dnpbvma7t7xk2jb8jzpywap7t",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:41:13.752Z",
+         *         "created": "2026-11-26T07:51:45.373Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.752Z",
+         *         "updated": "2026-11-26T07:51:45.373Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11179,13 +11794,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbjwebfdmrfv7vj6dnht822",
-         *       "request_id": "req_prod_06h1cqtbjwebfdmrfv7vj6dnht822",
+         *       "correlation_id": "req_prod_06h1dnpbvh3fzeb0kv1e264h7dznw",
+         *       "request_id": "req_prod_06h1dnpbvh3fzeb0kv1e264h7dznw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.757Z",
+         *       "created": "2026-11-26T07:51:45.378Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -11230,19 +11845,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbqjnjwn01jbhy5qy57a9t4",
+         *       "id": "evt_prod_06h1dnpbzjx29rc7a0zjsw2pcjnkg",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *       "aggregate_id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *         "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T05:41:13.783Z",
+         *         "created": "2026-11-26T07:51:45.399Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.787Z",
+         *         "updated": "2026-11-26T07:51:45.403Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11254,14 +11869,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *         "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:41:13.783Z",
+         *         "created": "2026-11-26T07:51:45.399Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.786Z",
+         *         "updated": "2026-11-26T07:51:45.402Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11273,13 +11888,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbpm2rhmhhzr1zphgkqvnke",
-         *       "request_id": "req_prod_06h1cqtbpm2rhmhhzr1zphgkqvnke",
+         *       "correlation_id": "req_prod_06h1dnpbytc9gefzyq4j562qbtbdg",
+         *       "request_id": "req_prod_06h1dnpbytc9gefzyq4j562qbtbdg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.788Z",
+         *       "created": "2026-11-26T07:51:45.404Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -11324,19 +11939,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbfasvkb580hj1kr1bkepfw",
+         *       "id": "evt_prod_06h1dnpbqx85phg3n2hmfkk654gzj",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *       "aggregate_id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:41:13.711Z",
+         *         "created": "2026-11-26T07:51:45.333Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.722Z",
+         *         "updated": "2026-11-26T07:51:45.342Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11348,14 +11963,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:41:13.711Z",
+         *         "created": "2026-11-26T07:51:45.333Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.716Z",
+         *         "updated": "2026-11-26T07:51:45.337Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11367,13 +11982,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
-         *       "request_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
+         *       "correlation_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
+         *       "request_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.722Z",
+         *       "created": "2026-11-26T07:51:45.343Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -11418,23 +12033,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbs6vzkt9rtansjkr8ek8jt",
+         *       "id": "evt_prod_06h1dnpc08x96s66z6zeatexjt0w6",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *       "aggregate_id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *         "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T05:41:13.783Z",
+         *         "created": "2026-11-26T07:51:45.399Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.801Z",
+         *         "updated": "2026-11-26T07:51:45.410Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T05:41:13.801Z",
+         *         "canceled_at": "2026-11-26T07:51:45.410Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -11442,14 +12057,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *         "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T05:41:13.783Z",
+         *         "created": "2026-11-26T07:51:45.399Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.787Z",
+         *         "updated": "2026-11-26T07:51:45.403Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11461,13 +12076,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbrzpe00rsnz7rs91sgdesr",
-         *       "request_id": "req_prod_06h1cqtbrzpe00rsnz7rs91sgdesr",
+         *       "correlation_id": "req_prod_06h1dnpc03z1k8vvkws6530e985f2",
+         *       "request_id": "req_prod_06h1dnpc03z1k8vvkws6530e985f2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:13.801Z",
+         *       "created": "2026-11-26T07:51:45.411Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -11512,19 +12127,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbj02qbmt8a8d6gch2s5hfe",
+         *       "id": "evt_prod_06h1dnpbtavas5sqf8d7cqfcvt902",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *       "aggregate_id": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *         "id": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T05:41:13.736Z",
+         *         "created": "2026-11-26T07:51:45.354Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.743Z",
+         *         "updated": "2026-11-26T07:51:45.361Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11536,14 +12151,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *         "id": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:41:13.736Z",
+         *         "created": "2026-11-26T07:51:45.354Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.739Z",
+         *         "updated": "2026-11-26T07:51:45.356Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11555,13 +12170,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbgtt8gn8vbaa7sry9phw16",
-         *       "request_id": "req_prod_06h1cqtbgtt8gn8vbaa7sry9phw16",
+         *       "correlation_id": "req_prod_06h1dnpbs0214h169zgj34cbp59cy",
+         *       "request_id": "req_prod_06h1dnpbs0214h169zgj34cbp59cy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.744Z",
+         *       "created": "2026-11-26T07:51:45.362Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -11606,19 +12221,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbnn5ves3ggtfhgj5qejtv8",
+         *       "id": "evt_prod_06h1dnpby45gkdfn20az67sd2p016",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbmsrbdzpcghf0jmtb0snxt",
+         *       "aggregate_id": "pi_prod_06h1dnpbxaehd269wpnr73ftqxd7g",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbmsrbdzpcghf0jmtb0snxt",
+         *         "id": "pi_prod_06h1dnpbxaehd269wpnr73ftqxd7g",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T05:41:13.766Z",
+         *         "created": "2026-11-26T07:51:45.386Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.773Z",
+         *         "updated": "2026-11-26T07:51:45.393Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11630,14 +12245,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbmsrbdzpcghf0jmtb0snxt",
+         *         "id": "pi_prod_06h1dnpbxaehd269wpnr73ftqxd7g",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:41:13.766Z",
+         *         "created": "2026-11-26T07:51:45.386Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.769Z",
+         *         "updated": "2026-11-26T07:51:45.388Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11649,13 +12264,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbmm7bxqbeh4s2x8g604tv6",
-         *       "request_id": "req_prod_06h1cqtbmm7bxqbeh4s2x8g604tv6",
+         *       "correlation_id": "req_prod_06h1dnpbx35xn83f2epsb3zkvy9a8",
+         *       "request_id": "req_prod_06h1dnpbx35xn83f2epsb3zkvy9a8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.773Z",
+         *       "created": "2026-11-26T07:51:45.393Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -11700,45 +12315,45 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqte8y0q7jygcdkyncxsa11r2",
+         *       "id": "evt_prod_06h1dnpf2905ejyzw9md43j5tebn6",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *       "aggregate_id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *       "data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.427Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.174Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqte788awhpgqneqgm61b40w0",
-         *       "request_id": "req_prod_06h1cqte788awhpgqneqgm61b40w0",
+         *       "correlation_id": "req_prod_06h1dnpezqktww9arer5wyhvvecha",
+         *       "request_id": "req_prod_06h1dnpezqktww9arer5wyhvvecha",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:14.439Z",
+         *       "created": "2026-11-26T07:51:46.194Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -11783,25 +12398,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtefbyqkmd13mz4vpyhxq600",
+         *       "id": "evt_prod_06h1dnpf7td59zqvtvd3e7pabz94g",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *       "aggregate_id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *       "data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.487Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.233Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11809,46 +12424,46 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.427Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.174Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqteeky4rnhp5hfpfc3bqznmg",
-         *       "request_id": "req_prod_06h1cqteeky4rnhp5hfpfc3bqznmg",
+         *       "correlation_id": "req_prod_06h1dnpf6tkxgppp7ajzvj3rcmpf0",
+         *       "request_id": "req_prod_06h1dnpf6tkxgppp7ajzvj3rcmpf0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:14.490Z",
+         *       "created": "2026-11-26T07:51:46.238Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -11893,53 +12508,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtemedzzmbz4bzn64ypyyhfr",
+         *       "id": "evt_prod_06h1dnpfae6e4bdw6brgdb8b35wy0",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *       "aggregate_id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *       "data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.529Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.256Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T05:41:14.529Z",
+         *         "paused_at": "2026-11-26T07:51:46.256Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.487Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.233Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -11947,20 +12562,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtek2ymh6zs3p724ny1ha7mg",
-         *       "request_id": "req_prod_06h1cqtek2ymh6zs3p724ny1ha7mg",
+         *       "correlation_id": "req_prod_06h1dnpf9veyrwpwcjm8qj7c4wpkc",
+         *       "request_id": "req_prod_06h1dnpf9veyrwpwcjm8qj7c4wpkc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.531Z",
+         *       "created": "2026-11-26T07:51:46.259Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -12005,25 +12620,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqteq1mc7ccbgj9wz0qmhnc3p",
+         *       "id": "evt_prod_06h1dnpfc9by7z40n3xs1z8ce5bhm",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *       "aggregate_id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *       "data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.550Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.272Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12031,48 +12646,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.529Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.256Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T05:41:14.529Z",
+         *         "paused_at": "2026-11-26T07:51:46.256Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtepcm5kacfk5xj2wk8zay50",
-         *       "request_id": "req_prod_06h1cqtepcm5kacfk5xj2wk8zay50",
+         *       "correlation_id": "req_prod_06h1dnpfbvnafpqkb7k5tvstezctp",
+         *       "request_id": "req_prod_06h1dnpfbvnafpqkb7k5tvstezctp",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:14.552Z",
+         *       "created": "2026-11-26T07:51:46.274Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -12117,53 +12732,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtestamer7cbj5ctt5dq0hf6",
+         *       "id": "evt_prod_06h1dnpffamgfbqtg21ve9ht8e8mm",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *       "aggregate_id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *       "data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.569Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.294Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T05:41:14.569Z",
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "cancelled_at": "2026-11-26T07:51:46.294Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.550Z",
+         *         "created": "2026-11-26T07:51:46.174Z",
+         *         "updated": "2026-11-26T07:51:46.272Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12171,20 +12786,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *         "current_period_end": "2026-12-26T07:51:46.174Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:51:46.174Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtervksznw4m0c5cc54g0mjw",
-         *       "request_id": "req_prod_06h1cqtervksznw4m0c5cc54g0mjw",
+         *       "correlation_id": "req_prod_06h1dnpfe66g743x9cezr0c3nqc3t",
+         *       "request_id": "req_prod_06h1dnpfe66g743x9cezr0c3nqc3t",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:41:14.574Z",
+         *       "created": "2026-11-26T07:51:46.298Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -12229,43 +12844,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtfhgx8wwg0h7jz5gqr8tfd4",
+         *       "id": "evt_prod_06h1dnpg5zqwzsdhefd0zxnm7keyr",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *       "aggregate_id": "sub_prod_06h1dnpfj0x25yd4z66speev465r2",
          *       "data": {
-         *         "id": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *         "id": "sub_prod_06h1dnpfj0x25yd4z66speev465r2",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqtew75rwbw025dnbchc19fy0",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dnpfj0x25yd4z66speev465r4",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T05:41:14.591Z",
-         *         "updated": "2026-11-26T05:41:14.591Z",
+         *         "created": "2026-11-26T07:51:46.318Z",
+         *         "updated": "2026-11-26T07:51:46.318Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T05:41:14.591Z",
+         *         "trial_end": "2026-12-03T07:51:46.318Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T05:41:14.591Z",
+         *         "current_period_end": "2026-12-03T07:51:46.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.591Z",
+         *         "current_period_start": "2026-11-26T07:51:46.318Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtfbt8mh3v3jdbkhamh3qyk0",
+         *       "correlation_id": "req_prod_06h1dnpg03p8jwb17j3hgpjq7v9br",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T05:41:14.591Z",
+         *       "created": "2026-11-30T07:51:46.318Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -12312,16 +12927,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtcddh2pf8g8fkkaenyra74e",
+         *       "id": "evt_prod_06h1dnpccbkm9hg8mpgnjzrw0dt5t",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *       "aggregate_id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *       "data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12334,11 +12949,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "created": "2026-11-26T07:51:45.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:13.954Z",
+         *         "updated": "2026-11-26T07:51:45.502Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12363,18 +12978,22 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "hosted_invoice_url": null,
+         *         "ending_balance_atom": null,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": null,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtcbf20ddsykw4wwy0e8we5t",
-         *       "request_id": "req_prod_06h1cqtcbf20ddsykw4wwy0e8we5t",
+         *       "correlation_id": "req_prod_06h1dnpcb8wr46tkmdcz7qgap81vp",
+         *       "request_id": "req_prod_06h1dnpcb8wr46tkmdcz7qgap81vp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.963Z",
+         *       "created": "2026-11-26T07:51:45.506Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -12419,16 +13038,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtcp2d3vzbb13sj29rapqq4c",
+         *       "id": "evt_prod_06h1dnpcmrp23b2abd0xg9n8hqz0m",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *       "aggregate_id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *       "data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12441,11 +13060,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "created": "2026-11-26T07:51:45.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:13.990Z",
+         *         "updated": "2026-11-26T07:51:45.538Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12453,11 +13072,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:51:45.538Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -12469,16 +13088,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12491,11 +13114,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "created": "2026-11-26T07:51:45.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:13.954Z",
+         *         "updated": "2026-11-26T07:51:45.502Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12520,17 +13143,21 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "hosted_invoice_url": null,
+         *         "ending_balance_atom": null,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": null,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtcg9x8ee3q3cc23yqbk8ma0",
-         *       "request_id": "req_prod_06h1cqtcg9x8ee3q3cc23yqbk8ma0",
+         *       "correlation_id": "req_prod_06h1dnpcfswy92f922nf2qgr3wm0e",
+         *       "request_id": "req_prod_06h1dnpcfswy92f922nf2qgr3wm0e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:14.032Z",
+         *       "created": "2026-11-26T07:51:45.575Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -12575,16 +13202,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtcssg392gq9vxsse6q4nhrr",
+         *       "id": "evt_prod_06h1dnpctp5gk5h0nqf0hnp2x6pym",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *       "aggregate_id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *       "data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12597,11 +13224,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:41:13.954Z",
-         *         "paid_at": "2026-11-26T05:41:14.060Z",
-         *         "updated": "2026-11-26T05:41:14.060Z",
+         *         "created": "2026-11-26T07:51:45.502Z",
+         *         "paid_at": "2026-11-26T07:51:45.605Z",
+         *         "updated": "2026-11-26T07:51:45.605Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12609,32 +13236,36 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:51:45.538Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *         "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12647,11 +13278,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "created": "2026-11-26T07:51:45.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:13.990Z",
+         *         "updated": "2026-11-26T07:51:45.538Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12659,34 +13290,38 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:51:45.538Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *         "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtcqy9ktsge4qb0f64fernb2",
-         *       "request_id": "req_prod_06h1cqtcqy9ktsge4qb0f64fernb2",
+         *       "correlation_id": "req_prod_06h1dnpcpygt1q45x0gcjh080z25g",
+         *       "request_id": "req_prod_06h1dnpcpygt1q45x0gcjh080z25g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.062Z",
+         *       "created": "2026-11-26T07:51:45.621Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoicePaidEvent: {
@@ -12731,16 +13366,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtct2xz062kywbj2rmfby1aw",
+         *       "id": "evt_prod_06h1dnpcv107tje1yaech3101ngbe",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *       "aggregate_id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *       "data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12753,11 +13388,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:41:13.954Z",
-         *         "paid_at": "2026-11-26T05:41:14.060Z",
-         *         "updated": "2026-11-26T05:41:14.060Z",
+         *         "created": "2026-11-26T07:51:45.502Z",
+         *         "paid_at": "2026-11-26T07:51:45.605Z",
+         *         "updated": "2026-11-26T07:51:45.605Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12765,32 +13400,36 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:51:45.538Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *         "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12803,11 +13442,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "created": "2026-11-26T07:51:45.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:13.990Z",
+         *         "updated": "2026-11-26T07:51:45.538Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12815,34 +13454,38 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:51:45.538Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *         "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtcqy9ktsge4qb0f64fernb2",
-         *       "request_id": "req_prod_06h1cqtcqy9ktsge4qb0f64fernb2",
+         *       "correlation_id": "req_prod_06h1dnpcpygt1q45x0gcjh080z25g",
+         *       "request_id": "req_prod_06h1dnpcpygt1q45x0gcjh080z25g",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:14.064Z",
+         *       "created": "2026-11-26T07:51:45.624Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -12887,16 +13530,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtd4dgh1z16ccc1www8hw2wm",
+         *       "id": "evt_prod_06h1dnpd80eygqpwb4hppzd02dyxe",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r",
+         *       "aggregate_id": "in_prod_06h1dnpd11s6zar6sa8p0n84dnpw0",
          *       "data": {
-         *         "id": "in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r",
+         *         "id": "in_prod_06h1dnpd11s6zar6sa8p0n84dnpw0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtcyvn7hpdctyjr9e0qq7nkc",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpd174cpah0rcnj42nyccvwm",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12909,11 +13552,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.101Z",
+         *         "created": "2026-11-26T07:51:45.672Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.111Z",
+         *         "updated": "2026-11-26T07:51:45.686Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12921,35 +13564,39 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "aeed052b61ebf88b78ec314479fd41de91c6fd5007f35989f786bcd543a33084",
+         *         "pdf_sha256": "a837ecc8ef2c3e0210d77c31963446ad2b4d760b5e8b78e5dde6127cc4957b2a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpd11s6zar6sa8p0n84dnpw0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.111Z",
+         *         "finalized_at": "2026-11-26T07:51:45.686Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtd3deeq67ygadc9zftdvw7a",
+         *         "payment_intent": "pi_prod_06h1dnpd6x6gvn0hpb6n2wmbsb59t",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/O2PZYlT0pgxE-gHsK6jQOd9PQpgHoRbxHpSsiUfrRvk",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/FAwjU1CYb1OPtiDIEcV2HPuzm4esqfBJs_BVSqlJRj0",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtd2xk3hv8akqw2e97gt2pyp",
-         *       "request_id": "req_prod_06h1cqtd2xk3hv8akqw2e97gt2pyp",
+         *       "correlation_id": "req_prod_06h1dnpd6bknrx90ry5yzz65seyqj",
+         *       "request_id": "req_prod_06h1dnpd6bknrx90ry5yzz65seyqj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.147Z",
+         *       "created": "2026-11-26T07:51:45.728Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -12994,16 +13641,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtdc4gwwsnzmdafqrz8svhfw",
+         *       "id": "evt_prod_06h1dnpdg68dp13wemd955h53vfky",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw",
+         *       "aggregate_id": "in_prod_06h1dnpd90vgv09sqat51p3pd9tr8",
          *       "data": {
-         *         "id": "in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw",
+         *         "id": "in_prod_06h1dnpd90vgv09sqat51p3pd9tr8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtd5gy8ry66qzgfyz3e5dzqw",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpd90vgv09sqat51p3pd9tra",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13016,11 +13663,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.155Z",
+         *         "created": "2026-11-26T07:51:45.736Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.166Z",
+         *         "updated": "2026-11-26T07:51:45.750Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13028,35 +13675,39 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "373a1072961d037ea508739474f21d1af6fe3fbadd9566489c17e2b506c4b820",
+         *         "pdf_sha256": "95cf473a46747457a8c312bc3dcfa1dc99fc3b490fd2dacebdb4b22fe4880af7",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpd90vgv09sqat51p3pd9tr8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.166Z",
+         *         "finalized_at": "2026-11-26T07:51:45.750Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtdbf8sswrqkvxdeyk8mf3f2",
+         *         "payment_intent": "pi_prod_06h1dnpdf2qvebsnygc1k88rsk1pr",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/3_BI2dGM2hTvXog6J7LoL_02dGEXEAsjZS_czm_o4_s",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/-Ez1fA_QpWV4RkprFuvQ9Rzw2Ct39iLhMiSsGUbtM90",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtdb6h52dtn58cz9e34rkd54",
-         *       "request_id": "req_prod_06h1cqtdb6h52dtn58cz9e34rkd54",
+         *       "correlation_id": "req_prod_06h1dnpdejf5rx2pw0116ev1hzy7y",
+         *       "request_id": "req_prod_06h1dnpdejf5rx2pw0116ev1hzy7y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.209Z",
+         *       "created": "2026-11-26T07:51:45.793Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -13101,16 +13752,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtfdk6w3xw0zg12q2zfazhn6",
+         *       "id": "evt_prod_06h1dnpg1pn7dfqg9ebgacvwkns96",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y",
+         *       "aggregate_id": "in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm",
          *       "data": {
-         *         "id": "in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y",
+         *         "id": "in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqte34sc3tkccvy5j3y160dj8",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpekvhc404p6vpqym0tq5nwg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13120,26 +13771,26 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0006",
+         *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.392Z",
+         *         "created": "2026-11-26T07:51:46.077Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T05:41:14.377Z",
+         *         "updated": "2026-11-27T07:51:46.063Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
-         *         "due_date": "2026-11-27T05:41:14.377Z",
+         *         "due_date": "2026-11-27T07:51:46.063Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T05:41:14.377Z",
-         *         "pdf_sha256": "d24c08aeb053bcaa1209a1531c906048c4c6886e332f55f52a51d52787fc07ac",
+         *         "overdue_at": "2026-11-27T07:51:46.063Z",
+         *         "pdf_sha256": "5a8e7fb3dd7e4897a4c9efcc6bd1821267a3c99957793695747f9b337af2875f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.403Z",
+         *         "finalized_at": "2026-11-26T07:51:46.124Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13151,16 +13802,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/WqeMQxX9IOHXUbN_Y1cNjS8HS3PnXaKubhcH9mJSISg",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/8ibIaQ6-iQVMHDNjMjzRGI2XQPk-coSWOBpACpovxKE",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y",
+         *         "id": "in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqte34sc3tkccvy5j3y160dj8",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpekvhc404p6vpqym0tq5nwg",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13170,26 +13825,26 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0006",
+         *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.392Z",
+         *         "created": "2026-11-26T07:51:46.077Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.403Z",
+         *         "updated": "2026-11-26T07:51:46.124Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
-         *         "due_date": "2026-11-27T05:41:14.377Z",
+         *         "due_date": "2026-11-27T07:51:46.063Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d24c08aeb053bcaa1209a1531c906048c4c6886e332f55f52a51d52787fc07ac",
+         *         "pdf_sha256": "5a8e7fb3dd7e4897a4c9efcc6bd1821267a3c99957793695747f9b337af2875f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.403Z",
+         *         "finalized_at": "2026-11-26T07:51:46.124Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13201,16 +13856,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/WqeMQxX9IOHXUbN_Y1cNjS8HS3PnXaKubhcH9mJSISg",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/8ibIaQ6-iQVMHDNjMjzRGI2XQPk-coSWOBpACpovxKE",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtfbt8mh3v3jdbkhamh3qyk0",
+         *       "correlation_id": "req_prod_06h1dnpg03p8jwb17j3hgpjq7v9br",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T05:41:14.377Z",
+         *       "created": "2026-11-27T07:51:46.063Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13257,16 +13916,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtdnb0mzfqqpakaaw76s707r",
+         *       "id": "evt_prod_06h1dnpdpw2fchc17jyxakysn8kn0",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt",
+         *       "aggregate_id": "in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky",
          *       "data": {
-         *         "id": "in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt",
+         *         "id": "in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtde2tc6ssyjwvqea5jmybpj",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpdhx1rzb08erq5exwrf8t08",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13279,23 +13938,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T05:41:14.223Z",
+         *         "created": "2026-11-26T07:51:45.806Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.281Z",
+         *         "updated": "2026-11-26T07:51:45.846Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T05:41:14.281Z",
+         *         "voided_at": "2026-11-26T07:51:45.846Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "afedadf5807fbcc496830ade7969fdb0c3901650df834f83e1194cdbfd0b966d",
+         *         "pdf_sha256": "77586a7de34e5557e77ac29e9277835c239ee91982cc17333c23d5a5977d7d56",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.240Z",
+         *         "finalized_at": "2026-11-26T07:51:45.823Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13307,16 +13966,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/VlaLwEjmcnJ2s_zU7jYa0uFsz9l_sf0p3-5xhf0h1xg",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/qnEksy-eG-MC_gL0I1CJOlKrDMHsUxZ75BbMKz7kAFo",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt",
+         *         "id": "in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtde2tc6ssyjwvqea5jmybpj",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpdhx1rzb08erq5exwrf8t08",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13329,11 +13992,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.223Z",
+         *         "created": "2026-11-26T07:51:45.806Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.240Z",
+         *         "updated": "2026-11-26T07:51:45.823Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13341,11 +14004,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "afedadf5807fbcc496830ade7969fdb0c3901650df834f83e1194cdbfd0b966d",
+         *         "pdf_sha256": "77586a7de34e5557e77ac29e9277835c239ee91982cc17333c23d5a5977d7d56",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.240Z",
+         *         "finalized_at": "2026-11-26T07:51:45.823Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13357,18 +14020,22 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/VlaLwEjmcnJ2s_zU7jYa0uFsz9l_sf0p3-5xhf0h1xg",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/qnEksy-eG-MC_gL0I1CJOlKrDMHsUxZ75BbMKz7kAFo",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtdmqsgyvr619ty9ybfxtjna",
-         *       "request_id": "req_prod_06h1cqtdmqsgyvr619ty9ybfxtjna",
+         *       "correlation_id": "req_prod_06h1dnpdpg63kzn250gmsyd19srwp",
+         *       "request_id": "req_prod_06h1dnpdpg63kzn250gmsyd19srwp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.282Z",
+         *       "created": "2026-11-26T07:51:45.847Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -13413,16 +14080,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtdys7x921bbmsf3a11ghg3e",
+         *       "id": "evt_prod_06h1dnpdy30f5ka7ta7j2bcjpwayw",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtdq5f4pwrtshdnc07jfp644",
+         *       "aggregate_id": "in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr",
          *       "data": {
-         *         "id": "in_prod_06h1cqtdq5f4pwrtshdnc07jfp644",
+         *         "id": "in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtdq8dgmrx4p99xzy6bfvkzy",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpds02fgx5a8g8gjj8t8mszt",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13435,11 +14102,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T05:41:14.297Z",
+         *         "created": "2026-11-26T07:51:45.864Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.349Z",
+         *         "updated": "2026-11-26T07:51:45.903Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13447,11 +14114,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d6ea6fc6b174db6bc6da68edc5735c0a79c81004ae8db57c79272ee4bf8af20a",
+         *         "pdf_sha256": "4c532bd9822dc900a4b1b527f3fc0aac85b1538a35ee18998be29a0110acc342",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtdq5f4pwrtshdnc07jfp644/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.309Z",
+         *         "finalized_at": "2026-11-26T07:51:45.874Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13463,16 +14130,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/yrBHR9xek8hTkufkpwYxBi2d3mUhjUIo3xCu-NDSi1Q",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/hgzmwXegaAHuvlTWce6FNDKmcp_rwKYX-Cpv-8ulZFc",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T05:41:14.349Z"
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": "2026-11-26T07:51:45.903Z",
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqtdq5f4pwrtshdnc07jfp644",
+         *         "id": "in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtdq8dgmrx4p99xzy6bfvkzy",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpds02fgx5a8g8gjj8t8mszt",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13485,11 +14156,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.297Z",
+         *         "created": "2026-11-26T07:51:45.864Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.309Z",
+         *         "updated": "2026-11-26T07:51:45.874Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13497,11 +14168,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d6ea6fc6b174db6bc6da68edc5735c0a79c81004ae8db57c79272ee4bf8af20a",
+         *         "pdf_sha256": "4c532bd9822dc900a4b1b527f3fc0aac85b1538a35ee18998be29a0110acc342",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtdq5f4pwrtshdnc07jfp644/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.309Z",
+         *         "finalized_at": "2026-11-26T07:51:45.874Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13513,18 +14184,22 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/yrBHR9xek8hTkufkpwYxBi2d3mUhjUIo3xCu-NDSi1Q",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/hgzmwXegaAHuvlTWce6FNDKmcp_rwKYX-Cpv-8ulZFc",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtdx5xztz7fp93ckb3rj9e10",
-         *       "request_id": "req_prod_06h1cqtdx5xztz7fp93ckb3rj9e10",
+         *       "correlation_id": "req_prod_06h1dnpdxkzqb5f27ghmn15mr2h0y",
+         *       "request_id": "req_prod_06h1dnpdxkzqb5f27ghmn15mr2h0y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.358Z",
+         *       "created": "2026-11-26T07:51:45.904Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -13569,16 +14244,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtcxt64rbhbk6p01c161xcxg",
+         *       "id": "evt_prod_06h1dnpczt1nrm1878ygd02dxjyx0",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *       "aggregate_id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *       "data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13591,11 +14266,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:41:13.954Z",
-         *         "paid_at": "2026-11-26T05:41:14.060Z",
-         *         "updated": "2026-11-26T05:41:14.060Z",
+         *         "created": "2026-11-26T07:51:45.502Z",
+         *         "paid_at": "2026-11-26T07:51:45.605Z",
+         *         "updated": "2026-11-26T07:51:45.605Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13603,35 +14278,39 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:51:45.538Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *         "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtcwhby1cn5aj6xzykqpc682",
-         *       "request_id": "req_prod_06h1cqtcwhby1cn5aj6xzykqpc682",
+         *       "correlation_id": "req_prod_06h1dnpcya056zg2g61x2h5tg2esj",
+         *       "request_id": "req_prod_06h1dnpcya056zg2g61x2h5tg2esj",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:41:14.094Z",
+         *       "created": "2026-11-26T07:51:45.663Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -13676,16 +14355,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtfjfwkk30vq044688xqc0e0",
+         *       "id": "evt_prod_06h1dnpg6t6qtk6pk2nxc1jw3hj9g",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtfhwr526802wcgmzha12yf0",
+         *       "aggregate_id": "in_prod_06h1dnpg68myxyp1djrz3n7h79n2j",
          *       "data": {
-         *         "id": "in_prod_06h1cqtfhwr526802wcgmzha12yf0",
+         *         "id": "in_prod_06h1dnpg68myxyp1djrz3n7h79n2j",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtfj7yb2s1smzz964yp93tz0",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "il_prod_06h1dnpg6h9c2f0qt2hp6dd5573d8",
+         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -13698,11 +14377,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T05:41:14.591Z",
+         *         "created": "2026-11-30T07:51:46.318Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T05:41:14.591Z",
+         *         "updated": "2026-11-30T07:51:46.318Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13711,11 +14390,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *         "description": "Subscription sub_prod_06h1dnpfj0x25yd4z66speev465r2",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *         "subscription": "sub_prod_06h1dnpfj0x25yd4z66speev465r2",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -13727,16 +14406,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
+         *         "ending_balance_atom": null,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": null,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtfbt8mh3v3jdbkhamh3qyk0",
+         *       "correlation_id": "req_prod_06h1dnpg03p8jwb17j3hgpjq7v9br",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T05:41:14.591Z",
+         *       "created": "2026-11-30T07:51:46.318Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13783,19 +14466,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtaw4qhqrjh0br7wz9k5yn70",
+         *       "id": "evt_prod_06h1dnpb67xwyp1vmjjxfjhgynm0m",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *       "aggregate_id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *       "data": {
-         *         "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:41:13.567Z",
+         *         "created": "2026-11-26T07:51:45.199Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:41:13.567Z",
+         *         "updated": "2026-11-26T07:51:45.199Z",
+         *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13804,13 +14488,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtavn73rpd0mk57cxqqjhx5p",
-         *       "request_id": "req_prod_06h1cqtavn73rpd0mk57cxqqjhx5p",
+         *       "correlation_id": "req_prod_06h1dnpb5n7rt7yssecff29v3sbzw",
+         *       "request_id": "req_prod_06h1dnpb5n7rt7yssecff29v3sbzw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.569Z",
+         *       "created": "2026-11-26T07:51:45.201Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerCreatedEvent: {
@@ -13855,19 +14539,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtb1jr1f7hfd25eynds5yssc",
+         *       "id": "evt_prod_06h1dnpbcvh4ha6tk6zyma83bnazc",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *       "aggregate_id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *       "data": {
-         *         "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:41:13.567Z",
+         *         "created": "2026-11-26T07:51:45.199Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:41:13.610Z",
+         *         "updated": "2026-11-26T07:51:45.252Z",
+         *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13875,14 +14560,15 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:41:13.567Z",
+         *         "created": "2026-11-26T07:51:45.199Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:41:13.567Z",
+         *         "updated": "2026-11-26T07:51:45.199Z",
+         *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13890,13 +14576,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtb0pp2ezec7nese7bx5bkkp",
-         *       "request_id": "req_prod_06h1cqtb0pp2ezec7nese7bx5bkkp",
+         *       "correlation_id": "req_prod_06h1dnpbbgerdr7qsftpbzsef8k2g",
+         *       "request_id": "req_prod_06h1dnpbbgerdr7qsftpbzsef8k2g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.613Z",
+         *       "created": "2026-11-26T07:51:45.254Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -13941,20 +14627,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtb5nm11cpw9bwd8h3a2qvh2",
+         *       "id": "evt_prod_06h1dnpbg6j3q8tvr0z7gj3hzzm7p",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cqtb4baxdt3jbmhhvjt0150g8",
+         *       "aggregate_id": "cus_prod_06h1dnpbemsv539fgw0h7kj1k2yze",
          *       "data": {
-         *         "id": "cus_prod_06h1cqtb4baxdt3jbmhhvjt0150g8",
+         *         "id": "cus_prod_06h1dnpbemsv539fgw0h7kj1k2yze",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:41:13.634Z",
+         *         "created": "2026-11-26T07:51:45.269Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:41:13.644Z",
+         *         "updated": "2026-11-26T07:51:45.280Z",
+         *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13962,14 +14649,15 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1cqtb4baxdt3jbmhhvjt0150g8",
+         *         "id": "cus_prod_06h1dnpbemsv539fgw0h7kj1k2yze",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:41:13.634Z",
+         *         "created": "2026-11-26T07:51:45.269Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:41:13.634Z",
+         *         "updated": "2026-11-26T07:51:45.269Z",
+         *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -13977,13 +14665,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtb5dvk21penpmyx1y3k4sht",
-         *       "request_id": "req_prod_06h1cqtb5dvk21penpmyx1y3k4sht",
+         *       "correlation_id": "req_prod_06h1dnpbfmje0p841mqh2v5h8bhv0",
+         *       "request_id": "req_prod_06h1dnpbfmje0p841mqh2v5h8bhv0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.645Z",
+         *       "created": "2026-11-26T07:51:45.281Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerDeletedEvent: {
@@ -14028,21 +14716,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtb7a1f72jn3kjftb1n688d0",
+         *       "id": "evt_prod_06h1dnpbhe7m8yd74nyzhzzx1wq4j",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *       "aggregate_id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *       "data": {
-         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *         "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *         "end": null,
-         *         "start": "2026-11-26T05:41:13.655Z",
+         *         "start": "2026-11-26T07:51:45.289Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *           "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.317Z",
-         *           "updated": "2026-11-26T05:41:13.655Z",
+         *           "created": "2026-11-26T07:51:44.994Z",
+         *           "updated": "2026-11-26T07:51:45.289Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -14055,18 +14743,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtb6gtfzn8xvhtf6s7pp64m6",
-         *       "request_id": "req_prod_06h1cqtb6gtfzn8xvhtf6s7pp64m6",
+         *       "correlation_id": "req_prod_06h1dnpbgx8f2taw99dj1v5a5ydz6",
+         *       "request_id": "req_prod_06h1dnpbgx8f2taw99dj1v5a5ydz6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.658Z",
+         *       "created": "2026-11-26T07:51:45.291Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -14111,21 +14799,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtb9yg3rvrrbg36vw1j1vt4c",
+         *       "id": "evt_prod_06h1dnpbm31zbhe4kj4pw7n3f28k0",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *       "aggregate_id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *       "data": {
-         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *         "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *         "end": null,
-         *         "start": "2026-11-26T05:41:13.676Z",
+         *         "start": "2026-11-26T07:51:45.303Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
+         *           "id": "cpn_prod_06h1dnpadyjt79jkqa8j3p9q0vh18",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.340Z",
-         *           "updated": "2026-11-26T05:41:13.676Z",
+         *           "created": "2026-11-26T07:51:45.007Z",
+         *           "updated": "2026-11-26T07:51:45.303Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14138,20 +14826,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *         "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *         "end": null,
-         *         "start": "2026-11-26T05:41:13.655Z",
+         *         "start": "2026-11-26T07:51:45.289Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *           "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.317Z",
-         *           "updated": "2026-11-26T05:41:13.655Z",
+         *           "created": "2026-11-26T07:51:44.994Z",
+         *           "updated": "2026-11-26T07:51:45.289Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -14164,17 +14852,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtb960cw5k5r9khh0mcpaqr8",
-         *       "request_id": "req_prod_06h1cqtb960cw5k5r9khh0mcpaqr8",
+         *       "correlation_id": "req_prod_06h1dnpbjn1dfy2eaghbv6bp2hjdm",
+         *       "request_id": "req_prod_06h1dnpbjn1dfy2eaghbv6bp2hjdm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.679Z",
+         *       "created": "2026-11-26T07:51:45.312Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -14219,21 +14907,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbcqyy67vcd2gjymeex9b5p",
+         *       "id": "evt_prod_06h1dnpbnpb8a7ykj4w5rnn538bng",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *       "aggregate_id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *       "data": {
-         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *         "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *         "end": null,
-         *         "start": "2026-11-26T05:41:13.676Z",
+         *         "start": "2026-11-26T07:51:45.303Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
+         *           "id": "cpn_prod_06h1dnpadyjt79jkqa8j3p9q0vh18",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.340Z",
-         *           "updated": "2026-11-26T05:41:13.676Z",
+         *           "created": "2026-11-26T07:51:45.007Z",
+         *           "updated": "2026-11-26T07:51:45.303Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14247,20 +14935,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *         "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *         "end": null,
-         *         "start": "2026-11-26T05:41:13.676Z",
+         *         "start": "2026-11-26T07:51:45.303Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
+         *           "id": "cpn_prod_06h1dnpadyjt79jkqa8j3p9q0vh18",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.340Z",
-         *           "updated": "2026-11-26T05:41:13.676Z",
+         *           "created": "2026-11-26T07:51:45.007Z",
+         *           "updated": "2026-11-26T07:51:45.303Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14273,17 +14961,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbas5xds8gf2p2x0vdk178w",
-         *       "request_id": "req_prod_06h1cqtbas5xds8gf2p2x0vdk178w",
+         *       "correlation_id": "req_prod_06h1dnpbn7aeyx4erq03xaw710mjt",
+         *       "request_id": "req_prod_06h1dnpbn7aeyx4erq03xaw710mjt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.701Z",
+         *       "created": "2026-11-26T07:51:45.325Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -14328,17 +15016,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9wxs5bmgtq0stbrxf4wbv0",
+         *       "id": "evt_prod_06h1dnpacfah7b0y38hz4m9ar5zs2",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *       "aggregate_id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *       "data": {
-         *         "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *         "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:41:13.317Z",
-         *         "updated": "2026-11-26T05:41:13.317Z",
+         *         "created": "2026-11-26T07:51:44.994Z",
+         *         "updated": "2026-11-26T07:51:44.994Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14352,13 +15040,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9wd8sawb61vcxfeh2g85a8",
-         *       "request_id": "req_prod_06h1cqt9wd8sawb61vcxfeh2g85a8",
+         *       "correlation_id": "req_prod_06h1dnpac0nj6fah0w5hvnr7a2eec",
+         *       "request_id": "req_prod_06h1dnpac0nj6fah0w5hvnr7a2eec",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.319Z",
+         *       "created": "2026-11-26T07:51:44.996Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CouponCreatedEvent: {
@@ -14403,17 +15091,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqta1wkg7g5n0g1bqrvssda7r",
+         *       "id": "evt_prod_06h1dnpafqdx9j01vv60e9kzk01b0",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *       "aggregate_id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *       "data": {
-         *         "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *         "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:41:13.317Z",
-         *         "updated": "2026-11-26T05:41:13.357Z",
+         *         "created": "2026-11-26T07:51:44.994Z",
+         *         "updated": "2026-11-26T07:51:45.020Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14426,12 +15114,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *         "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:41:13.317Z",
-         *         "updated": "2026-11-26T05:41:13.317Z",
+         *         "created": "2026-11-26T07:51:44.994Z",
+         *         "updated": "2026-11-26T07:51:44.994Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14444,13 +15132,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqta1czt2kv0ms3s63y0wnbwe",
-         *       "request_id": "req_prod_06h1cqta1czt2kv0ms3s63y0wnbwe",
+         *       "correlation_id": "req_prod_06h1dnpaf7kedcaymkz6f35gddztg",
+         *       "request_id": "req_prod_06h1dnpaf7kedcaymkz6f35gddztg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.359Z",
+         *       "created": "2026-11-26T07:51:45.021Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CouponUpdatedEvent: {
@@ -14495,18 +15183,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqta4tgfbvnpvwwf1cz0gdkfy",
+         *       "id": "evt_prod_06h1dnpajzhhqnh4yy5p5fh2s9d3w",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cqta3evf9q5rgts5c0zd1ds1a",
+         *       "aggregate_id": "cpn_prod_06h1dnpah85ta0cfgzbshek9rnxna",
          *       "data": {
-         *         "id": "cpn_prod_06h1cqta3evf9q5rgts5c0zd1ds1a",
+         *         "id": "cpn_prod_06h1dnpah85ta0cfgzbshek9rnxna",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:41:13.371Z",
+         *         "created": "2026-11-26T07:51:45.034Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T05:41:13.381Z",
+         *         "updated": "2026-11-26T07:51:45.045Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14519,12 +15207,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1cqta3evf9q5rgts5c0zd1ds1a",
+         *         "id": "cpn_prod_06h1dnpah85ta0cfgzbshek9rnxna",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:41:13.371Z",
-         *         "updated": "2026-11-26T05:41:13.371Z",
+         *         "created": "2026-11-26T07:51:45.034Z",
+         *         "updated": "2026-11-26T07:51:45.034Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14537,13 +15225,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqta4j5g3wjd97fr1y0737a8c",
-         *       "request_id": "req_prod_06h1cqta4j5g3wjd97fr1y0737a8c",
+         *       "correlation_id": "req_prod_06h1dnpajfvche35nxfvy8gmjpkm2",
+         *       "request_id": "req_prod_06h1dnpajfvche35nxfvy8gmjpkm2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.382Z",
+         *       "created": "2026-11-26T07:51:45.047Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CouponDeletedEvent: {
@@ -14588,19 +15276,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9f3be2s1fq5b59fb6na7ww",
+         *       "id": "evt_prod_06h1dnpa2hkd5tjn2kg5swsn30yey",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *       "aggregate_id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *       "data": {
-         *         "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *         "id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:41:13.207Z",
-         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
-         *         "updated": "2026-11-26T05:41:13.207Z",
+         *         "created": "2026-11-26T07:51:44.914Z",
+         *         "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *         "updated": "2026-11-26T07:51:44.914Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14617,13 +15305,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9egmwc1jpakyjqs7ep27d8",
-         *       "request_id": "req_prod_06h1cqt9egmwc1jpakyjqs7ep27d8",
+         *       "correlation_id": "req_prod_06h1dnpa1y2fnftkjypth0cnkb87t",
+         *       "request_id": "req_prod_06h1dnpa1y2fnftkjypth0cnkb87t",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.209Z",
+         *       "created": "2026-11-26T07:51:44.916Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PriceCreatedEvent: {
@@ -14668,19 +15356,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9jxqb5zt7nggasrmdceyz8",
+         *       "id": "evt_prod_06h1dnpa6pp5zqaknyzet6mdpn7mt",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *       "aggregate_id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *       "data": {
-         *         "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *         "id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:41:13.207Z",
-         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
-         *         "updated": "2026-11-26T05:41:13.238Z",
+         *         "created": "2026-11-26T07:51:44.914Z",
+         *         "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *         "updated": "2026-11-26T07:51:44.948Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14696,14 +15384,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *         "id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:41:13.207Z",
-         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
-         *         "updated": "2026-11-26T05:41:13.207Z",
+         *         "created": "2026-11-26T07:51:44.914Z",
+         *         "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *         "updated": "2026-11-26T07:51:44.914Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14719,13 +15407,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9jhj2fdv707wfpsabf8sqa",
-         *       "request_id": "req_prod_06h1cqt9jhj2fdv707wfpsabf8sqa",
+         *       "correlation_id": "req_prod_06h1dnpa64dtap62ajdc4q957jake",
+         *       "request_id": "req_prod_06h1dnpa64dtap62ajdc4q957jake",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.239Z",
+         *       "created": "2026-11-26T07:51:44.949Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PriceUpdatedEvent: {
@@ -14770,20 +15458,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9qdw3c735sw8xbqe0sfaj2",
+         *       "id": "evt_prod_06h1dnpa9r75z0y62jyqzqnm98kc4",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cqt9mzj9w8skmc3h8kvsbwf0y",
+         *       "aggregate_id": "price_prod_06h1dnpa8jfmbppb70t1w442rmjbp",
          *       "data": {
-         *         "id": "price_prod_06h1cqt9mzj9w8skmc3h8kvsbwf0y",
+         *         "id": "price_prod_06h1dnpa8jfmbppb70t1w442rmjbp",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:41:13.255Z",
+         *         "created": "2026-11-26T07:51:44.964Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
-         *         "updated": "2026-11-26T05:41:13.274Z",
+         *         "product": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
+         *         "updated": "2026-11-26T07:51:44.973Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14794,14 +15482,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1cqt9mzj9w8skmc3h8kvsbwf0y",
+         *         "id": "price_prod_06h1dnpa8jfmbppb70t1w442rmjbp",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:41:13.255Z",
-         *         "product": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
-         *         "updated": "2026-11-26T05:41:13.255Z",
+         *         "created": "2026-11-26T07:51:44.964Z",
+         *         "product": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
+         *         "updated": "2026-11-26T07:51:44.964Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14812,13 +15500,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9ntkjb4stz0gn37zhhrjqy",
-         *       "request_id": "req_prod_06h1cqt9ntkjb4stz0gn37zhhrjqy",
+         *       "correlation_id": "req_prod_06h1dnpa9f7q88ccrk7mqym91mbv2",
+         *       "request_id": "req_prod_06h1dnpa9f7q88ccrk7mqym91mbv2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.275Z",
+         *       "created": "2026-11-26T07:51:44.974Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PriceDeletedEvent: {
@@ -14863,30 +15551,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt99mzxr127emfap1fr1h4xm",
+         *       "id": "evt_prod_06h1dnp9y9ng4jjpcraeax1084cr8",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *       "aggregate_id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *       "data": {
-         *         "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:41:13.163Z",
-         *         "updated": "2026-11-26T05:41:13.163Z",
+         *         "created": "2026-11-26T07:51:44.880Z",
+         *         "updated": "2026-11-26T07:51:44.880Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt994060w0h8y4hvsx4m7wc0",
-         *       "request_id": "req_prod_06h1cqt994060w0h8y4hvsx4m7wc0",
+         *       "correlation_id": "req_prod_06h1dnp9xwvv4r8qbydy5fgbvj052",
+         *       "request_id": "req_prod_06h1dnp9xwvv4r8qbydy5fgbvj052",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.165Z",
+         *       "created": "2026-11-26T07:51:44.882Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         ProductCreatedEvent: {
@@ -14931,40 +15619,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9c3aax0996z7w8nvc6j870",
+         *       "id": "evt_prod_06h1dnp9ztwk8mdd63xwwm3g9s100",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *       "aggregate_id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *       "data": {
-         *         "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:41:13.163Z",
-         *         "updated": "2026-11-26T05:41:13.182Z",
+         *         "created": "2026-11-26T07:51:44.880Z",
+         *         "updated": "2026-11-26T07:51:44.893Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:41:13.163Z",
-         *         "updated": "2026-11-26T05:41:13.163Z",
+         *         "created": "2026-11-26T07:51:44.880Z",
+         *         "updated": "2026-11-26T07:51:44.880Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9be7vxsw5r93rvnx6z87m4",
-         *       "request_id": "req_prod_06h1cqt9be7vxsw5r93rvnx6z87m4",
+         *       "correlation_id": "req_prod_06h1dnp9zek2gm8qyn67bn7m7hx0r",
+         *       "request_id": "req_prod_06h1dnp9zek2gm8qyn67bn7m7hx0r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.184Z",
+         *       "created": "2026-11-26T07:51:44.894Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         ProductUpdatedEvent: {
@@ -15009,41 +15697,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9twq1wsr0y7b96tanwsema",
+         *       "id": "evt_prod_06h1dnpab16w33a5nmycn0vcfg9a2",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
+         *       "aggregate_id": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
          *       "data": {
-         *         "id": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
+         *         "id": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:41:13.195Z",
+         *         "created": "2026-11-26T07:51:44.902Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T05:41:13.302Z",
+         *         "updated": "2026-11-26T07:51:44.983Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
+         *         "id": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:41:13.195Z",
-         *         "updated": "2026-11-26T05:41:13.195Z",
+         *         "created": "2026-11-26T07:51:44.902Z",
+         *         "updated": "2026-11-26T07:51:44.902Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9tbqz3edeq1seqa1mvpkwg",
-         *       "request_id": "req_prod_06h1cqt9tbqz3edeq1seqa1mvpkwg",
+         *       "correlation_id": "req_prod_06h1dnpaan71vwyw528q4h9n908ec",
+         *       "request_id": "req_prod_06h1dnpaan71vwyw528q4h9n908ec",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.303Z",
+         *       "created": "2026-11-26T07:51:44.984Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         ProductDeletedEvent: {
@@ -15088,18 +15776,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtc3es167b8q5thvry3n3hca",
+         *       "id": "evt_prod_06h1dnpc5s40ewt30ggvqqsrr4sam",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *       "aggregate_id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
          *       "data": {
-         *         "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *         "id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:41:13.882Z",
-         *         "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
-         *         "updated": "2026-11-26T05:41:13.882Z",
+         *         "created": "2026-11-26T07:51:45.453Z",
+         *         "payment": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *         "updated": "2026-11-26T07:51:45.453Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15108,13 +15796,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
-         *       "request_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
+         *       "correlation_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
+         *       "request_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.883Z",
+         *       "created": "2026-11-26T07:51:45.454Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         RefundCreatedEvent: {
@@ -15159,18 +15847,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtc3ny79prphfec4zd12p5fp",
+         *       "id": "evt_prod_06h1dnpc605ncc6bay80tagq7gsgy",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *       "aggregate_id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
          *       "data": {
-         *         "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *         "id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:41:13.882Z",
-         *         "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
-         *         "updated": "2026-11-26T05:41:13.884Z",
+         *         "created": "2026-11-26T07:51:45.453Z",
+         *         "payment": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *         "updated": "2026-11-26T07:51:45.456Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15178,13 +15866,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *         "id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:41:13.882Z",
-         *         "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
-         *         "updated": "2026-11-26T05:41:13.882Z",
+         *         "created": "2026-11-26T07:51:45.453Z",
+         *         "payment": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *         "updated": "2026-11-26T07:51:45.453Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15192,13 +15880,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
-         *       "request_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
+         *       "correlation_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
+         *       "request_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.885Z",
+         *       "created": "2026-11-26T07:51:45.456Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         RefundUpdatedEvent: {
@@ -15243,18 +15931,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtc96xp7m4x358yqsdag4nj8",
+         *       "id": "evt_prod_06h1dnpca86ffjw74c7p2gzbdvgmy",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cqtc8ph0ngkr3ygapwnr7mxve",
+         *       "aggregate_id": "re_prod_06h1dnpc9rf8bq8qbwz6wna64hzm4",
          *       "data": {
-         *         "id": "re_prod_06h1cqtc8ph0ngkr3ygapwnr7mxve",
+         *         "id": "re_prod_06h1dnpc9rf8bq8qbwz6wna64hzm4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T05:41:13.925Z",
-         *         "payment": "py_prod_06h1cqtbw1d6ss3xdgzwf4mtfg4qp",
-         *         "updated": "2026-11-26T05:41:13.928Z",
+         *         "created": "2026-11-26T07:51:45.486Z",
+         *         "payment": "py_prod_06h1dnpc2wvhqcksrwcfrmt088ke4",
+         *         "updated": "2026-11-26T07:51:45.489Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15262,13 +15950,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1cqtc8ph0ngkr3ygapwnr7mxve",
+         *         "id": "re_prod_06h1dnpc9rf8bq8qbwz6wna64hzm4",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:41:13.925Z",
-         *         "payment": "py_prod_06h1cqtbw1d6ss3xdgzwf4mtfg4qp",
-         *         "updated": "2026-11-26T05:41:13.925Z",
+         *         "created": "2026-11-26T07:51:45.486Z",
+         *         "payment": "py_prod_06h1dnpc2wvhqcksrwcfrmt088ke4",
+         *         "updated": "2026-11-26T07:51:45.486Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15276,13 +15964,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtc81a4t388nhfe9348fcv36",
-         *       "request_id": "req_prod_06h1cqtc81a4t388nhfe9348fcv36",
+         *       "correlation_id": "req_prod_06h1dnpc9hrw1zxajzgs5vtz25kmc",
+         *       "request_id": "req_prod_06h1dnpc9hrw1zxajzgs5vtz25kmc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.934Z",
+         *       "created": "2026-11-26T07:51:45.490Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         RefundFailedEvent: {
@@ -15327,18 +16015,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt5zk01x7dntz7ztgvmknd0a",
+         *       "id": "evt_prod_06h1dnp6tz1vrwyydvfdrgqd9p1p2",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964",
+         *       "aggregate_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg",
          *       "data": {
-         *         "id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964",
+         *         "id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:12.314Z",
-         *         "display": "st_prod_…a7rp",
+         *         "created": "2026-11-26T07:51:44.085Z",
+         *         "display": "st_prod_…1v40",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -15347,13 +16035,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt5ycbp43fbtsqwjcqmk8kqt",
-         *       "request_id": "req_prod_06h1cqt5ycbp43fbtsqwjcqmk8kqt",
+         *       "correlation_id": "req_prod_06h1dnp6sqs2n69ds0q9kymht77yc",
+         *       "request_id": "req_prod_06h1dnp6sqs2n69ds0q9kymht77yc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:12.316Z",
+         *       "created": "2026-11-26T07:51:44.087Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -15398,29 +16086,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt6mndrmq6g0f5mqsm9dt15t",
+         *       "id": "evt_prod_06h1dnp7g4v1bwjxy50mbt425p3cc",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1cqt6jmzx6hatva3hcz861pgkg",
+         *       "aggregate_id": "key_prod_06h1dnp7dypcvq88q8b17edk3qfh6",
          *       "data": {
-         *         "id": "key_prod_06h1cqt6jmzx6hatva3hcz861pgkg",
+         *         "id": "key_prod_06h1dnp7dypcvq88q8b17edk3qfh6",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-26T05:41:12.469Z",
-         *         "display": "pt_prod_…j8d8",
-         *         "revoked_at": "2026-11-26T05:41:12.484Z",
+         *         "created": "2026-11-26T07:51:44.239Z",
+         *         "display": "pt_prod_…m4q2",
+         *         "revoked_at": "2026-11-26T07:51:44.256Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h1cqt6jmzx6hatva3hcz861pgkg",
+         *         "id": "key_prod_06h1dnp7dypcvq88q8b17edk3qfh6",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:12.469Z",
-         *         "display": "pt_prod_…j8d8",
+         *         "created": "2026-11-26T07:51:44.239Z",
+         *         "display": "pt_prod_…m4q2",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -15428,13 +16116,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt6m2ce0ncm38v0j60aav7de",
-         *       "request_id": "req_prod_06h1cqt6m2ce0ncm38v0j60aav7de",
+         *       "correlation_id": "req_prod_06h1dnp7fk7fp2899n4hnph6z7h3a",
+         *       "request_id": "req_prod_06h1dnp7fk7fp2899n4hnph6z7h3a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:12.485Z",
+         *       "created": "2026-11-26T07:51:44.257Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -15479,20 +16167,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt6r5pa5v65q0f9cqaqw75p8",
+         *       "id": "evt_prod_06h1dnp7k45ktnm0vjp9vhes5jh22",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.509Z",
+         *         "updated": "2026-11-26T07:51:44.277Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -15506,13 +16194,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt6pvwcmszv6m93g484ennvg",
-         *       "request_id": "req_prod_06h1cqt6pvwcmszv6m93g484ennvg",
+         *       "correlation_id": "req_prod_06h1dnp7hx6nh2y3scf2kecr17rqa",
+         *       "request_id": "req_prod_06h1dnp7hx6nh2y3scf2kecr17rqa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:12.513Z",
+         *       "created": "2026-11-26T07:51:44.281Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -15557,20 +16245,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt6w3njfvkz3tr1ttvv7bvjm",
+         *       "id": "evt_prod_06h1dnp7pbtdgrfmywe70gj41v21r",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.539Z",
+         *         "updated": "2026-11-26T07:51:44.303Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15580,15 +16268,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.509Z",
+         *         "updated": "2026-11-26T07:51:44.277Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -15601,13 +16289,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt6tzn7gn0rqmmh7p8xxfvsa",
-         *       "request_id": "req_prod_06h1cqt6tzn7gn0rqmmh7p8xxfvsa",
+         *       "correlation_id": "req_prod_06h1dnp7ngvnrt0afmv9989mq99ce",
+         *       "request_id": "req_prod_06h1dnp7ngvnrt0afmv9989mq99ce",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:12.544Z",
+         *       "created": "2026-11-26T07:51:44.307Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -15652,58 +16340,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt743recwzajhmbgamvx6m90",
+         *       "id": "evt_prod_06h1dnp7ywsyvfxmsmpegj00dr3qw",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:41:12.607Z",
+         *         "updated": "2026-11-26T07:51:44.374Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
+         *         "previous_secret_expires_at": "2026-11-27T07:51:44.356Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.590Z",
+         *         "updated": "2026-11-26T07:51:44.356Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
+         *         "previous_secret_expires_at": "2026-11-27T07:51:44.356Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt73n4cdhapwrt0bvpdf43dw",
-         *       "request_id": "req_prod_06h1cqt73n4cdhapwrt0bvpdf43dw",
+         *       "correlation_id": "req_prod_06h1dnp7yg2tryxvq44r5hhq7x196",
+         *       "request_id": "req_prod_06h1dnp7yg2tryxvq44r5hhq7x196",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-26T05:41:12.608Z",
+         *       "created": "2026-11-26T07:51:44.375Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -15748,20 +16436,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt6yvgkxj6ghg01d975j94h0",
+         *       "id": "evt_prod_06h1dnp7sarn3vhvznrzbreaehppp",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:41:12.564Z",
+         *         "updated": "2026-11-26T07:51:44.327Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15771,15 +16459,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.539Z",
+         *         "updated": "2026-11-26T07:51:44.303Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15792,13 +16480,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt6yb92rn10c0qbr82de4k60",
-         *       "request_id": "req_prod_06h1cqt6yb92rn10c0qbr82de4k60",
+         *       "correlation_id": "req_prod_06h1dnp7rnkf85h2kw60e8gywdcg8",
+         *       "request_id": "req_prod_06h1dnp7rnkf85h2kw60e8gywdcg8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:12.566Z",
+         *       "created": "2026-11-26T07:51:44.330Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -15843,20 +16531,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt70mak28e72szc27eq32kzy",
+         *       "id": "evt_prod_06h1dnp7v1x982ahckj4x5sw7w36y",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.581Z",
+         *         "updated": "2026-11-26T07:51:44.343Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15866,15 +16554,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:41:12.564Z",
+         *         "updated": "2026-11-26T07:51:44.327Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15887,13 +16575,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt70em1phey3wwbpmprqhnhm",
-         *       "request_id": "req_prod_06h1cqt70em1phey3wwbpmprqhnhm",
+         *       "correlation_id": "req_prod_06h1dnp7thyawypzajjbpqrk2aybp",
+         *       "request_id": "req_prod_06h1dnp7thyawypzajjbpqrk2aybp",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:12.581Z",
+         *       "created": "2026-11-26T07:51:44.344Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -15938,38 +16626,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt7278n4a8wppxgvhw9mfdhm",
+         *       "id": "evt_prod_06h1dnp7wznv1mhtttypdam0jg8x2",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.590Z",
+         *         "updated": "2026-11-26T07:51:44.356Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
+         *         "previous_secret_expires_at": "2026-11-27T07:51:44.356Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:51:44.277Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.581Z",
+         *         "updated": "2026-11-26T07:51:44.343Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15982,13 +16670,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt71r6knvgw63gyt9ypsc414",
-         *       "request_id": "req_prod_06h1cqt71r6knvgw63gyt9ypsc414",
+         *       "correlation_id": "req_prod_06h1dnp7wek7f87wfsnaqcyhnc0jp",
+         *       "request_id": "req_prod_06h1dnp7wek7f87wfsnaqcyhnc0jp",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:41:12.593Z",
+         *       "created": "2026-11-26T07:51:44.359Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -16033,15 +16721,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt5wb625gxfh44gz0tmgjzwa",
+         *       "id": "evt_prod_06h1dnp6qzk0t9z069svsfvfm2z7j",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *       "aggregate_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *       "data": {
-         *         "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *         "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-14024becad@example.com",
+         *         "email": "user-b545a85d5f@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16053,9 +16741,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:12.290Z",
+         *       "created": "2026-11-26T07:51:44.063Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
          *     }
          */
         UserSignedInEvent: {
@@ -16100,15 +16788,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt7n03xsd8zw0edy7nfx2n1y",
+         *       "id": "evt_prod_06h1dnp8btvqgvvdsrc1tfpe0t34r",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *       "aggregate_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *       "data": {
-         *         "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *         "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-14024becad@example.com",
+         *         "email": "user-b545a85d5f@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16120,9 +16808,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:12.744Z",
+         *       "created": "2026-11-26T07:51:44.479Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
          *     }
          */
         UserSignInFailedEvent: {
@@ -16167,15 +16855,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt93550k18jdkk68aycps3dy",
+         *       "id": "evt_prod_06h1dnp9m92tcvtx2246a3ca4yzbc",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *       "aggregate_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *       "data": {
-         *         "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *         "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-14024becad@example.com",
+         *         "email": "user-b545a85d5f@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16187,9 +16875,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:13.113Z",
+         *       "created": "2026-11-26T07:51:44.802Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
          *     }
          */
         UserSignedOutEvent: {
@@ -16234,15 +16922,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt8x77h8emxpw67rr0exjvbr",
+         *       "id": "evt_prod_06h1dnp9efh8fp7hd3f83f07wkv9p",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *       "aggregate_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *       "data": {
-         *         "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *         "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-14024becad@example.com",
+         *         "email": "user-b545a85d5f@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16254,9 +16942,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.066Z",
+         *       "created": "2026-11-26T07:51:44.755Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -16301,12 +16989,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt94k8d7msmdgavg7bv6wx5m",
+         *       "id": "evt_prod_06h1dnp9nv0hfm1jnpyef2wtsev1j",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
+         *       "aggregate_id": "acc_prod_06h1dnp5t163qydcxhck6k851007a",
          *       "data": {
-         *         "id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
+         *         "id": "acc_prod_06h1dnp5t163qydcxhck6k851007a",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -16327,7 +17015,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
+         *         "id": "acc_prod_06h1dnp5t163qydcxhck6k851007a",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -16342,13 +17030,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt93s4qt6c3kvfw5fy7ywjyp",
-         *       "request_id": "req_prod_06h1cqt93s4qt6c3kvfw5fy7ywjyp",
+         *       "correlation_id": "req_prod_06h1dnp9n7e96gaaharvxxvcjf9ye",
+         *       "request_id": "req_prod_06h1dnp9n7e96gaaharvxxvcjf9ye",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.124Z",
+         *       "created": "2026-11-26T07:51:44.814Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -16393,17 +17081,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt966mpyr9btbx75r2g8rcqr",
+         *       "id": "evt_prod_06h1dnp9ttr6sjaqsvj7t5d6x9hee",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *       "aggregate_id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
          *       "data": {
-         *         "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *         "id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:41:13.136Z",
-         *         "updated": "2026-11-26T05:41:13.136Z",
+         *         "created": "2026-11-26T07:51:44.832Z",
+         *         "updated": "2026-11-26T07:51:44.832Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -16414,13 +17102,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt95rymv3k8zar81t1qgbgna",
-         *       "request_id": "req_prod_06h1cqt95rymv3k8zar81t1qgbgna",
+         *       "correlation_id": "req_prod_06h1dnp9qr0f7ekcft34drd9vrp92",
+         *       "request_id": "req_prod_06h1dnp9qr0f7ekcft34drd9vrp92",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.137Z",
+         *       "created": "2026-11-26T07:51:44.854Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -16465,17 +17153,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt985kacgmgzwgvh113gqcg2",
+         *       "id": "evt_prod_06h1dnp9wrc8sa9f4txnqkwm5ktv6",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *       "aggregate_id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
          *       "data": {
-         *         "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *         "id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:41:13.136Z",
-         *         "updated": "2026-11-26T05:41:13.152Z",
+         *         "created": "2026-11-26T07:51:44.832Z",
+         *         "updated": "2026-11-26T07:51:44.869Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -16485,12 +17173,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *         "id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:41:13.136Z",
-         *         "updated": "2026-11-26T05:41:13.136Z",
+         *         "created": "2026-11-26T07:51:44.832Z",
+         *         "updated": "2026-11-26T07:51:44.832Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -16500,13 +17188,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt97m887h6ayrkz0yw3xf7zr",
-         *       "request_id": "req_prod_06h1cqt97m887h6ayrkz0yw3xf7zr",
+         *       "correlation_id": "req_prod_06h1dnp9wc4kwsdy8tnjsdfeeavb8",
+         *       "request_id": "req_prod_06h1dnp9wc4kwsdy8tnjsdfeeavb8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.153Z",
+         *       "created": "2026-11-26T07:51:44.870Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -16551,16 +17239,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtak33dcdcam9gt9kcjfr3fc",
+         *       "id": "evt_prod_06h1dnpaywsvndszv311frgyc4v2j",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *       "aggregate_id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *       "data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.495Z",
+         *         "created": "2026-11-26T07:51:45.142Z",
+         *         "updated": "2026-11-26T07:51:45.142Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16569,13 +17257,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtajhsmpb84x5wnkjea0ev0m",
-         *       "request_id": "req_prod_06h1cqtajhsmpb84x5wnkjea0ev0m",
+         *       "correlation_id": "req_prod_06h1dnpayj3wkzddszs6vqcekc3rw",
+         *       "request_id": "req_prod_06h1dnpayj3wkzddszs6vqcekc3rw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.496Z",
+         *       "created": "2026-11-26T07:51:45.143Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         MeterCreatedEvent: {
@@ -16620,16 +17308,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtan5wm29gyxcz5q6ca3svpr",
+         *       "id": "evt_prod_06h1dnpb0q664mhjjdhy9aajjy82t",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *       "aggregate_id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *       "data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.513Z",
+         *         "created": "2026-11-26T07:51:45.142Z",
+         *         "updated": "2026-11-26T07:51:45.156Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16637,11 +17325,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.495Z",
+         *         "created": "2026-11-26T07:51:45.142Z",
+         *         "updated": "2026-11-26T07:51:45.142Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16649,13 +17337,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtamg7q9v03wrjydax0pfnpg",
-         *       "request_id": "req_prod_06h1cqtamg7q9v03wrjydax0pfnpg",
+         *       "correlation_id": "req_prod_06h1dnpb05c5qdb7r3q8m6sny8410",
+         *       "request_id": "req_prod_06h1dnpb05c5qdb7r3q8m6sny8410",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.513Z",
+         *       "created": "2026-11-26T07:51:45.157Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         MeterUpdatedEvent: {
@@ -16700,16 +17388,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtar5pzcqz6n611fh3hfny7w",
+         *       "id": "evt_prod_06h1dnpb2y7s2rksfxgygzsqfm9ca",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *       "aggregate_id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *       "data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.537Z",
+         *         "created": "2026-11-26T07:51:45.142Z",
+         *         "updated": "2026-11-26T07:51:45.174Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16717,11 +17405,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.513Z",
+         *         "created": "2026-11-26T07:51:45.142Z",
+         *         "updated": "2026-11-26T07:51:45.156Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16729,13 +17417,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtaqxnx0seyd8mxwthqdfm9w",
-         *       "request_id": "req_prod_06h1cqtaqxnx0seyd8mxwthqdfm9w",
+         *       "correlation_id": "req_prod_06h1dnpb2gbng43p2j1g51kafgbny",
+         *       "request_id": "req_prod_06h1dnpb2gbng43p2j1g51kafgbny",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.537Z",
+         *       "created": "2026-11-26T07:51:45.175Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -16780,16 +17468,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtat6sv66rtrj5ykwqxrzzr8",
+         *       "id": "evt_prod_06h1dnpb4fnepa5c08m7b6gvgnczm",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *       "aggregate_id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *       "data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.552Z",
+         *         "created": "2026-11-26T07:51:45.142Z",
+         *         "updated": "2026-11-26T07:51:45.186Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16797,11 +17485,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.537Z",
+         *         "created": "2026-11-26T07:51:45.142Z",
+         *         "updated": "2026-11-26T07:51:45.174Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16809,13 +17497,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtasnm3kj7xg3w8ak5q6j4fa",
-         *       "request_id": "req_prod_06h1cqtasnm3kj7xg3w8ak5q6j4fa",
+         *       "correlation_id": "req_prod_06h1dnpb40p9p7bsqbp05kftw3hj6",
+         *       "request_id": "req_prod_06h1dnpb40p9p7bsqbp05kftw3hj6",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:13.553Z",
+         *       "created": "2026-11-26T07:51:45.187Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         MeterReactivatedEvent: {
@@ -16860,29 +17548,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqta62rv4k7b1nk6bh60nvg36",
+         *       "id": "evt_prod_06h1dnpame17hprgqgv397e67407a",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *       "aggregate_id": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
          *       "data": {
-         *         "id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *         "id": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-26T05:41:13.391Z",
-         *         "updated": "2026-11-26T05:41:13.391Z",
+         *         "created": "2026-11-26T07:51:45.056Z",
+         *         "updated": "2026-11-26T07:51:45.056Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqta5t7wbvaxdfmcey5ymcjda",
-         *       "request_id": "req_prod_06h1cqta5t7wbvaxdfmcey5ymcjda",
+         *       "correlation_id": "req_prod_06h1dnpakrvzyx12x0cyww7wt114m",
+         *       "request_id": "req_prod_06h1dnpakrvzyx12x0cyww7wt114m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.392Z",
+         *       "created": "2026-11-26T07:51:45.059Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         FeatureCreatedEvent: {
@@ -16927,36 +17615,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqta7tj41j18sez3t8cpbfxnt",
+         *       "id": "evt_prod_06h1dnpap5351c22et8he9t344rmr",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1cqta7qq2k3126m1g4mrh8fy4w",
+         *       "aggregate_id": "prodft_prod_06h1dnpap365wzqmqkjbzfre98nre",
          *       "data": {
-         *         "id": "prodft_prod_06h1cqta7qq2k3126m1g4mrh8fy4w",
+         *         "id": "prodft_prod_06h1dnpap365wzqmqkjbzfre98nre",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T05:41:13.406Z",
+         *         "created": "2026-11-26T07:51:45.072Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *           "id": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T05:41:13.391Z",
-         *           "updated": "2026-11-26T05:41:13.391Z",
+         *           "created": "2026-11-26T07:51:45.056Z",
+         *           "updated": "2026-11-26T07:51:45.056Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqta76psxkdr325ctfzs0emyw",
-         *       "request_id": "req_prod_06h1cqta76psxkdr325ctfzs0emyw",
+         *       "correlation_id": "req_prod_06h1dnpanjm4npgfesyqq6jsztsmp",
+         *       "request_id": "req_prod_06h1dnpanjm4npgfesyqq6jsztsmp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.407Z",
+         *       "created": "2026-11-26T07:51:45.073Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -17001,36 +17689,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtadz4medaew0rc4va41pncg",
+         *       "id": "evt_prod_06h1dnpav12hwygxp39d8ddqp92b0",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1cqtabh2cm7pb36cp2t5fmfb9g",
+         *       "aggregate_id": "prodft_prod_06h1dnpassjjg76hfv2e7kzydpmz0",
          *       "data": {
-         *         "id": "prodft_prod_06h1cqtabh2cm7pb36cp2t5fmfb9g",
+         *         "id": "prodft_prod_06h1dnpassjjg76hfv2e7kzydpmz0",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T05:41:13.436Z",
+         *         "created": "2026-11-26T07:51:45.102Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1cqtaa3gb812r2r422cnpr3vwp",
+         *           "id": "feat_prod_06h1dnpaqgp0j66q52gjeexzbgg8r",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-26T05:41:13.424Z",
-         *           "updated": "2026-11-26T05:41:13.424Z",
+         *           "created": "2026-11-26T07:51:45.084Z",
+         *           "updated": "2026-11-26T07:51:45.084Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtach9awhjxjpd8f1kwcsmce",
-         *       "request_id": "req_prod_06h1cqtach9awhjxjpd8f1kwcsmce",
+         *       "correlation_id": "req_prod_06h1dnpatqz5nq7ydj5334bbjqb14",
+         *       "request_id": "req_prod_06h1dnpatqz5nq7ydj5334bbjqb14",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.455Z",
+         *       "created": "2026-11-26T07:51:45.112Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -17075,36 +17763,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqte9cfdnv5k7zthk62htv0bm",
+         *       "id": "evt_prod_06h1dnpf2vt7463f9btx9zkgsxyx4",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *       "aggregate_id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *             "feature": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et"
+         *             "source_subscription": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqte788awhpgqneqgm61b40w0",
-         *       "request_id": "req_prod_06h1cqte788awhpgqneqgm61b40w0",
+         *       "correlation_id": "req_prod_06h1dnpezqktww9arer5wyhvvecha",
+         *       "request_id": "req_prod_06h1dnpezqktww9arer5wyhvvecha",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.443Z",
+         *       "created": "2026-11-26T07:51:46.198Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -17149,13 +17837,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtagh64shadymmjdy1xhbcmj",
+         *       "id": "evt_prod_06h1dnpawv72t9sadca5jaymeha6e",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
+         *       "aggregate_id": "acc_prod_06h1dnp5t163qydcxhck6k851007a",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-26T05:41:13.472Z",
+         *         "updated": "2026-11-26T07:51:45.123Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -17258,13 +17946,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtafsbq0e7gt5ab2mcd9mc7p",
-         *       "request_id": "req_prod_06h1cqtafsbq0e7gt5ab2mcd9mc7p",
+         *       "correlation_id": "req_prod_06h1dnpaw14nk9szf619aqmrsyqqc",
+         *       "request_id": "req_prod_06h1dnpaw14nk9szf619aqmrsyqqc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.476Z",
+         *       "created": "2026-11-26T07:51:45.126Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -17286,6 +17974,307 @@ export type components = {
             data: components["schemas"]["PortalConfiguration"];
             /** @description Full entity state before the change. `null` for create events. */
             previous_data: components["schemas"]["PortalConfiguration"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1dnpe6mdqvxm10kmyaepqgtakr",
+         *       "type": "credit_note.created",
+         *       "aggregate_type": "credit_note",
+         *       "aggregate_id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
+         *       "data": {
+         *         "id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
+         *         "pdf": "http://127.0.0.1:41615/api/credit-notes/cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga/pdf",
+         *         "memo": null,
+         *         "type": "pre_payment",
+         *         "lines": [
+         *           {
+         *             "quantity": null,
+         *             "amount_atom": 100,
+         *             "description": null,
+         *             "tax_amounts": [],
+         *             "invoice_line": null,
+         *             "discount_atom": 0,
+         *             "total_amount_atom": 100
+         *           }
+         *         ],
+         *         "number": "EXAMPLEGMBH-CN-0001",
+         *         "object": "credit_note",
+         *         "reason": "order_change",
+         *         "status": "issued",
+         *         "created": "2026-11-26T07:51:45.961Z",
+         *         "invoice": "in_prod_06h1dnpe0snjjr69atfcsw557abmj",
+         *         "refunds": [],
+         *         "updated": "2026-11-26T07:51:45.961Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "livemode": false,
+         *         "tax_atom": 0,
+         *         "voided_at": null,
+         *         "pdf_sha256": "fba01ddfcfed5421edf8d1eddfb1c8c22659959e4f6ea0dc2c8ce0274a0ceac6",
+         *         "total_taxes": [],
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 100,
+         *         "total_amount_atom": 100,
+         *         "credit_amount_atom": 0,
+         *         "refund_amount_atom": 0,
+         *         "out_of_band_amount_atom": 0,
+         *         "customer_balance_transaction": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1dnpe4qgk84f60kz2w7s7x2yt4",
+         *       "request_id": "req_prod_06h1dnpe4qgk84f60kz2w7s7x2yt4",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T07:51:45.973Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *     }
+         */
+        CreditNoteCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "credit_note.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "credit_note";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CreditNote"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CreditNote"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1dnpea24vh11n5y8838b9devw8",
+         *       "type": "credit_note.voided",
+         *       "aggregate_type": "credit_note",
+         *       "aggregate_id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
+         *       "data": {
+         *         "id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
+         *         "pdf": "http://127.0.0.1:41615/api/credit-notes/cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga/pdf",
+         *         "memo": null,
+         *         "type": "pre_payment",
+         *         "lines": [
+         *           {
+         *             "quantity": null,
+         *             "amount_atom": 100,
+         *             "description": null,
+         *             "tax_amounts": [],
+         *             "invoice_line": null,
+         *             "discount_atom": 0,
+         *             "total_amount_atom": 100
+         *           }
+         *         ],
+         *         "number": "EXAMPLEGMBH-CN-0001",
+         *         "object": "credit_note",
+         *         "reason": "order_change",
+         *         "status": "void",
+         *         "created": "2026-11-26T07:51:45.961Z",
+         *         "invoice": "in_prod_06h1dnpe0snjjr69atfcsw557abmj",
+         *         "refunds": [],
+         *         "updated": "2026-11-26T07:51:45.999Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "livemode": false,
+         *         "tax_atom": 0,
+         *         "voided_at": "2026-11-26T07:51:45.999Z",
+         *         "pdf_sha256": "fba01ddfcfed5421edf8d1eddfb1c8c22659959e4f6ea0dc2c8ce0274a0ceac6",
+         *         "total_taxes": [],
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 100,
+         *         "total_amount_atom": 100,
+         *         "credit_amount_atom": 0,
+         *         "refund_amount_atom": 0,
+         *         "out_of_band_amount_atom": 0,
+         *         "customer_balance_transaction": null
+         *       },
+         *       "previous_data": {
+         *         "id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
+         *         "pdf": "http://127.0.0.1:41615/api/credit-notes/cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga/pdf",
+         *         "memo": null,
+         *         "type": "pre_payment",
+         *         "lines": [
+         *           {
+         *             "quantity": null,
+         *             "amount_atom": 100,
+         *             "description": null,
+         *             "tax_amounts": [],
+         *             "invoice_line": null,
+         *             "discount_atom": 0,
+         *             "total_amount_atom": 100
+         *           }
+         *         ],
+         *         "number": "EXAMPLEGMBH-CN-0001",
+         *         "object": "credit_note",
+         *         "reason": "order_change",
+         *         "status": "issued",
+         *         "created": "2026-11-26T07:51:45.961Z",
+         *         "invoice": "in_prod_06h1dnpe0snjjr69atfcsw557abmj",
+         *         "refunds": [],
+         *         "updated": "2026-11-26T07:51:45.961Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "livemode": false,
+         *         "tax_atom": 0,
+         *         "voided_at": null,
+         *         "pdf_sha256": "fba01ddfcfed5421edf8d1eddfb1c8c22659959e4f6ea0dc2c8ce0274a0ceac6",
+         *         "total_taxes": [],
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 100,
+         *         "total_amount_atom": 100,
+         *         "credit_amount_atom": 0,
+         *         "refund_amount_atom": 0,
+         *         "out_of_band_amount_atom": 0,
+         *         "customer_balance_transaction": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1dnpe9ceh3517yt5ddtweampv8",
+         *       "request_id": "req_prod_06h1dnpe9ceh3517yt5ddtweampv8",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T07:51:46.000Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *     }
+         */
+        CreditNoteVoidedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "credit_note.voided";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "credit_note";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CreditNote"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CreditNote"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1dnpedsrfgt9yjs6pkrqqrk00y",
+         *       "type": "customer.balance_transaction.created",
+         *       "aggregate_type": "customer_balance_transaction",
+         *       "aggregate_id": "cbtxn_prod_06h1dnpedqx0br79q3cgq563q07jt",
+         *       "data": {
+         *         "id": "cbtxn_prod_06h1dnpedqx0br79q3cgq563q07jt",
+         *         "type": "credit_note",
+         *         "object": "customer_balance_transaction",
+         *         "created": "2026-11-26T07:51:46.029Z",
+         *         "invoice": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "livemode": false,
+         *         "amount_atom": 100,
+         *         "credit_note": "cn_prod_06h1dnpedfw2p067cvbdf7jvg6e4y",
+         *         "description": null,
+         *         "ending_balance_atom": 100
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1dnpeczxb0cn0wd9pzc3tchcpw",
+         *       "request_id": "req_prod_06h1dnpeczxb0cn0wd9pzc3tchcpw",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T07:51:46.030Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *     }
+         */
+        CustomerBalanceTransactionCreatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.balance_transaction.created";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "customer_balance_transaction";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["CustomerBalanceTransaction"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["CustomerBalanceTransaction"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -17441,6 +18430,20 @@ export type components = {
         };
         /** Format: binary */
         InvoicePdf: string;
+        CreditNoteList: {
+            items: components["schemas"]["CreditNote"][];
+            /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
+            total: number;
+            /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
+            has_more: boolean;
+        };
+        CustomerBalanceTransactionList: {
+            items: components["schemas"]["CustomerBalanceTransaction"][];
+            /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
+            total: number;
+            /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
+            has_more: boolean;
+        };
         SubscriptionList: {
             items: components["schemas"]["Subscription"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
@@ -17725,26 +18728,26 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbf05ebp2reaas0ghjftxcw",
+         *       "id": "evt_prod_06h1dnpbqq6jh2v1s904ab88pymgw",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *           "id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:41:13.719Z",
+         *           "created": "2026-11-26T07:51:45.339Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *           "payment_intent": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -17802,22 +18805,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbhtv0z9hwnc319nv6mfqt0",
+         *       "id": "evt_prod_06h1dnpbt05e3khjtq8x9tq6rtrdj",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cqtbhmakcj06gjrq6nz26r8st",
+         *           "id": "py_prod_06h1dnpbsz05n9k8qq2wtmyrn7xgp",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T05:41:13.741Z",
+         *           "created": "2026-11-26T07:51:45.359Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *           "payment_intent": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -17854,22 +18857,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtc3smm9jr84fdjenzb5n6pg",
+         *       "id": "evt_prod_06h1dnpc7brssjz264yhcw39c4q1a",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *           "id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T05:41:13.719Z",
+         *           "created": "2026-11-26T07:51:45.339Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *           "payment_intent": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -17910,32 +18913,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtey4wx7ke72typp9adwdnhe",
+         *       "id": "evt_prod_06h1dnpfmqd5vr9h00f1qxp0kc5cc",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
-         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *           "id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *           "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.606Z",
+         *           "created": "2026-11-26T07:51:46.338Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:14.606Z",
+         *           "updated": "2026-11-26T07:51:46.338Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:41:14.606Z",
+         *           "expires_at": "2026-11-27T07:51:46.338Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18040,22 +19043,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtf5x3n8w93tv74j06jp7y2a",
+         *       "id": "evt_prod_06h1dnpfv4p3gxtsn1x1mbmmdjyk4",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *           "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *           "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.653Z",
+         *           "created": "2026-11-26T07:51:46.379Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:14.670Z",
+         *           "updated": "2026-11-26T07:51:46.392Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -18064,10 +19067,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:41:14.653Z",
+         *           "expires_at": "2026-11-27T07:51:46.379Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18084,7 +19087,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:14.653Z",
+         *           "updated": "2026-11-26T07:51:46.379Z",
          *           "metadata": {}
          *         }
          *       }
@@ -18119,23 +19122,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqtf8c39a6hshm4jn5xq44ppt",
+         *       "id": "evt_prod_06h1dnpfwx7jajh973yqz5b7y4k94",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *           "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *           "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.653Z",
+         *           "created": "2026-11-26T07:51:46.379Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:14.689Z",
+         *           "updated": "2026-11-26T07:51:46.406Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -18144,10 +19147,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:41:14.653Z",
+         *           "expires_at": "2026-11-27T07:51:46.379Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18164,7 +19167,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:14.670Z",
+         *           "updated": "2026-11-26T07:51:46.392Z",
          *           "deleted": null
          *         }
          *       }
@@ -18257,32 +19260,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1cqtf25c89sbr5ah891n2c8sjj",
+         *       "id": "evt_prod_06h1dnpfre8a3sv70z23fpc0y2v1a",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
-         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *           "id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *           "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T05:41:14.606Z",
+         *           "created": "2026-11-26T07:51:46.338Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:14.639Z",
+         *           "updated": "2026-11-26T07:51:46.370Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtf0h5dvs4aa9s0xknq5h2yp",
+         *           "customer": "cus_prod_06h1dnpfpvfchk49yd3wkmw2xtp0p",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:41:14.606Z",
+         *           "expires_at": "2026-11-27T07:51:46.338Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18290,17 +19293,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T05:41:14.639Z",
+         *           "completed_at": "2026-11-26T07:51:46.370Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtf12q68b2vb5w70ht6nhb54",
+         *           "payment_intent": "pi_prod_06h1dnpfqa4d8ygafsh4armpyyrv0",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:41:14.606Z",
+         *           "updated": "2026-11-26T07:51:46.338Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -18339,32 +19342,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1cqtffr1cn823bz71y3fcg0s5r",
+         *       "id": "evt_prod_06h1dnpg3rjzz4trmeg5q5phmmw5j",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795758074,
+         *       "created": 1795765906,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
-         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
+         *           "id": "cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
+         *           "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T05:41:14.699Z",
+         *           "created": "2026-11-26T07:51:46.415Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T05:41:14.699Z",
+         *           "updated": "2026-11-27T07:51:46.415Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T05:41:14.699Z",
-         *           "expires_at": "2026-11-27T05:41:14.699Z",
+         *           "expired_at": "2026-11-27T07:51:46.415Z",
+         *           "expires_at": "2026-11-27T07:51:46.415Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18382,7 +19385,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:41:14.699Z",
+         *           "updated": "2026-11-26T07:51:46.415Z",
          *           "expired_at": null
          *         }
          *       }
@@ -18417,22 +19420,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbec5ggf9a9nb4jg0pztqyt",
+         *       "id": "evt_prod_06h1dnpbpz03ezfnpg2gqbgqz62rc",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *           "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T05:41:13.711Z",
+         *           "created": "2026-11-26T07:51:45.333Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.711Z",
+         *           "updated": "2026-11-26T07:51:45.333Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18509,22 +19512,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbet4mcqbc35wq3aghzdsr8",
+         *       "id": "evt_prod_06h1dnpbq979mdfpvzr2gwx3asa2w",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *           "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T05:41:13.711Z",
+         *           "created": "2026-11-26T07:51:45.333Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.716Z",
+         *           "updated": "2026-11-26T07:51:45.337Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18537,7 +19540,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T05:41:13.711Z"
+         *           "updated": "2026-11-26T07:51:45.333Z"
          *         }
          *       }
          *     }
@@ -18571,22 +19574,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbkp61t28gw9v29jexdf3fw",
+         *       "id": "evt_prod_06h1dnpbw9nqer1h4rypczs5da8sc",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbk3s07kpg9qd0e30e711vj",
+         *           "id": "pi_prod_06h1dnpbvma7t7xk2jb8jzpywap7t",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T05:41:13.752Z",
+         *           "created": "2026-11-26T07:51:45.373Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.756Z",
+         *           "updated": "2026-11-26T07:51:45.377Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18599,7 +19602,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T05:41:13.752Z"
+         *           "updated": "2026-11-26T07:51:45.373Z"
          *         }
          *       }
          *     }
@@ -18633,22 +19636,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbqjnjwn01jbhy5qy57a9t4",
+         *       "id": "evt_prod_06h1dnpbzjx29rc7a0zjsw2pcjnkg",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *           "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T05:41:13.783Z",
+         *           "created": "2026-11-26T07:51:45.399Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.787Z",
+         *           "updated": "2026-11-26T07:51:45.403Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18661,7 +19664,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:41:13.786Z",
+         *           "updated": "2026-11-26T07:51:45.402Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -18696,22 +19699,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbfasvkb580hj1kr1bkepfw",
+         *       "id": "evt_prod_06h1dnpbqx85phg3n2hmfkk654gzj",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *           "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:41:13.711Z",
+         *           "created": "2026-11-26T07:51:45.333Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.722Z",
+         *           "updated": "2026-11-26T07:51:45.342Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18724,7 +19727,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:41:13.716Z",
+         *           "updated": "2026-11-26T07:51:45.337Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -18759,26 +19762,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbs6vzkt9rtansjkr8ek8jt",
+         *       "id": "evt_prod_06h1dnpc08x96s66z6zeatexjt0w6",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *           "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T05:41:13.783Z",
+         *           "created": "2026-11-26T07:51:45.399Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.801Z",
+         *           "updated": "2026-11-26T07:51:45.410Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T05:41:13.801Z",
+         *           "canceled_at": "2026-11-26T07:51:45.410Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -18787,7 +19790,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T05:41:13.787Z",
+         *           "updated": "2026-11-26T07:51:45.403Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -18823,22 +19826,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbj02qbmt8a8d6gch2s5hfe",
+         *       "id": "evt_prod_06h1dnpbtavas5sqf8d7cqfcvt902",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *           "id": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T05:41:13.736Z",
+         *           "created": "2026-11-26T07:51:45.354Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.743Z",
+         *           "updated": "2026-11-26T07:51:45.361Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18851,7 +19854,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:41:13.739Z",
+         *           "updated": "2026-11-26T07:51:45.356Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -18887,22 +19890,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbnn5ves3ggtfhgj5qejtv8",
+         *       "id": "evt_prod_06h1dnpby45gkdfn20az67sd2p016",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbmsrbdzpcghf0jmtb0snxt",
+         *           "id": "pi_prod_06h1dnpbxaehd269wpnr73ftqxd7g",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T05:41:13.766Z",
+         *           "created": "2026-11-26T07:51:45.386Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.773Z",
+         *           "updated": "2026-11-26T07:51:45.393Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18915,7 +19918,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:41:13.769Z",
+         *           "updated": "2026-11-26T07:51:45.388Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -18950,37 +19953,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqte8y0q7jygcdkyncxsa11r2",
+         *       "id": "evt_prod_06h1dnpf2905ejyzw9md43j5tebn6",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *           "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:14.427Z",
-         *           "updated": "2026-11-26T05:41:14.427Z",
+         *           "created": "2026-11-26T07:51:46.174Z",
+         *           "updated": "2026-11-26T07:51:46.174Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *           "current_period_end": "2026-12-26T05:41:14.427Z",
+         *           "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *           "current_period_end": "2026-12-26T07:51:46.174Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.427Z",
+         *           "current_period_start": "2026-11-26T07:51:46.174Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -19062,28 +20065,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtefbyqkmd13mz4vpyhxq600",
+         *       "id": "evt_prod_06h1dnpf7td59zqvtvd3e7pabz94g",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *           "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:14.427Z",
-         *           "updated": "2026-11-26T05:41:14.487Z",
+         *           "created": "2026-11-26T07:51:46.174Z",
+         *           "updated": "2026-11-26T07:51:46.233Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -19091,14 +20094,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *           "current_period_end": "2026-12-26T05:41:14.427Z",
+         *           "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *           "current_period_end": "2026-12-26T07:51:46.174Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.427Z",
+         *           "current_period_start": "2026-11-26T07:51:46.174Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:14.427Z",
+         *           "updated": "2026-11-26T07:51:46.174Z",
          *           "metadata": {}
          *         }
          *       }
@@ -19133,44 +20136,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1cqtemedzzmbz4bzn64ypyyhfr",
+         *       "id": "evt_prod_06h1dnpfae6e4bdw6brgdb8b35wy0",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *           "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T05:41:14.427Z",
-         *           "updated": "2026-11-26T05:41:14.529Z",
+         *           "created": "2026-11-26T07:51:46.174Z",
+         *           "updated": "2026-11-26T07:51:46.256Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T05:41:14.529Z",
+         *           "paused_at": "2026-11-26T07:51:46.256Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *           "current_period_end": "2026-12-26T05:41:14.427Z",
+         *           "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *           "current_period_end": "2026-12-26T07:51:46.174Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.427Z",
+         *           "current_period_start": "2026-11-26T07:51:46.174Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:41:14.487Z",
+         *           "updated": "2026-11-26T07:51:46.233Z",
          *           "paused_at": null
          *         }
          *       }
@@ -19205,28 +20208,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1cqteq1mc7ccbgj9wz0qmhnc3p",
+         *       "id": "evt_prod_06h1dnpfc9by7z40n3xs1z8ce5bhm",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *           "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:14.427Z",
-         *           "updated": "2026-11-26T05:41:14.550Z",
+         *           "created": "2026-11-26T07:51:46.174Z",
+         *           "updated": "2026-11-26T07:51:46.272Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -19234,16 +20237,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *           "current_period_end": "2026-12-26T05:41:14.427Z",
+         *           "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *           "current_period_end": "2026-12-26T07:51:46.174Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.427Z",
+         *           "current_period_start": "2026-11-26T07:51:46.174Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T05:41:14.529Z",
-         *           "paused_at": "2026-11-26T05:41:14.529Z"
+         *           "updated": "2026-11-26T07:51:46.256Z",
+         *           "paused_at": "2026-11-26T07:51:46.256Z"
          *         }
          *       }
          *     }
@@ -19277,44 +20280,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1cqtestamer7cbj5ctt5dq0hf6",
+         *       "id": "evt_prod_06h1dnpffamgfbqtg21ve9ht8e8mm",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *           "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
+         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T05:41:14.427Z",
-         *           "updated": "2026-11-26T05:41:14.569Z",
+         *           "created": "2026-11-26T07:51:46.174Z",
+         *           "updated": "2026-11-26T07:51:46.294Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T05:41:14.569Z",
-         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *           "current_period_end": "2026-12-26T05:41:14.427Z",
+         *           "cancelled_at": "2026-11-26T07:51:46.294Z",
+         *           "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
+         *           "current_period_end": "2026-12-26T07:51:46.174Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.427Z",
+         *           "current_period_start": "2026-11-26T07:51:46.174Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:41:14.550Z",
+         *           "updated": "2026-11-26T07:51:46.272Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -19349,37 +20352,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1cqtfhgx8wwg0h7jz5gqr8tfd4",
+         *       "id": "evt_prod_06h1dnpg5zqwzsdhefd0zxnm7keyr",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796017274,
+         *       "created": 1796025106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *           "id": "sub_prod_06h1dnpfj0x25yd4z66speev465r2",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqtew75rwbw025dnbchc19fy0",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dnpfj0x25yd4z66speev465r4",
+         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T05:41:14.591Z",
-         *           "updated": "2026-11-26T05:41:14.591Z",
+         *           "created": "2026-11-26T07:51:46.318Z",
+         *           "updated": "2026-11-26T07:51:46.318Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T05:41:14.591Z",
+         *           "trial_end": "2026-12-03T07:51:46.318Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T05:41:14.591Z",
+         *           "current_period_end": "2026-12-03T07:51:46.318Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.591Z",
+         *           "current_period_start": "2026-11-26T07:51:46.318Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -19414,19 +20417,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtcddh2pf8g8fkkaenyra74e",
+         *       "id": "evt_prod_06h1dnpccbkm9hg8mpgnjzrw0dt5t",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *           "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19439,11 +20442,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T05:41:13.954Z",
+         *           "created": "2026-11-26T07:51:45.502Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:13.954Z",
+         *           "updated": "2026-11-26T07:51:45.502Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19468,8 +20471,12 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "hosted_invoice_url": null,
+         *           "ending_balance_atom": null,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": null,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         }
          *       }
          *     }
@@ -19538,9 +20545,18 @@ export type components = {
             reverse_charge?: boolean;
             /** @description subtotal − discount + exclusive tax, never negative. */
             total_amount_atom?: number;
-            /** @description total − paid. */
+            /** @description What is left to collect: total − pre-payment credit notes − the balance applied (starting − ending balance; a debit adds) − partial payments. 0 once paid. */
             due_amount_atom?: number;
+            /** @description Partial payments collected while open; the total once paid (as the spec says), whatever part credit notes or the balance settled. */
             paid_amount_atom?: number;
+            /** @description Σ of the issued credit notes made while it was open or uncollectible: they lowered the amount due. */
+            pre_payment_credit_notes_amount_atom?: number;
+            /** @description Σ of the issued credit notes made once it was paid (refunded, credited to the balance, or settled out of band). */
+            post_payment_credit_notes_amount_atom?: number;
+            /** @description The customer's balance in the invoice's currency when it was finalized (positive: credit, negative: owed); null on drafts. */
+            starting_balance_atom?: number | null;
+            /** @description The balance after finalization applied it: a credit lowers the amount due (what exceeds the total stays), a debit is added whole; null on drafts. */
+            ending_balance_atom?: number | null;
             /** @description The customer discount (`di_…`) applied at finalization. */
             discount?: string | null;
             /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
@@ -19576,19 +20592,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1cqtcp2d3vzbb13sj29rapqq4c",
+         *       "id": "evt_prod_06h1dnpcmrp23b2abd0xg9n8hqz0m",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795671674,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *           "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19601,11 +20617,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:13.954Z",
+         *           "created": "2026-11-26T07:51:45.502Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:13.990Z",
+         *           "updated": "2026-11-26T07:51:45.538Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19613,11 +20629,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *           "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:13.990Z",
+         *           "finalized_at": "2026-11-26T07:51:45.538Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -19629,20 +20645,26 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T05:41:13.954Z",
+         *           "updated": "2026-11-26T07:51:45.502Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
          *           "customer_name": null,
          *           "customer_email": null,
-         *           "hosted_invoice_url": null
+         *           "hosted_invoice_url": null,
+         *           "ending_balance_atom": null,
+         *           "starting_balance_atom": null
          *         }
          *       }
          *     }
@@ -19676,19 +20698,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1cqtcssg392gq9vxsse6q4nhrr",
+         *       "id": "evt_prod_06h1dnpctp5gk5h0nqf0hnp2x6pym",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *           "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19701,11 +20723,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:41:13.954Z",
-         *           "paid_at": "2026-11-26T05:41:14.060Z",
-         *           "updated": "2026-11-26T05:41:14.060Z",
+         *           "created": "2026-11-26T07:51:45.502Z",
+         *           "paid_at": "2026-11-26T07:51:45.605Z",
+         *           "updated": "2026-11-26T07:51:45.605Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19713,30 +20735,34 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *           "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:13.990Z",
+         *           "finalized_at": "2026-11-26T07:51:45.538Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *           "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:13.990Z",
+         *           "updated": "2026-11-26T07:51:45.538Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -19772,19 +20798,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtct2xz062kywbj2rmfby1aw",
+         *       "id": "evt_prod_06h1dnpcv107tje1yaech3101ngbe",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795671674,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *           "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19797,11 +20823,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:41:13.954Z",
-         *           "paid_at": "2026-11-26T05:41:14.060Z",
-         *           "updated": "2026-11-26T05:41:14.060Z",
+         *           "created": "2026-11-26T07:51:45.502Z",
+         *           "paid_at": "2026-11-26T07:51:45.605Z",
+         *           "updated": "2026-11-26T07:51:45.605Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19809,30 +20835,34 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *           "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:13.990Z",
+         *           "finalized_at": "2026-11-26T07:51:45.538Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *           "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:13.990Z",
+         *           "updated": "2026-11-26T07:51:45.538Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -19868,19 +20898,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cqtd4dgh1z16ccc1www8hw2wm",
+         *       "id": "evt_prod_06h1dnpd80eygqpwb4hppzd02dyxe",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r",
+         *           "id": "in_prod_06h1dnpd11s6zar6sa8p0n84dnpw0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtcyvn7hpdctyjr9e0qq7nkc",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpd174cpah0rcnj42nyccvwm",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19893,11 +20923,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.101Z",
+         *           "created": "2026-11-26T07:51:45.672Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:14.111Z",
+         *           "updated": "2026-11-26T07:51:45.686Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19905,25 +20935,29 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "aeed052b61ebf88b78ec314479fd41de91c6fd5007f35989f786bcd543a33084",
+         *           "pdf_sha256": "a837ecc8ef2c3e0210d77c31963446ad2b4d760b5e8b78e5dde6127cc4957b2a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpd11s6zar6sa8p0n84dnpw0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:14.111Z",
+         *           "finalized_at": "2026-11-26T07:51:45.686Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtd3deeq67ygadc9zftdvw7a",
+         *           "payment_intent": "pi_prod_06h1dnpd6x6gvn0hpb6n2wmbsb59t",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/O2PZYlT0pgxE-gHsK6jQOd9PQpgHoRbxHpSsiUfrRvk",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/FAwjU1CYb1OPtiDIEcV2HPuzm4esqfBJs_BVSqlJRj0",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         }
          *       }
          *     }
@@ -19957,19 +20991,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1cqtdc4gwwsnzmdafqrz8svhfw",
+         *       "id": "evt_prod_06h1dnpdg68dp13wemd955h53vfky",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw",
+         *           "id": "in_prod_06h1dnpd90vgv09sqat51p3pd9tr8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtd5gy8ry66qzgfyz3e5dzqw",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpd90vgv09sqat51p3pd9tra",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19982,11 +21016,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.155Z",
+         *           "created": "2026-11-26T07:51:45.736Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:14.166Z",
+         *           "updated": "2026-11-26T07:51:45.750Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19994,25 +21028,29 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "373a1072961d037ea508739474f21d1af6fe3fbadd9566489c17e2b506c4b820",
+         *           "pdf_sha256": "95cf473a46747457a8c312bc3dcfa1dc99fc3b490fd2dacebdb4b22fe4880af7",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpd90vgv09sqat51p3pd9tr8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:14.166Z",
+         *           "finalized_at": "2026-11-26T07:51:45.750Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtdbf8sswrqkvxdeyk8mf3f2",
+         *           "payment_intent": "pi_prod_06h1dnpdf2qvebsnygc1k88rsk1pr",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/3_BI2dGM2hTvXog6J7LoL_02dGEXEAsjZS_czm_o4_s",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/-Ez1fA_QpWV4RkprFuvQ9Rzw2Ct39iLhMiSsGUbtM90",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         }
          *       }
          *     }
@@ -20046,19 +21084,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1cqtfdk6w3xw0zg12q2zfazhn6",
+         *       "id": "evt_prod_06h1dnpg1pn7dfqg9ebgacvwkns96",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795758074,
+         *       "created": 1795765906,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y",
+         *           "id": "in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqte34sc3tkccvy5j3y160dj8",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpekvhc404p6vpqym0tq5nwg",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20068,26 +21106,26 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0006",
+         *           "number": "EXAMPLEGMBH-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.392Z",
+         *           "created": "2026-11-26T07:51:46.077Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T05:41:14.377Z",
+         *           "updated": "2026-11-27T07:51:46.063Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
-         *           "due_date": "2026-11-27T05:41:14.377Z",
+         *           "due_date": "2026-11-27T07:51:46.063Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T05:41:14.377Z",
-         *           "pdf_sha256": "d24c08aeb053bcaa1209a1531c906048c4c6886e332f55f52a51d52787fc07ac",
+         *           "overdue_at": "2026-11-27T07:51:46.063Z",
+         *           "pdf_sha256": "5a8e7fb3dd7e4897a4c9efcc6bd1821267a3c99957793695747f9b337af2875f",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:14.403Z",
+         *           "finalized_at": "2026-11-26T07:51:46.124Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20099,12 +21137,16 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/WqeMQxX9IOHXUbN_Y1cNjS8HS3PnXaKubhcH9mJSISg",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/8ibIaQ6-iQVMHDNjMjzRGI2XQPk-coSWOBpACpovxKE",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:14.403Z",
+         *           "updated": "2026-11-26T07:51:46.124Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -20139,19 +21181,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1cqtdnb0mzfqqpakaaw76s707r",
+         *       "id": "evt_prod_06h1dnpdpw2fchc17jyxakysn8kn0",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt",
+         *           "id": "in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtde2tc6ssyjwvqea5jmybpj",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpdhx1rzb08erq5exwrf8t08",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20164,23 +21206,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T05:41:14.223Z",
+         *           "created": "2026-11-26T07:51:45.806Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:14.281Z",
+         *           "updated": "2026-11-26T07:51:45.846Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T05:41:14.281Z",
+         *           "voided_at": "2026-11-26T07:51:45.846Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "afedadf5807fbcc496830ade7969fdb0c3901650df834f83e1194cdbfd0b966d",
+         *           "pdf_sha256": "77586a7de34e5557e77ac29e9277835c239ee91982cc17333c23d5a5977d7d56",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:14.240Z",
+         *           "finalized_at": "2026-11-26T07:51:45.823Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20192,13 +21234,17 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/VlaLwEjmcnJ2s_zU7jYa0uFsz9l_sf0p3-5xhf0h1xg",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/qnEksy-eG-MC_gL0I1CJOlKrDMHsUxZ75BbMKz7kAFo",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:41:14.240Z",
+         *           "updated": "2026-11-26T07:51:45.823Z",
          *           "voided_at": null
          *         }
          *       }
@@ -20233,19 +21279,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1cqtdys7x921bbmsf3a11ghg3e",
+         *       "id": "evt_prod_06h1dnpdy30f5ka7ta7j2bcjpwayw",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtdq5f4pwrtshdnc07jfp644",
+         *           "id": "in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtdq8dgmrx4p99xzy6bfvkzy",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpds02fgx5a8g8gjj8t8mszt",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20258,11 +21304,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T05:41:14.297Z",
+         *           "created": "2026-11-26T07:51:45.864Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:14.349Z",
+         *           "updated": "2026-11-26T07:51:45.903Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20270,11 +21316,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d6ea6fc6b174db6bc6da68edc5735c0a79c81004ae8db57c79272ee4bf8af20a",
+         *           "pdf_sha256": "4c532bd9822dc900a4b1b527f3fc0aac85b1538a35ee18998be29a0110acc342",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtdq5f4pwrtshdnc07jfp644/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:14.309Z",
+         *           "finalized_at": "2026-11-26T07:51:45.874Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20286,13 +21332,17 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/yrBHR9xek8hTkufkpwYxBi2d3mUhjUIo3xCu-NDSi1Q",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/hgzmwXegaAHuvlTWce6FNDKmcp_rwKYX-Cpv-8ulZFc",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T05:41:14.349Z"
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": "2026-11-26T07:51:45.903Z",
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:41:14.309Z",
+         *           "updated": "2026-11-26T07:51:45.874Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -20327,19 +21377,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtcxt64rbhbk6p01c161xcxg",
+         *       "id": "evt_prod_06h1dnpczt1nrm1878ygd02dxjyx0",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795671674,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *           "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
+         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20352,11 +21402,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:41:13.954Z",
-         *           "paid_at": "2026-11-26T05:41:14.060Z",
-         *           "updated": "2026-11-26T05:41:14.060Z",
+         *           "created": "2026-11-26T07:51:45.502Z",
+         *           "paid_at": "2026-11-26T07:51:45.605Z",
+         *           "updated": "2026-11-26T07:51:45.605Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20364,25 +21414,29 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *           "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:13.990Z",
+         *           "finalized_at": "2026-11-26T07:51:45.538Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *           "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         }
          *       }
          *     }
@@ -20416,19 +21470,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1cqtfjfwkk30vq044688xqc0e0",
+         *       "id": "evt_prod_06h1dnpg6t6qtk6pk2nxc1jw3hj9g",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796017274,
+         *       "created": 1796025106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtfhwr526802wcgmzha12yf0",
+         *           "id": "in_prod_06h1dnpg68myxyp1djrz3n7h79n2j",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtfj7yb2s1smzz964yp93tz0",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "il_prod_06h1dnpg6h9c2f0qt2hp6dd5573d8",
+         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -20441,11 +21495,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T05:41:14.591Z",
+         *           "created": "2026-11-30T07:51:46.318Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T05:41:14.591Z",
+         *           "updated": "2026-11-30T07:51:46.318Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20454,11 +21508,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *           "description": "Subscription sub_prod_06h1dnpfj0x25yd4z66speev465r2",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *           "subscription": "sub_prod_06h1dnpfj0x25yd4z66speev465r2",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -20470,8 +21524,12 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
+         *           "ending_balance_atom": null,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": null,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         }
          *       }
          *     }
@@ -20505,22 +21563,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtaw4qhqrjh0br7wz9k5yn70",
+         *       "id": "evt_prod_06h1dnpb67xwyp1vmjjxfjhgynm0m",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T05:41:13.567Z",
+         *           "created": "2026-11-26T07:51:45.199Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:41:13.567Z",
+         *           "updated": "2026-11-26T07:51:45.199Z",
+         *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -20571,6 +21630,15 @@ export type components = {
             metadata?: {
                 [key: string]: string;
             };
+            /**
+             * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
+             * @example {
+             *       "eur": 1500
+             *     }
+             */
+            balances?: {
+                [key: string]: number;
+            };
             /** @description Present with expand=custom_fields. */
             custom_fields?: components["schemas"]["CustomFields"];
             livemode?: boolean;
@@ -20588,22 +21656,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtb1jr1f7hfd25eynds5yssc",
+         *       "id": "evt_prod_06h1dnpbcvh4ha6tk6zyma83bnazc",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T05:41:13.567Z",
+         *           "created": "2026-11-26T07:51:45.199Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:41:13.610Z",
+         *           "updated": "2026-11-26T07:51:45.252Z",
+         *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -20612,7 +21681,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T05:41:13.567Z"
+         *           "updated": "2026-11-26T07:51:45.199Z"
          *         }
          *       }
          *     }
@@ -20646,23 +21715,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqtb5nm11cpw9bwd8h3a2qvh2",
+         *       "id": "evt_prod_06h1dnpbg6j3q8tvr0z7gj3hzzm7p",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cqtb4baxdt3jbmhhvjt0150g8",
+         *           "id": "cus_prod_06h1dnpbemsv539fgw0h7kj1k2yze",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T05:41:13.634Z",
+         *           "created": "2026-11-26T07:51:45.269Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:41:13.644Z",
+         *           "updated": "2026-11-26T07:51:45.280Z",
+         *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -20670,7 +21740,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.634Z",
+         *           "updated": "2026-11-26T07:51:45.269Z",
          *           "deleted": null
          *         }
          *       }
@@ -20717,6 +21787,15 @@ export type components = {
             metadata?: {
                 [key: string]: string;
             };
+            /**
+             * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
+             * @example {
+             *       "eur": 1500
+             *     }
+             */
+            balances?: {
+                [key: string]: number;
+            };
             /** @description Present with expand=custom_fields. */
             custom_fields?: components["schemas"]["CustomFields"];
             livemode?: boolean;
@@ -20735,24 +21814,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtb7a1f72jn3kjftb1n688d0",
+         *       "id": "evt_prod_06h1dnpbhe7m8yd74nyzhzzx1wq4j",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *           "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *           "end": null,
-         *           "start": "2026-11-26T05:41:13.655Z",
+         *           "start": "2026-11-26T07:51:45.289Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *             "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:41:13.317Z",
-         *             "updated": "2026-11-26T05:41:13.655Z",
+         *             "created": "2026-11-26T07:51:44.994Z",
+         *             "updated": "2026-11-26T07:51:45.289Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -20765,7 +21844,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false
          *         }
          *       }
@@ -20818,24 +21897,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtb9yg3rvrrbg36vw1j1vt4c",
+         *       "id": "evt_prod_06h1dnpbm31zbhe4kj4pw7n3f28k0",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *           "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *           "end": null,
-         *           "start": "2026-11-26T05:41:13.676Z",
+         *           "start": "2026-11-26T07:51:45.303Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
+         *             "id": "cpn_prod_06h1dnpadyjt79jkqa8j3p9q0vh18",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:41:13.340Z",
-         *             "updated": "2026-11-26T05:41:13.676Z",
+         *             "created": "2026-11-26T07:51:45.007Z",
+         *             "updated": "2026-11-26T07:51:45.303Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -20848,18 +21927,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T05:41:13.655Z",
+         *           "start": "2026-11-26T07:51:45.289Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *             "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:41:13.317Z",
-         *             "updated": "2026-11-26T05:41:13.655Z",
+         *             "created": "2026-11-26T07:51:44.994Z",
+         *             "updated": "2026-11-26T07:51:45.289Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -20904,24 +21983,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbcqyy67vcd2gjymeex9b5p",
+         *       "id": "evt_prod_06h1dnpbnpb8a7ykj4w5rnn538bng",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *           "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
          *           "end": null,
-         *           "start": "2026-11-26T05:41:13.676Z",
+         *           "start": "2026-11-26T07:51:45.303Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
+         *             "id": "cpn_prod_06h1dnpadyjt79jkqa8j3p9q0vh18",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:41:13.340Z",
-         *             "updated": "2026-11-26T05:41:13.676Z",
+         *             "created": "2026-11-26T07:51:45.007Z",
+         *             "updated": "2026-11-26T07:51:45.303Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -20935,7 +22014,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -20992,20 +22071,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9wxs5bmgtq0stbrxf4wbv0",
+         *       "id": "evt_prod_06h1dnpacfah7b0y38hz4m9ar5zs2",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *           "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.317Z",
-         *           "updated": "2026-11-26T05:41:13.317Z",
+         *           "created": "2026-11-26T07:51:44.994Z",
+         *           "updated": "2026-11-26T07:51:44.994Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -21087,20 +22166,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqta1wkg7g5n0g1bqrvssda7r",
+         *       "id": "evt_prod_06h1dnpafqdx9j01vv60e9kzk01b0",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *           "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.317Z",
-         *           "updated": "2026-11-26T05:41:13.357Z",
+         *           "created": "2026-11-26T07:51:44.994Z",
+         *           "updated": "2026-11-26T07:51:45.020Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -21114,7 +22193,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T05:41:13.317Z"
+         *           "updated": "2026-11-26T07:51:44.994Z"
          *         }
          *       }
          *     }
@@ -21148,21 +22227,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqta4tgfbvnpvwwf1cz0gdkfy",
+         *       "id": "evt_prod_06h1dnpajzhhqnh4yy5p5fh2s9d3w",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cqta3evf9q5rgts5c0zd1ds1a",
+         *           "id": "cpn_prod_06h1dnpah85ta0cfgzbshek9rnxna",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.371Z",
+         *           "created": "2026-11-26T07:51:45.034Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T05:41:13.381Z",
+         *           "updated": "2026-11-26T07:51:45.045Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -21176,7 +22255,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T05:41:13.371Z",
+         *           "updated": "2026-11-26T07:51:45.034Z",
          *           "deleted": null
          *         }
          *       }
@@ -21250,22 +22329,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9f3be2s1fq5b59fb6na7ww",
+         *       "id": "evt_prod_06h1dnpa2hkd5tjn2kg5swsn30yey",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *           "id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:41:13.207Z",
-         *           "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
-         *           "updated": "2026-11-26T05:41:13.207Z",
+         *           "created": "2026-11-26T07:51:44.914Z",
+         *           "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *           "updated": "2026-11-26T07:51:44.914Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21359,22 +22438,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9jxqb5zt7nggasrmdceyz8",
+         *       "id": "evt_prod_06h1dnpa6pp5zqaknyzet6mdpn7mt",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *           "id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:41:13.207Z",
-         *           "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
-         *           "updated": "2026-11-26T05:41:13.238Z",
+         *           "created": "2026-11-26T07:51:44.914Z",
+         *           "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *           "updated": "2026-11-26T07:51:44.948Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21390,7 +22469,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.207Z",
+         *           "updated": "2026-11-26T07:51:44.914Z",
          *           "nickname": null
          *         }
          *       }
@@ -21425,23 +22504,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9qdw3c735sw8xbqe0sfaj2",
+         *       "id": "evt_prod_06h1dnpa9r75z0y62jyqzqnm98kc4",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cqt9mzj9w8skmc3h8kvsbwf0y",
+         *           "id": "price_prod_06h1dnpa8jfmbppb70t1w442rmjbp",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:41:13.255Z",
+         *           "created": "2026-11-26T07:51:44.964Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
-         *           "updated": "2026-11-26T05:41:13.274Z",
+         *           "product": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
+         *           "updated": "2026-11-26T07:51:44.973Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21452,7 +22531,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.255Z",
+         *           "updated": "2026-11-26T07:51:44.964Z",
          *           "deleted": null
          *         }
          *       }
@@ -21535,20 +22614,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt99mzxr127emfap1fr1h4xm",
+         *       "id": "evt_prod_06h1dnp9y9ng4jjpcraeax1084cr8",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *           "id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:41:13.163Z",
-         *           "updated": "2026-11-26T05:41:13.163Z",
+         *           "created": "2026-11-26T07:51:44.880Z",
+         *           "updated": "2026-11-26T07:51:44.880Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -21609,26 +22688,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9c3aax0996z7w8nvc6j870",
+         *       "id": "evt_prod_06h1dnp9ztwk8mdd63xwwm3g9s100",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *           "id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:41:13.163Z",
-         *           "updated": "2026-11-26T05:41:13.182Z",
+         *           "created": "2026-11-26T07:51:44.880Z",
+         *           "updated": "2026-11-26T07:51:44.893Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.163Z",
+         *           "updated": "2026-11-26T07:51:44.880Z",
          *           "description": null
          *         }
          *       }
@@ -21663,27 +22742,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9twq1wsr0y7b96tanwsema",
+         *       "id": "evt_prod_06h1dnpab16w33a5nmycn0vcfg9a2",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
+         *           "id": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:41:13.195Z",
+         *           "created": "2026-11-26T07:51:44.902Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T05:41:13.302Z",
+         *           "updated": "2026-11-26T07:51:44.983Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.195Z",
+         *           "updated": "2026-11-26T07:51:44.902Z",
          *           "deleted": null
          *         }
          *       }
@@ -21743,21 +22822,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtc3es167b8q5thvry3n3hca",
+         *       "id": "evt_prod_06h1dnpc5s40ewt30ggvqqsrr4sam",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *           "id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T05:41:13.882Z",
-         *           "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
-         *           "updated": "2026-11-26T05:41:13.882Z",
+         *           "created": "2026-11-26T07:51:45.453Z",
+         *           "payment": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *           "updated": "2026-11-26T07:51:45.453Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21824,21 +22903,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtc3ny79prphfec4zd12p5fp",
+         *       "id": "evt_prod_06h1dnpc605ncc6bay80tagq7gsgy",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *           "id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:41:13.882Z",
-         *           "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
-         *           "updated": "2026-11-26T05:41:13.884Z",
+         *           "created": "2026-11-26T07:51:45.453Z",
+         *           "payment": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *           "updated": "2026-11-26T07:51:45.456Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21847,7 +22926,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T05:41:13.882Z"
+         *           "updated": "2026-11-26T07:51:45.453Z"
          *         }
          *       }
          *     }
@@ -21881,21 +22960,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1cqtc96xp7m4x358yqsdag4nj8",
+         *       "id": "evt_prod_06h1dnpca86ffjw74c7p2gzbdvgmy",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cqtc8ph0ngkr3ygapwnr7mxve",
+         *           "id": "re_prod_06h1dnpc9rf8bq8qbwz6wna64hzm4",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T05:41:13.925Z",
-         *           "payment": "py_prod_06h1cqtbw1d6ss3xdgzwf4mtfg4qp",
-         *           "updated": "2026-11-26T05:41:13.928Z",
+         *           "created": "2026-11-26T07:51:45.486Z",
+         *           "payment": "py_prod_06h1dnpc2wvhqcksrwcfrmt088ke4",
+         *           "updated": "2026-11-26T07:51:45.489Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21904,7 +22983,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T05:41:13.925Z",
+         *           "updated": "2026-11-26T07:51:45.486Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -21939,21 +23018,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt5zk01x7dntz7ztgvmknd0a",
+         *       "id": "evt_prod_06h1dnp6tz1vrwyydvfdrgqd9p1p2",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964",
+         *           "id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:12.314Z",
-         *           "display": "st_prod_…a7rp",
+         *           "created": "2026-11-26T07:51:44.085Z",
+         *           "display": "st_prod_…1v40",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -22010,22 +23089,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h1cqt6mndrmq6g0f5mqsm9dt15t",
+         *       "id": "evt_prod_06h1dnp7g4v1bwjxy50mbt425p3cc",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1cqt6jmzx6hatva3hcz861pgkg",
+         *           "id": "key_prod_06h1dnp7dypcvq88q8b17edk3qfh6",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-26T05:41:12.469Z",
-         *           "display": "pt_prod_…j8d8",
-         *           "revoked_at": "2026-11-26T05:41:12.484Z",
+         *           "created": "2026-11-26T07:51:44.239Z",
+         *           "display": "pt_prod_…m4q2",
+         *           "revoked_at": "2026-11-26T07:51:44.256Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -22064,23 +23143,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt6r5pa5v65q0f9cqaqw75p8",
+         *       "id": "evt_prod_06h1dnp7k45ktnm0vjp9vhes5jh22",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:51:44.277Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.509Z",
+         *           "updated": "2026-11-26T07:51:44.277Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -22156,23 +23235,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt6w3njfvkz3tr1ttvv7bvjm",
+         *       "id": "evt_prod_06h1dnp7pbtdgrfmywe70gj41v21r",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:51:44.277Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.539Z",
+         *           "updated": "2026-11-26T07:51:44.303Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -22182,7 +23261,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:12.509Z",
+         *           "updated": "2026-11-26T07:51:44.277Z",
          *           "description": null
          *         }
          *       }
@@ -22217,35 +23296,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqt743recwzajhmbgamvx6m90",
+         *       "id": "evt_prod_06h1dnp7ywsyvfxmsmpegj00dr3qw",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:51:44.277Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:41:12.607Z",
+         *           "updated": "2026-11-26T07:51:44.374Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
+         *           "previous_secret_expires_at": "2026-11-27T07:51:44.356Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.590Z",
+         *           "updated": "2026-11-26T07:51:44.356Z",
          *           "deleted": null
          *         }
          *       }
@@ -22316,23 +23395,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h1cqt6yvgkxj6ghg01d975j94h0",
+         *       "id": "evt_prod_06h1dnp7sarn3vhvznrzbreaehppp",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:51:44.277Z",
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:41:12.564Z",
+         *           "updated": "2026-11-26T07:51:44.327Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -22343,7 +23422,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.539Z"
+         *           "updated": "2026-11-26T07:51:44.303Z"
          *         }
          *       }
          *     }
@@ -22377,23 +23456,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h1cqt70mak28e72szc27eq32kzy",
+         *       "id": "evt_prod_06h1dnp7v1x982ahckj4x5sw7w36y",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:51:44.277Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.581Z",
+         *           "updated": "2026-11-26T07:51:44.343Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -22404,7 +23483,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:41:12.564Z"
+         *           "updated": "2026-11-26T07:51:44.327Z"
          *         }
          *       }
          *     }
@@ -22438,33 +23517,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt7278n4a8wppxgvhw9mfdhm",
+         *       "id": "evt_prod_06h1dnp7wznv1mhtttypdam0jg8x2",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:51:44.277Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.590Z",
+         *           "updated": "2026-11-26T07:51:44.356Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
+         *           "previous_secret_expires_at": "2026-11-27T07:51:44.356Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:12.581Z",
+         *           "updated": "2026-11-26T07:51:44.343Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -22499,18 +23578,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h1cqt5wb625gxfh44gz0tmgjzwa",
+         *       "id": "evt_prod_06h1dnp6qzk0t9z069svsfvfm2z7j",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *           "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-14024becad@example.com",
+         *           "email": "user-b545a85d5f@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22556,18 +23635,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cqt7n03xsd8zw0edy7nfx2n1y",
+         *       "id": "evt_prod_06h1dnp8btvqgvvdsrc1tfpe0t34r",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795671672,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *           "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-14024becad@example.com",
+         *           "email": "user-b545a85d5f@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22602,18 +23681,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h1cqt93550k18jdkk68aycps3dy",
+         *       "id": "evt_prod_06h1dnp9m92tcvtx2246a3ca4yzbc",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *           "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-14024becad@example.com",
+         *           "email": "user-b545a85d5f@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22648,18 +23727,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h1cqt8x77h8emxpw67rr0exjvbr",
+         *       "id": "evt_prod_06h1dnp9efh8fp7hd3f83f07wkv9p",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *           "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-14024becad@example.com",
+         *           "email": "user-b545a85d5f@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22694,15 +23773,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt94k8d7msmdgavg7bv6wx5m",
+         *       "id": "evt_prod_06h1dnp9nv0hfm1jnpyef2wtsev1j",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
+         *           "id": "acc_prod_06h1dnp5t163qydcxhck6k851007a",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -22782,20 +23861,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt966mpyr9btbx75r2g8rcqr",
+         *       "id": "evt_prod_06h1dnp9ttr6sjaqsvj7t5d6x9hee",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *           "id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T05:41:13.136Z",
-         *           "updated": "2026-11-26T05:41:13.136Z",
+         *           "created": "2026-11-26T07:51:44.832Z",
+         *           "updated": "2026-11-26T07:51:44.832Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -22864,20 +23943,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt985kacgmgzwgvh113gqcg2",
+         *       "id": "evt_prod_06h1dnp9wrc8sa9f4txnqkwm5ktv6",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679504,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *           "id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T05:41:13.136Z",
-         *           "updated": "2026-11-26T05:41:13.152Z",
+         *           "created": "2026-11-26T07:51:44.832Z",
+         *           "updated": "2026-11-26T07:51:44.869Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -22888,7 +23967,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-26T05:41:13.136Z"
+         *           "updated": "2026-11-26T07:51:44.832Z"
          *         }
          *       }
          *     }
@@ -22922,19 +24001,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtak33dcdcam9gt9kcjfr3fc",
+         *       "id": "evt_prod_06h1dnpaywsvndszv311frgyc4v2j",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *           "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:13.495Z",
-         *           "updated": "2026-11-26T05:41:13.495Z",
+         *           "created": "2026-11-26T07:51:45.142Z",
+         *           "updated": "2026-11-26T07:51:45.142Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -23004,19 +24083,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtan5wm29gyxcz5q6ca3svpr",
+         *       "id": "evt_prod_06h1dnpb0q664mhjjdhy9aajjy82t",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *           "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:13.495Z",
-         *           "updated": "2026-11-26T05:41:13.513Z",
+         *           "created": "2026-11-26T07:51:45.142Z",
+         *           "updated": "2026-11-26T07:51:45.156Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -23024,7 +24103,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.495Z",
+         *           "updated": "2026-11-26T07:51:45.142Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -23059,19 +24138,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtar5pzcqz6n611fh3hfny7w",
+         *       "id": "evt_prod_06h1dnpb2y7s2rksfxgygzsqfm9ca",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *           "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-26T05:41:13.495Z",
-         *           "updated": "2026-11-26T05:41:13.537Z",
+         *           "created": "2026-11-26T07:51:45.142Z",
+         *           "updated": "2026-11-26T07:51:45.174Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -23080,7 +24159,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:41:13.513Z"
+         *           "updated": "2026-11-26T07:51:45.156Z"
          *         }
          *       }
          *     }
@@ -23114,19 +24193,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtat6sv66rtrj5ykwqxrzzr8",
+         *       "id": "evt_prod_06h1dnpb4fnepa5c08m7b6gvgnczm",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *           "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:13.495Z",
-         *           "updated": "2026-11-26T05:41:13.552Z",
+         *           "created": "2026-11-26T07:51:45.142Z",
+         *           "updated": "2026-11-26T07:51:45.186Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -23135,7 +24214,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-26T05:41:13.537Z"
+         *           "updated": "2026-11-26T07:51:45.174Z"
          *         }
          *       }
          *     }
@@ -23169,19 +24248,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqta62rv4k7b1nk6bh60nvg36",
+         *       "id": "evt_prod_06h1dnpame17hprgqgv397e67407a",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *           "id": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T05:41:13.391Z",
-         *           "updated": "2026-11-26T05:41:13.391Z",
+         *           "created": "2026-11-26T07:51:45.056Z",
+         *           "updated": "2026-11-26T07:51:45.056Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -23241,28 +24320,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h1cqta7tj41j18sez3t8cpbfxnt",
+         *       "id": "evt_prod_06h1dnpap5351c22et8he9t344rmr",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1cqta7qq2k3126m1g4mrh8fy4w",
+         *           "id": "prodft_prod_06h1dnpap365wzqmqkjbzfre98nre",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T05:41:13.406Z",
+         *           "created": "2026-11-26T07:51:45.072Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *             "id": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-26T05:41:13.391Z",
-         *             "updated": "2026-11-26T05:41:13.391Z",
+         *             "created": "2026-11-26T07:51:45.056Z",
+         *             "updated": "2026-11-26T07:51:45.056Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *           "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *           "livemode": false
          *         }
          *       }
@@ -23312,28 +24391,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h1cqtadz4medaew0rc4va41pncg",
+         *       "id": "evt_prod_06h1dnpav12hwygxp39d8ddqp92b0",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1cqtabh2cm7pb36cp2t5fmfb9g",
+         *           "id": "prodft_prod_06h1dnpassjjg76hfv2e7kzydpmz0",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T05:41:13.436Z",
+         *           "created": "2026-11-26T07:51:45.102Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1cqtaa3gb812r2r422cnpr3vwp",
+         *             "id": "feat_prod_06h1dnpaqgp0j66q52gjeexzbgg8r",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-26T05:41:13.424Z",
-         *             "updated": "2026-11-26T05:41:13.424Z",
+         *             "created": "2026-11-26T07:51:45.084Z",
+         *             "updated": "2026-11-26T07:51:45.084Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *           "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
          *           "livemode": false
          *         }
          *       }
@@ -23368,23 +24447,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqte9cfdnv5k7zthk62htv0bm",
+         *       "id": "evt_prod_06h1dnpf2vt7463f9btx9zkgsxyx4",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679506,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *               "feature": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et"
+         *               "source_subscription": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -23431,16 +24510,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtagh64shadymmjdy1xhbcmj",
+         *       "id": "evt_prod_06h1dnpawv72t9sadca5jaymeha6e",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679505,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-26T05:41:13.472Z",
+         *           "updated": "2026-11-26T07:51:45.123Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -23620,6 +24699,300 @@ export type components = {
             livemode?: boolean;
             /** @description Null until the account first saves one (the defaults apply). */
             updated?: string | null;
+        };
+        /**
+         * @description The webhook body of `credit_note.created`.
+         * @example {
+         *       "id": "evt_prod_06h1dnpe6mdqvxm10kmyaepqgtakr",
+         *       "object": "event",
+         *       "type": "credit_note.created",
+         *       "sequence": 1,
+         *       "created": 1795679505,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
+         *           "pdf": "http://127.0.0.1:41615/api/credit-notes/cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga/pdf",
+         *           "memo": null,
+         *           "type": "pre_payment",
+         *           "lines": [
+         *             {
+         *               "quantity": null,
+         *               "amount_atom": 100,
+         *               "description": null,
+         *               "tax_amounts": [],
+         *               "invoice_line": null,
+         *               "discount_atom": 0,
+         *               "total_amount_atom": 100
+         *             }
+         *           ],
+         *           "number": "EXAMPLEGMBH-CN-0001",
+         *           "object": "credit_note",
+         *           "reason": "order_change",
+         *           "status": "issued",
+         *           "created": "2026-11-26T07:51:45.961Z",
+         *           "invoice": "in_prod_06h1dnpe0snjjr69atfcsw557abmj",
+         *           "refunds": [],
+         *           "updated": "2026-11-26T07:51:45.961Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "livemode": false,
+         *           "tax_atom": 0,
+         *           "voided_at": null,
+         *           "pdf_sha256": "fba01ddfcfed5421edf8d1eddfb1c8c22659959e4f6ea0dc2c8ce0274a0ceac6",
+         *           "total_taxes": [],
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 100,
+         *           "total_amount_atom": 100,
+         *           "credit_amount_atom": 0,
+         *           "refund_amount_atom": 0,
+         *           "out_of_band_amount_atom": 0,
+         *           "customer_balance_transaction": null
+         *         }
+         *       }
+         *     }
+         */
+        CreditNoteCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "credit_note.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CreditNote"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CreditNotePreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        CreditNotePreviousAttributes: {
+            /** @example cn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "credit_note";
+            /**
+             * @description `{invoice_prefix}-CN-{sequence}` (at least 4 digits), gapless per account.
+             * @example ACME-CN-0001
+             */
+            number?: string;
+            invoice?: string;
+            customer?: string;
+            currency?: string;
+            /** @enum {string} */
+            status?: "issued" | "void";
+            /**
+             * @description `pre_payment`: issued on an open invoice, lowered its amount due; `post_payment`: on a paid invoice.
+             * @enum {string}
+             */
+            type?: "pre_payment" | "post_payment";
+            /** @enum {string} */
+            reason?: "duplicate" | "fraudulent" | "order_change" | "product_unsatisfactory";
+            memo?: string | null;
+            lines?: components["schemas"]["CreditNoteLine"][];
+            subtotal_atom?: number;
+            discount_atom?: number;
+            tax_atom?: number;
+            total_taxes?: components["schemas"]["TaxAmount"][];
+            /** @description What the credit note credits: subtotal − discount + exclusive taxes. */
+            total_amount_atom?: number;
+            refund_amount_atom?: number;
+            credit_amount_atom?: number;
+            out_of_band_amount_atom?: number;
+            /** @description The refunds (`re_…`) it made of the invoice's payments. */
+            refunds?: string[];
+            customer_balance_transaction?: string | null;
+            /** @description The PDF (`getCreditNotePdf`, secret token); null on a preview. */
+            pdf?: string | null;
+            pdf_sha256?: string | null;
+            voided_at?: string | null;
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated?: string;
+        };
+        /**
+         * @description The webhook body of `credit_note.voided`.
+         * @example {
+         *       "id": "evt_prod_06h1dnpea24vh11n5y8838b9devw8",
+         *       "object": "event",
+         *       "type": "credit_note.voided",
+         *       "sequence": 2,
+         *       "created": 1795679506,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
+         *           "pdf": "http://127.0.0.1:41615/api/credit-notes/cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga/pdf",
+         *           "memo": null,
+         *           "type": "pre_payment",
+         *           "lines": [
+         *             {
+         *               "quantity": null,
+         *               "amount_atom": 100,
+         *               "description": null,
+         *               "tax_amounts": [],
+         *               "invoice_line": null,
+         *               "discount_atom": 0,
+         *               "total_amount_atom": 100
+         *             }
+         *           ],
+         *           "number": "EXAMPLEGMBH-CN-0001",
+         *           "object": "credit_note",
+         *           "reason": "order_change",
+         *           "status": "void",
+         *           "created": "2026-11-26T07:51:45.961Z",
+         *           "invoice": "in_prod_06h1dnpe0snjjr69atfcsw557abmj",
+         *           "refunds": [],
+         *           "updated": "2026-11-26T07:51:45.999Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "livemode": false,
+         *           "tax_atom": 0,
+         *           "voided_at": "2026-11-26T07:51:45.999Z",
+         *           "pdf_sha256": "fba01ddfcfed5421edf8d1eddfb1c8c22659959e4f6ea0dc2c8ce0274a0ceac6",
+         *           "total_taxes": [],
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 100,
+         *           "total_amount_atom": 100,
+         *           "credit_amount_atom": 0,
+         *           "refund_amount_atom": 0,
+         *           "out_of_band_amount_atom": 0,
+         *           "customer_balance_transaction": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "issued",
+         *           "updated": "2026-11-26T07:51:45.961Z",
+         *           "voided_at": null
+         *         }
+         *       }
+         *     }
+         */
+        CreditNoteVoidedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "credit_note.voided";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CreditNote"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CreditNotePreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `customer.balance_transaction.created`.
+         * @example {
+         *       "id": "evt_prod_06h1dnpedsrfgt9yjs6pkrqqrk00y",
+         *       "object": "event",
+         *       "type": "customer.balance_transaction.created",
+         *       "sequence": 1,
+         *       "created": 1795679506,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cbtxn_prod_06h1dnpedqx0br79q3cgq563q07jt",
+         *           "type": "credit_note",
+         *           "object": "customer_balance_transaction",
+         *           "created": "2026-11-26T07:51:46.029Z",
+         *           "invoice": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "livemode": false,
+         *           "amount_atom": 100,
+         *           "credit_note": "cn_prod_06h1dnpedfw2p067cvbdf7jvg6e4y",
+         *           "description": null,
+         *           "ending_balance_atom": 100
+         *         }
+         *       }
+         *     }
+         */
+        CustomerBalanceTransactionCreatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "customer.balance_transaction.created";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["CustomerBalanceTransaction"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["CustomerBalanceTransactionPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        CustomerBalanceTransactionPreviousAttributes: {
+            /** @example cbtxn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @constant */
+            object?: "customer_balance_transaction";
+            customer?: string;
+            currency?: string;
+            /** @description The change of the balance: positive credits the customer, negative debits. */
+            amount_atom?: number;
+            /** @description The customer's balance in this currency after this transaction. */
+            ending_balance_atom?: number;
+            /**
+             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`).
+             * @enum {string}
+             */
+            type?: "adjustment" | "applied_to_invoice" | "credit_note";
+            description?: string | null;
+            invoice?: string | null;
+            credit_note?: string | null;
+            livemode?: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
         };
         ApiTokenList: {
             items: components["schemas"]["ApiToken"][];
@@ -30705,6 +32078,1179 @@ export interface operations {
             };
             /** @description Conflict with the current state of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCreditNotes: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only credit notes of this invoice. */
+                invoice?: string;
+                /** @description Only credit notes of this customer. */
+                customer?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of credit notes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNoteList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createCreditNote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditNoteCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The credit note. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNote"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCreditNotesForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only credit notes of this invoice. */
+                invoice?: string;
+                /** @description Only credit notes of this customer. */
+                customer?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of credit notes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNoteList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createCreditNoteForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditNoteCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The credit note. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNote"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    previewCreditNote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditNoteCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The credit note it would be. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNote"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    previewCreditNoteForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditNoteCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The credit note it would be. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNote"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCreditNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                credit_note_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credit note. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNote"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCreditNoteForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                credit_note_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credit note. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNote"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    voidCreditNote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                credit_note_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The voided credit note. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNote"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    voidCreditNoteForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                credit_note_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The voided credit note. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNote"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCreditNotePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                credit_note_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["InvoicePdf"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCreditNotePdfForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                credit_note_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": components["schemas"]["InvoicePdf"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCustomerBalanceTransactions: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only transactions in this currency. */
+                currency?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of balance transactions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerBalanceTransactionList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createCustomerBalanceTransaction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BalanceTransactionCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The balance transaction. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerBalanceTransaction"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCustomerBalanceTransactionsForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only transactions in this currency. */
+                currency?: string;
+            };
+            header?: never;
+            path: {
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of balance transactions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerBalanceTransactionList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createCustomerBalanceTransactionForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BalanceTransactionCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The balance transaction. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerBalanceTransaction"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -43623,6 +46169,135 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PortalConfigurationUpdatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    creditNoteCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditNoteCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    creditNoteVoidedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditNoteVoidedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerBalanceTransactionCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"];
             };
         };
         responses: {

@@ -1,0 +1,142 @@
+import PDFDocument from "pdfkit";
+import type { InvoiceDocument } from "@/lib/invoices/schema";
+import { longDate, money, percent, printable } from "@/lib/invoices/pdf/render";
+import type { Locale } from "@/lib/account-settings/schema";
+import type { CreditNoteRow } from "./serialize";
+
+/*
+ * The credit note as a PDF, with the invoice's renderer's helpers and fonts. Its parties, language
+ * and rate names are the credited invoice's document (as issued); its dates are the credit note's,
+ * so every render has the same bytes (`pdf_sha256`).
+ */
+
+const LABELS = {
+  en: {
+    creditNote: "Credit note", number: "Credit note number", issued: "Date of issue", invoice: "Invoice", reason: "Reason",
+    seller: "From", buyer: "Credit to", description: "Description", quantity: "Qty", tax: "Tax", amount: "Amount",
+    subtotal: "Subtotal", discount: "Discount", total: "Total credited", refund: "Refunded", credit: "Credited to balance",
+    outOfBand: "Settled out of band", amountDueReduced: "Deducted from the amount due", memo: "Memo", byAmount: "Adjustment",
+    inclusive: "incl.",
+    reasons: { duplicate: "Duplicate", fraudulent: "Fraudulent", order_change: "Order change", product_unsatisfactory: "Product unsatisfactory" },
+  },
+  fr: {
+    creditNote: "Avoir", number: "Numéro d'avoir", issued: "Date d'émission", invoice: "Facture", reason: "Motif",
+    seller: "Émetteur", buyer: "Au bénéfice de", description: "Désignation", quantity: "Qté", tax: "TVA", amount: "Montant",
+    subtotal: "Sous-total", discount: "Remise", total: "Total crédité", refund: "Remboursé", credit: "Crédité au solde",
+    outOfBand: "Réglé hors service", amountDueReduced: "Déduit du montant dû", memo: "Note", byAmount: "Ajustement",
+    inclusive: "incl.",
+    reasons: { duplicate: "Doublon", fraudulent: "Fraude", order_change: "Modification de commande", product_unsatisfactory: "Produit non satisfaisant" },
+  },
+  de: {
+    creditNote: "Gutschrift", number: "Gutschriftsnummer", issued: "Ausstellungsdatum", invoice: "Rechnung", reason: "Grund",
+    seller: "Von", buyer: "Gutschrift an", description: "Beschreibung", quantity: "Menge", tax: "USt.", amount: "Betrag",
+    subtotal: "Zwischensumme", discount: "Rabatt", total: "Gutgeschrieben", refund: "Erstattet", credit: "Dem Guthaben gutgeschrieben",
+    outOfBand: "Anderweitig beglichen", amountDueReduced: "Vom fälligen Betrag abgezogen", memo: "Notiz", byAmount: "Anpassung",
+    inclusive: "inkl.",
+    reasons: { duplicate: "Doppelt", fraudulent: "Betrug", order_change: "Bestelländerung", product_unsatisfactory: "Produkt unbefriedigend" },
+  },
+} as const satisfies Record<Locale, unknown>;
+
+const MARGIN = 50;
+const WIDTH = 595.28 - 2 * MARGIN;
+
+export async function renderCreditNotePdf(note: CreditNoteRow, invoice: { number: string | null; document: InvoiceDocument; reverseCharge: boolean }): Promise<Buffer> {
+  const { document } = invoice;
+  const locale = document.locale;
+  const t = LABELS[locale];
+  const pdf = new PDFDocument({
+    size: "A4",
+    margin: MARGIN,
+    compress: true,
+    lang: locale,
+    info: {
+      Title: printable(`${t.creditNote} ${note.number}`),
+      Author: printable(document.seller.name),
+      Producer: "billing-service",
+      Creator: "billing-service",
+      CreationDate: note.created,
+      ModDate: note.created,
+    },
+  });
+  const chunks: Buffer[] = [];
+  pdf.on("data", (chunk: Buffer) => chunks.push(chunk));
+  const done = new Promise<Buffer>((resolve, reject) => {
+    pdf.on("end", () => resolve(Buffer.concat(chunks)));
+    pdf.on("error", reject);
+  });
+  const cur = (atoms: number) => money(atoms, note.currency, locale);
+  const text = (value: string, x: number, y: number, options: PDFKit.Mixins.TextOptions = {}) => pdf.text(printable(value), x, y, { lineBreak: false, ...options });
+
+  pdf.font("Helvetica-Bold").fontSize(20);
+  // As issued: a later void does not change the document (the same bytes, `pdf_sha256`).
+  text(t.creditNote, MARGIN, MARGIN);
+  pdf.font("Helvetica").fontSize(10);
+  let y = MARGIN + 32;
+  for (const [label, value] of [
+    [t.number, note.number],
+    [t.issued, longDate(note.created, locale)],
+    [t.invoice, invoice.number ?? note.invoiceId],
+    [t.reason, t.reasons[note.reason]],
+    ...(note.memo ? [[t.memo, note.memo]] : []),
+  ] as [string, string][]) {
+    text(`${label}: ${value}`, MARGIN, y, { width: WIDTH, ellipsis: true });
+    y += 14;
+  }
+  y += 12;
+  const block = (x: number, title: string, rows: string[]) => {
+    pdf.font("Helvetica-Bold");
+    text(title, x, y);
+    pdf.font("Helvetica");
+    rows.forEach((row, index) => text(row, x, y + 14 * (index + 1), { width: WIDTH / 2 - 10, ellipsis: true }));
+    return rows.length + 1;
+  };
+  const { seller, buyer } = document;
+  y += 14 * Math.max(block(MARGIN, t.seller, [seller.name, ...(seller.email ? [seller.email] : [])]), block(MARGIN + WIDTH / 2, t.buyer, [...(buyer.name ? [buyer.name] : []), buyer.email])) + 16;
+
+  pdf.font("Helvetica-Bold");
+  text(t.description, MARGIN, y);
+  text(t.quantity, MARGIN + 260, y, { width: 40, align: "right" });
+  text(t.tax, MARGIN + 310, y, { width: 80, align: "right" });
+  text(t.amount, MARGIN + 395, y, { width: WIDTH - 395, align: "right" });
+  pdf.font("Helvetica");
+  y += 18;
+  const rateOf = new Map(document.tax_rates.map((rate) => [rate.id, rate]));
+  for (const line of note.lines) {
+    if (y > 700) {
+      pdf.addPage();
+      y = MARGIN;
+    }
+    text(line.description ?? t.byAmount, MARGIN, y, { width: 250, ellipsis: true });
+    text(line.quantity === null ? "—" : String(line.quantity), MARGIN + 260, y, { width: 40, align: "right" });
+    text(cur(line.tax_amounts.reduce((sum, tax) => sum + tax.amount_atom, 0)), MARGIN + 310, y, { width: 80, align: "right" });
+    text(cur(line.amount_atom), MARGIN + 395, y, { width: WIDTH - 395, align: "right" });
+    y += 16;
+  }
+  y += 8;
+  pdf.moveTo(MARGIN + WIDTH / 2, y).lineTo(MARGIN + WIDTH, y).stroke();
+  y += 8;
+  const total = (label: string, atoms: number, bold = false) => {
+    pdf.font(bold ? "Helvetica-Bold" : "Helvetica");
+    text(label, MARGIN + WIDTH / 2, y, { width: WIDTH / 4 + 20, ellipsis: true });
+    text(cur(atoms), MARGIN + (3 * WIDTH) / 4, y, { width: WIDTH / 4, align: "right" });
+    y += 15;
+  };
+  total(t.subtotal, note.subtotalAtom);
+  if (note.discountAtom > 0) total(t.discount, -note.discountAtom);
+  for (const tax of note.totalTaxes) {
+    const rate = rateOf.get(tax.tax_rate);
+    const name = rate ? `${rate.display_name} ${percent(invoice.reverseCharge ? 0 : rate.percentage_e4, locale)}` : t.tax;
+    total(tax.inclusive ? `${name} (${t.inclusive})` : name, tax.amount_atom);
+  }
+  total(t.total, note.totalAmountAtom, true);
+  if (note.type === "pre_payment") total(t.amountDueReduced, note.totalAmountAtom);
+  if (note.refundAmountAtom > 0) total(t.refund, note.refundAmountAtom);
+  if (note.creditAmountAtom > 0) total(t.credit, note.creditAmountAtom);
+  if (note.outOfBandAmountAtom > 0) total(t.outOfBand, note.outOfBandAmountAtom);
+  if (document.footer) {
+    pdf.font("Helvetica").fontSize(9);
+    pdf.text(printable(document.footer), MARGIN, y + 10, { width: WIDTH });
+  }
+  pdf.end();
+  return done;
+}
