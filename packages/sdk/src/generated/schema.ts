@@ -10765,32 +10765,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpbqq6jh2v1s904ab88pymgw",
+         *       "id": "evt_prod_06h1dqzqpwn68xnr25rmwjvgaj57c",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *       "aggregate_id": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
          *       "data": {
-         *         "id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *         "id": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T07:51:45.339Z",
+         *         "created": "2026-11-26T08:01:46.421Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
+         *         "payment_intent": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
-         *       "request_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
+         *       "correlation_id": "req_prod_06h1dqzqnn8e6w9fhyhxmv047r5xw",
+         *       "request_id": "req_prod_06h1dqzqnn8e6w9fhyhxmv047r5xw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:45.341Z",
+         *       "created": "2026-11-26T08:01:46.423Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         PaymentSucceededEvent: {
@@ -10835,32 +10835,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpbt05e3khjtq8x9tq6rtrdj",
+         *       "id": "evt_prod_06h1dqzqs55mxcrmv6estg95wnfd4",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1dnpbsz05n9k8qq2wtmyrn7xgp",
+         *       "aggregate_id": "py_prod_06h1dqzqs3g0fwqg9qeepky39f1ha",
          *       "data": {
-         *         "id": "py_prod_06h1dnpbsz05n9k8qq2wtmyrn7xgp",
+         *         "id": "py_prod_06h1dqzqs3g0fwqg9qeepky39f1ha",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T07:51:45.359Z",
+         *         "created": "2026-11-26T08:01:46.440Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
+         *         "payment_intent": "pi_prod_06h1dqzqrgr7fmd8705jj1f6p7xhr",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpbs0214h169zgj34cbp59cy",
-         *       "request_id": "req_prod_06h1dnpbs0214h169zgj34cbp59cy",
+         *       "correlation_id": "req_prod_06h1dqzqra8w7y4qvg7vm60hcgxrj",
+         *       "request_id": "req_prod_06h1dqzqra8w7y4qvg7vm60hcgxrj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:45.360Z",
+         *       "created": "2026-11-26T08:01:46.441Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         PaymentFailedEvent: {
@@ -10905,44 +10905,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpc7brssjz264yhcw39c4q1a",
+         *       "id": "evt_prod_06h1dqzr7m26x76haphyvy4cb2128",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *       "aggregate_id": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
          *       "data": {
-         *         "id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *         "id": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T07:51:45.339Z",
+         *         "created": "2026-11-26T08:01:46.421Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
+         *         "payment_intent": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *         "id": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T07:51:45.339Z",
+         *         "created": "2026-11-26T08:01:46.421Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
+         *         "payment_intent": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
-         *       "request_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
+         *       "correlation_id": "req_prod_06h1dqzr67j7gx33ma017xhgker9p",
+         *       "request_id": "req_prod_06h1dqzr67j7gx33ma017xhgker9p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:45.466Z",
+         *       "created": "2026-11-26T08:01:46.557Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         PaymentRefundedEvent: {
@@ -10987,29 +10987,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpfmqd5vr9h00f1qxp0kc5cc",
+         *       "id": "evt_prod_06h1dqzw36y7p70hggsmkasywxf1p",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *       "aggregate_id": "cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
          *       "data": {
-         *         "id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
-         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *         "id": "cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
+         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T07:51:46.338Z",
+         *         "created": "2026-11-26T08:01:47.541Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:46.338Z",
+         *         "updated": "2026-11-26T08:01:47.541Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T07:51:46.338Z",
+         *         "expires_at": "2026-11-27T08:01:47.541Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11027,13 +11027,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpfm1e36g5cac0d5zmrpvyjj",
-         *       "request_id": "req_prod_06h1dnpfm1e36g5cac0d5zmrpvyjj",
+         *       "correlation_id": "req_prod_06h1dqzw2hcq0yqpdjqcsawevbg50",
+         *       "request_id": "req_prod_06h1dqzw2hcq0yqpdjqcsawevbg50",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:46.341Z",
+         *       "created": "2026-11-26T08:01:47.545Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -11078,19 +11078,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpfv4p3gxtsn1x1mbmmdjyk4",
+         *       "id": "evt_prod_06h1dqzwa9z0yrmkj9dj086kvd1fc",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *       "aggregate_id": "cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
          *       "data": {
-         *         "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
-         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *         "id": "cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
+         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T07:51:46.379Z",
+         *         "created": "2026-11-26T08:01:47.584Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:46.392Z",
+         *         "updated": "2026-11-26T08:01:47.601Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11099,10 +11099,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T07:51:46.379Z",
+         *         "expires_at": "2026-11-27T08:01:47.584Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11119,24 +11119,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
-         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *         "id": "cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
+         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T07:51:46.379Z",
+         *         "created": "2026-11-26T08:01:47.584Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:46.379Z",
+         *         "updated": "2026-11-26T08:01:47.584Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T07:51:46.379Z",
+         *         "expires_at": "2026-11-27T08:01:47.584Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11153,13 +11153,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpftvk29d9g84g6rhcfcwpqe",
-         *       "request_id": "req_prod_06h1dnpftvk29d9g84g6rhcfcwpqe",
+         *       "correlation_id": "req_prod_06h1dqzw9vp60m23zaa0wf6sfe2qy",
+         *       "request_id": "req_prod_06h1dqzw9vp60m23zaa0wf6sfe2qy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:46.393Z",
+         *       "created": "2026-11-26T08:01:47.602Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -11204,20 +11204,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpfwx7jajh973yqz5b7y4k94",
+         *       "id": "evt_prod_06h1dqzwcfg4n5fbbmrynvrzp1p0r",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *       "aggregate_id": "cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
          *       "data": {
-         *         "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
-         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *         "id": "cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
+         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T07:51:46.379Z",
+         *         "created": "2026-11-26T08:01:47.584Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:46.406Z",
+         *         "updated": "2026-11-26T08:01:47.618Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11226,10 +11226,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T07:51:46.379Z",
+         *         "expires_at": "2026-11-27T08:01:47.584Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11246,14 +11246,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
-         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *         "id": "cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
+         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T07:51:46.379Z",
+         *         "created": "2026-11-26T08:01:47.584Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:46.392Z",
+         *         "updated": "2026-11-26T08:01:47.601Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11262,10 +11262,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T07:51:46.379Z",
+         *         "expires_at": "2026-11-27T08:01:47.584Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11282,13 +11282,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpfwjq4ccx50v1phd9bjgpgg",
-         *       "request_id": "req_prod_06h1dnpfwjq4ccx50v1phd9bjgpgg",
+         *       "correlation_id": "req_prod_06h1dqzwc1pa20mgdgx90q9kzrnte",
+         *       "request_id": "req_prod_06h1dqzwc1pa20mgdgx90q9kzrnte",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:51:46.407Z",
+         *       "created": "2026-11-26T08:01:47.619Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -11333,29 +11333,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpfre8a3sv70z23fpc0y2v1a",
+         *       "id": "evt_prod_06h1dqzw6xpmxbfazteq88z9a9yzr",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *       "aggregate_id": "cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
          *       "data": {
-         *         "id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
-         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *         "id": "cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
+         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T07:51:46.338Z",
+         *         "created": "2026-11-26T08:01:47.541Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:46.370Z",
+         *         "updated": "2026-11-26T08:01:47.574Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpfpvfchk49yd3wkmw2xtp0p",
+         *         "customer": "cus_prod_06h1dqzw5ddxvxnxcm682q8cjt3a8",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T07:51:46.338Z",
+         *         "expires_at": "2026-11-27T08:01:47.541Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11363,33 +11363,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T07:51:46.370Z",
+         *         "completed_at": "2026-11-26T08:01:47.574Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1dnpfqa4d8ygafsh4armpyyrv0",
+         *         "payment_intent": "pi_prod_06h1dqzw5tapk4cw55dzct1vxymdt",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
-         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *         "id": "cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
+         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T07:51:46.338Z",
+         *         "created": "2026-11-26T08:01:47.541Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:46.338Z",
+         *         "updated": "2026-11-26T08:01:47.541Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T07:51:46.338Z",
+         *         "expires_at": "2026-11-27T08:01:47.541Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11406,13 +11406,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpfp78t3zh7rv232b1t0hxa4",
-         *       "request_id": "req_prod_06h1dnpfp78t3zh7rv232b1t0hxa4",
+         *       "correlation_id": "req_prod_06h1dqzw4q4mq05ds079zh9jyv192",
+         *       "request_id": "req_prod_06h1dqzw4q4mq05ds079zh9jyv192",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:46.371Z",
+         *       "created": "2026-11-26T08:01:47.575Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1dnpfpvfchk49yd3wkmw2xtp0p"
+         *       "actor_id": "cus_prod_06h1dqzw5ddxvxnxcm682q8cjt3a8"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -11457,29 +11457,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpg3rjzz4trmeg5q5phmmw5j",
+         *       "id": "evt_prod_06h1dqzwkx6qvz7gzys7hdad7hj46",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
+         *       "aggregate_id": "cs_prod_06h1dqzwdpghjk8g7mhhjy6z083yp",
          *       "data": {
-         *         "id": "cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
-         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
+         *         "id": "cs_prod_06h1dqzwdpghjk8g7mhhjy6z083yp",
+         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzwdpghjk8g7mhhjy6z083yp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T07:51:46.415Z",
+         *         "created": "2026-11-26T08:01:47.627Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T07:51:46.415Z",
+         *         "updated": "2026-11-27T08:01:47.627Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T07:51:46.415Z",
-         *         "expires_at": "2026-11-27T07:51:46.415Z",
+         *         "expired_at": "2026-11-27T08:01:47.627Z",
+         *         "expires_at": "2026-11-27T08:01:47.627Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11496,24 +11496,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
-         *         "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
+         *         "id": "cs_prod_06h1dqzwdpghjk8g7mhhjy6z083yp",
+         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzwdpghjk8g7mhhjy6z083yp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T07:51:46.415Z",
+         *         "created": "2026-11-26T08:01:47.627Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:46.415Z",
+         *         "updated": "2026-11-26T08:01:47.627Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T07:51:46.415Z",
+         *         "expires_at": "2026-11-27T08:01:47.627Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11530,11 +11530,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpg03p8jwb17j3hgpjq7v9br",
+         *       "correlation_id": "req_prod_06h1dqzwfx3rhka3w7zdc5vbkpgc4",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T07:51:46.415Z",
+         *       "created": "2026-11-27T08:01:47.627Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -11581,19 +11581,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpbpz03ezfnpg2gqbgqz62rc",
+         *       "id": "evt_prod_06h1dqzqp577s4km6hbaphpjhcj58",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
+         *       "aggregate_id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
          *       "data": {
-         *         "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
+         *         "id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T07:51:45.333Z",
+         *         "created": "2026-11-26T08:01:46.415Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:45.333Z",
+         *         "updated": "2026-11-26T08:01:46.415Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11606,13 +11606,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
-         *       "request_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
+         *       "correlation_id": "req_prod_06h1dqzqnn8e6w9fhyhxmv047r5xw",
+         *       "request_id": "req_prod_06h1dqzqnn8e6w9fhyhxmv047r5xw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:45.335Z",
+         *       "created": "2026-11-26T08:01:46.417Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -11657,19 +11657,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpbq979mdfpvzr2gwx3asa2w",
+         *       "id": "evt_prod_06h1dqzqpjz975chc7vcaq9pt6heg",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
+         *       "aggregate_id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
          *       "data": {
-         *         "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
+         *         "id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T07:51:45.333Z",
+         *         "created": "2026-11-26T08:01:46.415Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:45.337Z",
+         *         "updated": "2026-11-26T08:01:46.419Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11681,14 +11681,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
+         *         "id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T07:51:45.333Z",
+         *         "created": "2026-11-26T08:01:46.415Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:45.333Z",
+         *         "updated": "2026-11-26T08:01:46.415Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11700,13 +11700,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
-         *       "request_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
+         *       "correlation_id": "req_prod_06h1dqzqnn8e6w9fhyhxmv047r5xw",
+         *       "request_id": "req_prod_06h1dqzqnn8e6w9fhyhxmv047r5xw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:45.338Z",
+         *       "created": "2026-11-26T08:01:46.420Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -11751,19 +11751,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpbw9nqer1h4rypczs5da8sc",
+         *       "id": "evt_prod_06h1dqzqtyf1fjhhwy23np07njmnt",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dnpbvma7t7xk2jb8jzpywap7t",
+         *       "aggregate_id": "pi_prod_06h1dqzqtd8wawn9h23xf4tgzbnp4",
          *       "data": {
-         *         "id": "pi_prod_06h1dnpbvma7t7xk2jb8jzpywap7t",
+         *         "id": "pi_prod_06h1dqzqtd8wawn9h23xf4tgzbnp4",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T07:51:45.373Z",
+         *         "created": "2026-11-26T08:01:46.451Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:45.377Z",
+         *         "updated": "2026-11-26T08:01:46.453Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11775,14 +11775,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dnpbvma7t7xk2jb8jzpywap7t",
+         *         "id": "pi_prod_06h1dqzqtd8wawn9h23xf4tgzbnp4",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T07:51:45.373Z",
+         *         "created": "2026-11-26T08:01:46.451Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:45.373Z",
+         *         "updated": "2026-11-26T08:01:46.451Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11794,13 +11794,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpbvh3fzeb0kv1e264h7dznw",
-         *       "request_id": "req_prod_06h1dnpbvh3fzeb0kv1e264h7dznw",
+         *       "correlation_id": "req_prod_06h1dqzqt4wfqnbmcex5janyp1dxp",
+         *       "request_id": "req_prod_06h1dqzqt4wfqnbmcex5janyp1dxp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:45.378Z",
+         *       "created": "2026-11-26T08:01:46.455Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -11845,19 +11845,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpbzjx29rc7a0zjsw2pcjnkg",
+         *       "id": "evt_prod_06h1dqzqyf66zq24mqtawvtv6z704",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
+         *       "aggregate_id": "pi_prod_06h1dqzqxs1k4t2jcd8swpa84t1sp",
          *       "data": {
-         *         "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
+         *         "id": "pi_prod_06h1dqzqxs1k4t2jcd8swpa84t1sp",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T07:51:45.399Z",
+         *         "created": "2026-11-26T08:01:46.478Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:45.403Z",
+         *         "updated": "2026-11-26T08:01:46.483Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11869,14 +11869,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
+         *         "id": "pi_prod_06h1dqzqxs1k4t2jcd8swpa84t1sp",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T07:51:45.399Z",
+         *         "created": "2026-11-26T08:01:46.478Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:45.402Z",
+         *         "updated": "2026-11-26T08:01:46.480Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11888,13 +11888,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpbytc9gefzyq4j562qbtbdg",
-         *       "request_id": "req_prod_06h1dnpbytc9gefzyq4j562qbtbdg",
+         *       "correlation_id": "req_prod_06h1dqzqxgsr7vynypnq5csrasabp",
+         *       "request_id": "req_prod_06h1dqzqxgsr7vynypnq5csrasabp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:51:45.404Z",
+         *       "created": "2026-11-26T08:01:46.483Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -11939,19 +11939,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpbqx85phg3n2hmfkk654gzj",
+         *       "id": "evt_prod_06h1dqzqq3wn5n1rm8sz16tnp7nrj",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
+         *       "aggregate_id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
          *       "data": {
-         *         "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
+         *         "id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T07:51:45.333Z",
+         *         "created": "2026-11-26T08:01:46.415Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:45.342Z",
+         *         "updated": "2026-11-26T08:01:46.424Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11963,14 +11963,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
+         *         "id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T07:51:45.333Z",
+         *         "created": "2026-11-26T08:01:46.415Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:45.337Z",
+         *         "updated": "2026-11-26T08:01:46.419Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11982,13 +11982,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
-         *       "request_id": "req_prod_06h1dnpbpdnyac10f99k31djz58pa",
+         *       "correlation_id": "req_prod_06h1dqzqnn8e6w9fhyhxmv047r5xw",
+         *       "request_id": "req_prod_06h1dqzqnn8e6w9fhyhxmv047r5xw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:51:45.343Z",
+         *       "created": "2026-11-26T08:01:46.424Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -12033,23 +12033,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpc08x96s66z6zeatexjt0w6",
+         *       "id": "evt_prod_06h1dqzqzgpdmcz7h7d5g17m2n64r",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
+         *       "aggregate_id": "pi_prod_06h1dqzqxs1k4t2jcd8swpa84t1sp",
          *       "data": {
-         *         "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
+         *         "id": "pi_prod_06h1dqzqxs1k4t2jcd8swpa84t1sp",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T07:51:45.399Z",
+         *         "created": "2026-11-26T08:01:46.478Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:45.410Z",
+         *         "updated": "2026-11-26T08:01:46.491Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T07:51:45.410Z",
+         *         "canceled_at": "2026-11-26T08:01:46.491Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -12057,14 +12057,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
+         *         "id": "pi_prod_06h1dqzqxs1k4t2jcd8swpa84t1sp",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T07:51:45.399Z",
+         *         "created": "2026-11-26T08:01:46.478Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:45.403Z",
+         *         "updated": "2026-11-26T08:01:46.483Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12076,13 +12076,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpc03z1k8vvkws6530e985f2",
-         *       "request_id": "req_prod_06h1dnpc03z1k8vvkws6530e985f2",
+         *       "correlation_id": "req_prod_06h1dqzqz7p0amq285p6v1qaz8zgw",
+         *       "request_id": "req_prod_06h1dqzqz7p0amq285p6v1qaz8zgw",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T07:51:45.411Z",
+         *       "created": "2026-11-26T08:01:46.492Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -12127,19 +12127,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpbtavas5sqf8d7cqfcvt902",
+         *       "id": "evt_prod_06h1dqzqseb6egv54nmcgt3epe6z0",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
+         *       "aggregate_id": "pi_prod_06h1dqzqrgr7fmd8705jj1f6p7xhr",
          *       "data": {
-         *         "id": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
+         *         "id": "pi_prod_06h1dqzqrgr7fmd8705jj1f6p7xhr",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T07:51:45.354Z",
+         *         "created": "2026-11-26T08:01:46.436Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:45.361Z",
+         *         "updated": "2026-11-26T08:01:46.442Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12151,14 +12151,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
+         *         "id": "pi_prod_06h1dqzqrgr7fmd8705jj1f6p7xhr",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T07:51:45.354Z",
+         *         "created": "2026-11-26T08:01:46.436Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:45.356Z",
+         *         "updated": "2026-11-26T08:01:46.438Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12170,13 +12170,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpbs0214h169zgj34cbp59cy",
-         *       "request_id": "req_prod_06h1dnpbs0214h169zgj34cbp59cy",
+         *       "correlation_id": "req_prod_06h1dqzqra8w7y4qvg7vm60hcgxrj",
+         *       "request_id": "req_prod_06h1dqzqra8w7y4qvg7vm60hcgxrj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:51:45.362Z",
+         *       "created": "2026-11-26T08:01:46.443Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -12221,19 +12221,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpby45gkdfn20az67sd2p016",
+         *       "id": "evt_prod_06h1dqzqwrmy642b9cksemn77d86a",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dnpbxaehd269wpnr73ftqxd7g",
+         *       "aggregate_id": "pi_prod_06h1dqzqvzvgbebn64drwxag31h66",
          *       "data": {
-         *         "id": "pi_prod_06h1dnpbxaehd269wpnr73ftqxd7g",
+         *         "id": "pi_prod_06h1dqzqvzvgbebn64drwxag31h66",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T07:51:45.386Z",
+         *         "created": "2026-11-26T08:01:46.463Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:45.393Z",
+         *         "updated": "2026-11-26T08:01:46.469Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12245,14 +12245,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dnpbxaehd269wpnr73ftqxd7g",
+         *         "id": "pi_prod_06h1dqzqvzvgbebn64drwxag31h66",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T07:51:45.386Z",
+         *         "created": "2026-11-26T08:01:46.463Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:51:45.388Z",
+         *         "updated": "2026-11-26T08:01:46.466Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12264,13 +12264,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpbx35xn83f2epsb3zkvy9a8",
-         *       "request_id": "req_prod_06h1dnpbx35xn83f2epsb3zkvy9a8",
+         *       "correlation_id": "req_prod_06h1dqzqvp6nqndqmtbktg4kzgenw",
+         *       "request_id": "req_prod_06h1dqzqvp6nqndqmtbktg4kzgenw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:51:45.393Z",
+         *       "created": "2026-11-26T08:01:46.470Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -12315,45 +12315,45 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpf2905ejyzw9md43j5tebn6",
+         *       "id": "evt_prod_06h1dqzvf9j5b37sghn8axsmg75q6",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *       "aggregate_id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *       "data": {
-         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
-         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
+         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T07:51:46.174Z",
-         *         "updated": "2026-11-26T07:51:46.174Z",
+         *         "created": "2026-11-26T08:01:47.375Z",
+         *         "updated": "2026-11-26T08:01:47.375Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
-         *         "current_period_end": "2026-12-26T07:51:46.174Z",
+         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
+         *         "current_period_end": "2026-12-26T08:01:47.375Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:51:46.174Z",
+         *         "current_period_start": "2026-11-26T08:01:47.375Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpezqktww9arer5wyhvvecha",
-         *       "request_id": "req_prod_06h1dnpezqktww9arer5wyhvvecha",
+         *       "correlation_id": "req_prod_06h1dqzvdt2fb3y1wggh8jrfr8vtw",
+         *       "request_id": "req_prod_06h1dqzvdt2fb3y1wggh8jrfr8vtw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:46.194Z",
+         *       "created": "2026-11-26T08:01:47.386Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -12398,25 +12398,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpf7td59zqvtvd3e7pabz94g",
+         *       "id": "evt_prod_06h1dqzvntn0fgyah7bmvnyxx70jc",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *       "aggregate_id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *       "data": {
-         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
-         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
+         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T07:51:46.174Z",
-         *         "updated": "2026-11-26T07:51:46.233Z",
+         *         "created": "2026-11-26T08:01:47.375Z",
+         *         "updated": "2026-11-26T08:01:47.434Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12424,46 +12424,46 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
-         *         "current_period_end": "2026-12-26T07:51:46.174Z",
+         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
+         *         "current_period_end": "2026-12-26T08:01:47.375Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:51:46.174Z",
+         *         "current_period_start": "2026-11-26T08:01:47.375Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
-         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
+         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T07:51:46.174Z",
-         *         "updated": "2026-11-26T07:51:46.174Z",
+         *         "created": "2026-11-26T08:01:47.375Z",
+         *         "updated": "2026-11-26T08:01:47.375Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
-         *         "current_period_end": "2026-12-26T07:51:46.174Z",
+         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
+         *         "current_period_end": "2026-12-26T08:01:47.375Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:51:46.174Z",
+         *         "current_period_start": "2026-11-26T08:01:47.375Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpf6tkxgppp7ajzvj3rcmpf0",
-         *       "request_id": "req_prod_06h1dnpf6tkxgppp7ajzvj3rcmpf0",
+         *       "correlation_id": "req_prod_06h1dqzvmxtxgca8tfxgk8vvzatr6",
+         *       "request_id": "req_prod_06h1dqzvmxtxgca8tfxgk8vvzatr6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:46.238Z",
+         *       "created": "2026-11-26T08:01:47.438Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -12508,53 +12508,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpfae6e4bdw6brgdb8b35wy0",
+         *       "id": "evt_prod_06h1dqzvrs6h13d22sy5smga4tfwg",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *       "aggregate_id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *       "data": {
-         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
-         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
+         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T07:51:46.174Z",
-         *         "updated": "2026-11-26T07:51:46.256Z",
+         *         "created": "2026-11-26T08:01:47.375Z",
+         *         "updated": "2026-11-26T08:01:47.458Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T07:51:46.256Z",
+         *         "paused_at": "2026-11-26T08:01:47.458Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
-         *         "current_period_end": "2026-12-26T07:51:46.174Z",
+         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
+         *         "current_period_end": "2026-12-26T08:01:47.375Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:51:46.174Z",
+         *         "current_period_start": "2026-11-26T08:01:47.375Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
-         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
+         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T07:51:46.174Z",
-         *         "updated": "2026-11-26T07:51:46.233Z",
+         *         "created": "2026-11-26T08:01:47.375Z",
+         *         "updated": "2026-11-26T08:01:47.434Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12562,20 +12562,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
-         *         "current_period_end": "2026-12-26T07:51:46.174Z",
+         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
+         *         "current_period_end": "2026-12-26T08:01:47.375Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:51:46.174Z",
+         *         "current_period_start": "2026-11-26T08:01:47.375Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpf9veyrwpwcjm8qj7c4wpkc",
-         *       "request_id": "req_prod_06h1dnpf9veyrwpwcjm8qj7c4wpkc",
+         *       "correlation_id": "req_prod_06h1dqzvqmkccf8fbb5k8979wqbcr",
+         *       "request_id": "req_prod_06h1dqzvqmkccf8fbb5k8979wqbcr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:51:46.259Z",
+         *       "created": "2026-11-26T08:01:47.462Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -12620,25 +12620,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpfc9by7z40n3xs1z8ce5bhm",
+         *       "id": "evt_prod_06h1dqzvvvbapmqab2jwccy5avw7r",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *       "aggregate_id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *       "data": {
-         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
-         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
+         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T07:51:46.174Z",
-         *         "updated": "2026-11-26T07:51:46.272Z",
+         *         "created": "2026-11-26T08:01:47.375Z",
+         *         "updated": "2026-11-26T08:01:47.484Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12646,48 +12646,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
-         *         "current_period_end": "2026-12-26T07:51:46.174Z",
+         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
+         *         "current_period_end": "2026-12-26T08:01:47.375Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:51:46.174Z",
+         *         "current_period_start": "2026-11-26T08:01:47.375Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
-         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
+         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T07:51:46.174Z",
-         *         "updated": "2026-11-26T07:51:46.256Z",
+         *         "created": "2026-11-26T08:01:47.375Z",
+         *         "updated": "2026-11-26T08:01:47.458Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T07:51:46.256Z",
+         *         "paused_at": "2026-11-26T08:01:47.458Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
-         *         "current_period_end": "2026-12-26T07:51:46.174Z",
+         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
+         *         "current_period_end": "2026-12-26T08:01:47.375Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:51:46.174Z",
+         *         "current_period_start": "2026-11-26T08:01:47.375Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpfbvnafpqkb7k5tvstezctp",
-         *       "request_id": "req_prod_06h1dnpfbvnafpqkb7k5tvstezctp",
+         *       "correlation_id": "req_prod_06h1dqzvv4m3bcgr047fkx43wmp88",
+         *       "request_id": "req_prod_06h1dqzvv4m3bcgr047fkx43wmp88",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T07:51:46.274Z",
+         *       "created": "2026-11-26T08:01:47.486Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -12732,53 +12732,53 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpffamgfbqtg21ve9ht8e8mm",
+         *       "id": "evt_prod_06h1dqzvz3tfj3crv2hnhtsq8g9b8",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *       "aggregate_id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *       "data": {
-         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
-         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
+         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T07:51:46.174Z",
-         *         "updated": "2026-11-26T07:51:46.294Z",
+         *         "created": "2026-11-26T08:01:47.375Z",
+         *         "updated": "2026-11-26T08:01:47.507Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T07:51:46.294Z",
-         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
-         *         "current_period_end": "2026-12-26T07:51:46.174Z",
+         *         "cancelled_at": "2026-11-26T08:01:47.507Z",
+         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
+         *         "current_period_end": "2026-12-26T08:01:47.375Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:51:46.174Z",
+         *         "current_period_start": "2026-11-26T08:01:47.375Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
-         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
+         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T07:51:46.174Z",
-         *         "updated": "2026-11-26T07:51:46.272Z",
+         *         "created": "2026-11-26T08:01:47.375Z",
+         *         "updated": "2026-11-26T08:01:47.484Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12786,20 +12786,20 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
-         *         "current_period_end": "2026-12-26T07:51:46.174Z",
+         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
+         *         "current_period_end": "2026-12-26T08:01:47.375Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:51:46.174Z",
+         *         "current_period_start": "2026-11-26T08:01:47.375Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpfe66g743x9cezr0c3nqc3t",
-         *       "request_id": "req_prod_06h1dnpfe66g743x9cezr0c3nqc3t",
+         *       "correlation_id": "req_prod_06h1dqzvxr6rhsdgjcch1m5r4h7zj",
+         *       "request_id": "req_prod_06h1dqzvxr6rhsdgjcch1m5r4h7zj",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T07:51:46.298Z",
+         *       "created": "2026-11-26T08:01:47.512Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -12844,43 +12844,43 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpg5zqwzsdhefd0zxnm7keyr",
+         *       "id": "evt_prod_06h1dqzwnh7eyeatbmqg8hfkjz56a",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dnpfj0x25yd4z66speev465r2",
+         *       "aggregate_id": "sub_prod_06h1dqzw100rqzb026135h90rykh0",
          *       "data": {
-         *         "id": "sub_prod_06h1dnpfj0x25yd4z66speev465r2",
+         *         "id": "sub_prod_06h1dqzw100rqzb026135h90rykh0",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dnpfj0x25yd4z66speev465r4",
-         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *             "id": "si_prod_06h1dqzw100rqzb026135h90rykh2",
+         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T07:51:46.318Z",
-         *         "updated": "2026-11-26T07:51:46.318Z",
+         *         "created": "2026-11-26T08:01:47.526Z",
+         *         "updated": "2026-11-26T08:01:47.526Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T07:51:46.318Z",
+         *         "trial_end": "2026-12-03T08:01:47.526Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T07:51:46.318Z",
+         *         "current_period_end": "2026-12-03T08:01:47.526Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:51:46.318Z",
+         *         "current_period_start": "2026-11-26T08:01:47.526Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpg03p8jwb17j3hgpjq7v9br",
+         *       "correlation_id": "req_prod_06h1dqzwfx3rhka3w7zdc5vbkpgc4",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T07:51:46.318Z",
+         *       "created": "2026-11-30T08:01:47.526Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -12927,16 +12927,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpccbkm9hg8mpgnjzrw0dt5t",
+         *       "id": "evt_prod_06h1dqzrdxvx28fcaqjakd34cgnc6",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *       "aggregate_id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *       "data": {
-         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *         "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12949,11 +12949,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T07:51:45.502Z",
+         *         "created": "2026-11-26T08:01:46.601Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:51:45.502Z",
+         *         "updated": "2026-11-26T08:01:46.601Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12987,13 +12987,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpcb8wr46tkmdcz7qgap81vp",
-         *       "request_id": "req_prod_06h1dnpcb8wr46tkmdcz7qgap81vp",
+         *       "correlation_id": "req_prod_06h1dqzrcmhgx40ce1y5tmfdnadja",
+         *       "request_id": "req_prod_06h1dqzrcmhgx40ce1y5tmfdnadja",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:45.506Z",
+         *       "created": "2026-11-26T08:01:46.608Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -13038,16 +13038,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpcmrp23b2abd0xg9n8hqz0m",
+         *       "id": "evt_prod_06h1dqzrt7n2d3hxdzmrevmyzmkn6",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *       "aggregate_id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *       "data": {
-         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *         "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13060,11 +13060,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:51:45.502Z",
+         *         "created": "2026-11-26T08:01:46.601Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:51:45.538Z",
+         *         "updated": "2026-11-26T08:01:46.634Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13072,11 +13072,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
+         *         "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:51:45.538Z",
+         *         "finalized_at": "2026-11-26T08:01:46.634Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13088,7 +13088,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13097,11 +13097,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *         "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13114,11 +13114,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T07:51:45.502Z",
+         *         "created": "2026-11-26T08:01:46.601Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:51:45.502Z",
+         *         "updated": "2026-11-26T08:01:46.601Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13151,13 +13151,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpcfswy92f922nf2qgr3wm0e",
-         *       "request_id": "req_prod_06h1dnpcfswy92f922nf2qgr3wm0e",
+         *       "correlation_id": "req_prod_06h1dqzrg6h1z7r0p5y35rya1bqwr",
+         *       "request_id": "req_prod_06h1dqzrg6h1z7r0p5y35rya1bqwr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:45.575Z",
+         *       "created": "2026-11-26T08:01:46.705Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -13202,16 +13202,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpctp5gk5h0nqf0hnp2x6pym",
+         *       "id": "evt_prod_06h1dqzrzf2p7gqzp1yw2yky47a6t",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *       "aggregate_id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *       "data": {
-         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *         "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13224,11 +13224,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T07:51:45.502Z",
-         *         "paid_at": "2026-11-26T07:51:45.605Z",
-         *         "updated": "2026-11-26T07:51:45.605Z",
+         *         "created": "2026-11-26T08:01:46.601Z",
+         *         "paid_at": "2026-11-26T08:01:46.746Z",
+         *         "updated": "2026-11-26T08:01:46.746Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13236,23 +13236,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
+         *         "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:51:45.538Z",
+         *         "finalized_at": "2026-11-26T08:01:46.634Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
+         *         "payment_intent": "pi_prod_06h1dqzry7pz3w6y4ev9gncnbx6a2",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13261,11 +13261,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *         "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13278,11 +13278,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:51:45.502Z",
+         *         "created": "2026-11-26T08:01:46.601Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:51:45.538Z",
+         *         "updated": "2026-11-26T08:01:46.634Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13290,23 +13290,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
+         *         "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:51:45.538Z",
+         *         "finalized_at": "2026-11-26T08:01:46.634Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
+         *         "payment_intent": "pi_prod_06h1dqzry7pz3w6y4ev9gncnbx6a2",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13315,13 +13315,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpcpygt1q45x0gcjh080z25g",
-         *       "request_id": "req_prod_06h1dnpcpygt1q45x0gcjh080z25g",
+         *       "correlation_id": "req_prod_06h1dqzrxq0j0tdjq6sc73nqrcb9y",
+         *       "request_id": "req_prod_06h1dqzrxq0j0tdjq6sc73nqrcb9y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:51:45.621Z",
+         *       "created": "2026-11-26T08:01:46.747Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         InvoicePaidEvent: {
@@ -13366,16 +13366,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpcv107tje1yaech3101ngbe",
+         *       "id": "evt_prod_06h1dqzrznmehabbkjqxpah88kgre",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *       "aggregate_id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *       "data": {
-         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *         "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13388,11 +13388,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T07:51:45.502Z",
-         *         "paid_at": "2026-11-26T07:51:45.605Z",
-         *         "updated": "2026-11-26T07:51:45.605Z",
+         *         "created": "2026-11-26T08:01:46.601Z",
+         *         "paid_at": "2026-11-26T08:01:46.746Z",
+         *         "updated": "2026-11-26T08:01:46.746Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13400,23 +13400,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
+         *         "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:51:45.538Z",
+         *         "finalized_at": "2026-11-26T08:01:46.634Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
+         *         "payment_intent": "pi_prod_06h1dqzry7pz3w6y4ev9gncnbx6a2",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13425,11 +13425,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *         "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13442,11 +13442,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:51:45.502Z",
+         *         "created": "2026-11-26T08:01:46.601Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:51:45.538Z",
+         *         "updated": "2026-11-26T08:01:46.634Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13454,23 +13454,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
+         *         "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:51:45.538Z",
+         *         "finalized_at": "2026-11-26T08:01:46.634Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
+         *         "payment_intent": "pi_prod_06h1dqzry7pz3w6y4ev9gncnbx6a2",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13479,13 +13479,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpcpygt1q45x0gcjh080z25g",
-         *       "request_id": "req_prod_06h1dnpcpygt1q45x0gcjh080z25g",
+         *       "correlation_id": "req_prod_06h1dqzrxq0j0tdjq6sc73nqrcb9y",
+         *       "request_id": "req_prod_06h1dqzrxq0j0tdjq6sc73nqrcb9y",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T07:51:45.624Z",
+         *       "created": "2026-11-26T08:01:46.749Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -13530,16 +13530,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpd80eygqpwb4hppzd02dyxe",
+         *       "id": "evt_prod_06h1dqzsdm23gmxccjqtf1b1k1a6c",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dnpd11s6zar6sa8p0n84dnpw0",
+         *       "aggregate_id": "in_prod_06h1dqzs56zkh7kz5sge0xdx6ts2j",
          *       "data": {
-         *         "id": "in_prod_06h1dnpd11s6zar6sa8p0n84dnpw0",
+         *         "id": "in_prod_06h1dqzs56zkh7kz5sge0xdx6ts2j",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpd174cpah0rcnj42nyccvwm",
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "id": "il_prod_06h1dqzs5b3ezhqy4m2fw9jckd0yp",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13552,11 +13552,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:51:45.672Z",
+         *         "created": "2026-11-26T08:01:46.793Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:51:45.686Z",
+         *         "updated": "2026-11-26T08:01:46.810Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13564,23 +13564,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a837ecc8ef2c3e0210d77c31963446ad2b4d760b5e8b78e5dde6127cc4957b2a",
+         *         "pdf_sha256": "99c9e0f8dd350d6ed6b5da74a5c67940fbe7c633fc1cd5013667f36e4e653aa0",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpd11s6zar6sa8p0n84dnpw0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzs56zkh7kz5sge0xdx6ts2j/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:51:45.686Z",
+         *         "finalized_at": "2026-11-26T08:01:46.810Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dnpd6x6gvn0hpb6n2wmbsb59t",
+         *         "payment_intent": "pi_prod_06h1dqzscj6tbk37r9zjc69819qmw",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/FAwjU1CYb1OPtiDIEcV2HPuzm4esqfBJs_BVSqlJRj0",
+         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/R5dmxIemSi9p2e4uKG1WwvsmMFErBhA1hCi-tFUg4UU",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13590,13 +13590,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpd6bknrx90ry5yzz65seyqj",
-         *       "request_id": "req_prod_06h1dnpd6bknrx90ry5yzz65seyqj",
+         *       "correlation_id": "req_prod_06h1dqzscbcfyetnh5zy1vdtc0bhm",
+         *       "request_id": "req_prod_06h1dqzscbcfyetnh5zy1vdtc0bhm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:51:45.728Z",
+         *       "created": "2026-11-26T08:01:46.861Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -13641,16 +13641,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpdg68dp13wemd955h53vfky",
+         *       "id": "evt_prod_06h1dqzsr979625c48818p26585mc",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dnpd90vgv09sqat51p3pd9tr8",
+         *       "aggregate_id": "in_prod_06h1dqzsf37z5q5ew9f7mr27fbp5w",
          *       "data": {
-         *         "id": "in_prod_06h1dnpd90vgv09sqat51p3pd9tr8",
+         *         "id": "in_prod_06h1dqzsf37z5q5ew9f7mr27fbp5w",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpd90vgv09sqat51p3pd9tra",
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "id": "il_prod_06h1dqzsf37z5q5ew9f7mr27fbp5y",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13663,11 +13663,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:51:45.736Z",
+         *         "created": "2026-11-26T08:01:46.872Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:51:45.750Z",
+         *         "updated": "2026-11-26T08:01:46.893Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13675,23 +13675,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "95cf473a46747457a8c312bc3dcfa1dc99fc3b490fd2dacebdb4b22fe4880af7",
+         *         "pdf_sha256": "cd4178e4e4102f257f42b87c3bb6157b3daa5dd18ab079812f0c8858b632fda7",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpd90vgv09sqat51p3pd9tr8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzsf37z5q5ew9f7mr27fbp5w/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:51:45.750Z",
+         *         "finalized_at": "2026-11-26T08:01:46.893Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dnpdf2qvebsnygc1k88rsk1pr",
+         *         "payment_intent": "pi_prod_06h1dqzsnxj0stg9ehs98dfasckx8",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/-Ez1fA_QpWV4RkprFuvQ9Rzw2Ct39iLhMiSsGUbtM90",
+         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/O5Z55gMfFfe9c_uh0zSsyVOtrC_Bvn6om6b-qkF3BSA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13701,13 +13701,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpdejf5rx2pw0116ev1hzy7y",
-         *       "request_id": "req_prod_06h1dnpdejf5rx2pw0116ev1hzy7y",
+         *       "correlation_id": "req_prod_06h1dqzsmwftqbhjygmhxwpj7g3rt",
+         *       "request_id": "req_prod_06h1dqzsmwftqbhjygmhxwpj7g3rt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:51:45.793Z",
+         *       "created": "2026-11-26T08:01:46.947Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -13752,16 +13752,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpg1pn7dfqg9ebgacvwkns96",
+         *       "id": "evt_prod_06h1dqzwhpwjgtym3dcd4yhevhk7c",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm",
+         *       "aggregate_id": "in_prod_06h1dqzv9pxs3prg3skjtggdp8syw",
          *       "data": {
-         *         "id": "in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm",
+         *         "id": "in_prod_06h1dqzv9pxs3prg3skjtggdp8syw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpekvhc404p6vpqym0tq5nwg",
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "id": "il_prod_06h1dqzv9pxs3prg3skjtggdp8syy",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13774,23 +13774,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:51:46.077Z",
+         *         "created": "2026-11-26T08:01:47.341Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T07:51:46.063Z",
+         *         "updated": "2026-11-27T08:01:47.325Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
-         *         "due_date": "2026-11-27T07:51:46.063Z",
+         *         "due_date": "2026-11-27T08:01:47.325Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T07:51:46.063Z",
-         *         "pdf_sha256": "5a8e7fb3dd7e4897a4c9efcc6bd1821267a3c99957793695747f9b337af2875f",
+         *         "overdue_at": "2026-11-27T08:01:47.325Z",
+         *         "pdf_sha256": "d97be4a971aa051cd528c927399d18d5a7dbadb537e76d4444f4580411330966",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzv9pxs3prg3skjtggdp8syw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:51:46.124Z",
+         *         "finalized_at": "2026-11-26T08:01:47.354Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13802,7 +13802,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/8ibIaQ6-iQVMHDNjMjzRGI2XQPk-coSWOBpACpovxKE",
+         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/irZvhxM7V6-LsxNUEw6yORf850m6W9EkKxl6jaVzc2o",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13811,11 +13811,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm",
+         *         "id": "in_prod_06h1dqzv9pxs3prg3skjtggdp8syw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpekvhc404p6vpqym0tq5nwg",
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "id": "il_prod_06h1dqzv9pxs3prg3skjtggdp8syy",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13828,23 +13828,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:51:46.077Z",
+         *         "created": "2026-11-26T08:01:47.341Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:51:46.124Z",
+         *         "updated": "2026-11-26T08:01:47.354Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
-         *         "due_date": "2026-11-27T07:51:46.063Z",
+         *         "due_date": "2026-11-27T08:01:47.325Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "5a8e7fb3dd7e4897a4c9efcc6bd1821267a3c99957793695747f9b337af2875f",
+         *         "pdf_sha256": "d97be4a971aa051cd528c927399d18d5a7dbadb537e76d4444f4580411330966",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzv9pxs3prg3skjtggdp8syw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:51:46.124Z",
+         *         "finalized_at": "2026-11-26T08:01:47.354Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13856,7 +13856,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/8ibIaQ6-iQVMHDNjMjzRGI2XQPk-coSWOBpACpovxKE",
+         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/irZvhxM7V6-LsxNUEw6yORf850m6W9EkKxl6jaVzc2o",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13865,11 +13865,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpg03p8jwb17j3hgpjq7v9br",
+         *       "correlation_id": "req_prod_06h1dqzwfx3rhka3w7zdc5vbkpgc4",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T07:51:46.063Z",
+         *       "created": "2026-11-27T08:01:47.325Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13916,16 +13916,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpdpw2fchc17jyxakysn8kn0",
+         *       "id": "evt_prod_06h1dqzt1twssetjxjq1kzx89a0nj",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky",
+         *       "aggregate_id": "in_prod_06h1dqzsvphhav7nt914p3w28xxxp",
          *       "data": {
-         *         "id": "in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky",
+         *         "id": "in_prod_06h1dqzsvphhav7nt914p3w28xxxp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpdhx1rzb08erq5exwrf8t08",
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "id": "il_prod_06h1dqzsw67qtht6wsc2psh4jxfay",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13938,23 +13938,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T07:51:45.806Z",
+         *         "created": "2026-11-26T08:01:46.973Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:51:45.846Z",
+         *         "updated": "2026-11-26T08:01:47.021Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T07:51:45.846Z",
+         *         "voided_at": "2026-11-26T08:01:47.021Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "77586a7de34e5557e77ac29e9277835c239ee91982cc17333c23d5a5977d7d56",
+         *         "pdf_sha256": "817945817c8976a82994cd5a887751adbe77e758845b1d8bc798cb7e9356456e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzsvphhav7nt914p3w28xxxp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:51:45.823Z",
+         *         "finalized_at": "2026-11-26T08:01:46.996Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13966,7 +13966,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/qnEksy-eG-MC_gL0I1CJOlKrDMHsUxZ75BbMKz7kAFo",
+         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/Y_46rBnLyfDfWZxI0Wx1zO3yyj1n638U6pbxy4u57p4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13975,11 +13975,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky",
+         *         "id": "in_prod_06h1dqzsvphhav7nt914p3w28xxxp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpdhx1rzb08erq5exwrf8t08",
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "id": "il_prod_06h1dqzsw67qtht6wsc2psh4jxfay",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13992,11 +13992,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:51:45.806Z",
+         *         "created": "2026-11-26T08:01:46.973Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:51:45.823Z",
+         *         "updated": "2026-11-26T08:01:46.996Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14004,11 +14004,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "77586a7de34e5557e77ac29e9277835c239ee91982cc17333c23d5a5977d7d56",
+         *         "pdf_sha256": "817945817c8976a82994cd5a887751adbe77e758845b1d8bc798cb7e9356456e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzsvphhav7nt914p3w28xxxp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:51:45.823Z",
+         *         "finalized_at": "2026-11-26T08:01:46.996Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14020,7 +14020,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/qnEksy-eG-MC_gL0I1CJOlKrDMHsUxZ75BbMKz7kAFo",
+         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/Y_46rBnLyfDfWZxI0Wx1zO3yyj1n638U6pbxy4u57p4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14029,13 +14029,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpdpg63kzn250gmsyd19srwp",
-         *       "request_id": "req_prod_06h1dnpdpg63kzn250gmsyd19srwp",
+         *       "correlation_id": "req_prod_06h1dqzt1dww9xmb0em18n7w6d64w",
+         *       "request_id": "req_prod_06h1dqzt1dww9xmb0em18n7w6d64w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:51:45.847Z",
+         *       "created": "2026-11-26T08:01:47.022Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -14080,16 +14080,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpdy30f5ka7ta7j2bcjpwayw",
+         *       "id": "evt_prod_06h1dqztc0gbejcc3784hven7h65w",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr",
+         *       "aggregate_id": "in_prod_06h1dqzt461tna2p6y7p08jgcksh2",
          *       "data": {
-         *         "id": "in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr",
+         *         "id": "in_prod_06h1dqzt461tna2p6y7p08jgcksh2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpds02fgx5a8g8gjj8t8mszt",
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "id": "il_prod_06h1dqzt461tna2p6y7p08jgcksh4",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14102,11 +14102,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T07:51:45.864Z",
+         *         "created": "2026-11-26T08:01:47.041Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:51:45.903Z",
+         *         "updated": "2026-11-26T08:01:47.102Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14114,11 +14114,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "4c532bd9822dc900a4b1b527f3fc0aac85b1538a35ee18998be29a0110acc342",
+         *         "pdf_sha256": "c50f8a410a48046fe31f1dfd5fd2be7d400a0cd53e9d9f64ab8b8de9f1e69ebc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzt461tna2p6y7p08jgcksh2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:51:45.874Z",
+         *         "finalized_at": "2026-11-26T08:01:47.054Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14130,20 +14130,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/hgzmwXegaAHuvlTWce6FNDKmcp_rwKYX-Cpv-8ulZFc",
+         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/DB7dYqZxVURymCDjfBU1WExFcJBumtxSbs_wZ7Ezr_w",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-26T07:51:45.903Z",
+         *         "marked_uncollectible_at": "2026-11-26T08:01:47.102Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr",
+         *         "id": "in_prod_06h1dqzt461tna2p6y7p08jgcksh2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpds02fgx5a8g8gjj8t8mszt",
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "id": "il_prod_06h1dqzt461tna2p6y7p08jgcksh4",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14156,11 +14156,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:51:45.864Z",
+         *         "created": "2026-11-26T08:01:47.041Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:51:45.874Z",
+         *         "updated": "2026-11-26T08:01:47.054Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14168,11 +14168,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "4c532bd9822dc900a4b1b527f3fc0aac85b1538a35ee18998be29a0110acc342",
+         *         "pdf_sha256": "c50f8a410a48046fe31f1dfd5fd2be7d400a0cd53e9d9f64ab8b8de9f1e69ebc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzt461tna2p6y7p08jgcksh2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:51:45.874Z",
+         *         "finalized_at": "2026-11-26T08:01:47.054Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14184,7 +14184,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/hgzmwXegaAHuvlTWce6FNDKmcp_rwKYX-Cpv-8ulZFc",
+         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/DB7dYqZxVURymCDjfBU1WExFcJBumtxSbs_wZ7Ezr_w",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14193,13 +14193,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpdxkzqb5f27ghmn15mr2h0y",
-         *       "request_id": "req_prod_06h1dnpdxkzqb5f27ghmn15mr2h0y",
+         *       "correlation_id": "req_prod_06h1dqztbdcr2veaqkwdwwg3cg21t",
+         *       "request_id": "req_prod_06h1dqztbdcr2veaqkwdwwg3cg21t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:51:45.904Z",
+         *       "created": "2026-11-26T08:01:47.104Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -14244,16 +14244,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpczt1nrm1878ygd02dxjyx0",
+         *       "id": "evt_prod_06h1dqzs4a453fawyvyvcpatfqyt0",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *       "aggregate_id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *       "data": {
-         *         "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *         "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
-         *             "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *             "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
+         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14266,11 +14266,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T07:51:45.502Z",
-         *         "paid_at": "2026-11-26T07:51:45.605Z",
-         *         "updated": "2026-11-26T07:51:45.605Z",
+         *         "created": "2026-11-26T08:01:46.601Z",
+         *         "paid_at": "2026-11-26T08:01:46.746Z",
+         *         "updated": "2026-11-26T08:01:46.746Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14278,23 +14278,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
+         *         "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:51:45.538Z",
+         *         "finalized_at": "2026-11-26T08:01:46.634Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
+         *         "payment_intent": "pi_prod_06h1dqzry7pz3w6y4ev9gncnbx6a2",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14304,13 +14304,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpcya056zg2g61x2h5tg2esj",
-         *       "request_id": "req_prod_06h1dnpcya056zg2g61x2h5tg2esj",
+         *       "correlation_id": "req_prod_06h1dqzs31g1092t9evzkf34qnjtw",
+         *       "request_id": "req_prod_06h1dqzs31g1092t9evzkf34qnjtw",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T07:51:45.663Z",
+         *       "created": "2026-11-26T08:01:46.786Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -14355,16 +14355,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpg6t6qtk6pk2nxc1jw3hj9g",
+         *       "id": "evt_prod_06h1dqzwpd2q4v0b68t4dtwndxd0j",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dnpg68myxyp1djrz3n7h79n2j",
+         *       "aggregate_id": "in_prod_06h1dqzwp3kwmv4gy79bm0hj8x478",
          *       "data": {
-         *         "id": "in_prod_06h1dnpg68myxyp1djrz3n7h79n2j",
+         *         "id": "in_prod_06h1dqzwp3kwmv4gy79bm0hj8x478",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dnpg6h9c2f0qt2hp6dd5573d8",
-         *             "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *             "id": "il_prod_06h1dqzwp4mpd4hrjfbkd6y72wj48",
+         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -14377,11 +14377,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T07:51:46.318Z",
+         *         "created": "2026-11-30T08:01:47.526Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T07:51:46.318Z",
+         *         "updated": "2026-11-30T08:01:47.526Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14390,11 +14390,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h1dnpfj0x25yd4z66speev465r2",
+         *         "description": "Subscription sub_prod_06h1dqzw100rqzb026135h90rykh0",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1dnpfj0x25yd4z66speev465r2",
+         *         "subscription": "sub_prod_06h1dqzw100rqzb026135h90rykh0",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -14415,11 +14415,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpg03p8jwb17j3hgpjq7v9br",
+         *       "correlation_id": "req_prod_06h1dqzwfx3rhka3w7zdc5vbkpgc4",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T07:51:46.318Z",
+         *       "created": "2026-11-30T08:01:47.526Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14466,19 +14466,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpb67xwyp1vmjjxfjhgynm0m",
+         *       "id": "evt_prod_06h1dqzq8tw0k6t43zv166y0x0ry6",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *       "aggregate_id": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *       "data": {
-         *         "id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "id": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T07:51:45.199Z",
+         *         "created": "2026-11-26T08:01:46.307Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T07:51:45.199Z",
+         *         "updated": "2026-11-26T08:01:46.307Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -14488,13 +14488,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpb5n7rt7yssecff29v3sbzw",
-         *       "request_id": "req_prod_06h1dnpb5n7rt7yssecff29v3sbzw",
+         *       "correlation_id": "req_prod_06h1dqzq87f7j3wbp865vz4ghzmk8",
+         *       "request_id": "req_prod_06h1dqzq87f7j3wbp865vz4ghzmk8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:45.201Z",
+         *       "created": "2026-11-26T08:01:46.310Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CustomerCreatedEvent: {
@@ -14539,19 +14539,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpbcvh4ha6tk6zyma83bnazc",
+         *       "id": "evt_prod_06h1dqzqbffmg4r0n2egp7dz8yz3a",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *       "aggregate_id": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *       "data": {
-         *         "id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "id": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T07:51:45.199Z",
+         *         "created": "2026-11-26T08:01:46.307Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T07:51:45.252Z",
+         *         "updated": "2026-11-26T08:01:46.327Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -14560,14 +14560,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "id": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T07:51:45.199Z",
+         *         "created": "2026-11-26T08:01:46.307Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T07:51:45.199Z",
+         *         "updated": "2026-11-26T08:01:46.307Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -14576,13 +14576,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpbbgerdr7qsftpbzsef8k2g",
-         *       "request_id": "req_prod_06h1dnpbbgerdr7qsftpbzsef8k2g",
+         *       "correlation_id": "req_prod_06h1dqzqaf4cnjs266rjavzhwtbke",
+         *       "request_id": "req_prod_06h1dqzqaf4cnjs266rjavzhwtbke",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:45.254Z",
+         *       "created": "2026-11-26T08:01:46.331Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -14627,20 +14627,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpbg6j3q8tvr0z7gj3hzzm7p",
+         *       "id": "evt_prod_06h1dqzqf7a1pmpb819s0rrp749v8",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1dnpbemsv539fgw0h7kj1k2yze",
+         *       "aggregate_id": "cus_prod_06h1dqzqdtty6j86kewntdykfdeba",
          *       "data": {
-         *         "id": "cus_prod_06h1dnpbemsv539fgw0h7kj1k2yze",
+         *         "id": "cus_prod_06h1dqzqdtty6j86kewntdykfdeba",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T07:51:45.269Z",
+         *         "created": "2026-11-26T08:01:46.350Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T07:51:45.280Z",
+         *         "updated": "2026-11-26T08:01:46.360Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -14649,14 +14649,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1dnpbemsv539fgw0h7kj1k2yze",
+         *         "id": "cus_prod_06h1dqzqdtty6j86kewntdykfdeba",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T07:51:45.269Z",
+         *         "created": "2026-11-26T08:01:46.350Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T07:51:45.269Z",
+         *         "updated": "2026-11-26T08:01:46.350Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -14665,13 +14665,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpbfmje0p841mqh2v5h8bhv0",
-         *       "request_id": "req_prod_06h1dnpbfmje0p841mqh2v5h8bhv0",
+         *       "correlation_id": "req_prod_06h1dqzqet8wrvadakjxqk7jvrm8e",
+         *       "request_id": "req_prod_06h1dqzqet8wrvadakjxqk7jvrm8e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:45.281Z",
+         *       "created": "2026-11-26T08:01:46.361Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CustomerDeletedEvent: {
@@ -14716,21 +14716,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpbhe7m8yd74nyzhzzx1wq4j",
+         *       "id": "evt_prod_06h1dqzqgzqbpadj4ht0b8b7ebznj",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
+         *       "aggregate_id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
          *       "data": {
-         *         "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
+         *         "id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
          *         "end": null,
-         *         "start": "2026-11-26T07:51:45.289Z",
+         *         "start": "2026-11-26T08:01:46.372Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
+         *           "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T07:51:44.994Z",
-         *           "updated": "2026-11-26T07:51:45.289Z",
+         *           "created": "2026-11-26T08:01:46.087Z",
+         *           "updated": "2026-11-26T08:01:46.372Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -14743,18 +14743,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpbgx8f2taw99dj1v5a5ydz6",
-         *       "request_id": "req_prod_06h1dnpbgx8f2taw99dj1v5a5ydz6",
+         *       "correlation_id": "req_prod_06h1dqzqg1f4qcez4tnr1vph5dw16",
+         *       "request_id": "req_prod_06h1dqzqg1f4qcez4tnr1vph5dw16",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:45.291Z",
+         *       "created": "2026-11-26T08:01:46.375Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -14799,21 +14799,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpbm31zbhe4kj4pw7n3f28k0",
+         *       "id": "evt_prod_06h1dqzqkdqsgfmt1pqmg5rdn19w2",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
+         *       "aggregate_id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
          *       "data": {
-         *         "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
+         *         "id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
          *         "end": null,
-         *         "start": "2026-11-26T07:51:45.303Z",
+         *         "start": "2026-11-26T08:01:46.392Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dnpadyjt79jkqa8j3p9q0vh18",
+         *           "id": "cpn_prod_06h1dqzpehcbxb0yxg9f6p0hbrpc0",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T07:51:45.007Z",
-         *           "updated": "2026-11-26T07:51:45.303Z",
+         *           "created": "2026-11-26T08:01:46.100Z",
+         *           "updated": "2026-11-26T08:01:46.392Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14826,20 +14826,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
+         *         "id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
          *         "end": null,
-         *         "start": "2026-11-26T07:51:45.289Z",
+         *         "start": "2026-11-26T08:01:46.372Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
+         *           "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T07:51:44.994Z",
-         *           "updated": "2026-11-26T07:51:45.289Z",
+         *           "created": "2026-11-26T08:01:46.087Z",
+         *           "updated": "2026-11-26T08:01:46.372Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -14852,17 +14852,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpbjn1dfy2eaghbv6bp2hjdm",
-         *       "request_id": "req_prod_06h1dnpbjn1dfy2eaghbv6bp2hjdm",
+         *       "correlation_id": "req_prod_06h1dqzqjmtat5n65r4a1c4170gg2",
+         *       "request_id": "req_prod_06h1dqzqjmtat5n65r4a1c4170gg2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:45.312Z",
+         *       "created": "2026-11-26T08:01:46.395Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -14907,21 +14907,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpbnpb8a7ykj4w5rnn538bng",
+         *       "id": "evt_prod_06h1dqzqmrnszym08bz9h0vpxxfq4",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
+         *       "aggregate_id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
          *       "data": {
-         *         "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
+         *         "id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
          *         "end": null,
-         *         "start": "2026-11-26T07:51:45.303Z",
+         *         "start": "2026-11-26T08:01:46.392Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dnpadyjt79jkqa8j3p9q0vh18",
+         *           "id": "cpn_prod_06h1dqzpehcbxb0yxg9f6p0hbrpc0",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T07:51:45.007Z",
-         *           "updated": "2026-11-26T07:51:45.303Z",
+         *           "created": "2026-11-26T08:01:46.100Z",
+         *           "updated": "2026-11-26T08:01:46.392Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14935,20 +14935,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
+         *         "id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
          *         "end": null,
-         *         "start": "2026-11-26T07:51:45.303Z",
+         *         "start": "2026-11-26T08:01:46.392Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dnpadyjt79jkqa8j3p9q0vh18",
+         *           "id": "cpn_prod_06h1dqzpehcbxb0yxg9f6p0hbrpc0",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T07:51:45.007Z",
-         *           "updated": "2026-11-26T07:51:45.303Z",
+         *           "created": "2026-11-26T08:01:46.100Z",
+         *           "updated": "2026-11-26T08:01:46.392Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14961,17 +14961,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpbn7aeyx4erq03xaw710mjt",
-         *       "request_id": "req_prod_06h1dnpbn7aeyx4erq03xaw710mjt",
+         *       "correlation_id": "req_prod_06h1dqzqm41cgkem03adc8pea3kby",
+         *       "request_id": "req_prod_06h1dqzqm41cgkem03adc8pea3kby",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:51:45.325Z",
+         *       "created": "2026-11-26T08:01:46.406Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -15016,17 +15016,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpacfah7b0y38hz4m9ar5zs2",
+         *       "id": "evt_prod_06h1dqzpd4meqpyrt422yz869xs60",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
+         *       "aggregate_id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
          *       "data": {
-         *         "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
+         *         "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T07:51:44.994Z",
-         *         "updated": "2026-11-26T07:51:44.994Z",
+         *         "created": "2026-11-26T08:01:46.087Z",
+         *         "updated": "2026-11-26T08:01:46.087Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15040,13 +15040,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpac0nj6fah0w5hvnr7a2eec",
-         *       "request_id": "req_prod_06h1dnpac0nj6fah0w5hvnr7a2eec",
+         *       "correlation_id": "req_prod_06h1dqzpcqybgmqe8jb62pg1c5bc6",
+         *       "request_id": "req_prod_06h1dqzpcqybgmqe8jb62pg1c5bc6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:44.996Z",
+         *       "created": "2026-11-26T08:01:46.089Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CouponCreatedEvent: {
@@ -15091,17 +15091,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpafqdx9j01vv60e9kzk01b0",
+         *       "id": "evt_prod_06h1dqzpg80r6ty76b77mny6advs8",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
+         *       "aggregate_id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
          *       "data": {
-         *         "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
+         *         "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T07:51:44.994Z",
-         *         "updated": "2026-11-26T07:51:45.020Z",
+         *         "created": "2026-11-26T08:01:46.087Z",
+         *         "updated": "2026-11-26T08:01:46.112Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15114,12 +15114,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
+         *         "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T07:51:44.994Z",
-         *         "updated": "2026-11-26T07:51:44.994Z",
+         *         "created": "2026-11-26T08:01:46.087Z",
+         *         "updated": "2026-11-26T08:01:46.087Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15132,13 +15132,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpaf7kedcaymkz6f35gddztg",
-         *       "request_id": "req_prod_06h1dnpaf7kedcaymkz6f35gddztg",
+         *       "correlation_id": "req_prod_06h1dqzpfm3yb6tr0s1jb53mtbave",
+         *       "request_id": "req_prod_06h1dqzpfm3yb6tr0s1jb53mtbave",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:45.021Z",
+         *       "created": "2026-11-26T08:01:46.114Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CouponUpdatedEvent: {
@@ -15183,18 +15183,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpajzhhqnh4yy5p5fh2s9d3w",
+         *       "id": "evt_prod_06h1dqzpk32pffbt46j4t40edpj30",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1dnpah85ta0cfgzbshek9rnxna",
+         *       "aggregate_id": "cpn_prod_06h1dqzphv1g79ksrb4n2hbrwjgcg",
          *       "data": {
-         *         "id": "cpn_prod_06h1dnpah85ta0cfgzbshek9rnxna",
+         *         "id": "cpn_prod_06h1dqzphv1g79ksrb4n2hbrwjgcg",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T07:51:45.034Z",
+         *         "created": "2026-11-26T08:01:46.126Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T07:51:45.045Z",
+         *         "updated": "2026-11-26T08:01:46.135Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15207,12 +15207,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1dnpah85ta0cfgzbshek9rnxna",
+         *         "id": "cpn_prod_06h1dqzphv1g79ksrb4n2hbrwjgcg",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T07:51:45.034Z",
-         *         "updated": "2026-11-26T07:51:45.034Z",
+         *         "created": "2026-11-26T08:01:46.126Z",
+         *         "updated": "2026-11-26T08:01:46.126Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15225,13 +15225,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpajfvche35nxfvy8gmjpkm2",
-         *       "request_id": "req_prod_06h1dnpajfvche35nxfvy8gmjpkm2",
+         *       "correlation_id": "req_prod_06h1dqzpjrmh9vqnm5bdp2tz1fzh8",
+         *       "request_id": "req_prod_06h1dqzpjrmh9vqnm5bdp2tz1fzh8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:45.047Z",
+         *       "created": "2026-11-26T08:01:46.136Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CouponDeletedEvent: {
@@ -15276,19 +15276,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpa2hkd5tjn2kg5swsn30yey",
+         *       "id": "evt_prod_06h1dqzp24hsy4q10jtwrza2j6d64",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *       "aggregate_id": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *       "data": {
-         *         "id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *         "id": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T07:51:44.914Z",
-         *         "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
-         *         "updated": "2026-11-26T07:51:44.914Z",
+         *         "created": "2026-11-26T08:01:45.999Z",
+         *         "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
+         *         "updated": "2026-11-26T08:01:45.999Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15305,13 +15305,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpa1y2fnftkjypth0cnkb87t",
-         *       "request_id": "req_prod_06h1dnpa1y2fnftkjypth0cnkb87t",
+         *       "correlation_id": "req_prod_06h1dqzp1gktqjs3h463rn3w377mj",
+         *       "request_id": "req_prod_06h1dqzp1gktqjs3h463rn3w377mj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:44.916Z",
+         *       "created": "2026-11-26T08:01:46.001Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         PriceCreatedEvent: {
@@ -15356,19 +15356,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpa6pp5zqaknyzet6mdpn7mt",
+         *       "id": "evt_prod_06h1dqzp61dk0cvvbe0tvvq64ane6",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *       "aggregate_id": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *       "data": {
-         *         "id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *         "id": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T07:51:44.914Z",
-         *         "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
-         *         "updated": "2026-11-26T07:51:44.948Z",
+         *         "created": "2026-11-26T08:01:45.999Z",
+         *         "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
+         *         "updated": "2026-11-26T08:01:46.030Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15384,14 +15384,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *         "id": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T07:51:44.914Z",
-         *         "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
-         *         "updated": "2026-11-26T07:51:44.914Z",
+         *         "created": "2026-11-26T08:01:45.999Z",
+         *         "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
+         *         "updated": "2026-11-26T08:01:45.999Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15407,13 +15407,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpa64dtap62ajdc4q957jake",
-         *       "request_id": "req_prod_06h1dnpa64dtap62ajdc4q957jake",
+         *       "correlation_id": "req_prod_06h1dqzp5gy17fajvcr998h830tte",
+         *       "request_id": "req_prod_06h1dqzp5gy17fajvcr998h830tte",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:44.949Z",
+         *       "created": "2026-11-26T08:01:46.032Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         PriceUpdatedEvent: {
@@ -15458,20 +15458,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpa9r75z0y62jyqzqnm98kc4",
+         *       "id": "evt_prod_06h1dqzp9p671epb92xvcnp1zy886",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1dnpa8jfmbppb70t1w442rmjbp",
+         *       "aggregate_id": "price_prod_06h1dqzp8dkt64g751rtmveyf4s7p",
          *       "data": {
-         *         "id": "price_prod_06h1dnpa8jfmbppb70t1w442rmjbp",
+         *         "id": "price_prod_06h1dqzp8dkt64g751rtmveyf4s7p",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T07:51:44.964Z",
+         *         "created": "2026-11-26T08:01:46.051Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
-         *         "updated": "2026-11-26T07:51:44.973Z",
+         *         "product": "prod_prod_06h1dqzp0f3sdv28bbtcbvjg3bs08",
+         *         "updated": "2026-11-26T08:01:46.060Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15482,14 +15482,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1dnpa8jfmbppb70t1w442rmjbp",
+         *         "id": "price_prod_06h1dqzp8dkt64g751rtmveyf4s7p",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T07:51:44.964Z",
-         *         "product": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
-         *         "updated": "2026-11-26T07:51:44.964Z",
+         *         "created": "2026-11-26T08:01:46.051Z",
+         *         "product": "prod_prod_06h1dqzp0f3sdv28bbtcbvjg3bs08",
+         *         "updated": "2026-11-26T08:01:46.051Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15500,13 +15500,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpa9f7q88ccrk7mqym91mbv2",
-         *       "request_id": "req_prod_06h1dnpa9f7q88ccrk7mqym91mbv2",
+         *       "correlation_id": "req_prod_06h1dqzp999ehhy63pcqg539x0qk4",
+         *       "request_id": "req_prod_06h1dqzp999ehhy63pcqg539x0qk4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:44.974Z",
+         *       "created": "2026-11-26T08:01:46.061Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         PriceDeletedEvent: {
@@ -15551,30 +15551,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp9y9ng4jjpcraeax1084cr8",
+         *       "id": "evt_prod_06h1dqznx0jwztf4sd3x1w5hmd96r",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *       "aggregate_id": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
          *       "data": {
-         *         "id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *         "id": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T07:51:44.880Z",
-         *         "updated": "2026-11-26T07:51:44.880Z",
+         *         "created": "2026-11-26T08:01:45.958Z",
+         *         "updated": "2026-11-26T08:01:45.958Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnp9xwvv4r8qbydy5fgbvj052",
-         *       "request_id": "req_prod_06h1dnp9xwvv4r8qbydy5fgbvj052",
+         *       "correlation_id": "req_prod_06h1dqznwgdd9xkf45010awdjbecg",
+         *       "request_id": "req_prod_06h1dqznwgdd9xkf45010awdjbecg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:44.882Z",
+         *       "created": "2026-11-26T08:01:45.960Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         ProductCreatedEvent: {
@@ -15619,40 +15619,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp9ztwk8mdd63xwwm3g9s100",
+         *       "id": "evt_prod_06h1dqznza4tandakysjf5t1exsmp",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *       "aggregate_id": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
          *       "data": {
-         *         "id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *         "id": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T07:51:44.880Z",
-         *         "updated": "2026-11-26T07:51:44.893Z",
+         *         "created": "2026-11-26T08:01:45.958Z",
+         *         "updated": "2026-11-26T08:01:45.977Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *         "id": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T07:51:44.880Z",
-         *         "updated": "2026-11-26T07:51:44.880Z",
+         *         "created": "2026-11-26T08:01:45.958Z",
+         *         "updated": "2026-11-26T08:01:45.958Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnp9zek2gm8qyn67bn7m7hx0r",
-         *       "request_id": "req_prod_06h1dnp9zek2gm8qyn67bn7m7hx0r",
+         *       "correlation_id": "req_prod_06h1dqznys9zyrcjapn88jrv6655t",
+         *       "request_id": "req_prod_06h1dqznys9zyrcjapn88jrv6655t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:44.894Z",
+         *       "created": "2026-11-26T08:01:45.978Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         ProductUpdatedEvent: {
@@ -15697,41 +15697,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpab16w33a5nmycn0vcfg9a2",
+         *       "id": "evt_prod_06h1dqzpbed0pnjj2gtmh99j2jsfr",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
+         *       "aggregate_id": "prod_prod_06h1dqzp0f3sdv28bbtcbvjg3bs08",
          *       "data": {
-         *         "id": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
+         *         "id": "prod_prod_06h1dqzp0f3sdv28bbtcbvjg3bs08",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T07:51:44.902Z",
+         *         "created": "2026-11-26T08:01:45.987Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T07:51:44.983Z",
+         *         "updated": "2026-11-26T08:01:46.073Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
+         *         "id": "prod_prod_06h1dqzp0f3sdv28bbtcbvjg3bs08",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T07:51:44.902Z",
-         *         "updated": "2026-11-26T07:51:44.902Z",
+         *         "created": "2026-11-26T08:01:45.987Z",
+         *         "updated": "2026-11-26T08:01:45.987Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpaan71vwyw528q4h9n908ec",
-         *       "request_id": "req_prod_06h1dnpaan71vwyw528q4h9n908ec",
+         *       "correlation_id": "req_prod_06h1dqzpamzmew3cjw8djxnfw3834",
+         *       "request_id": "req_prod_06h1dqzpamzmew3cjw8djxnfw3834",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:44.984Z",
+         *       "created": "2026-11-26T08:01:46.075Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         ProductDeletedEvent: {
@@ -15776,18 +15776,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpc5s40ewt30ggvqqsrr4sam",
+         *       "id": "evt_prod_06h1dqzr77ebehxmd2bq869sv26qg",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
+         *       "aggregate_id": "re_prod_06h1dqzr70b5c7wadgwq60zc259pg",
          *       "data": {
-         *         "id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
+         *         "id": "re_prod_06h1dqzr70b5c7wadgwq60zc259pg",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T07:51:45.453Z",
-         *         "payment": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
-         *         "updated": "2026-11-26T07:51:45.453Z",
+         *         "created": "2026-11-26T08:01:46.552Z",
+         *         "payment": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
+         *         "updated": "2026-11-26T08:01:46.552Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15796,13 +15796,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
-         *       "request_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
+         *       "correlation_id": "req_prod_06h1dqzr67j7gx33ma017xhgker9p",
+         *       "request_id": "req_prod_06h1dqzr67j7gx33ma017xhgker9p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:45.454Z",
+         *       "created": "2026-11-26T08:01:46.553Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         RefundCreatedEvent: {
@@ -15847,18 +15847,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpc605ncc6bay80tagq7gsgy",
+         *       "id": "evt_prod_06h1dqzr7geq8tkxmnypn3dm9pyr0",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
+         *       "aggregate_id": "re_prod_06h1dqzr70b5c7wadgwq60zc259pg",
          *       "data": {
-         *         "id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
+         *         "id": "re_prod_06h1dqzr70b5c7wadgwq60zc259pg",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T07:51:45.453Z",
-         *         "payment": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
-         *         "updated": "2026-11-26T07:51:45.456Z",
+         *         "created": "2026-11-26T08:01:46.552Z",
+         *         "payment": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
+         *         "updated": "2026-11-26T08:01:46.555Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15866,13 +15866,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
+         *         "id": "re_prod_06h1dqzr70b5c7wadgwq60zc259pg",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T07:51:45.453Z",
-         *         "payment": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
-         *         "updated": "2026-11-26T07:51:45.453Z",
+         *         "created": "2026-11-26T08:01:46.552Z",
+         *         "payment": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
+         *         "updated": "2026-11-26T08:01:46.552Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15880,13 +15880,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
-         *       "request_id": "req_prod_06h1dnpc55nxfsr2amxjrd3z432b6",
+         *       "correlation_id": "req_prod_06h1dqzr67j7gx33ma017xhgker9p",
+         *       "request_id": "req_prod_06h1dqzr67j7gx33ma017xhgker9p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:45.456Z",
+         *       "created": "2026-11-26T08:01:46.556Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         RefundUpdatedEvent: {
@@ -15931,18 +15931,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpca86ffjw74c7p2gzbdvgmy",
+         *       "id": "evt_prod_06h1dqzrb88w5btmd73tsg2552a2c",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1dnpc9rf8bq8qbwz6wna64hzm4",
+         *       "aggregate_id": "re_prod_06h1dqzravm06c6pzhryh5qm1q5e0",
          *       "data": {
-         *         "id": "re_prod_06h1dnpc9rf8bq8qbwz6wna64hzm4",
+         *         "id": "re_prod_06h1dqzravm06c6pzhryh5qm1q5e0",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T07:51:45.486Z",
-         *         "payment": "py_prod_06h1dnpc2wvhqcksrwcfrmt088ke4",
-         *         "updated": "2026-11-26T07:51:45.489Z",
+         *         "created": "2026-11-26T08:01:46.582Z",
+         *         "payment": "py_prod_06h1dqzr2b8m6w7q505gdmdmwtnww",
+         *         "updated": "2026-11-26T08:01:46.585Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15950,13 +15950,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1dnpc9rf8bq8qbwz6wna64hzm4",
+         *         "id": "re_prod_06h1dqzravm06c6pzhryh5qm1q5e0",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T07:51:45.486Z",
-         *         "payment": "py_prod_06h1dnpc2wvhqcksrwcfrmt088ke4",
-         *         "updated": "2026-11-26T07:51:45.486Z",
+         *         "created": "2026-11-26T08:01:46.582Z",
+         *         "payment": "py_prod_06h1dqzr2b8m6w7q505gdmdmwtnww",
+         *         "updated": "2026-11-26T08:01:46.582Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15964,13 +15964,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpc9hrw1zxajzgs5vtz25kmc",
-         *       "request_id": "req_prod_06h1dnpc9hrw1zxajzgs5vtz25kmc",
+         *       "correlation_id": "req_prod_06h1dqzrajhbt3dehrxsqy5nha3c6",
+         *       "request_id": "req_prod_06h1dqzrajhbt3dehrxsqy5nha3c6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:45.490Z",
+         *       "created": "2026-11-26T08:01:46.586Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         RefundFailedEvent: {
@@ -16015,18 +16015,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp6tz1vrwyydvfdrgqd9p1p2",
+         *       "id": "evt_prod_06h1dqzjtrazh5h39m5hxh0fz78t6",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg",
+         *       "aggregate_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c",
          *       "data": {
-         *         "id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg",
+         *         "id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T07:51:44.085Z",
-         *         "display": "st_prod_…1v40",
+         *         "created": "2026-11-26T08:01:45.172Z",
+         *         "display": "st_prod_…xdvk",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -16035,13 +16035,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dnp6sqs2n69ds0q9kymht77yc",
-         *       "request_id": "req_prod_06h1dnp6sqs2n69ds0q9kymht77yc",
+         *       "correlation_id": "req_prod_06h1dqzjsj4yv6k3sxksqxtzzbhj6",
+         *       "request_id": "req_prod_06h1dqzjsj4yv6k3sxksqxtzzbhj6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:44.087Z",
+         *       "created": "2026-11-26T08:01:45.174Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
+         *       "actor_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -16086,29 +16086,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp7g4v1bwjxy50mbt425p3cc",
+         *       "id": "evt_prod_06h1dqzkcrrheyma3xw2855ymmb94",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1dnp7dypcvq88q8b17edk3qfh6",
+         *       "aggregate_id": "key_prod_06h1dqzkaa7j38f9pf2z2wf620f8g",
          *       "data": {
-         *         "id": "key_prod_06h1dnp7dypcvq88q8b17edk3qfh6",
+         *         "id": "key_prod_06h1dqzkaa7j38f9pf2z2wf620f8g",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-26T07:51:44.239Z",
-         *         "display": "pt_prod_…m4q2",
-         *         "revoked_at": "2026-11-26T07:51:44.256Z",
+         *         "created": "2026-11-26T08:01:45.298Z",
+         *         "display": "pt_prod_…arb2",
+         *         "revoked_at": "2026-11-26T08:01:45.317Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h1dnp7dypcvq88q8b17edk3qfh6",
+         *         "id": "key_prod_06h1dqzkaa7j38f9pf2z2wf620f8g",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T07:51:44.239Z",
-         *         "display": "pt_prod_…m4q2",
+         *         "created": "2026-11-26T08:01:45.298Z",
+         *         "display": "pt_prod_…arb2",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -16116,13 +16116,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dnp7fk7fp2899n4hnph6z7h3a",
-         *       "request_id": "req_prod_06h1dnp7fk7fp2899n4hnph6z7h3a",
+         *       "correlation_id": "req_prod_06h1dqzkc6h4xs6pxc8jp1cth5pp6",
+         *       "request_id": "req_prod_06h1dqzkc6h4xs6pxc8jp1cth5pp6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:44.257Z",
+         *       "created": "2026-11-26T08:01:45.318Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
+         *       "actor_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -16167,20 +16167,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp7k45ktnm0vjp9vhes5jh22",
+         *       "id": "evt_prod_06h1dqzkfzhedwrtktd3bwpezp4pw",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *       "aggregate_id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *       "data": {
-         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:51:44.277Z",
+         *         "created": "2026-11-26T08:01:45.339Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T07:51:44.277Z",
+         *         "updated": "2026-11-26T08:01:45.339Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -16194,13 +16194,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dnp7hx6nh2y3scf2kecr17rqa",
-         *       "request_id": "req_prod_06h1dnp7hx6nh2y3scf2kecr17rqa",
+         *       "correlation_id": "req_prod_06h1dqzkekhhp5zd3n7e3tve3wyac",
+         *       "request_id": "req_prod_06h1dqzkekhhp5zd3n7e3tve3wyac",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:44.281Z",
+         *       "created": "2026-11-26T08:01:45.343Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -16245,20 +16245,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp7pbtdgrfmywe70gj41v21r",
+         *       "id": "evt_prod_06h1dqzkjsdbfz4egsppag5xf85zr",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *       "aggregate_id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *       "data": {
-         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:51:44.277Z",
+         *         "created": "2026-11-26T08:01:45.339Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T07:51:44.303Z",
+         *         "updated": "2026-11-26T08:01:45.362Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16268,15 +16268,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:51:44.277Z",
+         *         "created": "2026-11-26T08:01:45.339Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T07:51:44.277Z",
+         *         "updated": "2026-11-26T08:01:45.339Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -16289,13 +16289,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dnp7ngvnrt0afmv9989mq99ce",
-         *       "request_id": "req_prod_06h1dnp7ngvnrt0afmv9989mq99ce",
+         *       "correlation_id": "req_prod_06h1dqzkhx3rq33nwp7pnd4fg8eqc",
+         *       "request_id": "req_prod_06h1dqzkhx3rq33nwp7pnd4fg8eqc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:44.307Z",
+         *       "created": "2026-11-26T08:01:45.366Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -16340,58 +16340,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp7ywsyvfxmsmpegj00dr3qw",
+         *       "id": "evt_prod_06h1dqzktxw2rx9hhyr6sabhg2jrw",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *       "aggregate_id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *       "data": {
-         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:51:44.277Z",
+         *         "created": "2026-11-26T08:01:45.339Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-26T07:51:44.374Z",
+         *         "updated": "2026-11-26T08:01:45.430Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T07:51:44.356Z"
+         *         "previous_secret_expires_at": "2026-11-27T08:01:45.411Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:51:44.277Z",
+         *         "created": "2026-11-26T08:01:45.339Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T07:51:44.356Z",
+         *         "updated": "2026-11-26T08:01:45.411Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T07:51:44.356Z"
+         *         "previous_secret_expires_at": "2026-11-27T08:01:45.411Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dnp7yg2tryxvq44r5hhq7x196",
-         *       "request_id": "req_prod_06h1dnp7yg2tryxvq44r5hhq7x196",
+         *       "correlation_id": "req_prod_06h1dqzktgp6ef7rwb4wc2s1ad8km",
+         *       "request_id": "req_prod_06h1dqzktgp6ef7rwb4wc2s1ad8km",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-26T07:51:44.375Z",
+         *       "created": "2026-11-26T08:01:45.431Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -16436,20 +16436,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp7sarn3vhvznrzbreaehppp",
+         *       "id": "evt_prod_06h1dqzkn85ysd86xp1gtxrzr66q4",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *       "aggregate_id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *       "data": {
-         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:51:44.277Z",
+         *         "created": "2026-11-26T08:01:45.339Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T07:51:44.327Z",
+         *         "updated": "2026-11-26T08:01:45.385Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16459,15 +16459,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:51:44.277Z",
+         *         "created": "2026-11-26T08:01:45.339Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T07:51:44.303Z",
+         *         "updated": "2026-11-26T08:01:45.362Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16480,13 +16480,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dnp7rnkf85h2kw60e8gywdcg8",
-         *       "request_id": "req_prod_06h1dnp7rnkf85h2kw60e8gywdcg8",
+         *       "correlation_id": "req_prod_06h1dqzkmrp8argdy6www74e4wqac",
+         *       "request_id": "req_prod_06h1dqzkmrp8argdy6www74e4wqac",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:51:44.330Z",
+         *       "created": "2026-11-26T08:01:45.386Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -16531,20 +16531,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp7v1x982ahckj4x5sw7w36y",
+         *       "id": "evt_prod_06h1dqzkq4ebbzbxgx430jv0qdc7a",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *       "aggregate_id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *       "data": {
-         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:51:44.277Z",
+         *         "created": "2026-11-26T08:01:45.339Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T07:51:44.343Z",
+         *         "updated": "2026-11-26T08:01:45.400Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16554,15 +16554,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:51:44.277Z",
+         *         "created": "2026-11-26T08:01:45.339Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T07:51:44.327Z",
+         *         "updated": "2026-11-26T08:01:45.385Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16575,13 +16575,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dnp7thyawypzajjbpqrk2aybp",
-         *       "request_id": "req_prod_06h1dnp7thyawypzajjbpqrk2aybp",
+         *       "correlation_id": "req_prod_06h1dqzkpr3t9qx10hbj23b9bn424",
+         *       "request_id": "req_prod_06h1dqzkpr3t9qx10hbj23b9bn424",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T07:51:44.344Z",
+         *       "created": "2026-11-26T08:01:45.401Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -16626,38 +16626,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp7wznv1mhtttypdam0jg8x2",
+         *       "id": "evt_prod_06h1dqzkrvy75s5qrqh2jr7mx7n06",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *       "aggregate_id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *       "data": {
-         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:51:44.277Z",
+         *         "created": "2026-11-26T08:01:45.339Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T07:51:44.356Z",
+         *         "updated": "2026-11-26T08:01:45.411Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T07:51:44.356Z"
+         *         "previous_secret_expires_at": "2026-11-27T08:01:45.411Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:51:44.277Z",
+         *         "created": "2026-11-26T08:01:45.339Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T07:51:44.343Z",
+         *         "updated": "2026-11-26T08:01:45.400Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16670,13 +16670,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dnp7wek7f87wfsnaqcyhnc0jp",
-         *       "request_id": "req_prod_06h1dnp7wek7f87wfsnaqcyhnc0jp",
+         *       "correlation_id": "req_prod_06h1dqzkr8ag08cr2js2p57m7snpg",
+         *       "request_id": "req_prod_06h1dqzkr8ag08cr2js2p57m7snpg",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T07:51:44.359Z",
+         *       "created": "2026-11-26T08:01:45.414Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -16721,15 +16721,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp6qzk0t9z069svsfvfm2z7j",
+         *       "id": "evt_prod_06h1dqzjq50v6gq80bk89frpfvzq2",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
+         *       "aggregate_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
          *       "data": {
-         *         "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
+         *         "id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-b545a85d5f@example.com",
+         *         "email": "user-c384124b6f@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16741,9 +16741,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:44.063Z",
+         *       "created": "2026-11-26T08:01:45.145Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
+         *       "actor_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar"
          *     }
          */
         UserSignedInEvent: {
@@ -16788,15 +16788,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp8btvqgvvdsrc1tfpe0t34r",
+         *       "id": "evt_prod_06h1dqzm8zv5zkyvwy3f842bcys7g",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
+         *       "aggregate_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
          *       "data": {
-         *         "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
+         *         "id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-b545a85d5f@example.com",
+         *         "email": "user-c384124b6f@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16808,9 +16808,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:44.479Z",
+         *       "created": "2026-11-26T08:01:45.543Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
+         *       "actor_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar"
          *     }
          */
         UserSignInFailedEvent: {
@@ -16855,15 +16855,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp9m92tcvtx2246a3ca4yzbc",
+         *       "id": "evt_prod_06h1dqznpdf44xn501npfdx7ka0fg",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
+         *       "aggregate_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
          *       "data": {
-         *         "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
+         *         "id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-b545a85d5f@example.com",
+         *         "email": "user-c384124b6f@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16875,9 +16875,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T07:51:44.802Z",
+         *       "created": "2026-11-26T08:01:45.907Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
+         *       "actor_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar"
          *     }
          */
         UserSignedOutEvent: {
@@ -16922,15 +16922,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp9efh8fp7hd3f83f07wkv9p",
+         *       "id": "evt_prod_06h1dqznd12ymh199tkbtb8qavbb0",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
+         *       "aggregate_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
          *       "data": {
-         *         "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
+         *         "id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-b545a85d5f@example.com",
+         *         "email": "user-c384124b6f@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16942,9 +16942,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:51:44.755Z",
+         *       "created": "2026-11-26T08:01:45.832Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80"
+         *       "actor_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -16989,12 +16989,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp9nv0hfm1jnpyef2wtsev1j",
+         *       "id": "evt_prod_06h1dqznqxff3aygz34wwg0f1e4yp",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h1dnp5t163qydcxhck6k851007a",
+         *       "aggregate_id": "acc_prod_06h1dqzht0szvmnc75zmvk8zsqb24",
          *       "data": {
-         *         "id": "acc_prod_06h1dnp5t163qydcxhck6k851007a",
+         *         "id": "acc_prod_06h1dqzht0szvmnc75zmvk8zsqb24",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -17015,7 +17015,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h1dnp5t163qydcxhck6k851007a",
+         *         "id": "acc_prod_06h1dqzht0szvmnc75zmvk8zsqb24",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -17030,13 +17030,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnp9n7e96gaaharvxxvcjf9ye",
-         *       "request_id": "req_prod_06h1dnp9n7e96gaaharvxxvcjf9ye",
+         *       "correlation_id": "req_prod_06h1dqznq4h2f7pbtk0k1nvsvaang",
+         *       "request_id": "req_prod_06h1dqznq4h2f7pbtk0k1nvsvaang",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:44.814Z",
+         *       "created": "2026-11-26T08:01:45.919Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -17081,17 +17081,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp9ttr6sjaqsvj7t5d6x9hee",
+         *       "id": "evt_prod_06h1dqznsmyvwsgvz6hp95xabceza",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
+         *       "aggregate_id": "txr_prod_06h1dqznshmvt1mre050w2ph3ppsy",
          *       "data": {
-         *         "id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
+         *         "id": "txr_prod_06h1dqznshmvt1mre050w2ph3ppsy",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T07:51:44.832Z",
-         *         "updated": "2026-11-26T07:51:44.832Z",
+         *         "created": "2026-11-26T08:01:45.932Z",
+         *         "updated": "2026-11-26T08:01:45.932Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17102,13 +17102,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnp9qr0f7ekcft34drd9vrp92",
-         *       "request_id": "req_prod_06h1dnp9qr0f7ekcft34drd9vrp92",
+         *       "correlation_id": "req_prod_06h1dqznsa3a9gqym6kdmfxyve3ca",
+         *       "request_id": "req_prod_06h1dqznsa3a9gqym6kdmfxyve3ca",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:44.854Z",
+         *       "created": "2026-11-26T08:01:45.933Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -17153,17 +17153,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnp9wrc8sa9f4txnqkwm5ktv6",
+         *       "id": "evt_prod_06h1dqznvhbaeh0yhq1t15zf556eg",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
+         *       "aggregate_id": "txr_prod_06h1dqznshmvt1mre050w2ph3ppsy",
          *       "data": {
-         *         "id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
+         *         "id": "txr_prod_06h1dqznshmvt1mre050w2ph3ppsy",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T07:51:44.832Z",
-         *         "updated": "2026-11-26T07:51:44.869Z",
+         *         "created": "2026-11-26T08:01:45.932Z",
+         *         "updated": "2026-11-26T08:01:45.947Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17173,12 +17173,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
+         *         "id": "txr_prod_06h1dqznshmvt1mre050w2ph3ppsy",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T07:51:44.832Z",
-         *         "updated": "2026-11-26T07:51:44.832Z",
+         *         "created": "2026-11-26T08:01:45.932Z",
+         *         "updated": "2026-11-26T08:01:45.932Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17188,13 +17188,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnp9wc4kwsdy8tnjsdfeeavb8",
-         *       "request_id": "req_prod_06h1dnp9wc4kwsdy8tnjsdfeeavb8",
+         *       "correlation_id": "req_prod_06h1dqznv0ka4x3a4mge2mwp24m3m",
+         *       "request_id": "req_prod_06h1dqznv0ka4x3a4mge2mwp24m3m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:44.870Z",
+         *       "created": "2026-11-26T08:01:45.948Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -17239,16 +17239,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpaywsvndszv311frgyc4v2j",
+         *       "id": "evt_prod_06h1dqzq001b9a4qpyezvjk6qky1w",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
+         *       "aggregate_id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
          *       "data": {
-         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
+         *         "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T07:51:45.142Z",
-         *         "updated": "2026-11-26T07:51:45.142Z",
+         *         "created": "2026-11-26T08:01:46.239Z",
+         *         "updated": "2026-11-26T08:01:46.239Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17257,13 +17257,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpayj3wkzddszs6vqcekc3rw",
-         *       "request_id": "req_prod_06h1dnpayj3wkzddszs6vqcekc3rw",
+         *       "correlation_id": "req_prod_06h1dqzpzg9x7p90aket2cc43qqe4",
+         *       "request_id": "req_prod_06h1dqzpzg9x7p90aket2cc43qqe4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:45.143Z",
+         *       "created": "2026-11-26T08:01:46.240Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         MeterCreatedEvent: {
@@ -17308,16 +17308,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpb0q664mhjjdhy9aajjy82t",
+         *       "id": "evt_prod_06h1dqzq216mnkzxs673tgkvcxv94",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
+         *       "aggregate_id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
          *       "data": {
-         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
+         *         "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T07:51:45.142Z",
-         *         "updated": "2026-11-26T07:51:45.156Z",
+         *         "created": "2026-11-26T08:01:46.239Z",
+         *         "updated": "2026-11-26T08:01:46.255Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17325,11 +17325,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
+         *         "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T07:51:45.142Z",
-         *         "updated": "2026-11-26T07:51:45.142Z",
+         *         "created": "2026-11-26T08:01:46.239Z",
+         *         "updated": "2026-11-26T08:01:46.239Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17337,13 +17337,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpb05c5qdb7r3q8m6sny8410",
-         *       "request_id": "req_prod_06h1dnpb05c5qdb7r3q8m6sny8410",
+         *       "correlation_id": "req_prod_06h1dqzq1ha5ztqnhayhs6gavvkmg",
+         *       "request_id": "req_prod_06h1dqzq1ha5ztqnhayhs6gavvkmg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:45.157Z",
+         *       "created": "2026-11-26T08:01:46.256Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         MeterUpdatedEvent: {
@@ -17388,16 +17388,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpb2y7s2rksfxgygzsqfm9ca",
+         *       "id": "evt_prod_06h1dqzq3cydgfpgxgh772f27t2zr",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
+         *       "aggregate_id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
          *       "data": {
-         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
+         *         "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T07:51:45.142Z",
-         *         "updated": "2026-11-26T07:51:45.174Z",
+         *         "created": "2026-11-26T08:01:46.239Z",
+         *         "updated": "2026-11-26T08:01:46.267Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17405,11 +17405,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
+         *         "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T07:51:45.142Z",
-         *         "updated": "2026-11-26T07:51:45.156Z",
+         *         "created": "2026-11-26T08:01:46.239Z",
+         *         "updated": "2026-11-26T08:01:46.255Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17417,13 +17417,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpb2gbng43p2j1g51kafgbny",
-         *       "request_id": "req_prod_06h1dnpb2gbng43p2j1g51kafgbny",
+         *       "correlation_id": "req_prod_06h1dqzq35y6wxdzyh0v0s45vkw00",
+         *       "request_id": "req_prod_06h1dqzq35y6wxdzyh0v0s45vkw00",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:51:45.175Z",
+         *       "created": "2026-11-26T08:01:46.267Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -17468,16 +17468,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpb4fnepa5c08m7b6gvgnczm",
+         *       "id": "evt_prod_06h1dqzq51qshatmj3v7xtyqmenvr",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
+         *       "aggregate_id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
          *       "data": {
-         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
+         *         "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T07:51:45.142Z",
-         *         "updated": "2026-11-26T07:51:45.186Z",
+         *         "created": "2026-11-26T08:01:46.239Z",
+         *         "updated": "2026-11-26T08:01:46.280Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17485,11 +17485,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
+         *         "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T07:51:45.142Z",
-         *         "updated": "2026-11-26T07:51:45.174Z",
+         *         "created": "2026-11-26T08:01:46.239Z",
+         *         "updated": "2026-11-26T08:01:46.267Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17497,13 +17497,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpb40p9p7bsqbp05kftw3hj6",
-         *       "request_id": "req_prod_06h1dnpb40p9p7bsqbp05kftw3hj6",
+         *       "correlation_id": "req_prod_06h1dqzq4qbhht6913fs21f4nn3f4",
+         *       "request_id": "req_prod_06h1dqzq4qbhht6913fs21f4nn3f4",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T07:51:45.187Z",
+         *       "created": "2026-11-26T08:01:46.280Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         MeterReactivatedEvent: {
@@ -17548,29 +17548,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpame17hprgqgv397e67407a",
+         *       "id": "evt_prod_06h1dqzpmd4se9wcwy5e4d85py3vt",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
+         *       "aggregate_id": "feat_prod_06h1dqzpm4y2c5gtgpftgmhcj2ks2",
          *       "data": {
-         *         "id": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
+         *         "id": "feat_prod_06h1dqzpm4y2c5gtgpftgmhcj2ks2",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-26T07:51:45.056Z",
-         *         "updated": "2026-11-26T07:51:45.056Z",
+         *         "created": "2026-11-26T08:01:46.145Z",
+         *         "updated": "2026-11-26T08:01:46.145Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpakrvzyx12x0cyww7wt114m",
-         *       "request_id": "req_prod_06h1dnpakrvzyx12x0cyww7wt114m",
+         *       "correlation_id": "req_prod_06h1dqzpm2rr7b86xb76e2szck3rr",
+         *       "request_id": "req_prod_06h1dqzpm2rr7b86xb76e2szck3rr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:45.059Z",
+         *       "created": "2026-11-26T08:01:46.147Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         FeatureCreatedEvent: {
@@ -17615,36 +17615,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpap5351c22et8he9t344rmr",
+         *       "id": "evt_prod_06h1dqzpp9aqkc8z4jnyv7qtbekkm",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1dnpap365wzqmqkjbzfre98nre",
+         *       "aggregate_id": "prodft_prod_06h1dqzpp49k0mt0bcsevrg1gj6a2",
          *       "data": {
-         *         "id": "prodft_prod_06h1dnpap365wzqmqkjbzfre98nre",
+         *         "id": "prodft_prod_06h1dqzpp49k0mt0bcsevrg1gj6a2",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T07:51:45.072Z",
+         *         "created": "2026-11-26T08:01:46.161Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
+         *           "id": "feat_prod_06h1dqzpm4y2c5gtgpftgmhcj2ks2",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T07:51:45.056Z",
-         *           "updated": "2026-11-26T07:51:45.056Z",
+         *           "created": "2026-11-26T08:01:46.145Z",
+         *           "updated": "2026-11-26T08:01:46.145Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *         "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpanjm4npgfesyqq6jsztsmp",
-         *       "request_id": "req_prod_06h1dnpanjm4npgfesyqq6jsztsmp",
+         *       "correlation_id": "req_prod_06h1dqzpnnkryafrc9xhzb341xq5j",
+         *       "request_id": "req_prod_06h1dqzpnnkryafrc9xhzb341xq5j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:45.073Z",
+         *       "created": "2026-11-26T08:01:46.162Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -17689,36 +17689,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpav12hwygxp39d8ddqp92b0",
+         *       "id": "evt_prod_06h1dqzpv3h9zhfrcp5hbp8xsnrbr",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1dnpassjjg76hfv2e7kzydpmz0",
+         *       "aggregate_id": "prodft_prod_06h1dqzpsnyc45s6mkq37dv0s9q3a",
          *       "data": {
-         *         "id": "prodft_prod_06h1dnpassjjg76hfv2e7kzydpmz0",
+         *         "id": "prodft_prod_06h1dqzpsnyc45s6mkq37dv0s9q3a",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T07:51:45.102Z",
+         *         "created": "2026-11-26T08:01:46.189Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1dnpaqgp0j66q52gjeexzbgg8r",
+         *           "id": "feat_prod_06h1dqzpqycqz2308xm0ksz6mw2z8",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-26T07:51:45.084Z",
-         *           "updated": "2026-11-26T07:51:45.084Z",
+         *           "created": "2026-11-26T08:01:46.175Z",
+         *           "updated": "2026-11-26T08:01:46.175Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *         "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpatqz5nq7ydj5334bbjqb14",
-         *       "request_id": "req_prod_06h1dnpatqz5nq7ydj5334bbjqb14",
+         *       "correlation_id": "req_prod_06h1dqzptpjx3qkw1b1pytcgs6d42",
+         *       "request_id": "req_prod_06h1dqzptpjx3qkw1b1pytcgs6d42",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:45.112Z",
+         *       "created": "2026-11-26T08:01:46.200Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -17763,36 +17763,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpf2vt7463f9btx9zkgsxyx4",
+         *       "id": "evt_prod_06h1dqzvfm6sfezjmrdyqef1x5vq0",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *       "aggregate_id": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
+         *             "feature": "feat_prod_06h1dqzpm4y2c5gtgpftgmhcj2ks2",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj"
+         *             "source_subscription": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpezqktww9arer5wyhvvecha",
-         *       "request_id": "req_prod_06h1dnpezqktww9arer5wyhvvecha",
+         *       "correlation_id": "req_prod_06h1dqzvdt2fb3y1wggh8jrfr8vtw",
+         *       "request_id": "req_prod_06h1dqzvdt2fb3y1wggh8jrfr8vtw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:51:46.198Z",
+         *       "created": "2026-11-26T08:01:47.390Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -17837,13 +17837,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpawv72t9sadca5jaymeha6e",
+         *       "id": "evt_prod_06h1dqzpxgxb2g0eqyr8xcacs4h3g",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h1dnp5t163qydcxhck6k851007a",
+         *       "aggregate_id": "acc_prod_06h1dqzht0szvmnc75zmvk8zsqb24",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-26T07:51:45.123Z",
+         *         "updated": "2026-11-26T08:01:46.217Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -17946,13 +17946,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpaw14nk9szf619aqmrsyqqc",
-         *       "request_id": "req_prod_06h1dnpaw14nk9szf619aqmrsyqqc",
+         *       "correlation_id": "req_prod_06h1dqzpwvqwkqvm700hhtnpq9m8r",
+         *       "request_id": "req_prod_06h1dqzpwvqwkqvm700hhtnpq9m8r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:45.126Z",
+         *       "created": "2026-11-26T08:01:46.220Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -17997,13 +17997,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpe6mdqvxm10kmyaepqgtakr",
+         *       "id": "evt_prod_06h1dqztvgh0rprzhgfepbc3a91ep",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
+         *       "aggregate_id": "cn_prod_06h1dqztqk5aa7xwr9efccq1sw444",
          *       "data": {
-         *         "id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
-         *         "pdf": "http://127.0.0.1:41615/api/credit-notes/cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga/pdf",
+         *         "id": "cn_prod_06h1dqztqk5aa7xwr9efccq1sw444",
+         *         "pdf": "http://127.0.0.1:37105/api/credit-notes/cn_prod_06h1dqztqk5aa7xwr9efccq1sw444/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -18021,16 +18021,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-26T07:51:45.961Z",
-         *         "invoice": "in_prod_06h1dnpe0snjjr69atfcsw557abmj",
+         *         "created": "2026-11-26T08:01:47.196Z",
+         *         "invoice": "in_prod_06h1dqztgn57v3e3y3mw5hackjgc8",
          *         "refunds": [],
-         *         "updated": "2026-11-26T07:51:45.961Z",
+         *         "updated": "2026-11-26T08:01:47.196Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "fba01ddfcfed5421edf8d1eddfb1c8c22659959e4f6ea0dc2c8ce0274a0ceac6",
+         *         "pdf_sha256": "cd9a16d907e4b65082b7a939f87c8ed751bb35f72a3b504729ef39a1926ea998",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -18042,13 +18042,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpe4qgk84f60kz2w7s7x2yt4",
-         *       "request_id": "req_prod_06h1dnpe4qgk84f60kz2w7s7x2yt4",
+         *       "correlation_id": "req_prod_06h1dqztq2qm7eb9qtfjrgga3w9z0",
+         *       "request_id": "req_prod_06h1dqztq2qm7eb9qtfjrgga3w9z0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:45.973Z",
+         *       "created": "2026-11-26T08:01:47.228Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -18093,13 +18093,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpea24vh11n5y8838b9devw8",
+         *       "id": "evt_prod_06h1dqztz8m429n2vejh8qw7yzbja",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
+         *       "aggregate_id": "cn_prod_06h1dqztqk5aa7xwr9efccq1sw444",
          *       "data": {
-         *         "id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
-         *         "pdf": "http://127.0.0.1:41615/api/credit-notes/cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga/pdf",
+         *         "id": "cn_prod_06h1dqztqk5aa7xwr9efccq1sw444",
+         *         "pdf": "http://127.0.0.1:37105/api/credit-notes/cn_prod_06h1dqztqk5aa7xwr9efccq1sw444/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -18117,16 +18117,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-26T07:51:45.961Z",
-         *         "invoice": "in_prod_06h1dnpe0snjjr69atfcsw557abmj",
+         *         "created": "2026-11-26T08:01:47.196Z",
+         *         "invoice": "in_prod_06h1dqztgn57v3e3y3mw5hackjgc8",
          *         "refunds": [],
-         *         "updated": "2026-11-26T07:51:45.999Z",
+         *         "updated": "2026-11-26T08:01:47.257Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T07:51:45.999Z",
-         *         "pdf_sha256": "fba01ddfcfed5421edf8d1eddfb1c8c22659959e4f6ea0dc2c8ce0274a0ceac6",
+         *         "voided_at": "2026-11-26T08:01:47.257Z",
+         *         "pdf_sha256": "cd9a16d907e4b65082b7a939f87c8ed751bb35f72a3b504729ef39a1926ea998",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -18137,8 +18137,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
-         *         "pdf": "http://127.0.0.1:41615/api/credit-notes/cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga/pdf",
+         *         "id": "cn_prod_06h1dqztqk5aa7xwr9efccq1sw444",
+         *         "pdf": "http://127.0.0.1:37105/api/credit-notes/cn_prod_06h1dqztqk5aa7xwr9efccq1sw444/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -18156,16 +18156,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-26T07:51:45.961Z",
-         *         "invoice": "in_prod_06h1dnpe0snjjr69atfcsw557abmj",
+         *         "created": "2026-11-26T08:01:47.196Z",
+         *         "invoice": "in_prod_06h1dqztgn57v3e3y3mw5hackjgc8",
          *         "refunds": [],
-         *         "updated": "2026-11-26T07:51:45.961Z",
+         *         "updated": "2026-11-26T08:01:47.196Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "fba01ddfcfed5421edf8d1eddfb1c8c22659959e4f6ea0dc2c8ce0274a0ceac6",
+         *         "pdf_sha256": "cd9a16d907e4b65082b7a939f87c8ed751bb35f72a3b504729ef39a1926ea998",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -18176,13 +18176,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpe9ceh3517yt5ddtweampv8",
-         *       "request_id": "req_prod_06h1dnpe9ceh3517yt5ddtweampv8",
+         *       "correlation_id": "req_prod_06h1dqztynganqq8pg4h0z2f0ks58",
+         *       "request_id": "req_prod_06h1dqztynganqq8pg4h0z2f0ks58",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:51:46.000Z",
+         *       "created": "2026-11-26T08:01:47.258Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -18227,33 +18227,33 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dnpedsrfgt9yjs6pkrqqrk00y",
+         *       "id": "evt_prod_06h1dqzv20z27tqapqby71xk6yehy",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h1dnpedqx0br79q3cgq563q07jt",
+         *       "aggregate_id": "cbtxn_prod_06h1dqzv1zejtg3sjnc48h7dee6hw",
          *       "data": {
-         *         "id": "cbtxn_prod_06h1dnpedqx0br79q3cgq563q07jt",
+         *         "id": "cbtxn_prod_06h1dqzv1zejtg3sjnc48h7dee6hw",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-26T07:51:46.029Z",
-         *         "invoice": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *         "created": "2026-11-26T08:01:47.279Z",
+         *         "invoice": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h1dnpedfw2p067cvbdf7jvg6e4y",
+         *         "credit_note": "cn_prod_06h1dqzv1sp6fbhkk4xnzt9fgqxg2",
          *         "description": null,
          *         "ending_balance_atom": 100
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dnpeczxb0cn0wd9pzc3tchcpw",
-         *       "request_id": "req_prod_06h1dnpeczxb0cn0wd9pzc3tchcpw",
+         *       "correlation_id": "req_prod_06h1dqzv0xa0eqm32mrgpkspbqwm2",
+         *       "request_id": "req_prod_06h1dqzv0xa0eqm32mrgpkspbqwm2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:51:46.030Z",
+         *       "created": "2026-11-26T08:01:47.280Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg"
+         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -18732,22 +18732,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1dnpbqq6jh2v1s904ab88pymgw",
+         *       "id": "evt_prod_06h1dqzqpwn68xnr25rmwjvgaj57c",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *           "id": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T07:51:45.339Z",
+         *           "created": "2026-11-26T08:01:46.421Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
+         *           "payment_intent": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -18805,22 +18805,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1dnpbt05e3khjtq8x9tq6rtrdj",
+         *       "id": "evt_prod_06h1dqzqs55mxcrmv6estg95wnfd4",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1dnpbsz05n9k8qq2wtmyrn7xgp",
+         *           "id": "py_prod_06h1dqzqs3g0fwqg9qeepky39f1ha",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T07:51:45.359Z",
+         *           "created": "2026-11-26T08:01:46.440Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
+         *           "payment_intent": "pi_prod_06h1dqzqrgr7fmd8705jj1f6p7xhr",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -18857,22 +18857,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1dnpc7brssjz264yhcw39c4q1a",
+         *       "id": "evt_prod_06h1dqzr7m26x76haphyvy4cb2128",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
+         *           "id": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T07:51:45.339Z",
+         *           "created": "2026-11-26T08:01:46.421Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
+         *           "payment_intent": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -18913,32 +18913,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnpfmqd5vr9h00f1qxp0kc5cc",
+         *       "id": "evt_prod_06h1dqzw36y7p70hggsmkasywxf1p",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795679506,
+         *       "created": 1795680107,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
-         *           "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *           "id": "cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
+         *           "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T07:51:46.338Z",
+         *           "created": "2026-11-26T08:01:47.541Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:51:46.338Z",
+         *           "updated": "2026-11-26T08:01:47.541Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T07:51:46.338Z",
+         *           "expires_at": "2026-11-27T08:01:47.541Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19043,22 +19043,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dnpfv4p3gxtsn1x1mbmmdjyk4",
+         *       "id": "evt_prod_06h1dqzwa9z0yrmkj9dj086kvd1fc",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795679506,
+         *       "created": 1795680107,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
-         *           "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *           "id": "cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
+         *           "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T07:51:46.379Z",
+         *           "created": "2026-11-26T08:01:47.584Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:51:46.392Z",
+         *           "updated": "2026-11-26T08:01:47.601Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -19067,10 +19067,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T07:51:46.379Z",
+         *           "expires_at": "2026-11-27T08:01:47.584Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19087,7 +19087,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:51:46.379Z",
+         *           "updated": "2026-11-26T08:01:47.584Z",
          *           "metadata": {}
          *         }
          *       }
@@ -19122,23 +19122,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dnpfwx7jajh973yqz5b7y4k94",
+         *       "id": "evt_prod_06h1dqzwcfg4n5fbbmrynvrzp1p0r",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795679506,
+         *       "created": 1795680107,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
-         *           "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfsjtxpcbm56yb5y7ssfwht",
+         *           "id": "cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
+         *           "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T07:51:46.379Z",
+         *           "created": "2026-11-26T08:01:47.584Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:51:46.406Z",
+         *           "updated": "2026-11-26T08:01:47.618Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -19147,10 +19147,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T07:51:46.379Z",
+         *           "expires_at": "2026-11-27T08:01:47.584Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19167,7 +19167,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:51:46.392Z",
+         *           "updated": "2026-11-26T08:01:47.601Z",
          *           "deleted": null
          *         }
          *       }
@@ -19260,32 +19260,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1dnpfre8a3sv70z23fpc0y2v1a",
+         *       "id": "evt_prod_06h1dqzw6xpmxbfazteq88z9a9yzr",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795679506,
+         *       "created": 1795680107,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
-         *           "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfmcnh85an2jq1tpdkbhh88",
+         *           "id": "cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
+         *           "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T07:51:46.338Z",
+         *           "created": "2026-11-26T08:01:47.541Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:51:46.370Z",
+         *           "updated": "2026-11-26T08:01:47.574Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpfpvfchk49yd3wkmw2xtp0p",
+         *           "customer": "cus_prod_06h1dqzw5ddxvxnxcm682q8cjt3a8",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T07:51:46.338Z",
+         *           "expires_at": "2026-11-27T08:01:47.541Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19293,17 +19293,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T07:51:46.370Z",
+         *           "completed_at": "2026-11-26T08:01:47.574Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1dnpfqa4d8ygafsh4armpyyrv0",
+         *           "payment_intent": "pi_prod_06h1dqzw5tapk4cw55dzct1vxymdt",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T07:51:46.338Z",
+         *           "updated": "2026-11-26T08:01:47.541Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -19342,32 +19342,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1dnpg3rjzz4trmeg5q5phmmw5j",
+         *       "id": "evt_prod_06h1dqzwkx6qvz7gzys7hdad7hj46",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795765906,
+         *       "created": 1795766507,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
-         *           "url": "http://127.0.0.1:41615/checkout/cs_prod_06h1dnpfy0mzzmjycxwynqmgfthme",
+         *           "id": "cs_prod_06h1dqzwdpghjk8g7mhhjy6z083yp",
+         *           "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzwdpghjk8g7mhhjy6z083yp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T07:51:46.415Z",
+         *           "created": "2026-11-26T08:01:47.627Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T07:51:46.415Z",
+         *           "updated": "2026-11-27T08:01:47.627Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T07:51:46.415Z",
-         *           "expires_at": "2026-11-27T07:51:46.415Z",
+         *           "expired_at": "2026-11-27T08:01:47.627Z",
+         *           "expires_at": "2026-11-27T08:01:47.627Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19385,7 +19385,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T07:51:46.415Z",
+         *           "updated": "2026-11-26T08:01:47.627Z",
          *           "expired_at": null
          *         }
          *       }
@@ -19420,22 +19420,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnpbpz03ezfnpg2gqbgqz62rc",
+         *       "id": "evt_prod_06h1dqzqp577s4km6hbaphpjhcj58",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
+         *           "id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T07:51:45.333Z",
+         *           "created": "2026-11-26T08:01:46.415Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:51:45.333Z",
+         *           "updated": "2026-11-26T08:01:46.415Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19512,22 +19512,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1dnpbq979mdfpvzr2gwx3asa2w",
+         *       "id": "evt_prod_06h1dqzqpjz975chc7vcaq9pt6heg",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
+         *           "id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T07:51:45.333Z",
+         *           "created": "2026-11-26T08:01:46.415Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:51:45.337Z",
+         *           "updated": "2026-11-26T08:01:46.419Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19540,7 +19540,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T07:51:45.333Z"
+         *           "updated": "2026-11-26T08:01:46.415Z"
          *         }
          *       }
          *     }
@@ -19574,22 +19574,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1dnpbw9nqer1h4rypczs5da8sc",
+         *       "id": "evt_prod_06h1dqzqtyf1fjhhwy23np07njmnt",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dnpbvma7t7xk2jb8jzpywap7t",
+         *           "id": "pi_prod_06h1dqzqtd8wawn9h23xf4tgzbnp4",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T07:51:45.373Z",
+         *           "created": "2026-11-26T08:01:46.451Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:51:45.377Z",
+         *           "updated": "2026-11-26T08:01:46.453Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19602,7 +19602,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T07:51:45.373Z"
+         *           "updated": "2026-11-26T08:01:46.451Z"
          *         }
          *       }
          *     }
@@ -19636,22 +19636,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1dnpbzjx29rc7a0zjsw2pcjnkg",
+         *       "id": "evt_prod_06h1dqzqyf66zq24mqtawvtv6z704",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
+         *           "id": "pi_prod_06h1dqzqxs1k4t2jcd8swpa84t1sp",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T07:51:45.399Z",
+         *           "created": "2026-11-26T08:01:46.478Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:51:45.403Z",
+         *           "updated": "2026-11-26T08:01:46.483Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19664,7 +19664,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T07:51:45.402Z",
+         *           "updated": "2026-11-26T08:01:46.480Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -19699,22 +19699,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1dnpbqx85phg3n2hmfkk654gzj",
+         *       "id": "evt_prod_06h1dqzqq3wn5n1rm8sz16tnp7nrj",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dnpbpp0gx58nbr80nc5smrh52",
+         *           "id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T07:51:45.333Z",
+         *           "created": "2026-11-26T08:01:46.415Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:51:45.342Z",
+         *           "updated": "2026-11-26T08:01:46.424Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19727,7 +19727,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T07:51:45.337Z",
+         *           "updated": "2026-11-26T08:01:46.419Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -19762,26 +19762,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1dnpc08x96s66z6zeatexjt0w6",
+         *       "id": "evt_prod_06h1dqzqzgpdmcz7h7d5g17m2n64r",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dnpbz2qecpkgm3v8bsvdft652",
+         *           "id": "pi_prod_06h1dqzqxs1k4t2jcd8swpa84t1sp",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T07:51:45.399Z",
+         *           "created": "2026-11-26T08:01:46.478Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:51:45.410Z",
+         *           "updated": "2026-11-26T08:01:46.491Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T07:51:45.410Z",
+         *           "canceled_at": "2026-11-26T08:01:46.491Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -19790,7 +19790,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T07:51:45.403Z",
+         *           "updated": "2026-11-26T08:01:46.483Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -19826,22 +19826,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1dnpbtavas5sqf8d7cqfcvt902",
+         *       "id": "evt_prod_06h1dqzqseb6egv54nmcgt3epe6z0",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dnpbsbnz3d2aej1pfmxb694bg",
+         *           "id": "pi_prod_06h1dqzqrgr7fmd8705jj1f6p7xhr",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T07:51:45.354Z",
+         *           "created": "2026-11-26T08:01:46.436Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:51:45.361Z",
+         *           "updated": "2026-11-26T08:01:46.442Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19854,7 +19854,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T07:51:45.356Z",
+         *           "updated": "2026-11-26T08:01:46.438Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -19890,22 +19890,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1dnpby45gkdfn20az67sd2p016",
+         *       "id": "evt_prod_06h1dqzqwrmy642b9cksemn77d86a",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dnpbxaehd269wpnr73ftqxd7g",
+         *           "id": "pi_prod_06h1dqzqvzvgbebn64drwxag31h66",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T07:51:45.386Z",
+         *           "created": "2026-11-26T08:01:46.463Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:51:45.393Z",
+         *           "updated": "2026-11-26T08:01:46.469Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19918,7 +19918,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T07:51:45.388Z",
+         *           "updated": "2026-11-26T08:01:46.466Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -19953,37 +19953,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnpf2905ejyzw9md43j5tebn6",
+         *       "id": "evt_prod_06h1dqzvf9j5b37sghn8axsmg75q6",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795679506,
+         *       "created": 1795680107,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *           "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
-         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *               "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
+         *               "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T07:51:46.174Z",
-         *           "updated": "2026-11-26T07:51:46.174Z",
+         *           "created": "2026-11-26T08:01:47.375Z",
+         *           "updated": "2026-11-26T08:01:47.375Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
-         *           "current_period_end": "2026-12-26T07:51:46.174Z",
+         *           "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
+         *           "current_period_end": "2026-12-26T08:01:47.375Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T07:51:46.174Z",
+         *           "current_period_start": "2026-11-26T08:01:47.375Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -20065,28 +20065,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dnpf7td59zqvtvd3e7pabz94g",
+         *       "id": "evt_prod_06h1dqzvntn0fgyah7bmvnyxx70jc",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795679506,
+         *       "created": 1795680107,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *           "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
-         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *               "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
+         *               "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T07:51:46.174Z",
-         *           "updated": "2026-11-26T07:51:46.233Z",
+         *           "created": "2026-11-26T08:01:47.375Z",
+         *           "updated": "2026-11-26T08:01:47.434Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -20094,14 +20094,14 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
-         *           "current_period_end": "2026-12-26T07:51:46.174Z",
+         *           "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
+         *           "current_period_end": "2026-12-26T08:01:47.375Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T07:51:46.174Z",
+         *           "current_period_start": "2026-11-26T08:01:47.375Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:51:46.174Z",
+         *           "updated": "2026-11-26T08:01:47.375Z",
          *           "metadata": {}
          *         }
          *       }
@@ -20136,44 +20136,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1dnpfae6e4bdw6brgdb8b35wy0",
+         *       "id": "evt_prod_06h1dqzvrs6h13d22sy5smga4tfwg",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795679506,
+         *       "created": 1795680107,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *           "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
-         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *               "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
+         *               "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T07:51:46.174Z",
-         *           "updated": "2026-11-26T07:51:46.256Z",
+         *           "created": "2026-11-26T08:01:47.375Z",
+         *           "updated": "2026-11-26T08:01:47.458Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T07:51:46.256Z",
+         *           "paused_at": "2026-11-26T08:01:47.458Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
-         *           "current_period_end": "2026-12-26T07:51:46.174Z",
+         *           "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
+         *           "current_period_end": "2026-12-26T08:01:47.375Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T07:51:46.174Z",
+         *           "current_period_start": "2026-11-26T08:01:47.375Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T07:51:46.233Z",
+         *           "updated": "2026-11-26T08:01:47.434Z",
          *           "paused_at": null
          *         }
          *       }
@@ -20208,28 +20208,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1dnpfc9by7z40n3xs1z8ce5bhm",
+         *       "id": "evt_prod_06h1dqzvvvbapmqab2jwccy5avw7r",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795679506,
+         *       "created": 1795680107,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *           "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
-         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *               "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
+         *               "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T07:51:46.174Z",
-         *           "updated": "2026-11-26T07:51:46.272Z",
+         *           "created": "2026-11-26T08:01:47.375Z",
+         *           "updated": "2026-11-26T08:01:47.484Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -20237,16 +20237,16 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
-         *           "current_period_end": "2026-12-26T07:51:46.174Z",
+         *           "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
+         *           "current_period_end": "2026-12-26T08:01:47.375Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T07:51:46.174Z",
+         *           "current_period_start": "2026-11-26T08:01:47.375Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T07:51:46.256Z",
-         *           "paused_at": "2026-11-26T07:51:46.256Z"
+         *           "updated": "2026-11-26T08:01:47.458Z",
+         *           "paused_at": "2026-11-26T08:01:47.458Z"
          *         }
          *       }
          *     }
@@ -20280,44 +20280,44 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1dnpffamgfbqtg21ve9ht8e8mm",
+         *       "id": "evt_prod_06h1dqzvz3tfj3crv2hnhtsq8g9b8",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795679506,
+         *       "created": 1795680107,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj",
+         *           "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dnpf01adtycgy2zj5rgqj3txm",
-         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *               "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
+         *               "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T07:51:46.174Z",
-         *           "updated": "2026-11-26T07:51:46.294Z",
+         *           "created": "2026-11-26T08:01:47.375Z",
+         *           "updated": "2026-11-26T08:01:47.507Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T07:51:46.294Z",
-         *           "latest_invoice": "in_prod_06h1dnpf04d2p55hvtmhdw9pgtanp",
-         *           "current_period_end": "2026-12-26T07:51:46.174Z",
+         *           "cancelled_at": "2026-11-26T08:01:47.507Z",
+         *           "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
+         *           "current_period_end": "2026-12-26T08:01:47.375Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T07:51:46.174Z",
+         *           "current_period_start": "2026-11-26T08:01:47.375Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T07:51:46.272Z",
+         *           "updated": "2026-11-26T08:01:47.484Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -20352,37 +20352,37 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1dnpg5zqwzsdhefd0zxnm7keyr",
+         *       "id": "evt_prod_06h1dqzwnh7eyeatbmqg8hfkjz56a",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796025106,
+         *       "created": 1796025707,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dnpfj0x25yd4z66speev465r2",
+         *           "id": "sub_prod_06h1dqzw100rqzb026135h90rykh0",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dnpfj0x25yd4z66speev465r4",
-         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *               "id": "si_prod_06h1dqzw100rqzb026135h90rykh2",
+         *               "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T07:51:46.318Z",
-         *           "updated": "2026-11-26T07:51:46.318Z",
+         *           "created": "2026-11-26T08:01:47.526Z",
+         *           "updated": "2026-11-26T08:01:47.526Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T07:51:46.318Z",
+         *           "trial_end": "2026-12-03T08:01:47.526Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T07:51:46.318Z",
+         *           "current_period_end": "2026-12-03T08:01:47.526Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T07:51:46.318Z",
+         *           "current_period_start": "2026-11-26T08:01:47.526Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -20417,19 +20417,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnpccbkm9hg8mpgnjzrw0dt5t",
+         *       "id": "evt_prod_06h1dqzrdxvx28fcaqjakd34cgnc6",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *           "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
-         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *               "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
+         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20442,11 +20442,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T07:51:45.502Z",
+         *           "created": "2026-11-26T08:01:46.601Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T07:51:45.502Z",
+         *           "updated": "2026-11-26T08:01:46.601Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20592,19 +20592,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1dnpcmrp23b2abd0xg9n8hqz0m",
+         *       "id": "evt_prod_06h1dqzrt7n2d3hxdzmrevmyzmkn6",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *           "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
-         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *               "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
+         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20617,11 +20617,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T07:51:45.502Z",
+         *           "created": "2026-11-26T08:01:46.601Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T07:51:45.538Z",
+         *           "updated": "2026-11-26T08:01:46.634Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20629,11 +20629,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
+         *           "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:51:45.538Z",
+         *           "finalized_at": "2026-11-26T08:01:46.634Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20645,7 +20645,7 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -20656,7 +20656,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T07:51:45.502Z",
+         *           "updated": "2026-11-26T08:01:46.601Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -20698,19 +20698,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1dnpctp5gk5h0nqf0hnp2x6pym",
+         *       "id": "evt_prod_06h1dqzrzf2p7gqzp1yw2yky47a6t",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *           "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
-         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *               "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
+         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20723,11 +20723,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T07:51:45.502Z",
-         *           "paid_at": "2026-11-26T07:51:45.605Z",
-         *           "updated": "2026-11-26T07:51:45.605Z",
+         *           "created": "2026-11-26T08:01:46.601Z",
+         *           "paid_at": "2026-11-26T08:01:46.746Z",
+         *           "updated": "2026-11-26T08:01:46.746Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20735,23 +20735,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
+         *           "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:51:45.538Z",
+         *           "finalized_at": "2026-11-26T08:01:46.634Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
+         *           "payment_intent": "pi_prod_06h1dqzry7pz3w6y4ev9gncnbx6a2",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -20762,7 +20762,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T07:51:45.538Z",
+         *           "updated": "2026-11-26T08:01:46.634Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -20798,19 +20798,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1dnpcv107tje1yaech3101ngbe",
+         *       "id": "evt_prod_06h1dqzrznmehabbkjqxpah88kgre",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *           "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
-         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *               "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
+         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20823,11 +20823,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T07:51:45.502Z",
-         *           "paid_at": "2026-11-26T07:51:45.605Z",
-         *           "updated": "2026-11-26T07:51:45.605Z",
+         *           "created": "2026-11-26T08:01:46.601Z",
+         *           "paid_at": "2026-11-26T08:01:46.746Z",
+         *           "updated": "2026-11-26T08:01:46.746Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20835,23 +20835,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
+         *           "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:51:45.538Z",
+         *           "finalized_at": "2026-11-26T08:01:46.634Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
+         *           "payment_intent": "pi_prod_06h1dqzry7pz3w6y4ev9gncnbx6a2",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -20862,7 +20862,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T07:51:45.538Z",
+         *           "updated": "2026-11-26T08:01:46.634Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -20898,19 +20898,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1dnpd80eygqpwb4hppzd02dyxe",
+         *       "id": "evt_prod_06h1dqzsdm23gmxccjqtf1b1k1a6c",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dnpd11s6zar6sa8p0n84dnpw0",
+         *           "id": "in_prod_06h1dqzs56zkh7kz5sge0xdx6ts2j",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dnpd174cpah0rcnj42nyccvwm",
-         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *               "id": "il_prod_06h1dqzs5b3ezhqy4m2fw9jckd0yp",
+         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20923,11 +20923,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T07:51:45.672Z",
+         *           "created": "2026-11-26T08:01:46.793Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T07:51:45.686Z",
+         *           "updated": "2026-11-26T08:01:46.810Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20935,23 +20935,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "a837ecc8ef2c3e0210d77c31963446ad2b4d760b5e8b78e5dde6127cc4957b2a",
+         *           "pdf_sha256": "99c9e0f8dd350d6ed6b5da74a5c67940fbe7c633fc1cd5013667f36e4e653aa0",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpd11s6zar6sa8p0n84dnpw0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzs56zkh7kz5sge0xdx6ts2j/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:51:45.686Z",
+         *           "finalized_at": "2026-11-26T08:01:46.810Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dnpd6x6gvn0hpb6n2wmbsb59t",
+         *           "payment_intent": "pi_prod_06h1dqzscj6tbk37r9zjc69819qmw",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/FAwjU1CYb1OPtiDIEcV2HPuzm4esqfBJs_BVSqlJRj0",
+         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/R5dmxIemSi9p2e4uKG1WwvsmMFErBhA1hCi-tFUg4UU",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -20991,19 +20991,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1dnpdg68dp13wemd955h53vfky",
+         *       "id": "evt_prod_06h1dqzsr979625c48818p26585mc",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dnpd90vgv09sqat51p3pd9tr8",
+         *           "id": "in_prod_06h1dqzsf37z5q5ew9f7mr27fbp5w",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dnpd90vgv09sqat51p3pd9tra",
-         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *               "id": "il_prod_06h1dqzsf37z5q5ew9f7mr27fbp5y",
+         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21016,11 +21016,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T07:51:45.736Z",
+         *           "created": "2026-11-26T08:01:46.872Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T07:51:45.750Z",
+         *           "updated": "2026-11-26T08:01:46.893Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21028,23 +21028,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "95cf473a46747457a8c312bc3dcfa1dc99fc3b490fd2dacebdb4b22fe4880af7",
+         *           "pdf_sha256": "cd4178e4e4102f257f42b87c3bb6157b3daa5dd18ab079812f0c8858b632fda7",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpd90vgv09sqat51p3pd9tr8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzsf37z5q5ew9f7mr27fbp5w/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:51:45.750Z",
+         *           "finalized_at": "2026-11-26T08:01:46.893Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dnpdf2qvebsnygc1k88rsk1pr",
+         *           "payment_intent": "pi_prod_06h1dqzsnxj0stg9ehs98dfasckx8",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/-Ez1fA_QpWV4RkprFuvQ9Rzw2Ct39iLhMiSsGUbtM90",
+         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/O5Z55gMfFfe9c_uh0zSsyVOtrC_Bvn6om6b-qkF3BSA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21084,19 +21084,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1dnpg1pn7dfqg9ebgacvwkns96",
+         *       "id": "evt_prod_06h1dqzwhpwjgtym3dcd4yhevhk7c",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795765906,
+         *       "created": 1795766507,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm",
+         *           "id": "in_prod_06h1dqzv9pxs3prg3skjtggdp8syw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dnpekvhc404p6vpqym0tq5nwg",
-         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *               "id": "il_prod_06h1dqzv9pxs3prg3skjtggdp8syy",
+         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21109,23 +21109,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T07:51:46.077Z",
+         *           "created": "2026-11-26T08:01:47.341Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T07:51:46.063Z",
+         *           "updated": "2026-11-27T08:01:47.325Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "discount": null,
-         *           "due_date": "2026-11-27T07:51:46.063Z",
+         *           "due_date": "2026-11-27T08:01:47.325Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T07:51:46.063Z",
-         *           "pdf_sha256": "5a8e7fb3dd7e4897a4c9efcc6bd1821267a3c99957793695747f9b337af2875f",
+         *           "overdue_at": "2026-11-27T08:01:47.325Z",
+         *           "pdf_sha256": "d97be4a971aa051cd528c927399d18d5a7dbadb537e76d4444f4580411330966",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpekm0d1ky6d4nm5533bpbkm/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzv9pxs3prg3skjtggdp8syw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:51:46.124Z",
+         *           "finalized_at": "2026-11-26T08:01:47.354Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -21137,7 +21137,7 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/8ibIaQ6-iQVMHDNjMjzRGI2XQPk-coSWOBpACpovxKE",
+         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/irZvhxM7V6-LsxNUEw6yORf850m6W9EkKxl6jaVzc2o",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21146,7 +21146,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:51:46.124Z",
+         *           "updated": "2026-11-26T08:01:47.354Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -21181,19 +21181,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1dnpdpw2fchc17jyxakysn8kn0",
+         *       "id": "evt_prod_06h1dqzt1twssetjxjq1kzx89a0nj",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795679505,
+         *       "created": 1795680107,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky",
+         *           "id": "in_prod_06h1dqzsvphhav7nt914p3w28xxxp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dnpdhx1rzb08erq5exwrf8t08",
-         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *               "id": "il_prod_06h1dqzsw67qtht6wsc2psh4jxfay",
+         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21206,23 +21206,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T07:51:45.806Z",
+         *           "created": "2026-11-26T08:01:46.973Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T07:51:45.846Z",
+         *           "updated": "2026-11-26T08:01:47.021Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T07:51:45.846Z",
+         *           "voided_at": "2026-11-26T08:01:47.021Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "77586a7de34e5557e77ac29e9277835c239ee91982cc17333c23d5a5977d7d56",
+         *           "pdf_sha256": "817945817c8976a82994cd5a887751adbe77e758845b1d8bc798cb7e9356456e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpdhsrcte2p7tvr0w7rpavky/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzsvphhav7nt914p3w28xxxp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:51:45.823Z",
+         *           "finalized_at": "2026-11-26T08:01:46.996Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -21234,7 +21234,7 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/qnEksy-eG-MC_gL0I1CJOlKrDMHsUxZ75BbMKz7kAFo",
+         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/Y_46rBnLyfDfWZxI0Wx1zO3yyj1n638U6pbxy4u57p4",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21244,7 +21244,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T07:51:45.823Z",
+         *           "updated": "2026-11-26T08:01:46.996Z",
          *           "voided_at": null
          *         }
          *       }
@@ -21279,19 +21279,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1dnpdy30f5ka7ta7j2bcjpwayw",
+         *       "id": "evt_prod_06h1dqztc0gbejcc3784hven7h65w",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795679505,
+         *       "created": 1795680107,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr",
+         *           "id": "in_prod_06h1dqzt461tna2p6y7p08jgcksh2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dnpds02fgx5a8g8gjj8t8mszt",
-         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *               "id": "il_prod_06h1dqzt461tna2p6y7p08jgcksh4",
+         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21304,11 +21304,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T07:51:45.864Z",
+         *           "created": "2026-11-26T08:01:47.041Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T07:51:45.903Z",
+         *           "updated": "2026-11-26T08:01:47.102Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21316,11 +21316,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "4c532bd9822dc900a4b1b527f3fc0aac85b1538a35ee18998be29a0110acc342",
+         *           "pdf_sha256": "c50f8a410a48046fe31f1dfd5fd2be7d400a0cd53e9d9f64ab8b8de9f1e69ebc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpds02fgx5a8g8gjj8t8mszr/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzt461tna2p6y7p08jgcksh2/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:51:45.874Z",
+         *           "finalized_at": "2026-11-26T08:01:47.054Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -21332,17 +21332,17 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/hgzmwXegaAHuvlTWce6FNDKmcp_rwKYX-Cpv-8ulZFc",
+         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/DB7dYqZxVURymCDjfBU1WExFcJBumtxSbs_wZ7Ezr_w",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-26T07:51:45.903Z",
+         *           "marked_uncollectible_at": "2026-11-26T08:01:47.102Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T07:51:45.874Z",
+         *           "updated": "2026-11-26T08:01:47.054Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -21377,19 +21377,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1dnpczt1nrm1878ygd02dxjyx0",
+         *       "id": "evt_prod_06h1dqzs4a453fawyvyvcpatfqyt0",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *           "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dnpcbzmrgjyzj7gmjxjvz2gej",
-         *               "price": "price_prod_06h1dnpa543vv3xbw609dtn61hrry",
+         *               "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
+         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21402,11 +21402,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T07:51:45.502Z",
-         *           "paid_at": "2026-11-26T07:51:45.605Z",
-         *           "updated": "2026-11-26T07:51:45.605Z",
+         *           "created": "2026-11-26T08:01:46.601Z",
+         *           "paid_at": "2026-11-26T08:01:46.746Z",
+         *           "updated": "2026-11-26T08:01:46.746Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21414,23 +21414,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "69cab38d919d08872d8966744c6116c4c5396a00a3c87c53966af529f3cba74f",
+         *           "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41615/api/invoices/in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:51:45.538Z",
+         *           "finalized_at": "2026-11-26T08:01:46.634Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dnpcq87g4q53e5ndpjhrevf0t",
+         *           "payment_intent": "pi_prod_06h1dqzry7pz3w6y4ev9gncnbx6a2",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41615/invoice/N5HnOFlWWt4s4iSZsdleDbth-OgiZIuvhAyThAT_Fo4",
+         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21470,19 +21470,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1dnpg6t6qtk6pk2nxc1jw3hj9g",
+         *       "id": "evt_prod_06h1dqzwpd2q4v0b68t4dtwndxd0j",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796025106,
+         *       "created": 1796025707,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dnpg68myxyp1djrz3n7h79n2j",
+         *           "id": "in_prod_06h1dqzwp3kwmv4gy79bm0hj8x478",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dnpg6h9c2f0qt2hp6dd5573d8",
-         *               "price": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *               "id": "il_prod_06h1dqzwp4mpd4hrjfbkd6y72wj48",
+         *               "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -21495,11 +21495,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T07:51:46.318Z",
+         *           "created": "2026-11-30T08:01:47.526Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T07:51:46.318Z",
+         *           "updated": "2026-11-30T08:01:47.526Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21508,11 +21508,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h1dnpfj0x25yd4z66speev465r2",
+         *           "description": "Subscription sub_prod_06h1dqzw100rqzb026135h90rykh0",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1dnpfj0x25yd4z66speev465r2",
+         *           "subscription": "sub_prod_06h1dqzw100rqzb026135h90rykh0",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -21563,22 +21563,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnpb67xwyp1vmjjxfjhgynm0m",
+         *       "id": "evt_prod_06h1dqzq8tw0k6t43zv166y0x0ry6",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "id": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T07:51:45.199Z",
+         *           "created": "2026-11-26T08:01:46.307Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T07:51:45.199Z",
+         *           "updated": "2026-11-26T08:01:46.307Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -21656,22 +21656,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dnpbcvh4ha6tk6zyma83bnazc",
+         *       "id": "evt_prod_06h1dqzqbffmg4r0n2egp7dz8yz3a",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "id": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T07:51:45.199Z",
+         *           "created": "2026-11-26T08:01:46.307Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T07:51:45.252Z",
+         *           "updated": "2026-11-26T08:01:46.327Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -21681,7 +21681,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T07:51:45.199Z"
+         *           "updated": "2026-11-26T08:01:46.307Z"
          *         }
          *       }
          *     }
@@ -21715,23 +21715,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dnpbg6j3q8tvr0z7gj3hzzm7p",
+         *       "id": "evt_prod_06h1dqzqf7a1pmpb819s0rrp749v8",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1dnpbemsv539fgw0h7kj1k2yze",
+         *           "id": "cus_prod_06h1dqzqdtty6j86kewntdykfdeba",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T07:51:45.269Z",
+         *           "created": "2026-11-26T08:01:46.350Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T07:51:45.280Z",
+         *           "updated": "2026-11-26T08:01:46.360Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -21740,7 +21740,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:51:45.269Z",
+         *           "updated": "2026-11-26T08:01:46.350Z",
          *           "deleted": null
          *         }
          *       }
@@ -21814,24 +21814,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnpbhe7m8yd74nyzhzzx1wq4j",
+         *       "id": "evt_prod_06h1dqzqgzqbpadj4ht0b8b7ebznj",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
+         *           "id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
          *           "end": null,
-         *           "start": "2026-11-26T07:51:45.289Z",
+         *           "start": "2026-11-26T08:01:46.372Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
+         *             "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T07:51:44.994Z",
-         *             "updated": "2026-11-26T07:51:45.289Z",
+         *             "created": "2026-11-26T08:01:46.087Z",
+         *             "updated": "2026-11-26T08:01:46.372Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -21844,7 +21844,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false
          *         }
          *       }
@@ -21897,24 +21897,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dnpbm31zbhe4kj4pw7n3f28k0",
+         *       "id": "evt_prod_06h1dqzqkdqsgfmt1pqmg5rdn19w2",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
+         *           "id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
          *           "end": null,
-         *           "start": "2026-11-26T07:51:45.303Z",
+         *           "start": "2026-11-26T08:01:46.392Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1dnpadyjt79jkqa8j3p9q0vh18",
+         *             "id": "cpn_prod_06h1dqzpehcbxb0yxg9f6p0hbrpc0",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T07:51:45.007Z",
-         *             "updated": "2026-11-26T07:51:45.303Z",
+         *             "created": "2026-11-26T08:01:46.100Z",
+         *             "updated": "2026-11-26T08:01:46.392Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -21927,18 +21927,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T07:51:45.289Z",
+         *           "start": "2026-11-26T08:01:46.372Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
+         *             "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T07:51:44.994Z",
-         *             "updated": "2026-11-26T07:51:45.289Z",
+         *             "created": "2026-11-26T08:01:46.087Z",
+         *             "updated": "2026-11-26T08:01:46.372Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -21983,24 +21983,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dnpbnpb8a7ykj4w5rnn538bng",
+         *       "id": "evt_prod_06h1dqzqmrnszym08bz9h0vpxxfq4",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1dnpbh87erbcnn95a0yh0exwjw",
+         *           "id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
          *           "end": null,
-         *           "start": "2026-11-26T07:51:45.303Z",
+         *           "start": "2026-11-26T08:01:46.392Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1dnpadyjt79jkqa8j3p9q0vh18",
+         *             "id": "cpn_prod_06h1dqzpehcbxb0yxg9f6p0hbrpc0",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T07:51:45.007Z",
-         *             "updated": "2026-11-26T07:51:45.303Z",
+         *             "created": "2026-11-26T08:01:46.100Z",
+         *             "updated": "2026-11-26T08:01:46.392Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -22014,7 +22014,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -22071,20 +22071,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnpacfah7b0y38hz4m9ar5zs2",
+         *       "id": "evt_prod_06h1dqzpd4meqpyrt422yz869xs60",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795679504,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
+         *           "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T07:51:44.994Z",
-         *           "updated": "2026-11-26T07:51:44.994Z",
+         *           "created": "2026-11-26T08:01:46.087Z",
+         *           "updated": "2026-11-26T08:01:46.087Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -22166,20 +22166,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dnpafqdx9j01vv60e9kzk01b0",
+         *       "id": "evt_prod_06h1dqzpg80r6ty76b77mny6advs8",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1dnpac9ebmh46bbj0cb2bsvqxt",
+         *           "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T07:51:44.994Z",
-         *           "updated": "2026-11-26T07:51:45.020Z",
+         *           "created": "2026-11-26T08:01:46.087Z",
+         *           "updated": "2026-11-26T08:01:46.112Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -22193,7 +22193,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T07:51:44.994Z"
+         *           "updated": "2026-11-26T08:01:46.087Z"
          *         }
          *       }
          *     }
@@ -22227,21 +22227,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dnpajzhhqnh4yy5p5fh2s9d3w",
+         *       "id": "evt_prod_06h1dqzpk32pffbt46j4t40edpj30",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1dnpah85ta0cfgzbshek9rnxna",
+         *           "id": "cpn_prod_06h1dqzphv1g79ksrb4n2hbrwjgcg",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T07:51:45.034Z",
+         *           "created": "2026-11-26T08:01:46.126Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T07:51:45.045Z",
+         *           "updated": "2026-11-26T08:01:46.135Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -22255,7 +22255,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T07:51:45.034Z",
+         *           "updated": "2026-11-26T08:01:46.126Z",
          *           "deleted": null
          *         }
          *       }
@@ -22329,22 +22329,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnpa2hkd5tjn2kg5swsn30yey",
+         *       "id": "evt_prod_06h1dqzp24hsy4q10jtwrza2j6d64",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795679504,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *           "id": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T07:51:44.914Z",
-         *           "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
-         *           "updated": "2026-11-26T07:51:44.914Z",
+         *           "created": "2026-11-26T08:01:45.999Z",
+         *           "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
+         *           "updated": "2026-11-26T08:01:45.999Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22438,22 +22438,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dnpa6pp5zqaknyzet6mdpn7mt",
+         *       "id": "evt_prod_06h1dqzp61dk0cvvbe0tvvq64ane6",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795679504,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1dnpa29dge8tzav8936s7rgm94",
+         *           "id": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T07:51:44.914Z",
-         *           "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
-         *           "updated": "2026-11-26T07:51:44.948Z",
+         *           "created": "2026-11-26T08:01:45.999Z",
+         *           "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
+         *           "updated": "2026-11-26T08:01:46.030Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22469,7 +22469,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:51:44.914Z",
+         *           "updated": "2026-11-26T08:01:45.999Z",
          *           "nickname": null
          *         }
          *       }
@@ -22504,23 +22504,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dnpa9r75z0y62jyqzqnm98kc4",
+         *       "id": "evt_prod_06h1dqzp9p671epb92xvcnp1zy886",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795679504,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1dnpa8jfmbppb70t1w442rmjbp",
+         *           "id": "price_prod_06h1dqzp8dkt64g751rtmveyf4s7p",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T07:51:44.964Z",
+         *           "created": "2026-11-26T08:01:46.051Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
-         *           "updated": "2026-11-26T07:51:44.973Z",
+         *           "product": "prod_prod_06h1dqzp0f3sdv28bbtcbvjg3bs08",
+         *           "updated": "2026-11-26T08:01:46.060Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22531,7 +22531,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:51:44.964Z",
+         *           "updated": "2026-11-26T08:01:46.051Z",
          *           "deleted": null
          *         }
          *       }
@@ -22614,20 +22614,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnp9y9ng4jjpcraeax1084cr8",
+         *       "id": "evt_prod_06h1dqznx0jwztf4sd3x1w5hmd96r",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *           "id": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T07:51:44.880Z",
-         *           "updated": "2026-11-26T07:51:44.880Z",
+         *           "created": "2026-11-26T08:01:45.958Z",
+         *           "updated": "2026-11-26T08:01:45.958Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -22688,26 +22688,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dnp9ztwk8mdd63xwwm3g9s100",
+         *       "id": "evt_prod_06h1dqznza4tandakysjf5t1exsmp",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *           "id": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T07:51:44.880Z",
-         *           "updated": "2026-11-26T07:51:44.893Z",
+         *           "created": "2026-11-26T08:01:45.958Z",
+         *           "updated": "2026-11-26T08:01:45.977Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:51:44.880Z",
+         *           "updated": "2026-11-26T08:01:45.958Z",
          *           "description": null
          *         }
          *       }
@@ -22742,27 +22742,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dnpab16w33a5nmycn0vcfg9a2",
+         *       "id": "evt_prod_06h1dqzpbed0pnjj2gtmh99j2jsfr",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795679504,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1dnpa0vrxtbzbtb3c6y7072r0e",
+         *           "id": "prod_prod_06h1dqzp0f3sdv28bbtcbvjg3bs08",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T07:51:44.902Z",
+         *           "created": "2026-11-26T08:01:45.987Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T07:51:44.983Z",
+         *           "updated": "2026-11-26T08:01:46.073Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:51:44.902Z",
+         *           "updated": "2026-11-26T08:01:45.987Z",
          *           "deleted": null
          *         }
          *       }
@@ -22822,21 +22822,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnpc5s40ewt30ggvqqsrr4sam",
+         *       "id": "evt_prod_06h1dqzr77ebehxmd2bq869sv26qg",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
+         *           "id": "re_prod_06h1dqzr70b5c7wadgwq60zc259pg",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T07:51:45.453Z",
-         *           "payment": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
-         *           "updated": "2026-11-26T07:51:45.453Z",
+         *           "created": "2026-11-26T08:01:46.552Z",
+         *           "payment": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
+         *           "updated": "2026-11-26T08:01:46.552Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22903,21 +22903,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dnpc605ncc6bay80tagq7gsgy",
+         *       "id": "evt_prod_06h1dqzr7geq8tkxmnypn3dm9pyr0",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1dnpc5mg0npah858rpvhsma73p",
+         *           "id": "re_prod_06h1dqzr70b5c7wadgwq60zc259pg",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T07:51:45.453Z",
-         *           "payment": "py_prod_06h1dnpbqe2dvz3dmyd3m6z2nzrgm",
-         *           "updated": "2026-11-26T07:51:45.456Z",
+         *           "created": "2026-11-26T08:01:46.552Z",
+         *           "payment": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
+         *           "updated": "2026-11-26T08:01:46.555Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22926,7 +22926,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T07:51:45.453Z"
+         *           "updated": "2026-11-26T08:01:46.552Z"
          *         }
          *       }
          *     }
@@ -22960,21 +22960,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1dnpca86ffjw74c7p2gzbdvgmy",
+         *       "id": "evt_prod_06h1dqzrb88w5btmd73tsg2552a2c",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1dnpc9rf8bq8qbwz6wna64hzm4",
+         *           "id": "re_prod_06h1dqzravm06c6pzhryh5qm1q5e0",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T07:51:45.486Z",
-         *           "payment": "py_prod_06h1dnpc2wvhqcksrwcfrmt088ke4",
-         *           "updated": "2026-11-26T07:51:45.489Z",
+         *           "created": "2026-11-26T08:01:46.582Z",
+         *           "payment": "py_prod_06h1dqzr2b8m6w7q505gdmdmwtnww",
+         *           "updated": "2026-11-26T08:01:46.585Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22983,7 +22983,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T07:51:45.486Z",
+         *           "updated": "2026-11-26T08:01:46.582Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -23018,21 +23018,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnp6tz1vrwyydvfdrgqd9p1p2",
+         *       "id": "evt_prod_06h1dqzjtrazh5h39m5hxh0fz78t6",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1dnp6tgn2qbvjs5skfvjb5wcdg",
+         *           "id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-26T07:51:44.085Z",
-         *           "display": "st_prod_…1v40",
+         *           "created": "2026-11-26T08:01:45.172Z",
+         *           "display": "st_prod_…xdvk",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -23089,22 +23089,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h1dnp7g4v1bwjxy50mbt425p3cc",
+         *       "id": "evt_prod_06h1dqzkcrrheyma3xw2855ymmb94",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1dnp7dypcvq88q8b17edk3qfh6",
+         *           "id": "key_prod_06h1dqzkaa7j38f9pf2z2wf620f8g",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-26T07:51:44.239Z",
-         *           "display": "pt_prod_…m4q2",
-         *           "revoked_at": "2026-11-26T07:51:44.256Z",
+         *           "created": "2026-11-26T08:01:45.298Z",
+         *           "display": "pt_prod_…arb2",
+         *           "revoked_at": "2026-11-26T08:01:45.317Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -23143,23 +23143,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnp7k45ktnm0vjp9vhes5jh22",
+         *       "id": "evt_prod_06h1dqzkfzhedwrtktd3bwpezp4pw",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *           "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T07:51:44.277Z",
+         *           "created": "2026-11-26T08:01:45.339Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T07:51:44.277Z",
+         *           "updated": "2026-11-26T08:01:45.339Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -23235,23 +23235,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dnp7pbtdgrfmywe70gj41v21r",
+         *       "id": "evt_prod_06h1dqzkjsdbfz4egsppag5xf85zr",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *           "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T07:51:44.277Z",
+         *           "created": "2026-11-26T08:01:45.339Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T07:51:44.303Z",
+         *           "updated": "2026-11-26T08:01:45.362Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -23261,7 +23261,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:51:44.277Z",
+         *           "updated": "2026-11-26T08:01:45.339Z",
          *           "description": null
          *         }
          *       }
@@ -23296,35 +23296,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dnp7ywsyvfxmsmpegj00dr3qw",
+         *       "id": "evt_prod_06h1dqzktxw2rx9hhyr6sabhg2jrw",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *           "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T07:51:44.277Z",
+         *           "created": "2026-11-26T08:01:45.339Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-26T07:51:44.374Z",
+         *           "updated": "2026-11-26T08:01:45.430Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T07:51:44.356Z"
+         *           "previous_secret_expires_at": "2026-11-27T08:01:45.411Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T07:51:44.356Z",
+         *           "updated": "2026-11-26T08:01:45.411Z",
          *           "deleted": null
          *         }
          *       }
@@ -23395,23 +23395,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h1dnp7sarn3vhvznrzbreaehppp",
+         *       "id": "evt_prod_06h1dqzkn85ysd86xp1gtxrzr66q4",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *           "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T07:51:44.277Z",
+         *           "created": "2026-11-26T08:01:45.339Z",
          *           "enabled": false,
-         *           "updated": "2026-11-26T07:51:44.327Z",
+         *           "updated": "2026-11-26T08:01:45.385Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -23422,7 +23422,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T07:51:44.303Z"
+         *           "updated": "2026-11-26T08:01:45.362Z"
          *         }
          *       }
          *     }
@@ -23456,23 +23456,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h1dnp7v1x982ahckj4x5sw7w36y",
+         *       "id": "evt_prod_06h1dqzkq4ebbzbxgx430jv0qdc7a",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *           "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T07:51:44.277Z",
+         *           "created": "2026-11-26T08:01:45.339Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T07:51:44.343Z",
+         *           "updated": "2026-11-26T08:01:45.400Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -23483,7 +23483,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-26T07:51:44.327Z"
+         *           "updated": "2026-11-26T08:01:45.385Z"
          *         }
          *       }
          *     }
@@ -23517,33 +23517,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h1dnp7wznv1mhtttypdam0jg8x2",
+         *       "id": "evt_prod_06h1dqzkrvy75s5qrqh2jr7mx7n06",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dnp7jpwdwk2bbb1b548btw73j",
+         *           "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T07:51:44.277Z",
+         *           "created": "2026-11-26T08:01:45.339Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T07:51:44.356Z",
+         *           "updated": "2026-11-26T08:01:45.411Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T07:51:44.356Z"
+         *           "previous_secret_expires_at": "2026-11-27T08:01:45.411Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:51:44.343Z",
+         *           "updated": "2026-11-26T08:01:45.400Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -23578,18 +23578,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h1dnp6qzk0t9z069svsfvfm2z7j",
+         *       "id": "evt_prod_06h1dqzjq50v6gq80bk89frpfvzq2",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
+         *           "id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-b545a85d5f@example.com",
+         *           "email": "user-c384124b6f@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -23635,18 +23635,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h1dnp8btvqgvvdsrc1tfpe0t34r",
+         *       "id": "evt_prod_06h1dqzm8zv5zkyvwy3f842bcys7g",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
+         *           "id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-b545a85d5f@example.com",
+         *           "email": "user-c384124b6f@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -23681,18 +23681,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h1dnp9m92tcvtx2246a3ca4yzbc",
+         *       "id": "evt_prod_06h1dqznpdf44xn501npfdx7ka0fg",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
+         *           "id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-b545a85d5f@example.com",
+         *           "email": "user-c384124b6f@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -23727,18 +23727,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h1dnp9efh8fp7hd3f83f07wkv9p",
+         *       "id": "evt_prod_06h1dqznd12ymh199tkbtb8qavbb0",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1dnp5tjtsbrmzvkt76rrx3bn80",
+         *           "id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-b545a85d5f@example.com",
+         *           "email": "user-c384124b6f@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -23773,15 +23773,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h1dnp9nv0hfm1jnpyef2wtsev1j",
+         *       "id": "evt_prod_06h1dqznqxff3aygz34wwg0f1e4yp",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h1dnp5t163qydcxhck6k851007a",
+         *           "id": "acc_prod_06h1dqzht0szvmnc75zmvk8zsqb24",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -23861,20 +23861,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnp9ttr6sjaqsvj7t5d6x9hee",
+         *       "id": "evt_prod_06h1dqznsmyvwsgvz6hp95xabceza",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
+         *           "id": "txr_prod_06h1dqznshmvt1mre050w2ph3ppsy",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T07:51:44.832Z",
-         *           "updated": "2026-11-26T07:51:44.832Z",
+         *           "created": "2026-11-26T08:01:45.932Z",
+         *           "updated": "2026-11-26T08:01:45.932Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -23943,20 +23943,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dnp9wrc8sa9f4txnqkwm5ktv6",
+         *       "id": "evt_prod_06h1dqznvhbaeh0yhq1t15zf556eg",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795679504,
+         *       "created": 1795680105,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1dnp9r34pktb0whnf2w3fm75ht",
+         *           "id": "txr_prod_06h1dqznshmvt1mre050w2ph3ppsy",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T07:51:44.832Z",
-         *           "updated": "2026-11-26T07:51:44.869Z",
+         *           "created": "2026-11-26T08:01:45.932Z",
+         *           "updated": "2026-11-26T08:01:45.947Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -23967,7 +23967,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-26T07:51:44.832Z"
+         *           "updated": "2026-11-26T08:01:45.932Z"
          *         }
          *       }
          *     }
@@ -24001,19 +24001,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnpaywsvndszv311frgyc4v2j",
+         *       "id": "evt_prod_06h1dqzq001b9a4qpyezvjk6qky1w",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
+         *           "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T07:51:45.142Z",
-         *           "updated": "2026-11-26T07:51:45.142Z",
+         *           "created": "2026-11-26T08:01:46.239Z",
+         *           "updated": "2026-11-26T08:01:46.239Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -24083,19 +24083,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dnpb0q664mhjjdhy9aajjy82t",
+         *       "id": "evt_prod_06h1dqzq216mnkzxs673tgkvcxv94",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
+         *           "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T07:51:45.142Z",
-         *           "updated": "2026-11-26T07:51:45.156Z",
+         *           "created": "2026-11-26T08:01:46.239Z",
+         *           "updated": "2026-11-26T08:01:46.255Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -24103,7 +24103,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:51:45.142Z",
+         *           "updated": "2026-11-26T08:01:46.239Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -24138,19 +24138,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h1dnpb2y7s2rksfxgygzsqfm9ca",
+         *       "id": "evt_prod_06h1dqzq3cydgfpgxgh772f27t2zr",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
+         *           "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-26T07:51:45.142Z",
-         *           "updated": "2026-11-26T07:51:45.174Z",
+         *           "created": "2026-11-26T08:01:46.239Z",
+         *           "updated": "2026-11-26T08:01:46.267Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -24159,7 +24159,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T07:51:45.156Z"
+         *           "updated": "2026-11-26T08:01:46.255Z"
          *         }
          *       }
          *     }
@@ -24193,19 +24193,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h1dnpb4fnepa5c08m7b6gvgnczm",
+         *       "id": "evt_prod_06h1dqzq51qshatmj3v7xtyqmenvr",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1dnpayvttv5yty5t521av45y82",
+         *           "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T07:51:45.142Z",
-         *           "updated": "2026-11-26T07:51:45.186Z",
+         *           "created": "2026-11-26T08:01:46.239Z",
+         *           "updated": "2026-11-26T08:01:46.280Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -24214,7 +24214,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-26T07:51:45.174Z"
+         *           "updated": "2026-11-26T08:01:46.267Z"
          *         }
          *       }
          *     }
@@ -24248,19 +24248,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnpame17hprgqgv397e67407a",
+         *       "id": "evt_prod_06h1dqzpmd4se9wcwy5e4d85py3vt",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
+         *           "id": "feat_prod_06h1dqzpm4y2c5gtgpftgmhcj2ks2",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T07:51:45.056Z",
-         *           "updated": "2026-11-26T07:51:45.056Z",
+         *           "created": "2026-11-26T08:01:46.145Z",
+         *           "updated": "2026-11-26T08:01:46.145Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -24320,28 +24320,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h1dnpap5351c22et8he9t344rmr",
+         *       "id": "evt_prod_06h1dqzpp9aqkc8z4jnyv7qtbekkm",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1dnpap365wzqmqkjbzfre98nre",
+         *           "id": "prodft_prod_06h1dqzpp49k0mt0bcsevrg1gj6a2",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T07:51:45.072Z",
+         *           "created": "2026-11-26T08:01:46.161Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
+         *             "id": "feat_prod_06h1dqzpm4y2c5gtgpftgmhcj2ks2",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-26T07:51:45.056Z",
-         *             "updated": "2026-11-26T07:51:45.056Z",
+         *             "created": "2026-11-26T08:01:46.145Z",
+         *             "updated": "2026-11-26T08:01:46.145Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *           "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
          *           "livemode": false
          *         }
          *       }
@@ -24391,28 +24391,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h1dnpav12hwygxp39d8ddqp92b0",
+         *       "id": "evt_prod_06h1dqzpv3h9zhfrcp5hbp8xsnrbr",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1dnpassjjg76hfv2e7kzydpmz0",
+         *           "id": "prodft_prod_06h1dqzpsnyc45s6mkq37dv0s9q3a",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T07:51:45.102Z",
+         *           "created": "2026-11-26T08:01:46.189Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1dnpaqgp0j66q52gjeexzbgg8r",
+         *             "id": "feat_prod_06h1dqzpqycqz2308xm0ksz6mw2z8",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-26T07:51:45.084Z",
-         *             "updated": "2026-11-26T07:51:45.084Z",
+         *             "created": "2026-11-26T08:01:46.175Z",
+         *             "updated": "2026-11-26T08:01:46.175Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h1dnp9y36x9d5zkv7nsgds225c4",
+         *           "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
          *           "livemode": false
          *         }
          *       }
@@ -24447,23 +24447,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dnpf2vt7463f9btx9zkgsxyx4",
+         *       "id": "evt_prod_06h1dqzvfm6sfezjmrdyqef1x5vq0",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795679506,
+         *       "created": 1795680107,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h1dnpam3ga19q7ajnt9yy9ebd62",
+         *               "feature": "feat_prod_06h1dqzpm4y2c5gtgpftgmhcj2ks2",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h1dnpf01adtycgy2zj5rgqj3txj"
+         *               "source_subscription": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -24510,16 +24510,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dnpawv72t9sadca5jaymeha6e",
+         *       "id": "evt_prod_06h1dqzpxgxb2g0eqyr8xcacs4h3g",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 2,
-         *       "created": 1795679505,
+         *       "created": 1795680106,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-26T07:51:45.123Z",
+         *           "updated": "2026-11-26T08:01:46.217Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -24703,16 +24703,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnpe6mdqvxm10kmyaepqgtakr",
+         *       "id": "evt_prod_06h1dqztvgh0rprzhgfepbc3a91ep",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795679505,
+         *       "created": 1795680107,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
-         *           "pdf": "http://127.0.0.1:41615/api/credit-notes/cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga/pdf",
+         *           "id": "cn_prod_06h1dqztqk5aa7xwr9efccq1sw444",
+         *           "pdf": "http://127.0.0.1:37105/api/credit-notes/cn_prod_06h1dqztqk5aa7xwr9efccq1sw444/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -24730,16 +24730,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-26T07:51:45.961Z",
-         *           "invoice": "in_prod_06h1dnpe0snjjr69atfcsw557abmj",
+         *           "created": "2026-11-26T08:01:47.196Z",
+         *           "invoice": "in_prod_06h1dqztgn57v3e3y3mw5hackjgc8",
          *           "refunds": [],
-         *           "updated": "2026-11-26T07:51:45.961Z",
+         *           "updated": "2026-11-26T08:01:47.196Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "fba01ddfcfed5421edf8d1eddfb1c8c22659959e4f6ea0dc2c8ce0274a0ceac6",
+         *           "pdf_sha256": "cd9a16d907e4b65082b7a939f87c8ed751bb35f72a3b504729ef39a1926ea998",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -24834,16 +24834,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h1dnpea24vh11n5y8838b9devw8",
+         *       "id": "evt_prod_06h1dqztz8m429n2vejh8qw7yzbja",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795679506,
+         *       "created": 1795680107,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga",
-         *           "pdf": "http://127.0.0.1:41615/api/credit-notes/cn_prod_06h1dnpe5518t5q5h29ay4zgh3fga/pdf",
+         *           "id": "cn_prod_06h1dqztqk5aa7xwr9efccq1sw444",
+         *           "pdf": "http://127.0.0.1:37105/api/credit-notes/cn_prod_06h1dqztqk5aa7xwr9efccq1sw444/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -24861,16 +24861,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-26T07:51:45.961Z",
-         *           "invoice": "in_prod_06h1dnpe0snjjr69atfcsw557abmj",
+         *           "created": "2026-11-26T08:01:47.196Z",
+         *           "invoice": "in_prod_06h1dqztgn57v3e3y3mw5hackjgc8",
          *           "refunds": [],
-         *           "updated": "2026-11-26T07:51:45.999Z",
+         *           "updated": "2026-11-26T08:01:47.257Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T07:51:45.999Z",
-         *           "pdf_sha256": "fba01ddfcfed5421edf8d1eddfb1c8c22659959e4f6ea0dc2c8ce0274a0ceac6",
+         *           "voided_at": "2026-11-26T08:01:47.257Z",
+         *           "pdf_sha256": "cd9a16d907e4b65082b7a939f87c8ed751bb35f72a3b504729ef39a1926ea998",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -24882,7 +24882,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-26T07:51:45.961Z",
+         *           "updated": "2026-11-26T08:01:47.196Z",
          *           "voided_at": null
          *         }
          *       }
@@ -24917,24 +24917,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h1dnpedsrfgt9yjs6pkrqqrk00y",
+         *       "id": "evt_prod_06h1dqzv20z27tqapqby71xk6yehy",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795679506,
+         *       "created": 1795680107,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h1dnpedqx0br79q3cgq563q07jt",
+         *           "id": "cbtxn_prod_06h1dqzv1zejtg3sjnc48h7dee6hw",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-26T07:51:46.029Z",
-         *           "invoice": "in_prod_06h1dnpcbtpjjpypqkfdjrsqbjdwp",
+         *           "created": "2026-11-26T08:01:47.279Z",
+         *           "invoice": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dnpb5w9w7fan37wce622yqnv0",
+         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h1dnpedfw2p067cvbdf7jvg6e4y",
+         *           "credit_note": "cn_prod_06h1dqzv1sp6fbhkk4xnzt9fgqxg2",
          *           "description": null,
          *           "ending_balance_atom": 100
          *         }
