@@ -38,6 +38,7 @@ export const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
   product_feature: 0.05,
   customer_entitlements: 0.5,
   portal_configuration: 0.01,
+  subscription_change_request: 0.05,
 };
 
 /** The id prefix of each entity type (lib/ids.ts). */
@@ -63,6 +64,7 @@ export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
   product_feature: "prodft_",
   customer_entitlements: "cus_",
   portal_configuration: "acc_",
+  subscription_change_request: "scr_",
 };
 
 export type LoadOptions = {

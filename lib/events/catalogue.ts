@@ -101,6 +101,12 @@ export const EVENT_CATALOGUE = [
   { group: "Product feature", aggregateType: "product_feature", types: ["product_feature.attached", "product_feature.detached"] },
   { group: "Customer entitlements", aggregateType: "customer_entitlements", types: ["customer.entitlements.updated"] },
   { group: "Portal configuration", aggregateType: "portal_configuration", types: ["portal_configuration.updated"] },
+  // Changes at the period end (docs/billing.md): the life of a scheduled change request.
+  {
+    group: "Subscription change request",
+    aggregateType: "subscription_change_request",
+    types: ["subscription_change_request.scheduled", "subscription_change_request.applied", "subscription_change_request.canceled"],
+  },
 ] as const;
 
 type Catalogue = typeof EVENT_CATALOGUE;
@@ -193,6 +199,12 @@ export const EVENT_DESCRIPTIONS = {
   "customer.entitlements.updated":
     "A customer's active entitlements changed (a subscription change, a product feature, or the end of a past_due grace); `previous_data` holds the list before.",
   "portal_configuration.updated": "The account's customer portal configuration changed (aggregate: the account).",
+  "subscription_change_request.scheduled":
+    "A change request with `effective: period_end` was applied: it is `scheduled` for the renewal at `effective_at` and listed in its subscription's `pending_changes`.",
+  "subscription_change_request.applied":
+    "The renewal applied a scheduled change request before invoicing the new period (each step's `customer.subscription.updated` precedes it).",
+  "subscription_change_request.canceled":
+    "A scheduled change request was canceled: `cancellation_reason` says whether by request, because its subscription was cancelled first, or because its steps no longer applied at the renewal.",
 } as const satisfies Record<EventType, string>;
 
 export const EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.flatMap((group) => group.types);

@@ -29,6 +29,7 @@ const KIND: Record<AggregateType, IdKind> = {
   customer_entitlements: "customer",
   // The account's one configuration is on the account's id.
   portal_configuration: "account",
+  subscription_change_request: "subscriptionChangeRequest",
 };
 
 /**
