@@ -10366,32 +10366,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbf05ebp2reaas0ghjftxcw",
+         *       "id": "evt_prod_06h1dksp0zsnve1vb4jyfsrsyq3f0",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *       "aggregate_id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
          *       "data": {
-         *         "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *         "id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:41:13.719Z",
+         *         "created": "2026-11-26T07:43:28.261Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "payment_intent": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
-         *       "request_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
+         *       "correlation_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
+         *       "request_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.720Z",
+         *       "created": "2026-11-26T07:43:28.263Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentSucceededEvent: {
@@ -10436,32 +10436,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbhtv0z9hwnc319nv6mfqt0",
+         *       "id": "evt_prod_06h1dksp53rxap19xgmx27msr1apc",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cqtbhmakcj06gjrq6nz26r8st",
+         *       "aggregate_id": "py_prod_06h1dksp4v4tsj05k7rwthmbfhxsr",
          *       "data": {
-         *         "id": "py_prod_06h1cqtbhmakcj06gjrq6nz26r8st",
+         *         "id": "py_prod_06h1dksp4v4tsj05k7rwthmbfhxsr",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T05:41:13.741Z",
+         *         "created": "2026-11-26T07:43:28.294Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *         "payment_intent": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbgtt8gn8vbaa7sry9phw16",
-         *       "request_id": "req_prod_06h1cqtbgtt8gn8vbaa7sry9phw16",
+         *       "correlation_id": "req_prod_06h1dksp3k0qbycrxgkq246xqersw",
+         *       "request_id": "req_prod_06h1dksp3k0qbycrxgkq246xqersw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.742Z",
+         *       "created": "2026-11-26T07:43:28.296Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentFailedEvent: {
@@ -10506,44 +10506,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtc3smm9jr84fdjenzb5n6pg",
+         *       "id": "evt_prod_06h1dksptm5xwd3tcs6qxdsv81xwt",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *       "aggregate_id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
          *       "data": {
-         *         "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *         "id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T05:41:13.719Z",
+         *         "created": "2026-11-26T07:43:28.261Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "payment_intent": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *         "id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:41:13.719Z",
+         *         "created": "2026-11-26T07:43:28.261Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "payment_intent": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
-         *       "request_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
+         *       "correlation_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
+         *       "request_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.887Z",
+         *       "created": "2026-11-26T07:43:28.469Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentRefundedEvent: {
@@ -10588,29 +10588,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtey4wx7ke72typp9adwdnhe",
+         *       "id": "evt_prod_06h1dksxszyz8jqks21d1k26js1mc",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *       "aggregate_id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
          *       "data": {
-         *         "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *         "id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.606Z",
+         *         "created": "2026-11-26T07:43:30.248Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.606Z",
+         *         "updated": "2026-11-26T07:43:30.248Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.606Z",
+         *         "expires_at": "2026-11-27T07:43:30.248Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10628,13 +10628,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtexqt731av7rm19gpqzc2dy",
-         *       "request_id": "req_prod_06h1cqtexqt731av7rm19gpqzc2dy",
+         *       "correlation_id": "req_prod_06h1dksxrm1cy8zd2v4rs1dxrc3am",
+         *       "request_id": "req_prod_06h1dksxrm1cy8zd2v4rs1dxrc3am",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:14.609Z",
+         *       "created": "2026-11-26T07:43:30.255Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -10679,19 +10679,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtf5x3n8w93tv74j06jp7y2a",
+         *       "id": "evt_prod_06h1dksye4y12cajanrf5rd4dtywe",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *       "aggregate_id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
          *       "data": {
-         *         "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *         "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.653Z",
+         *         "created": "2026-11-26T07:43:30.373Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.670Z",
+         *         "updated": "2026-11-26T07:43:30.416Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -10700,10 +10700,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.653Z",
+         *         "expires_at": "2026-11-27T07:43:30.373Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10720,24 +10720,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *         "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.653Z",
+         *         "created": "2026-11-26T07:43:30.373Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.653Z",
+         *         "updated": "2026-11-26T07:43:30.373Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.653Z",
+         *         "expires_at": "2026-11-27T07:43:30.373Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10754,13 +10754,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtf5eg9fgj93mp3x7wetj6yc",
-         *       "request_id": "req_prod_06h1cqtf5eg9fgj93mp3x7wetj6yc",
+         *       "correlation_id": "req_prod_06h1dksybmy35575vtc7n474azae8",
+         *       "request_id": "req_prod_06h1dksybmy35575vtc7n474azae8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:14.671Z",
+         *       "created": "2026-11-26T07:43:30.417Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -10805,20 +10805,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtf8c39a6hshm4jn5xq44ppt",
+         *       "id": "evt_prod_06h1dksyk7jgfvnmygvmwwx3a1mxp",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *       "aggregate_id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
          *       "data": {
-         *         "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *         "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.653Z",
+         *         "created": "2026-11-26T07:43:30.373Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.689Z",
+         *         "updated": "2026-11-26T07:43:30.454Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -10827,10 +10827,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.653Z",
+         *         "expires_at": "2026-11-27T07:43:30.373Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10847,14 +10847,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *         "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.653Z",
+         *         "created": "2026-11-26T07:43:30.373Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.670Z",
+         *         "updated": "2026-11-26T07:43:30.416Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -10863,10 +10863,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.653Z",
+         *         "expires_at": "2026-11-27T07:43:30.373Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10883,13 +10883,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtf7y0gh0c9qcht90c17xr36",
-         *       "request_id": "req_prod_06h1cqtf7y0gh0c9qcht90c17xr36",
+         *       "correlation_id": "req_prod_06h1dksyjg6s78csz3m2z0jgchsha",
+         *       "request_id": "req_prod_06h1dksyjg6s78csz3m2z0jgchsha",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.691Z",
+         *       "created": "2026-11-26T07:43:30.457Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -10934,29 +10934,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtf25c89sbr5ah891n2c8sjj",
+         *       "id": "evt_prod_06h1dksy6df1f6bcxpgzambqa246a",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *       "aggregate_id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
          *       "data": {
-         *         "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *         "id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T05:41:14.606Z",
+         *         "created": "2026-11-26T07:43:30.248Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.639Z",
+         *         "updated": "2026-11-26T07:43:30.352Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtf0h5dvs4aa9s0xknq5h2yp",
+         *         "customer": "cus_prod_06h1dksy2w8syr009a566x1pgb66g",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.606Z",
+         *         "expires_at": "2026-11-27T07:43:30.248Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -10964,33 +10964,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T05:41:14.639Z",
+         *         "completed_at": "2026-11-26T07:43:30.352Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtf12q68b2vb5w70ht6nhb54",
+         *         "payment_intent": "pi_prod_06h1dksy3v3fe525yvyx94dktw4mr",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *         "id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.606Z",
+         *         "created": "2026-11-26T07:43:30.248Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.606Z",
+         *         "updated": "2026-11-26T07:43:30.248Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.606Z",
+         *         "expires_at": "2026-11-27T07:43:30.248Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11007,13 +11007,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtezmaj1rmd8yaawee9xfygm",
-         *       "request_id": "req_prod_06h1cqtezmaj1rmd8yaawee9xfygm",
+         *       "correlation_id": "req_prod_06h1dksxzga4xfzc0qsjzm8h8eaa6",
+         *       "request_id": "req_prod_06h1dksxzga4xfzc0qsjzm8h8eaa6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:14.641Z",
+         *       "created": "2026-11-26T07:43:30.355Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1cqtf0h5dvs4aa9s0xknq5h2yp"
+         *       "actor_id": "cus_prod_06h1dksy2w8syr009a566x1pgb66g"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -11058,29 +11058,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtffr1cn823bz71y3fcg0s5r",
+         *       "id": "evt_prod_06h1dksz5kfd15mtjzyw6zbetv2cp",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
+         *       "aggregate_id": "cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
          *       "data": {
-         *         "id": "cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
+         *         "id": "cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T05:41:14.699Z",
+         *         "created": "2026-11-26T07:43:30.472Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T05:41:14.699Z",
+         *         "updated": "2026-11-27T07:43:30.472Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T05:41:14.699Z",
-         *         "expires_at": "2026-11-27T05:41:14.699Z",
+         *         "expired_at": "2026-11-27T07:43:30.472Z",
+         *         "expires_at": "2026-11-27T07:43:30.472Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11097,24 +11097,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
-         *         "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
+         *         "id": "cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.699Z",
+         *         "created": "2026-11-26T07:43:30.472Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:14.699Z",
+         *         "updated": "2026-11-26T07:43:30.472Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T05:41:14.699Z",
+         *         "expires_at": "2026-11-27T07:43:30.472Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11131,11 +11131,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtfbt8mh3v3jdbkhamh3qyk0",
+         *       "correlation_id": "req_prod_06h1dksyty91y7hk6kb7qrrne229r",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T05:41:14.699Z",
+         *       "created": "2026-11-27T07:43:30.472Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -11182,19 +11182,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbec5ggf9a9nb4jg0pztqyt",
+         *       "id": "evt_prod_06h1dksnzsv8wyxahv6j0evkrxykw",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *       "aggregate_id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:41:13.711Z",
+         *         "created": "2026-11-26T07:43:28.250Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.711Z",
+         *         "updated": "2026-11-26T07:43:28.250Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11207,13 +11207,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
-         *       "request_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
+         *       "correlation_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
+         *       "request_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.715Z",
+         *       "created": "2026-11-26T07:43:28.254Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -11258,19 +11258,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbet4mcqbc35wq3aghzdsr8",
+         *       "id": "evt_prod_06h1dksp0fbzehd1nhz8d8bkexee6",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *       "aggregate_id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:41:13.711Z",
+         *         "created": "2026-11-26T07:43:28.250Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.716Z",
+         *         "updated": "2026-11-26T07:43:28.258Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11282,14 +11282,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:41:13.711Z",
+         *         "created": "2026-11-26T07:43:28.250Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.711Z",
+         *         "updated": "2026-11-26T07:43:28.250Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11301,13 +11301,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
-         *       "request_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
+         *       "correlation_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
+         *       "request_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.718Z",
+         *       "created": "2026-11-26T07:43:28.260Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -11352,19 +11352,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbkp61t28gw9v29jexdf3fw",
+         *       "id": "evt_prod_06h1dksp8gyv58g2y2vr7bwak1ezr",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbk3s07kpg9qd0e30e711vj",
+         *       "aggregate_id": "pi_prod_06h1dksp7pj96a7myvwsxj4n2rhf4",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbk3s07kpg9qd0e30e711vj",
+         *         "id": "pi_prod_06h1dksp7pj96a7myvwsxj4n2rhf4",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T05:41:13.752Z",
+         *         "created": "2026-11-26T07:43:28.317Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.756Z",
+         *         "updated": "2026-11-26T07:43:28.323Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11376,14 +11376,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbk3s07kpg9qd0e30e711vj",
+         *         "id": "pi_prod_06h1dksp7pj96a7myvwsxj4n2rhf4",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T05:41:13.752Z",
+         *         "created": "2026-11-26T07:43:28.317Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.752Z",
+         *         "updated": "2026-11-26T07:43:28.317Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11395,13 +11395,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbjwebfdmrfv7vj6dnht822",
-         *       "request_id": "req_prod_06h1cqtbjwebfdmrfv7vj6dnht822",
+         *       "correlation_id": "req_prod_06h1dksp7fert6dphb7zh4dz7kw02",
+         *       "request_id": "req_prod_06h1dksp7fert6dphb7zh4dz7kw02",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.757Z",
+         *       "created": "2026-11-26T07:43:28.324Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -11446,19 +11446,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbqjnjwn01jbhy5qy57a9t4",
+         *       "id": "evt_prod_06h1dkspeetwrkb7sb501n21qhzjr",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *       "aggregate_id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *         "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T05:41:13.783Z",
+         *         "created": "2026-11-26T07:43:28.366Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.787Z",
+         *         "updated": "2026-11-26T07:43:28.370Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11470,14 +11470,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *         "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:41:13.783Z",
+         *         "created": "2026-11-26T07:43:28.366Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.786Z",
+         *         "updated": "2026-11-26T07:43:28.368Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11489,13 +11489,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbpm2rhmhhzr1zphgkqvnke",
-         *       "request_id": "req_prod_06h1cqtbpm2rhmhhzr1zphgkqvnke",
+         *       "correlation_id": "req_prod_06h1dkspcxf4a2gy4fe94wb674wyc",
+         *       "request_id": "req_prod_06h1dkspcxf4a2gy4fe94wb674wyc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.788Z",
+         *       "created": "2026-11-26T07:43:28.371Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -11540,19 +11540,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbfasvkb580hj1kr1bkepfw",
+         *       "id": "evt_prod_06h1dksp1bcnngp1rv8q8q9rz673w",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *       "aggregate_id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:41:13.711Z",
+         *         "created": "2026-11-26T07:43:28.250Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.722Z",
+         *         "updated": "2026-11-26T07:43:28.265Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11564,14 +11564,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *         "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:41:13.711Z",
+         *         "created": "2026-11-26T07:43:28.250Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.716Z",
+         *         "updated": "2026-11-26T07:43:28.258Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11583,13 +11583,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
-         *       "request_id": "req_prod_06h1cqtbdngsm8fpy8hpz7q7m5g76",
+         *       "correlation_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
+         *       "request_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.722Z",
+         *       "created": "2026-11-26T07:43:28.266Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -11634,23 +11634,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbs6vzkt9rtansjkr8ek8jt",
+         *       "id": "evt_prod_06h1dkspgf26815x4e59pgfvrt8zw",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *       "aggregate_id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *         "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T05:41:13.783Z",
+         *         "created": "2026-11-26T07:43:28.366Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.801Z",
+         *         "updated": "2026-11-26T07:43:28.386Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T05:41:13.801Z",
+         *         "canceled_at": "2026-11-26T07:43:28.386Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -11658,14 +11658,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *         "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T05:41:13.783Z",
+         *         "created": "2026-11-26T07:43:28.366Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.787Z",
+         *         "updated": "2026-11-26T07:43:28.370Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11677,13 +11677,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbrzpe00rsnz7rs91sgdesr",
-         *       "request_id": "req_prod_06h1cqtbrzpe00rsnz7rs91sgdesr",
+         *       "correlation_id": "req_prod_06h1dkspff2rtw93sdss56nag3t00",
+         *       "request_id": "req_prod_06h1dkspff2rtw93sdss56nag3t00",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:13.801Z",
+         *       "created": "2026-11-26T07:43:28.387Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -11728,19 +11728,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbj02qbmt8a8d6gch2s5hfe",
+         *       "id": "evt_prod_06h1dksp5h4zx4tnet7rdj8mt2tbc",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *       "aggregate_id": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *         "id": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T05:41:13.736Z",
+         *         "created": "2026-11-26T07:43:28.288Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.743Z",
+         *         "updated": "2026-11-26T07:43:28.299Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11752,14 +11752,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *         "id": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:41:13.736Z",
+         *         "created": "2026-11-26T07:43:28.288Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.739Z",
+         *         "updated": "2026-11-26T07:43:28.291Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11771,13 +11771,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbgtt8gn8vbaa7sry9phw16",
-         *       "request_id": "req_prod_06h1cqtbgtt8gn8vbaa7sry9phw16",
+         *       "correlation_id": "req_prod_06h1dksp3k0qbycrxgkq246xqersw",
+         *       "request_id": "req_prod_06h1dksp3k0qbycrxgkq246xqersw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.744Z",
+         *       "created": "2026-11-26T07:43:28.300Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -11822,19 +11822,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbnn5ves3ggtfhgj5qejtv8",
+         *       "id": "evt_prod_06h1dkspbtesngp3yvqgwm3hmy324",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1cqtbmsrbdzpcghf0jmtb0snxt",
+         *       "aggregate_id": "pi_prod_06h1dkspajzaz8nhn6qg3p87my17a",
          *       "data": {
-         *         "id": "pi_prod_06h1cqtbmsrbdzpcghf0jmtb0snxt",
+         *         "id": "pi_prod_06h1dkspajzaz8nhn6qg3p87my17a",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T05:41:13.766Z",
+         *         "created": "2026-11-26T07:43:28.340Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.773Z",
+         *         "updated": "2026-11-26T07:43:28.349Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11846,14 +11846,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1cqtbmsrbdzpcghf0jmtb0snxt",
+         *         "id": "pi_prod_06h1dkspajzaz8nhn6qg3p87my17a",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T05:41:13.766Z",
+         *         "created": "2026-11-26T07:43:28.340Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T05:41:13.769Z",
+         *         "updated": "2026-11-26T07:43:28.344Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11865,13 +11865,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbmm7bxqbeh4s2x8g604tv6",
-         *       "request_id": "req_prod_06h1cqtbmm7bxqbeh4s2x8g604tv6",
+         *       "correlation_id": "req_prod_06h1dkspae8bngh79gen2epk18sq8",
+         *       "request_id": "req_prod_06h1dkspae8bngh79gen2epk18sq8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.773Z",
+         *       "created": "2026-11-26T07:43:28.350Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -11916,45 +11916,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqte8y0q7jygcdkyncxsa11r2",
+         *       "id": "evt_prod_06h1dkst80fqdx2y66y5qz2desk9c",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *       "aggregate_id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *       "data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.427Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.318Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqte788awhpgqneqgm61b40w0",
-         *       "request_id": "req_prod_06h1cqte788awhpgqneqgm61b40w0",
+         *       "correlation_id": "req_prod_06h1dkst4p1caskdmh8rx4531gvvj",
+         *       "request_id": "req_prod_06h1dkst4p1caskdmh8rx4531gvvj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:14.439Z",
+         *       "created": "2026-11-26T07:43:29.344Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -11999,25 +12000,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtefbyqkmd13mz4vpyhxq600",
+         *       "id": "evt_prod_06h1dkstmhd4epskhhfw3r3mct8tc",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *       "aggregate_id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *       "data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.487Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.437Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12025,46 +12026,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.427Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.318Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqteeky4rnhp5hfpfc3bqznmg",
-         *       "request_id": "req_prod_06h1cqteeky4rnhp5hfpfc3bqznmg",
+         *       "correlation_id": "req_prod_06h1dksthz027sz8npbyg8nt680pa",
+         *       "request_id": "req_prod_06h1dksthz027sz8npbyg8nt680pa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:14.490Z",
+         *       "created": "2026-11-26T07:43:29.444Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -12109,53 +12112,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtemedzzmbz4bzn64ypyyhfr",
+         *       "id": "evt_prod_06h1dkstt1zz8g71zbt3prxvhw56g",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *       "aggregate_id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *       "data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.529Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.486Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T05:41:14.529Z",
+         *         "paused_at": "2026-11-26T07:43:29.486Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.487Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.437Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12163,20 +12167,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtek2ymh6zs3p724ny1ha7mg",
-         *       "request_id": "req_prod_06h1cqtek2ymh6zs3p724ny1ha7mg",
+         *       "correlation_id": "req_prod_06h1dkstsbtk5m4r4xqp4dz2kzj1w",
+         *       "request_id": "req_prod_06h1dkstsbtk5m4r4xqp4dz2kzj1w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.531Z",
+         *       "created": "2026-11-26T07:43:29.488Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -12221,25 +12226,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqteq1mc7ccbgj9wz0qmhnc3p",
+         *       "id": "evt_prod_06h1dkstxrs39bc52fq4w4672dtt6",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *       "aggregate_id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *       "data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.550Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.513Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12247,48 +12252,50 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.529Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.486Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T05:41:14.529Z",
+         *         "paused_at": "2026-11-26T07:43:29.486Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtepcm5kacfk5xj2wk8zay50",
-         *       "request_id": "req_prod_06h1cqtepcm5kacfk5xj2wk8zay50",
+         *       "correlation_id": "req_prod_06h1dkstwx5pkmx96arpy4fdmxxkr",
+         *       "request_id": "req_prod_06h1dkstwx5pkmx96arpy4fdmxxkr",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:14.552Z",
+         *       "created": "2026-11-26T07:43:29.518Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -12333,53 +12340,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtestamer7cbj5ctt5dq0hf6",
+         *       "id": "evt_prod_06h1dksv1s1c6g8phf0jm6z242gsp",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *       "aggregate_id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *       "data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.569Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.543Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T05:41:14.569Z",
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "cancelled_at": "2026-11-26T07:43:29.543Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:14.427Z",
-         *         "updated": "2026-11-26T05:41:14.550Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.513Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12387,20 +12395,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *         "current_period_end": "2026-12-26T05:41:14.427Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.427Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtervksznw4m0c5cc54g0mjw",
-         *       "request_id": "req_prod_06h1cqtervksznw4m0c5cc54g0mjw",
+         *       "correlation_id": "req_prod_06h1dksv0hkftbqx4y8wtjnfdqhm8",
+         *       "request_id": "req_prod_06h1dksv0hkftbqx4y8wtjnfdqhm8",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:41:14.574Z",
+         *       "created": "2026-11-26T07:43:29.550Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -12445,43 +12454,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtfhgx8wwg0h7jz5gqr8tfd4",
+         *       "id": "evt_prod_06h1dksz9q3t5k4whbk1yj80n0hre",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *       "aggregate_id": "sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
          *       "data": {
-         *         "id": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *         "id": "sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1cqtew75rwbw025dnbchc19fy0",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "si_prod_06h1dksv5w9k1vymv6s3bv4bbhy9y",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T05:41:14.591Z",
-         *         "updated": "2026-11-26T05:41:14.591Z",
+         *         "created": "2026-11-26T07:43:29.581Z",
+         *         "updated": "2026-11-26T07:43:29.581Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T05:41:14.591Z",
+         *         "trial_end": "2026-12-03T07:43:29.581Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T05:41:14.591Z",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-03T07:43:29.581Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T05:41:14.591Z",
+         *         "current_period_start": "2026-11-26T07:43:29.581Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtfbt8mh3v3jdbkhamh3qyk0",
+         *       "correlation_id": "req_prod_06h1dksyty91y7hk6kb7qrrne229r",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T05:41:14.591Z",
+         *       "created": "2026-11-30T07:43:29.581Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -12528,16 +12538,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtcddh2pf8g8fkkaenyra74e",
+         *       "id": "evt_prod_06h1dksq03kena6ah2ykp9e0sh7sm",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *       "aggregate_id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *       "data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12550,11 +12560,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "created": "2026-11-26T07:43:28.507Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:13.954Z",
+         *         "updated": "2026-11-26T07:43:28.507Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12584,13 +12594,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtcbf20ddsykw4wwy0e8we5t",
-         *       "request_id": "req_prod_06h1cqtcbf20ddsykw4wwy0e8we5t",
+         *       "correlation_id": "req_prod_06h1dkspz3te9fmz5h6kk5brgyqva",
+         *       "request_id": "req_prod_06h1dkspz3te9fmz5h6kk5brgyqva",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.963Z",
+         *       "created": "2026-11-26T07:43:28.512Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -12635,16 +12645,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtcp2d3vzbb13sj29rapqq4c",
+         *       "id": "evt_prod_06h1dksqgyk7gt67397pd3xd9wqmw",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *       "aggregate_id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *       "data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12657,11 +12667,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "created": "2026-11-26T07:43:28.507Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:13.990Z",
+         *         "updated": "2026-11-26T07:43:28.563Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12669,11 +12679,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:43:28.563Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -12685,16 +12695,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12707,11 +12717,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "created": "2026-11-26T07:43:28.507Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:13.954Z",
+         *         "updated": "2026-11-26T07:43:28.507Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12740,13 +12750,13 @@ export type components = {
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtcg9x8ee3q3cc23yqbk8ma0",
-         *       "request_id": "req_prod_06h1cqtcg9x8ee3q3cc23yqbk8ma0",
+         *       "correlation_id": "req_prod_06h1dksq4w9236dya2dwjxnn3h7wt",
+         *       "request_id": "req_prod_06h1dksq4w9236dya2dwjxnn3h7wt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:14.032Z",
+         *       "created": "2026-11-26T07:43:28.647Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -12791,16 +12801,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtcssg392gq9vxsse6q4nhrr",
+         *       "id": "evt_prod_06h1dksqrw2znvvc6p33wc62h81er",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *       "aggregate_id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *       "data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12813,11 +12823,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:41:13.954Z",
-         *         "paid_at": "2026-11-26T05:41:14.060Z",
-         *         "updated": "2026-11-26T05:41:14.060Z",
+         *         "created": "2026-11-26T07:43:28.507Z",
+         *         "paid_at": "2026-11-26T07:43:28.709Z",
+         *         "updated": "2026-11-26T07:43:28.709Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12825,32 +12835,32 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:43:28.563Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *         "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12863,11 +12873,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "created": "2026-11-26T07:43:28.507Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:13.990Z",
+         *         "updated": "2026-11-26T07:43:28.563Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12875,34 +12885,34 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:43:28.563Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *         "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtcqy9ktsge4qb0f64fernb2",
-         *       "request_id": "req_prod_06h1cqtcqy9ktsge4qb0f64fernb2",
+         *       "correlation_id": "req_prod_06h1dksqnwwwnx9p6kej6sped51jj",
+         *       "request_id": "req_prod_06h1dksqnwwwnx9p6kej6sped51jj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.062Z",
+         *       "created": "2026-11-26T07:43:28.711Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoicePaidEvent: {
@@ -12947,16 +12957,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtct2xz062kywbj2rmfby1aw",
+         *       "id": "evt_prod_06h1dksqs10was4zhm2rh12n81wsc",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *       "aggregate_id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *       "data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12969,11 +12979,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:41:13.954Z",
-         *         "paid_at": "2026-11-26T05:41:14.060Z",
-         *         "updated": "2026-11-26T05:41:14.060Z",
+         *         "created": "2026-11-26T07:43:28.507Z",
+         *         "paid_at": "2026-11-26T07:43:28.709Z",
+         *         "updated": "2026-11-26T07:43:28.709Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12981,32 +12991,32 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:43:28.563Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *         "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13019,11 +13029,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:13.954Z",
+         *         "created": "2026-11-26T07:43:28.507Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:13.990Z",
+         *         "updated": "2026-11-26T07:43:28.563Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13031,34 +13041,34 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:43:28.563Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *         "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtcqy9ktsge4qb0f64fernb2",
-         *       "request_id": "req_prod_06h1cqtcqy9ktsge4qb0f64fernb2",
+         *       "correlation_id": "req_prod_06h1dksqnwwwnx9p6kej6sped51jj",
+         *       "request_id": "req_prod_06h1dksqnwwwnx9p6kej6sped51jj",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:14.064Z",
+         *       "created": "2026-11-26T07:43:28.712Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -13103,16 +13113,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtd4dgh1z16ccc1www8hw2wm",
+         *       "id": "evt_prod_06h1dksrggjxks580yxzvg6nr1j5j",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r",
+         *       "aggregate_id": "in_prod_06h1dksr3deh164zbza7nnh3a3fxy",
          *       "data": {
-         *         "id": "in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r",
+         *         "id": "in_prod_06h1dksr3deh164zbza7nnh3a3fxy",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtcyvn7hpdctyjr9e0qq7nkc",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dksr3deh164zbza7nnh3a3fy0",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13125,11 +13135,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.101Z",
+         *         "created": "2026-11-26T07:43:28.794Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.111Z",
+         *         "updated": "2026-11-26T07:43:28.821Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13137,35 +13147,35 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "aeed052b61ebf88b78ec314479fd41de91c6fd5007f35989f786bcd543a33084",
+         *         "pdf_sha256": "696ba13b1cc0f095d95a533919ab34538037e0b80bf7239bb632039f1c48a78e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dksr3deh164zbza7nnh3a3fxy/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.111Z",
+         *         "finalized_at": "2026-11-26T07:43:28.821Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtd3deeq67ygadc9zftdvw7a",
+         *         "payment_intent": "pi_prod_06h1dksrdyqf726vvepmw067jw1s6",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/O2PZYlT0pgxE-gHsK6jQOd9PQpgHoRbxHpSsiUfrRvk",
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/LiTicqD7c9x1EPDMuoPpyU2JH0wf_UEnakAXmXqjOn0",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtd2xk3hv8akqw2e97gt2pyp",
-         *       "request_id": "req_prod_06h1cqtd2xk3hv8akqw2e97gt2pyp",
+         *       "correlation_id": "req_prod_06h1dksrdjm8q970pvh1vtksrhxej",
+         *       "request_id": "req_prod_06h1dksrdjm8q970pvh1vtksrhxej",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.147Z",
+         *       "created": "2026-11-26T07:43:28.900Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -13210,16 +13220,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtdc4gwwsnzmdafqrz8svhfw",
+         *       "id": "evt_prod_06h1dksrxj24g03z91zxb8pg80d4c",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw",
+         *       "aggregate_id": "in_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4m",
          *       "data": {
-         *         "id": "in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw",
+         *         "id": "in_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4m",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtd5gy8ry66qzgfyz3e5dzqw",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4p",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13232,11 +13242,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.155Z",
+         *         "created": "2026-11-26T07:43:28.923Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.166Z",
+         *         "updated": "2026-11-26T07:43:28.937Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13244,35 +13254,35 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "373a1072961d037ea508739474f21d1af6fe3fbadd9566489c17e2b506c4b820",
+         *         "pdf_sha256": "08a90ceb3944f427d164beeb05d3160574d07d473a2b130fd09dfd31f7d11ab2",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4m/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.166Z",
+         *         "finalized_at": "2026-11-26T07:43:28.937Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtdbf8sswrqkvxdeyk8mf3f2",
+         *         "payment_intent": "pi_prod_06h1dksrw0nen1w1dfyz4aafx1yqr",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/3_BI2dGM2hTvXog6J7LoL_02dGEXEAsjZS_czm_o4_s",
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/kXbW-cwse1MqR6JVTaUsB-3HK3MrmZqRQXH0TS_TIq0",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtdb6h52dtn58cz9e34rkd54",
-         *       "request_id": "req_prod_06h1cqtdb6h52dtn58cz9e34rkd54",
+         *       "correlation_id": "req_prod_06h1dksrvfb96afhwjvp8hvxajn2m",
+         *       "request_id": "req_prod_06h1dksrvfb96afhwjvp8hvxajn2m",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.209Z",
+         *       "created": "2026-11-26T07:43:29.004Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -13317,16 +13327,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtfdk6w3xw0zg12q2zfazhn6",
+         *       "id": "evt_prod_06h1dksyyfyf2m6gsrq7ynw5qctya",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y",
+         *       "aggregate_id": "in_prod_06h1dkssx80ccq32ke3y0q5be67xr",
          *       "data": {
-         *         "id": "in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y",
+         *         "id": "in_prod_06h1dkssx80ccq32ke3y0q5be67xr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqte34sc3tkccvy5j3y160dj8",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dkssxdwe0wranye6yx2g1ektp",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13339,23 +13349,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.392Z",
+         *         "created": "2026-11-26T07:43:29.258Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T05:41:14.377Z",
+         *         "updated": "2026-11-27T07:43:29.223Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
-         *         "due_date": "2026-11-27T05:41:14.377Z",
+         *         "due_date": "2026-11-27T07:43:29.223Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T05:41:14.377Z",
-         *         "pdf_sha256": "d24c08aeb053bcaa1209a1531c906048c4c6886e332f55f52a51d52787fc07ac",
+         *         "overdue_at": "2026-11-27T07:43:29.223Z",
+         *         "pdf_sha256": "2c2958d319262ce17568129f48174eda8aa4f28adfa54d546568f8240c15e8cc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssx80ccq32ke3y0q5be67xr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.403Z",
+         *         "finalized_at": "2026-11-26T07:43:29.277Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13367,16 +13377,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/WqeMQxX9IOHXUbN_Y1cNjS8HS3PnXaKubhcH9mJSISg",
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/xKfYjAAconnBpRRF-NASffxQ2VsrzSupoEii6Oo6Sp8",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y",
+         *         "id": "in_prod_06h1dkssx80ccq32ke3y0q5be67xr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqte34sc3tkccvy5j3y160dj8",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dkssxdwe0wranye6yx2g1ektp",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13389,23 +13399,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.392Z",
+         *         "created": "2026-11-26T07:43:29.258Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.403Z",
+         *         "updated": "2026-11-26T07:43:29.277Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
-         *         "due_date": "2026-11-27T05:41:14.377Z",
+         *         "due_date": "2026-11-27T07:43:29.223Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d24c08aeb053bcaa1209a1531c906048c4c6886e332f55f52a51d52787fc07ac",
+         *         "pdf_sha256": "2c2958d319262ce17568129f48174eda8aa4f28adfa54d546568f8240c15e8cc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssx80ccq32ke3y0q5be67xr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.403Z",
+         *         "finalized_at": "2026-11-26T07:43:29.277Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13417,16 +13427,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/WqeMQxX9IOHXUbN_Y1cNjS8HS3PnXaKubhcH9mJSISg",
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/xKfYjAAconnBpRRF-NASffxQ2VsrzSupoEii6Oo6Sp8",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtfbt8mh3v3jdbkhamh3qyk0",
+         *       "correlation_id": "req_prod_06h1dksyty91y7hk6kb7qrrne229r",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T05:41:14.377Z",
+         *       "created": "2026-11-27T07:43:29.223Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13473,16 +13483,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtdnb0mzfqqpakaaw76s707r",
+         *       "id": "evt_prod_06h1dkss8ekk87fj7ve4x9caggfhp",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt",
+         *       "aggregate_id": "in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt",
          *       "data": {
-         *         "id": "in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt",
+         *         "id": "in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtde2tc6ssyjwvqea5jmybpj",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dkss0gn78ep84qkbcrqc3fbtw",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13495,23 +13505,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T05:41:14.223Z",
+         *         "created": "2026-11-26T07:43:29.028Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.281Z",
+         *         "updated": "2026-11-26T07:43:29.089Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T05:41:14.281Z",
+         *         "voided_at": "2026-11-26T07:43:29.089Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "afedadf5807fbcc496830ade7969fdb0c3901650df834f83e1194cdbfd0b966d",
+         *         "pdf_sha256": "49133d9ce0c242f95761de26a1ce2973dfb13f6f75c5719be96e8317c20864b0",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.240Z",
+         *         "finalized_at": "2026-11-26T07:43:29.046Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13523,16 +13533,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/VlaLwEjmcnJ2s_zU7jYa0uFsz9l_sf0p3-5xhf0h1xg",
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/Gm-fd5_7uQzMYAQ6O3fpFqUzPi2EduTv2yHoQSa3Xdg",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt",
+         *         "id": "in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtde2tc6ssyjwvqea5jmybpj",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dkss0gn78ep84qkbcrqc3fbtw",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13545,11 +13555,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.223Z",
+         *         "created": "2026-11-26T07:43:29.028Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.240Z",
+         *         "updated": "2026-11-26T07:43:29.046Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13557,11 +13567,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "afedadf5807fbcc496830ade7969fdb0c3901650df834f83e1194cdbfd0b966d",
+         *         "pdf_sha256": "49133d9ce0c242f95761de26a1ce2973dfb13f6f75c5719be96e8317c20864b0",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.240Z",
+         *         "finalized_at": "2026-11-26T07:43:29.046Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13573,18 +13583,18 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/VlaLwEjmcnJ2s_zU7jYa0uFsz9l_sf0p3-5xhf0h1xg",
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/Gm-fd5_7uQzMYAQ6O3fpFqUzPi2EduTv2yHoQSa3Xdg",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtdmqsgyvr619ty9ybfxtjna",
-         *       "request_id": "req_prod_06h1cqtdmqsgyvr619ty9ybfxtjna",
+         *       "correlation_id": "req_prod_06h1dkss7a7n3dezh3j6v79pbtfvc",
+         *       "request_id": "req_prod_06h1dkss7a7n3dezh3j6v79pbtfvc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.282Z",
+         *       "created": "2026-11-26T07:43:29.091Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -13629,16 +13639,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtdys7x921bbmsf3a11ghg3e",
+         *       "id": "evt_prod_06h1dkssmxnk8wqry4mjncd3np1my",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtdq5f4pwrtshdnc07jfp644",
+         *       "aggregate_id": "in_prod_06h1dkssc6n9naecabdqvn3ht1g4r",
          *       "data": {
-         *         "id": "in_prod_06h1cqtdq5f4pwrtshdnc07jfp644",
+         *         "id": "in_prod_06h1dkssc6n9naecabdqvn3ht1g4r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtdq8dgmrx4p99xzy6bfvkzy",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dkssc89yeys9kebcfmrwcxcba",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13651,11 +13661,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T05:41:14.297Z",
+         *         "created": "2026-11-26T07:43:29.121Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.349Z",
+         *         "updated": "2026-11-26T07:43:29.190Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13663,11 +13673,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d6ea6fc6b174db6bc6da68edc5735c0a79c81004ae8db57c79272ee4bf8af20a",
+         *         "pdf_sha256": "d0ddab215f1aee4d9648710bf9d23a80eaa28a0d074922a4860e2a5f6d4a60ce",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtdq5f4pwrtshdnc07jfp644/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssc6n9naecabdqvn3ht1g4r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.309Z",
+         *         "finalized_at": "2026-11-26T07:43:29.142Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13679,16 +13689,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/yrBHR9xek8hTkufkpwYxBi2d3mUhjUIo3xCu-NDSi1Q",
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/vyJBoaI0S7fLgIRnZiw6wGBGYEbf2-sopiF72OfsoHM",
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T05:41:14.349Z"
+         *         "marked_uncollectible_at": "2026-11-26T07:43:29.190Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1cqtdq5f4pwrtshdnc07jfp644",
+         *         "id": "in_prod_06h1dkssc6n9naecabdqvn3ht1g4r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtdq8dgmrx4p99xzy6bfvkzy",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dkssc89yeys9kebcfmrwcxcba",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13701,11 +13711,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T05:41:14.297Z",
+         *         "created": "2026-11-26T07:43:29.121Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T05:41:14.309Z",
+         *         "updated": "2026-11-26T07:43:29.142Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13713,11 +13723,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d6ea6fc6b174db6bc6da68edc5735c0a79c81004ae8db57c79272ee4bf8af20a",
+         *         "pdf_sha256": "d0ddab215f1aee4d9648710bf9d23a80eaa28a0d074922a4860e2a5f6d4a60ce",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtdq5f4pwrtshdnc07jfp644/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssc6n9naecabdqvn3ht1g4r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:14.309Z",
+         *         "finalized_at": "2026-11-26T07:43:29.142Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13729,18 +13739,18 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/yrBHR9xek8hTkufkpwYxBi2d3mUhjUIo3xCu-NDSi1Q",
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/vyJBoaI0S7fLgIRnZiw6wGBGYEbf2-sopiF72OfsoHM",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtdx5xztz7fp93ckb3rj9e10",
-         *       "request_id": "req_prod_06h1cqtdx5xztz7fp93ckb3rj9e10",
+         *       "correlation_id": "req_prod_06h1dkssmbbd4fpdem8mw2xzq0vf2",
+         *       "request_id": "req_prod_06h1dkssmbbd4fpdem8mw2xzq0vf2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.358Z",
+         *       "created": "2026-11-26T07:43:29.191Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -13785,16 +13795,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtcxt64rbhbk6p01c161xcxg",
+         *       "id": "evt_prod_06h1dksr1d86qcbb4a5rcavktbbpw",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *       "aggregate_id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *       "data": {
-         *         "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *             "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13807,11 +13817,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T05:41:13.954Z",
-         *         "paid_at": "2026-11-26T05:41:14.060Z",
-         *         "updated": "2026-11-26T05:41:14.060Z",
+         *         "created": "2026-11-26T07:43:28.507Z",
+         *         "paid_at": "2026-11-26T07:43:28.709Z",
+         *         "updated": "2026-11-26T07:43:28.709Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13819,35 +13829,35 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T05:41:13.990Z",
+         *         "finalized_at": "2026-11-26T07:43:28.563Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *         "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *         "next_payment_attempt": null,
          *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtcwhby1cn5aj6xzykqpc682",
-         *       "request_id": "req_prod_06h1cqtcwhby1cn5aj6xzykqpc682",
+         *       "correlation_id": "req_prod_06h1dksqzs6t5cf9459zemhax2vkg",
+         *       "request_id": "req_prod_06h1dksqzs6t5cf9459zemhax2vkg",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:41:14.094Z",
+         *       "created": "2026-11-26T07:43:28.779Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -13892,16 +13902,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtfjfwkk30vq044688xqc0e0",
+         *       "id": "evt_prod_06h1dkszbe7rj5afxyzbpgpn14kby",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1cqtfhwr526802wcgmzha12yf0",
+         *       "aggregate_id": "in_prod_06h1dkszaf9df00fgk9dbsxsby75j",
          *       "data": {
-         *         "id": "in_prod_06h1cqtfhwr526802wcgmzha12yf0",
+         *         "id": "in_prod_06h1dkszaf9df00fgk9dbsxsby75j",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1cqtfj7yb2s1smzz964yp93tz0",
-         *             "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *             "id": "il_prod_06h1dkszan4wtmscrx4xd34cdznkr",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -13914,11 +13924,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T05:41:14.591Z",
+         *         "created": "2026-11-30T07:43:29.581Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T05:41:14.591Z",
+         *         "updated": "2026-11-30T07:43:29.581Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13927,11 +13937,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *         "description": "Subscription sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *         "subscription": "sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -13948,11 +13958,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtfbt8mh3v3jdbkhamh3qyk0",
+         *       "correlation_id": "req_prod_06h1dksyty91y7hk6kb7qrrne229r",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T05:41:14.591Z",
+         *       "created": "2026-11-30T07:43:29.581Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13999,19 +14009,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtaw4qhqrjh0br7wz9k5yn70",
+         *       "id": "evt_prod_06h1dksn559kerfh0z5kjb1r68974",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *       "aggregate_id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *       "data": {
-         *         "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:41:13.567Z",
+         *         "created": "2026-11-26T07:43:28.037Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:41:13.567Z",
+         *         "updated": "2026-11-26T07:43:28.037Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14020,13 +14030,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtavn73rpd0mk57cxqqjhx5p",
-         *       "request_id": "req_prod_06h1cqtavn73rpd0mk57cxqqjhx5p",
+         *       "correlation_id": "req_prod_06h1dksn4bm2ghzcr6je9ykn5fgpg",
+         *       "request_id": "req_prod_06h1dksn4bm2ghzcr6je9ykn5fgpg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.569Z",
+         *       "created": "2026-11-26T07:43:28.041Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerCreatedEvent: {
@@ -14071,19 +14081,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtb1jr1f7hfd25eynds5yssc",
+         *       "id": "evt_prod_06h1dksnar40ab3215fggdfk479qg",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *       "aggregate_id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *       "data": {
-         *         "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:41:13.567Z",
+         *         "created": "2026-11-26T07:43:28.037Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:41:13.610Z",
+         *         "updated": "2026-11-26T07:43:28.082Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14091,14 +14101,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:41:13.567Z",
+         *         "created": "2026-11-26T07:43:28.037Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:41:13.567Z",
+         *         "updated": "2026-11-26T07:43:28.037Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14106,13 +14116,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtb0pp2ezec7nese7bx5bkkp",
-         *       "request_id": "req_prod_06h1cqtb0pp2ezec7nese7bx5bkkp",
+         *       "correlation_id": "req_prod_06h1dksn8y4jrx5cwchxk49h8ccpm",
+         *       "request_id": "req_prod_06h1dksn8y4jrx5cwchxk49h8ccpm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.613Z",
+         *       "created": "2026-11-26T07:43:28.086Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -14157,20 +14167,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtb5nm11cpw9bwd8h3a2qvh2",
+         *       "id": "evt_prod_06h1dksnkx1zf3xmzxs6tym9gaema",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1cqtb4baxdt3jbmhhvjt0150g8",
+         *       "aggregate_id": "cus_prod_06h1dksnf11zewggq5xpg5aeps9a8",
          *       "data": {
-         *         "id": "cus_prod_06h1cqtb4baxdt3jbmhhvjt0150g8",
+         *         "id": "cus_prod_06h1dksnf11zewggq5xpg5aeps9a8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:41:13.634Z",
+         *         "created": "2026-11-26T07:43:28.120Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:41:13.644Z",
+         *         "updated": "2026-11-26T07:43:28.158Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14178,14 +14188,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1cqtb4baxdt3jbmhhvjt0150g8",
+         *         "id": "cus_prod_06h1dksnf11zewggq5xpg5aeps9a8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T05:41:13.634Z",
+         *         "created": "2026-11-26T07:43:28.120Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T05:41:13.634Z",
+         *         "updated": "2026-11-26T07:43:28.120Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14193,13 +14203,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtb5dvk21penpmyx1y3k4sht",
-         *       "request_id": "req_prod_06h1cqtb5dvk21penpmyx1y3k4sht",
+         *       "correlation_id": "req_prod_06h1dksnjgz4ddzak5kx9h0q1f9w8",
+         *       "request_id": "req_prod_06h1dksnjgz4ddzak5kx9h0q1f9w8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.645Z",
+         *       "created": "2026-11-26T07:43:28.159Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerDeletedEvent: {
@@ -14244,21 +14254,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtb7a1f72jn3kjftb1n688d0",
+         *       "id": "evt_prod_06h1dksnq0fkq0ps42b8185sjpjdp",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *       "aggregate_id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *       "data": {
-         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *         "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *         "end": null,
-         *         "start": "2026-11-26T05:41:13.655Z",
+         *         "start": "2026-11-26T07:43:28.180Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *           "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.317Z",
-         *           "updated": "2026-11-26T05:41:13.655Z",
+         *           "created": "2026-11-26T07:43:27.724Z",
+         *           "updated": "2026-11-26T07:43:28.180Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -14271,18 +14281,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtb6gtfzn8xvhtf6s7pp64m6",
-         *       "request_id": "req_prod_06h1cqtb6gtfzn8xvhtf6s7pp64m6",
+         *       "correlation_id": "req_prod_06h1dksnntxz01820s1ms3jeteb90",
+         *       "request_id": "req_prod_06h1dksnntxz01820s1ms3jeteb90",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.658Z",
+         *       "created": "2026-11-26T07:43:28.184Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -14327,21 +14337,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtb9yg3rvrrbg36vw1j1vt4c",
+         *       "id": "evt_prod_06h1dksntf3wvye41q1ek4x4twwnr",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *       "aggregate_id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *       "data": {
-         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *         "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *         "end": null,
-         *         "start": "2026-11-26T05:41:13.676Z",
+         *         "start": "2026-11-26T07:43:28.208Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
+         *           "id": "cpn_prod_06h1dkskzq28s8sdys8vwnbf0fz2g",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.340Z",
-         *           "updated": "2026-11-26T05:41:13.676Z",
+         *           "created": "2026-11-26T07:43:27.741Z",
+         *           "updated": "2026-11-26T07:43:28.208Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14354,20 +14364,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *         "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *         "end": null,
-         *         "start": "2026-11-26T05:41:13.655Z",
+         *         "start": "2026-11-26T07:43:28.180Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *           "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.317Z",
-         *           "updated": "2026-11-26T05:41:13.655Z",
+         *           "created": "2026-11-26T07:43:27.724Z",
+         *           "updated": "2026-11-26T07:43:28.180Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -14380,17 +14390,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtb960cw5k5r9khh0mcpaqr8",
-         *       "request_id": "req_prod_06h1cqtb960cw5k5r9khh0mcpaqr8",
+         *       "correlation_id": "req_prod_06h1dksnscegsatzwxjtpatt68ev0",
+         *       "request_id": "req_prod_06h1dksnscegsatzwxjtpatt68ev0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.679Z",
+         *       "created": "2026-11-26T07:43:28.211Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -14435,21 +14445,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtbcqyy67vcd2gjymeex9b5p",
+         *       "id": "evt_prod_06h1dksnwyhc4czd9fb8wyzfs2dem",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *       "aggregate_id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *       "data": {
-         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *         "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *         "end": null,
-         *         "start": "2026-11-26T05:41:13.676Z",
+         *         "start": "2026-11-26T07:43:28.208Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
+         *           "id": "cpn_prod_06h1dkskzq28s8sdys8vwnbf0fz2g",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.340Z",
-         *           "updated": "2026-11-26T05:41:13.676Z",
+         *           "created": "2026-11-26T07:43:27.741Z",
+         *           "updated": "2026-11-26T07:43:28.208Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14463,20 +14473,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *         "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *         "end": null,
-         *         "start": "2026-11-26T05:41:13.676Z",
+         *         "start": "2026-11-26T07:43:28.208Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
+         *           "id": "cpn_prod_06h1dkskzq28s8sdys8vwnbf0fz2g",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.340Z",
-         *           "updated": "2026-11-26T05:41:13.676Z",
+         *           "created": "2026-11-26T07:43:27.741Z",
+         *           "updated": "2026-11-26T07:43:28.208Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14489,17 +14499,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtbas5xds8gf2p2x0vdk178w",
-         *       "request_id": "req_prod_06h1cqtbas5xds8gf2p2x0vdk178w",
+         *       "correlation_id": "req_prod_06h1dksnwfwn0qqc9c3bedx4f7v5r",
+         *       "request_id": "req_prod_06h1dksnwfwn0qqc9c3bedx4f7v5r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.701Z",
+         *       "created": "2026-11-26T07:43:28.231Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -14544,17 +14554,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9wxs5bmgtq0stbrxf4wbv0",
+         *       "id": "evt_prod_06h1dkskxydv5c1a0td03vjj0rb0t",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *       "aggregate_id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *       "data": {
-         *         "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *         "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:41:13.317Z",
-         *         "updated": "2026-11-26T05:41:13.317Z",
+         *         "created": "2026-11-26T07:43:27.724Z",
+         *         "updated": "2026-11-26T07:43:27.724Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14568,13 +14578,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9wd8sawb61vcxfeh2g85a8",
-         *       "request_id": "req_prod_06h1cqt9wd8sawb61vcxfeh2g85a8",
+         *       "correlation_id": "req_prod_06h1dkskxencvzcjtdjys7ypf3njc",
+         *       "request_id": "req_prod_06h1dkskxencvzcjtdjys7ypf3njc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.319Z",
+         *       "created": "2026-11-26T07:43:27.727Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CouponCreatedEvent: {
@@ -14619,17 +14629,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqta1wkg7g5n0g1bqrvssda7r",
+         *       "id": "evt_prod_06h1dksm2dqzt80j3b93y5k9ra5da",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *       "aggregate_id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *       "data": {
-         *         "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *         "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:41:13.317Z",
-         *         "updated": "2026-11-26T05:41:13.357Z",
+         *         "created": "2026-11-26T07:43:27.724Z",
+         *         "updated": "2026-11-26T07:43:27.759Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14642,12 +14652,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *         "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:41:13.317Z",
-         *         "updated": "2026-11-26T05:41:13.317Z",
+         *         "created": "2026-11-26T07:43:27.724Z",
+         *         "updated": "2026-11-26T07:43:27.724Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14660,13 +14670,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqta1czt2kv0ms3s63y0wnbwe",
-         *       "request_id": "req_prod_06h1cqta1czt2kv0ms3s63y0wnbwe",
+         *       "correlation_id": "req_prod_06h1dksm1ezp974qp1tbe65pevkey",
+         *       "request_id": "req_prod_06h1dksm1ezp974qp1tbe65pevkey",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.359Z",
+         *       "created": "2026-11-26T07:43:27.763Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CouponUpdatedEvent: {
@@ -14711,18 +14721,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqta4tgfbvnpvwwf1cz0gdkfy",
+         *       "id": "evt_prod_06h1dksm7ztc2v1nxh4s9gfz69240",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1cqta3evf9q5rgts5c0zd1ds1a",
+         *       "aggregate_id": "cpn_prod_06h1dksm4s5hmvybpcne1hqxsd3xr",
          *       "data": {
-         *         "id": "cpn_prod_06h1cqta3evf9q5rgts5c0zd1ds1a",
+         *         "id": "cpn_prod_06h1dksm4s5hmvybpcne1hqxsd3xr",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:41:13.371Z",
+         *         "created": "2026-11-26T07:43:27.782Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T05:41:13.381Z",
+         *         "updated": "2026-11-26T07:43:27.805Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14735,12 +14745,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1cqta3evf9q5rgts5c0zd1ds1a",
+         *         "id": "cpn_prod_06h1dksm4s5hmvybpcne1hqxsd3xr",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T05:41:13.371Z",
-         *         "updated": "2026-11-26T05:41:13.371Z",
+         *         "created": "2026-11-26T07:43:27.782Z",
+         *         "updated": "2026-11-26T07:43:27.782Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -14753,13 +14763,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqta4j5g3wjd97fr1y0737a8c",
-         *       "request_id": "req_prod_06h1cqta4j5g3wjd97fr1y0737a8c",
+         *       "correlation_id": "req_prod_06h1dksm7cf40phb567gfs4g06f66",
+         *       "request_id": "req_prod_06h1dksm7cf40phb567gfs4g06f66",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.382Z",
+         *       "created": "2026-11-26T07:43:27.807Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CouponDeletedEvent: {
@@ -14804,19 +14814,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9f3be2s1fq5b59fb6na7ww",
+         *       "id": "evt_prod_06h1dksk9dx86rvmjx2h5jhb2jexc",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *       "aggregate_id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *       "data": {
-         *         "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *         "id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:41:13.207Z",
-         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
-         *         "updated": "2026-11-26T05:41:13.207Z",
+         *         "created": "2026-11-26T07:43:27.559Z",
+         *         "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *         "updated": "2026-11-26T07:43:27.559Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14833,13 +14843,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9egmwc1jpakyjqs7ep27d8",
-         *       "request_id": "req_prod_06h1cqt9egmwc1jpakyjqs7ep27d8",
+         *       "correlation_id": "req_prod_06h1dksk7xa6h3ke7x57s2tcettae",
+         *       "request_id": "req_prod_06h1dksk7xa6h3ke7x57s2tcettae",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.209Z",
+         *       "created": "2026-11-26T07:43:27.563Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PriceCreatedEvent: {
@@ -14884,19 +14894,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9jxqb5zt7nggasrmdceyz8",
+         *       "id": "evt_prod_06h1dkskey3vy1x2g141sd9cydk0c",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *       "aggregate_id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *       "data": {
-         *         "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *         "id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:41:13.207Z",
-         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
-         *         "updated": "2026-11-26T05:41:13.238Z",
+         *         "created": "2026-11-26T07:43:27.559Z",
+         *         "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *         "updated": "2026-11-26T07:43:27.606Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14912,14 +14922,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *         "id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:41:13.207Z",
-         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
-         *         "updated": "2026-11-26T05:41:13.207Z",
+         *         "created": "2026-11-26T07:43:27.559Z",
+         *         "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *         "updated": "2026-11-26T07:43:27.559Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -14935,13 +14945,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9jhj2fdv707wfpsabf8sqa",
-         *       "request_id": "req_prod_06h1cqt9jhj2fdv707wfpsabf8sqa",
+         *       "correlation_id": "req_prod_06h1dkske1gr4nzskbjsxnxthq2ct",
+         *       "request_id": "req_prod_06h1dkske1gr4nzskbjsxnxthq2ct",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.239Z",
+         *       "created": "2026-11-26T07:43:27.607Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PriceUpdatedEvent: {
@@ -14986,20 +14996,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9qdw3c735sw8xbqe0sfaj2",
+         *       "id": "evt_prod_06h1dkskr83cf2hkwjkp74r6d1mga",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1cqt9mzj9w8skmc3h8kvsbwf0y",
+         *       "aggregate_id": "price_prod_06h1dkskmtzgb2yjf389y6p86chaj",
          *       "data": {
-         *         "id": "price_prod_06h1cqt9mzj9w8skmc3h8kvsbwf0y",
+         *         "id": "price_prod_06h1dkskmtzgb2yjf389y6p86chaj",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:41:13.255Z",
+         *         "created": "2026-11-26T07:43:27.654Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
-         *         "updated": "2026-11-26T05:41:13.274Z",
+         *         "product": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
+         *         "updated": "2026-11-26T07:43:27.678Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15010,14 +15020,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1cqt9mzj9w8skmc3h8kvsbwf0y",
+         *         "id": "price_prod_06h1dkskmtzgb2yjf389y6p86chaj",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T05:41:13.255Z",
-         *         "product": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
-         *         "updated": "2026-11-26T05:41:13.255Z",
+         *         "created": "2026-11-26T07:43:27.654Z",
+         *         "product": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
+         *         "updated": "2026-11-26T07:43:27.654Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15028,13 +15038,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9ntkjb4stz0gn37zhhrjqy",
-         *       "request_id": "req_prod_06h1cqt9ntkjb4stz0gn37zhhrjqy",
+         *       "correlation_id": "req_prod_06h1dkskpjm9nnyqeyg5g6xqcmnhg",
+         *       "request_id": "req_prod_06h1dkskpjm9nnyqeyg5g6xqcmnhg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.275Z",
+         *       "created": "2026-11-26T07:43:27.682Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PriceDeletedEvent: {
@@ -15079,30 +15089,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt99mzxr127emfap1fr1h4xm",
+         *       "id": "evt_prod_06h1dksjxg1jj7nc9n9m00gdrmqtr",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *       "aggregate_id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *       "data": {
-         *         "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:41:13.163Z",
-         *         "updated": "2026-11-26T05:41:13.163Z",
+         *         "created": "2026-11-26T07:43:27.466Z",
+         *         "updated": "2026-11-26T07:43:27.466Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt994060w0h8y4hvsx4m7wc0",
-         *       "request_id": "req_prod_06h1cqt994060w0h8y4hvsx4m7wc0",
+         *       "correlation_id": "req_prod_06h1dksjwm2q26m2w9fscsywt18y2",
+         *       "request_id": "req_prod_06h1dksjwm2q26m2w9fscsywt18y2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.165Z",
+         *       "created": "2026-11-26T07:43:27.468Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         ProductCreatedEvent: {
@@ -15147,40 +15157,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9c3aax0996z7w8nvc6j870",
+         *       "id": "evt_prod_06h1dksk0zt7pry60pwmegx9yfxpg",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *       "aggregate_id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *       "data": {
-         *         "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:41:13.163Z",
-         *         "updated": "2026-11-26T05:41:13.182Z",
+         *         "created": "2026-11-26T07:43:27.466Z",
+         *         "updated": "2026-11-26T07:43:27.493Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:41:13.163Z",
-         *         "updated": "2026-11-26T05:41:13.163Z",
+         *         "created": "2026-11-26T07:43:27.466Z",
+         *         "updated": "2026-11-26T07:43:27.466Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9be7vxsw5r93rvnx6z87m4",
-         *       "request_id": "req_prod_06h1cqt9be7vxsw5r93rvnx6z87m4",
+         *       "correlation_id": "req_prod_06h1dksk08km3m7n0a1jg5dqxfkqp",
+         *       "request_id": "req_prod_06h1dksk08km3m7n0a1jg5dqxfkqp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.184Z",
+         *       "created": "2026-11-26T07:43:27.495Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         ProductUpdatedEvent: {
@@ -15225,41 +15235,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt9twq1wsr0y7b96tanwsema",
+         *       "id": "evt_prod_06h1dkskv5qg5kygh90a4z8wp1g22",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
+         *       "aggregate_id": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
          *       "data": {
-         *         "id": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
+         *         "id": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:41:13.195Z",
+         *         "created": "2026-11-26T07:43:27.529Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T05:41:13.302Z",
+         *         "updated": "2026-11-26T07:43:27.701Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
+         *         "id": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T05:41:13.195Z",
-         *         "updated": "2026-11-26T05:41:13.195Z",
+         *         "created": "2026-11-26T07:43:27.529Z",
+         *         "updated": "2026-11-26T07:43:27.529Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt9tbqz3edeq1seqa1mvpkwg",
-         *       "request_id": "req_prod_06h1cqt9tbqz3edeq1seqa1mvpkwg",
+         *       "correlation_id": "req_prod_06h1dkskt5zvqgea6jabrkt3n0ab2",
+         *       "request_id": "req_prod_06h1dkskt5zvqgea6jabrkt3n0ab2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.303Z",
+         *       "created": "2026-11-26T07:43:27.705Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         ProductDeletedEvent: {
@@ -15304,18 +15314,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtc3es167b8q5thvry3n3hca",
+         *       "id": "evt_prod_06h1dkspryezmpg4rqzzdf9dgwh84",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *       "aggregate_id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
          *       "data": {
-         *         "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *         "id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:41:13.882Z",
-         *         "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
-         *         "updated": "2026-11-26T05:41:13.882Z",
+         *         "created": "2026-11-26T07:43:28.453Z",
+         *         "payment": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *         "updated": "2026-11-26T07:43:28.453Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15324,13 +15334,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
-         *       "request_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
+         *       "correlation_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
+         *       "request_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.883Z",
+         *       "created": "2026-11-26T07:43:28.455Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         RefundCreatedEvent: {
@@ -15375,18 +15385,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtc3ny79prphfec4zd12p5fp",
+         *       "id": "evt_prod_06h1dkspsydnv3vg4fzxx53qjfh42",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *       "aggregate_id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
          *       "data": {
-         *         "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *         "id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T05:41:13.882Z",
-         *         "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
-         *         "updated": "2026-11-26T05:41:13.884Z",
+         *         "created": "2026-11-26T07:43:28.453Z",
+         *         "payment": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *         "updated": "2026-11-26T07:43:28.457Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15394,13 +15404,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *         "id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:41:13.882Z",
-         *         "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
-         *         "updated": "2026-11-26T05:41:13.882Z",
+         *         "created": "2026-11-26T07:43:28.453Z",
+         *         "payment": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *         "updated": "2026-11-26T07:43:28.453Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15408,13 +15418,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
-         *       "request_id": "req_prod_06h1cqtc30ez1zxts7185xnh5gt26",
+         *       "correlation_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
+         *       "request_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.885Z",
+         *       "created": "2026-11-26T07:43:28.463Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         RefundUpdatedEvent: {
@@ -15459,18 +15469,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtc96xp7m4x358yqsdag4nj8",
+         *       "id": "evt_prod_06h1dkspxyek1gvb319phv05azsja",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1cqtc8ph0ngkr3ygapwnr7mxve",
+         *       "aggregate_id": "re_prod_06h1dkspxa789qm9gcw2n21ecn4np",
          *       "data": {
-         *         "id": "re_prod_06h1cqtc8ph0ngkr3ygapwnr7mxve",
+         *         "id": "re_prod_06h1dkspxa789qm9gcw2n21ecn4np",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T05:41:13.925Z",
-         *         "payment": "py_prod_06h1cqtbw1d6ss3xdgzwf4mtfg4qp",
-         *         "updated": "2026-11-26T05:41:13.928Z",
+         *         "created": "2026-11-26T07:43:28.490Z",
+         *         "payment": "py_prod_06h1dkspkw8jqarzdhgrevt374k5w",
+         *         "updated": "2026-11-26T07:43:28.495Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15478,13 +15488,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1cqtc8ph0ngkr3ygapwnr7mxve",
+         *         "id": "re_prod_06h1dkspxa789qm9gcw2n21ecn4np",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T05:41:13.925Z",
-         *         "payment": "py_prod_06h1cqtbw1d6ss3xdgzwf4mtfg4qp",
-         *         "updated": "2026-11-26T05:41:13.925Z",
+         *         "created": "2026-11-26T07:43:28.490Z",
+         *         "payment": "py_prod_06h1dkspkw8jqarzdhgrevt374k5w",
+         *         "updated": "2026-11-26T07:43:28.490Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15492,13 +15502,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtc81a4t388nhfe9348fcv36",
-         *       "request_id": "req_prod_06h1cqtc81a4t388nhfe9348fcv36",
+         *       "correlation_id": "req_prod_06h1dkspx5d838ta7zeaz5cbzk8ty",
+         *       "request_id": "req_prod_06h1dkspx5d838ta7zeaz5cbzk8ty",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.934Z",
+         *       "created": "2026-11-26T07:43:28.495Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         RefundFailedEvent: {
@@ -15543,18 +15553,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt5zk01x7dntz7ztgvmknd0a",
+         *       "id": "evt_prod_06h1dkscvvdvkh07camewk26wtvn0",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964",
+         *       "aggregate_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm",
          *       "data": {
-         *         "id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964",
+         *         "id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:12.314Z",
-         *         "display": "st_prod_…a7rp",
+         *         "created": "2026-11-26T07:43:25.913Z",
+         *         "display": "st_prod_…thyr",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -15563,13 +15573,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt5ycbp43fbtsqwjcqmk8kqt",
-         *       "request_id": "req_prod_06h1cqt5ycbp43fbtsqwjcqmk8kqt",
+         *       "correlation_id": "req_prod_06h1dkscs5v3bnvt82gtnz54epc6a",
+         *       "request_id": "req_prod_06h1dkscs5v3bnvt82gtnz54epc6a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:12.316Z",
+         *       "created": "2026-11-26T07:43:25.918Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -15614,29 +15624,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt6mndrmq6g0f5mqsm9dt15t",
+         *       "id": "evt_prod_06h1dksenfz39n10rrm943mr377ht",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1cqt6jmzx6hatva3hcz861pgkg",
+         *       "aggregate_id": "key_prod_06h1dksefvy43b0jn34rp4f3k8cna",
          *       "data": {
-         *         "id": "key_prod_06h1cqt6jmzx6hatva3hcz861pgkg",
+         *         "id": "key_prod_06h1dksefvy43b0jn34rp4f3k8cna",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-26T05:41:12.469Z",
-         *         "display": "pt_prod_…j8d8",
-         *         "revoked_at": "2026-11-26T05:41:12.484Z",
+         *         "created": "2026-11-26T07:43:26.334Z",
+         *         "display": "pt_prod_…s5kv",
+         *         "revoked_at": "2026-11-26T07:43:26.378Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h1cqt6jmzx6hatva3hcz861pgkg",
+         *         "id": "key_prod_06h1dksefvy43b0jn34rp4f3k8cna",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:12.469Z",
-         *         "display": "pt_prod_…j8d8",
+         *         "created": "2026-11-26T07:43:26.334Z",
+         *         "display": "pt_prod_…s5kv",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -15644,13 +15654,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt6m2ce0ncm38v0j60aav7de",
-         *       "request_id": "req_prod_06h1cqt6m2ce0ncm38v0j60aav7de",
+         *       "correlation_id": "req_prod_06h1dksem47kyjnxkfh0zzf6da7h2",
+         *       "request_id": "req_prod_06h1dksem47kyjnxkfh0zzf6da7h2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:12.485Z",
+         *       "created": "2026-11-26T07:43:26.379Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -15695,20 +15705,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt6r5pa5v65q0f9cqaqw75p8",
+         *       "id": "evt_prod_06h1dksevt4yxnf2s5jtg79kwjh4y",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.509Z",
+         *         "updated": "2026-11-26T07:43:26.427Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -15722,13 +15732,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt6pvwcmszv6m93g484ennvg",
-         *       "request_id": "req_prod_06h1cqt6pvwcmszv6m93g484ennvg",
+         *       "correlation_id": "req_prod_06h1dkserf0cqq7maa74ckvkxnc04",
+         *       "request_id": "req_prod_06h1dkserf0cqq7maa74ckvkxnc04",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:12.513Z",
+         *       "created": "2026-11-26T07:43:26.430Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -15773,20 +15783,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt6w3njfvkz3tr1ttvv7bvjm",
+         *       "id": "evt_prod_06h1dksezh3x58c3k7wjbs9szyb5c",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.539Z",
+         *         "updated": "2026-11-26T07:43:26.457Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15796,15 +15806,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.509Z",
+         *         "updated": "2026-11-26T07:43:26.427Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -15817,13 +15827,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt6tzn7gn0rqmmh7p8xxfvsa",
-         *       "request_id": "req_prod_06h1cqt6tzn7gn0rqmmh7p8xxfvsa",
+         *       "correlation_id": "req_prod_06h1dkseyrm02q0rqk2wwskxppxbt",
+         *       "request_id": "req_prod_06h1dkseyrm02q0rqk2wwskxppxbt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:12.544Z",
+         *       "created": "2026-11-26T07:43:26.460Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -15868,58 +15878,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt743recwzajhmbgamvx6m90",
+         *       "id": "evt_prod_06h1dksfjcts8z8fvm59fqyg54e2e",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:41:12.607Z",
+         *         "updated": "2026-11-26T07:43:26.610Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
+         *         "previous_secret_expires_at": "2026-11-27T07:43:26.545Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.590Z",
+         *         "updated": "2026-11-26T07:43:26.545Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
+         *         "previous_secret_expires_at": "2026-11-27T07:43:26.545Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt73n4cdhapwrt0bvpdf43dw",
-         *       "request_id": "req_prod_06h1cqt73n4cdhapwrt0bvpdf43dw",
+         *       "correlation_id": "req_prod_06h1dksffns7x3qq41hy24c6vn19e",
+         *       "request_id": "req_prod_06h1dksffns7x3qq41hy24c6vn19e",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-26T05:41:12.608Z",
+         *       "created": "2026-11-26T07:43:26.611Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -15964,20 +15974,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt6yvgkxj6ghg01d975j94h0",
+         *       "id": "evt_prod_06h1dksf4h8jwgdq3a0nbq4wzc956",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:41:12.564Z",
+         *         "updated": "2026-11-26T07:43:26.498Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -15987,15 +15997,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.539Z",
+         *         "updated": "2026-11-26T07:43:26.457Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16008,13 +16018,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt6yb92rn10c0qbr82de4k60",
-         *       "request_id": "req_prod_06h1cqt6yb92rn10c0qbr82de4k60",
+         *       "correlation_id": "req_prod_06h1dksf319y9nskdm6a0bt9f0ez0",
+         *       "request_id": "req_prod_06h1dksf319y9nskdm6a0bt9f0ez0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:12.566Z",
+         *       "created": "2026-11-26T07:43:26.500Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -16059,20 +16069,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt70mak28e72szc27eq32kzy",
+         *       "id": "evt_prod_06h1dksf6rrydjabbctcw52nw8dxj",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.581Z",
+         *         "updated": "2026-11-26T07:43:26.518Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16082,15 +16092,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T05:41:12.564Z",
+         *         "updated": "2026-11-26T07:43:26.498Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16103,13 +16113,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt70em1phey3wwbpmprqhnhm",
-         *       "request_id": "req_prod_06h1cqt70em1phey3wwbpmprqhnhm",
+         *       "correlation_id": "req_prod_06h1dksf6e7gtr4ce7a4rhdq0222m",
+         *       "request_id": "req_prod_06h1dksf6e7gtr4ce7a4rhdq0222m",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:12.581Z",
+         *       "created": "2026-11-26T07:43:26.519Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -16154,38 +16164,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt7278n4a8wppxgvhw9mfdhm",
+         *       "id": "evt_prod_06h1dksfber6nbwpp3mndp7sgw2ka",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *       "data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.590Z",
+         *         "updated": "2026-11-26T07:43:26.545Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
+         *         "previous_secret_expires_at": "2026-11-27T07:43:26.545Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T05:41:12.509Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T05:41:12.581Z",
+         *         "updated": "2026-11-26T07:43:26.518Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16198,13 +16208,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1cqt71r6knvgw63gyt9ypsc414",
-         *       "request_id": "req_prod_06h1cqt71r6knvgw63gyt9ypsc414",
+         *       "correlation_id": "req_prod_06h1dksf9ymxb9zx8hzynvevwae04",
+         *       "request_id": "req_prod_06h1dksf9ymxb9zx8hzynvevwae04",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T05:41:12.593Z",
+         *       "created": "2026-11-26T07:43:26.555Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -16249,15 +16259,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt5wb625gxfh44gz0tmgjzwa",
+         *       "id": "evt_prod_06h1dkscmt5b4m6nz7badtfa4z3gp",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *       "aggregate_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *       "data": {
-         *         "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *         "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-14024becad@example.com",
+         *         "email": "user-2347cde242@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16269,9 +16279,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:12.290Z",
+         *       "created": "2026-11-26T07:43:25.862Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
          *     }
          */
         UserSignedInEvent: {
@@ -16316,15 +16326,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt7n03xsd8zw0edy7nfx2n1y",
+         *       "id": "evt_prod_06h1dksgb6fc078jcdw0wn3gpjea8",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *       "aggregate_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *       "data": {
-         *         "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *         "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-14024becad@example.com",
+         *         "email": "user-2347cde242@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16336,9 +16346,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:12.744Z",
+         *       "created": "2026-11-26T07:43:26.809Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
          *     }
          */
         UserSignInFailedEvent: {
@@ -16383,15 +16393,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt93550k18jdkk68aycps3dy",
+         *       "id": "evt_prod_06h1dksjf00kbzzbhgk0m3xnhrs92",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *       "aggregate_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *       "data": {
-         *         "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *         "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-14024becad@example.com",
+         *         "email": "user-2347cde242@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16403,9 +16413,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:13.113Z",
+         *       "created": "2026-11-26T07:43:27.352Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
          *     }
          */
         UserSignedOutEvent: {
@@ -16450,15 +16460,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt8x77h8emxpw67rr0exjvbr",
+         *       "id": "evt_prod_06h1dksj4vcsxxd389kyc5r80y6ay",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *       "aggregate_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *       "data": {
-         *         "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *         "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-14024becad@example.com",
+         *         "email": "user-2347cde242@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16470,9 +16480,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.066Z",
+         *       "created": "2026-11-26T07:43:27.271Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm"
+         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -16517,12 +16527,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt94k8d7msmdgavg7bv6wx5m",
+         *       "id": "evt_prod_06h1dksjhbakazwcsd98f6t0rsbcj",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
+         *       "aggregate_id": "acc_prod_06h1dksb7aq4kr7jqvt7c6he3fq5w",
          *       "data": {
-         *         "id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
+         *         "id": "acc_prod_06h1dksb7aq4kr7jqvt7c6he3fq5w",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -16539,11 +16549,12 @@ export type components = {
          *         "invoice_footer": null,
          *         "invoice_prefix": "EXAMPLEGMBH",
          *         "default_tax_rate": null,
+         *         "plan_change_policy": "immediate",
          *         "usage_grace_seconds": 3600,
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
+         *         "id": "acc_prod_06h1dksb7aq4kr7jqvt7c6he3fq5w",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -16554,17 +16565,18 @@ export type components = {
          *         "invoice_footer": null,
          *         "invoice_prefix": "TESTCOSANDBO",
          *         "default_tax_rate": null,
+         *         "plan_change_policy": "immediate",
          *         "usage_grace_seconds": 3600,
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt93s4qt6c3kvfw5fy7ywjyp",
-         *       "request_id": "req_prod_06h1cqt93s4qt6c3kvfw5fy7ywjyp",
+         *       "correlation_id": "req_prod_06h1dksjgfn25qzbtesdxvwkhc60y",
+         *       "request_id": "req_prod_06h1dksjgfn25qzbtesdxvwkhc60y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.124Z",
+         *       "created": "2026-11-26T07:43:27.370Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -16609,17 +16621,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt966mpyr9btbx75r2g8rcqr",
+         *       "id": "evt_prod_06h1dksjpe5fybae7z96njvk8p1da",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *       "aggregate_id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
          *       "data": {
-         *         "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *         "id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:41:13.136Z",
-         *         "updated": "2026-11-26T05:41:13.136Z",
+         *         "created": "2026-11-26T07:43:27.409Z",
+         *         "updated": "2026-11-26T07:43:27.409Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -16630,13 +16642,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt95rymv3k8zar81t1qgbgna",
-         *       "request_id": "req_prod_06h1cqt95rymv3k8zar81t1qgbgna",
+         *       "correlation_id": "req_prod_06h1dksjnhattzm3hc1fy8wae59dg",
+         *       "request_id": "req_prod_06h1dksjnhattzm3hc1fy8wae59dg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.137Z",
+         *       "created": "2026-11-26T07:43:27.411Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -16681,17 +16693,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqt985kacgmgzwgvh113gqcg2",
+         *       "id": "evt_prod_06h1dksjt6pra7dnmyw72j7byww7c",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *       "aggregate_id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
          *       "data": {
-         *         "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *         "id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:41:13.136Z",
-         *         "updated": "2026-11-26T05:41:13.152Z",
+         *         "created": "2026-11-26T07:43:27.409Z",
+         *         "updated": "2026-11-26T07:43:27.440Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -16701,12 +16713,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *         "id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T05:41:13.136Z",
-         *         "updated": "2026-11-26T05:41:13.136Z",
+         *         "created": "2026-11-26T07:43:27.409Z",
+         *         "updated": "2026-11-26T07:43:27.409Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -16716,13 +16728,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqt97m887h6ayrkz0yw3xf7zr",
-         *       "request_id": "req_prod_06h1cqt97m887h6ayrkz0yw3xf7zr",
+         *       "correlation_id": "req_prod_06h1dksjs3fvgb6nv2p3vj89te58g",
+         *       "request_id": "req_prod_06h1dksjs3fvgb6nv2p3vj89te58g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.153Z",
+         *       "created": "2026-11-26T07:43:27.441Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -16767,16 +16779,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtak33dcdcam9gt9kcjfr3fc",
+         *       "id": "evt_prod_06h1dksmvfezazrzh4a2q5ksapja6",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *       "aggregate_id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *       "data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.495Z",
+         *         "created": "2026-11-26T07:43:27.961Z",
+         *         "updated": "2026-11-26T07:43:27.961Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16785,13 +16797,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtajhsmpb84x5wnkjea0ev0m",
-         *       "request_id": "req_prod_06h1cqtajhsmpb84x5wnkjea0ev0m",
+         *       "correlation_id": "req_prod_06h1dksmt2cvnr6szxwzrg285hr7a",
+         *       "request_id": "req_prod_06h1dksmt2cvnr6szxwzrg285hr7a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.496Z",
+         *       "created": "2026-11-26T07:43:27.963Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         MeterCreatedEvent: {
@@ -16836,16 +16848,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtan5wm29gyxcz5q6ca3svpr",
+         *       "id": "evt_prod_06h1dksmyb19k7zv4vhydf1xhh33y",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *       "aggregate_id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *       "data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.513Z",
+         *         "created": "2026-11-26T07:43:27.961Z",
+         *         "updated": "2026-11-26T07:43:27.985Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16853,11 +16865,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.495Z",
+         *         "created": "2026-11-26T07:43:27.961Z",
+         *         "updated": "2026-11-26T07:43:27.961Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16865,13 +16877,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtamg7q9v03wrjydax0pfnpg",
-         *       "request_id": "req_prod_06h1cqtamg7q9v03wrjydax0pfnpg",
+         *       "correlation_id": "req_prod_06h1dksmxvs9cfxvhyxemw4qvcwyt",
+         *       "request_id": "req_prod_06h1dksmxvs9cfxvhyxemw4qvcwyt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.513Z",
+         *       "created": "2026-11-26T07:43:27.986Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         MeterUpdatedEvent: {
@@ -16916,16 +16928,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtar5pzcqz6n611fh3hfny7w",
+         *       "id": "evt_prod_06h1dksn06qb51cm3q00vnptsxdt8",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *       "aggregate_id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *       "data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.537Z",
+         *         "created": "2026-11-26T07:43:27.961Z",
+         *         "updated": "2026-11-26T07:43:28.000Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16933,11 +16945,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.513Z",
+         *         "created": "2026-11-26T07:43:27.961Z",
+         *         "updated": "2026-11-26T07:43:27.985Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -16945,13 +16957,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtaqxnx0seyd8mxwthqdfm9w",
-         *       "request_id": "req_prod_06h1cqtaqxnx0seyd8mxwthqdfm9w",
+         *       "correlation_id": "req_prod_06h1dksmzq2heesdn626n58k0dze6",
+         *       "request_id": "req_prod_06h1dksmzq2heesdn626n58k0dze6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:13.537Z",
+         *       "created": "2026-11-26T07:43:28.001Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -16996,16 +17008,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtat6sv66rtrj5ykwqxrzzr8",
+         *       "id": "evt_prod_06h1dksn2vtem99qvde75ksyk5xd0",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *       "aggregate_id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *       "data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.552Z",
+         *         "created": "2026-11-26T07:43:27.961Z",
+         *         "updated": "2026-11-26T07:43:28.021Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17013,11 +17025,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T05:41:13.495Z",
-         *         "updated": "2026-11-26T05:41:13.537Z",
+         *         "created": "2026-11-26T07:43:27.961Z",
+         *         "updated": "2026-11-26T07:43:28.000Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17025,13 +17037,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtasnm3kj7xg3w8ak5q6j4fa",
-         *       "request_id": "req_prod_06h1cqtasnm3kj7xg3w8ak5q6j4fa",
+         *       "correlation_id": "req_prod_06h1dksn25aj4pbzzbp8zm9cmpbw0",
+         *       "request_id": "req_prod_06h1dksn25aj4pbzzbp8zm9cmpbw0",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T05:41:13.553Z",
+         *       "created": "2026-11-26T07:43:28.022Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         MeterReactivatedEvent: {
@@ -17076,29 +17088,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqta62rv4k7b1nk6bh60nvg36",
+         *       "id": "evt_prod_06h1dksm9w7dyp6qhg4v5c862wzsg",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *       "aggregate_id": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
          *       "data": {
-         *         "id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *         "id": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-26T05:41:13.391Z",
-         *         "updated": "2026-11-26T05:41:13.391Z",
+         *         "created": "2026-11-26T07:43:27.822Z",
+         *         "updated": "2026-11-26T07:43:27.822Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqta5t7wbvaxdfmcey5ymcjda",
-         *       "request_id": "req_prod_06h1cqta5t7wbvaxdfmcey5ymcjda",
+         *       "correlation_id": "req_prod_06h1dksm9ajqzg30s9ayfdzaq70bj",
+         *       "request_id": "req_prod_06h1dksm9ajqzg30s9ayfdzaq70bj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.392Z",
+         *       "created": "2026-11-26T07:43:27.824Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         FeatureCreatedEvent: {
@@ -17143,36 +17155,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqta7tj41j18sez3t8cpbfxnt",
+         *       "id": "evt_prod_06h1dksmc292sb0vyjc4q8j0tyrym",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1cqta7qq2k3126m1g4mrh8fy4w",
+         *       "aggregate_id": "prodft_prod_06h1dksmbw4vybk4kjf7fj2pfz12p",
          *       "data": {
-         *         "id": "prodft_prod_06h1cqta7qq2k3126m1g4mrh8fy4w",
+         *         "id": "prodft_prod_06h1dksmbw4vybk4kjf7fj2pfz12p",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T05:41:13.406Z",
+         *         "created": "2026-11-26T07:43:27.839Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *           "id": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T05:41:13.391Z",
-         *           "updated": "2026-11-26T05:41:13.391Z",
+         *           "created": "2026-11-26T07:43:27.822Z",
+         *           "updated": "2026-11-26T07:43:27.822Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqta76psxkdr325ctfzs0emyw",
-         *       "request_id": "req_prod_06h1cqta76psxkdr325ctfzs0emyw",
+         *       "correlation_id": "req_prod_06h1dksmbe06kca37efra3s2vxmzw",
+         *       "request_id": "req_prod_06h1dksmbe06kca37efra3s2vxmzw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T05:41:13.407Z",
+         *       "created": "2026-11-26T07:43:27.840Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -17217,36 +17229,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtadz4medaew0rc4va41pncg",
+         *       "id": "evt_prod_06h1dksmmnpbk66vttgxjefhq4342",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1cqtabh2cm7pb36cp2t5fmfb9g",
+         *       "aggregate_id": "prodft_prod_06h1dksmgtxm9ranncgd74b77tp8c",
          *       "data": {
-         *         "id": "prodft_prod_06h1cqtabh2cm7pb36cp2t5fmfb9g",
+         *         "id": "prodft_prod_06h1dksmgtxm9ranncgd74b77tp8c",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T05:41:13.436Z",
+         *         "created": "2026-11-26T07:43:27.878Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1cqtaa3gb812r2r422cnpr3vwp",
+         *           "id": "feat_prod_06h1dksmdt8dqxhnk9p3kfypthtcr",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-26T05:41:13.424Z",
-         *           "updated": "2026-11-26T05:41:13.424Z",
+         *           "created": "2026-11-26T07:43:27.854Z",
+         *           "updated": "2026-11-26T07:43:27.854Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *         "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtach9awhjxjpd8f1kwcsmce",
-         *       "request_id": "req_prod_06h1cqtach9awhjxjpd8f1kwcsmce",
+         *       "correlation_id": "req_prod_06h1dksmk19hpny5ksjqxfzhj9zg2",
+         *       "request_id": "req_prod_06h1dksmk19hpny5ksjqxfzhj9zg2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.455Z",
+         *       "created": "2026-11-26T07:43:27.909Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -17291,36 +17303,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqte9cfdnv5k7zthk62htv0bm",
+         *       "id": "evt_prod_06h1dkst9qchzctskqrnwy66z4zyj",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *       "aggregate_id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *             "feature": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et"
+         *             "source_subscription": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqte788awhpgqneqgm61b40w0",
-         *       "request_id": "req_prod_06h1cqte788awhpgqneqgm61b40w0",
+         *       "correlation_id": "req_prod_06h1dkst4p1caskdmh8rx4531gvvj",
+         *       "request_id": "req_prod_06h1dkst4p1caskdmh8rx4531gvvj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T05:41:14.443Z",
+         *       "created": "2026-11-26T07:43:29.357Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -17365,13 +17377,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1cqtagh64shadymmjdy1xhbcmj",
+         *       "id": "evt_prod_06h1dksmqsdr2dk1ag4t1fnnk64dc",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
+         *       "aggregate_id": "acc_prod_06h1dksb7aq4kr7jqvt7c6he3fq5w",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-26T05:41:13.472Z",
+         *         "updated": "2026-11-26T07:43:27.929Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -17474,13 +17486,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1cqtafsbq0e7gt5ab2mcd9mc7p",
-         *       "request_id": "req_prod_06h1cqtafsbq0e7gt5ab2mcd9mc7p",
+         *       "correlation_id": "req_prod_06h1dksmp8nt3vypze7kfywv2g6gj",
+         *       "request_id": "req_prod_06h1dksmp8nt3vypze7kfywv2g6gj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T05:41:13.476Z",
+         *       "created": "2026-11-26T07:43:27.934Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -17523,6 +17535,84 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1dksx2w3969z01vv5z2571q4e6",
+         *       "type": "subscription_change_request.scheduled",
+         *       "aggregate_type": "subscription_change_request",
+         *       "aggregate_id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *       "data": {
+         *         "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *         "steps": [
+         *           {
+         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "type": "switch_price",
+         *             "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *             "state": "pending",
+         *             "quantity": null
+         *           }
+         *         ],
+         *         "object": "subscription_change_request",
+         *         "status": "scheduled",
+         *         "created": "2026-11-26T07:43:30.022Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T07:43:30.058Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "effective": "period_end",
+         *         "applied_at": null,
+         *         "last_error": null,
+         *         "effective_at": "2026-12-26T07:43:29.625Z",
+         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "applied_steps": 0,
+         *         "proration_date": "2026-11-26T07:43:30.022Z",
+         *         "amount_due_now_atom": 0,
+         *         "cancellation_reason": null,
+         *         "payment_collected_at": null,
+         *         "next_invoice_amount_atom": 1000
+         *       },
+         *       "previous_data": {
+         *         "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *         "steps": [
+         *           {
+         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "type": "switch_price",
+         *             "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *             "state": "pending",
+         *             "quantity": null
+         *           }
+         *         ],
+         *         "object": "subscription_change_request",
+         *         "status": "open",
+         *         "created": "2026-11-26T07:43:30.022Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T07:43:30.022Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "effective": "period_end",
+         *         "applied_at": null,
+         *         "last_error": null,
+         *         "effective_at": null,
+         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "applied_steps": 0,
+         *         "proration_date": "2026-11-26T07:43:30.022Z",
+         *         "amount_due_now_atom": 0,
+         *         "cancellation_reason": null,
+         *         "payment_collected_at": null,
+         *         "next_invoice_amount_atom": 1000
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1dkswzpa0kxx3q2nab2kq0xdpr",
+         *       "request_id": "req_prod_06h1dkswzpa0kxx3q2nab2kq0xdpr",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T07:43:30.071Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *     }
+         */
         SubscriptionChangeRequestScheduledEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -17563,6 +17653,84 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1dkt0e3fazke34ma1xqy7rkdzr",
+         *       "type": "subscription_change_request.applied",
+         *       "aggregate_type": "subscription_change_request",
+         *       "aggregate_id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *       "data": {
+         *         "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *         "steps": [
+         *           {
+         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "type": "switch_price",
+         *             "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *             "state": "applied",
+         *             "quantity": null
+         *           }
+         *         ],
+         *         "object": "subscription_change_request",
+         *         "status": "applied",
+         *         "created": "2026-11-26T07:43:30.022Z",
+         *         "invoice": null,
+         *         "updated": "2026-12-26T07:43:29.625Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "effective": "period_end",
+         *         "applied_at": "2026-12-26T07:43:29.625Z",
+         *         "last_error": null,
+         *         "effective_at": "2026-12-26T07:43:29.625Z",
+         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "applied_steps": 1,
+         *         "proration_date": "2026-11-26T07:43:30.022Z",
+         *         "amount_due_now_atom": 0,
+         *         "cancellation_reason": null,
+         *         "payment_collected_at": null,
+         *         "next_invoice_amount_atom": 1000
+         *       },
+         *       "previous_data": {
+         *         "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *         "steps": [
+         *           {
+         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "type": "switch_price",
+         *             "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *             "state": "pending",
+         *             "quantity": null
+         *           }
+         *         ],
+         *         "object": "subscription_change_request",
+         *         "status": "scheduled",
+         *         "created": "2026-11-26T07:43:30.022Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T07:43:30.058Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "effective": "period_end",
+         *         "applied_at": null,
+         *         "last_error": null,
+         *         "effective_at": "2026-12-26T07:43:29.625Z",
+         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "applied_steps": 0,
+         *         "proration_date": "2026-11-26T07:43:30.022Z",
+         *         "amount_due_now_atom": 0,
+         *         "cancellation_reason": null,
+         *         "payment_collected_at": null,
+         *         "next_invoice_amount_atom": 1000
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1dksyty91y7hk6kb7qrrne229r",
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-12-26T07:43:29.625Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
         SubscriptionChangeRequestAppliedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -17603,6 +17771,84 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1dksxkm5fvb6xygg94yg8vvmsa",
+         *       "type": "subscription_change_request.canceled",
+         *       "aggregate_type": "subscription_change_request",
+         *       "aggregate_id": "scr_prod_06h1dksx89zqrg76ymrqdsjmzh6fp",
+         *       "data": {
+         *         "id": "scr_prod_06h1dksx89zqrg76ymrqdsjmzh6fp",
+         *         "steps": [
+         *           {
+         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "type": "set_quantity",
+         *             "price": null,
+         *             "state": "pending",
+         *             "quantity": 2
+         *           }
+         *         ],
+         *         "object": "subscription_change_request",
+         *         "status": "canceled",
+         *         "created": "2026-11-26T07:43:30.107Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T07:43:30.204Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "effective": "period_end",
+         *         "applied_at": null,
+         *         "last_error": null,
+         *         "effective_at": "2026-12-26T07:43:29.625Z",
+         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "applied_steps": 0,
+         *         "proration_date": "2026-11-26T07:43:30.107Z",
+         *         "amount_due_now_atom": 0,
+         *         "cancellation_reason": "requested",
+         *         "payment_collected_at": null,
+         *         "next_invoice_amount_atom": 2000
+         *       },
+         *       "previous_data": {
+         *         "id": "scr_prod_06h1dksx89zqrg76ymrqdsjmzh6fp",
+         *         "steps": [
+         *           {
+         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "type": "set_quantity",
+         *             "price": null,
+         *             "state": "pending",
+         *             "quantity": 2
+         *           }
+         *         ],
+         *         "object": "subscription_change_request",
+         *         "status": "scheduled",
+         *         "created": "2026-11-26T07:43:30.107Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T07:43:30.152Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "effective": "period_end",
+         *         "applied_at": null,
+         *         "last_error": null,
+         *         "effective_at": "2026-12-26T07:43:29.625Z",
+         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "applied_steps": 0,
+         *         "proration_date": "2026-11-26T07:43:30.107Z",
+         *         "amount_due_now_atom": 0,
+         *         "cancellation_reason": null,
+         *         "payment_collected_at": null,
+         *         "next_invoice_amount_atom": 2000
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1dksxj0yvtm1x3cv1tc1mf0zkw",
+         *       "request_id": "req_prod_06h1dksxj0yvtm1x3cv1tc1mf0zkw",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T07:43:30.205Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *     }
+         */
         SubscriptionChangeRequestCanceledEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -18013,22 +18259,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbf05ebp2reaas0ghjftxcw",
+         *       "id": "evt_prod_06h1dksp0zsnve1vb4jyfsrsyq3f0",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *           "id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:41:13.719Z",
+         *           "created": "2026-11-26T07:43:28.261Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *           "payment_intent": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -18086,22 +18332,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbhtv0z9hwnc319nv6mfqt0",
+         *       "id": "evt_prod_06h1dksp53rxap19xgmx27msr1apc",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cqtbhmakcj06gjrq6nz26r8st",
+         *           "id": "py_prod_06h1dksp4v4tsj05k7rwthmbfhxsr",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T05:41:13.741Z",
+         *           "created": "2026-11-26T07:43:28.294Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *           "payment_intent": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -18138,22 +18384,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtc3smm9jr84fdjenzb5n6pg",
+         *       "id": "evt_prod_06h1dksptm5xwd3tcs6qxdsv81xwt",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
+         *           "id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T05:41:13.719Z",
+         *           "created": "2026-11-26T07:43:28.261Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *           "payment_intent": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -18194,32 +18440,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtey4wx7ke72typp9adwdnhe",
+         *       "id": "evt_prod_06h1dksxszyz8jqks21d1k26js1mc",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795671674,
+         *       "created": 1795679010,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
-         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *           "id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *           "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.606Z",
+         *           "created": "2026-11-26T07:43:30.248Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:14.606Z",
+         *           "updated": "2026-11-26T07:43:30.248Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:41:14.606Z",
+         *           "expires_at": "2026-11-27T07:43:30.248Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18324,22 +18570,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtf5x3n8w93tv74j06jp7y2a",
+         *       "id": "evt_prod_06h1dksye4y12cajanrf5rd4dtywe",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795671674,
+         *       "created": 1795679010,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *           "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *           "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.653Z",
+         *           "created": "2026-11-26T07:43:30.373Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:14.670Z",
+         *           "updated": "2026-11-26T07:43:30.416Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -18348,10 +18594,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:41:14.653Z",
+         *           "expires_at": "2026-11-27T07:43:30.373Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18368,7 +18614,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:14.653Z",
+         *           "updated": "2026-11-26T07:43:30.373Z",
          *           "metadata": {}
          *         }
          *       }
@@ -18403,23 +18649,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqtf8c39a6hshm4jn5xq44ppt",
+         *       "id": "evt_prod_06h1dksyk7jgfvnmygvmwwx3a1mxp",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679010,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
-         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf3rxzz7fr0qhtc98j2hqhg",
+         *           "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *           "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.653Z",
+         *           "created": "2026-11-26T07:43:30.373Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:14.689Z",
+         *           "updated": "2026-11-26T07:43:30.454Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -18428,10 +18674,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:41:14.653Z",
+         *           "expires_at": "2026-11-27T07:43:30.373Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18448,7 +18694,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:14.670Z",
+         *           "updated": "2026-11-26T07:43:30.416Z",
          *           "deleted": null
          *         }
          *       }
@@ -18541,32 +18787,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1cqtf25c89sbr5ah891n2c8sjj",
+         *       "id": "evt_prod_06h1dksy6df1f6bcxpgzambqa246a",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795671674,
+         *       "created": 1795679010,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
-         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtey3ekm26jxbeszjghfzja0",
+         *           "id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *           "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T05:41:14.606Z",
+         *           "created": "2026-11-26T07:43:30.248Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:14.639Z",
+         *           "updated": "2026-11-26T07:43:30.352Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtf0h5dvs4aa9s0xknq5h2yp",
+         *           "customer": "cus_prod_06h1dksy2w8syr009a566x1pgb66g",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T05:41:14.606Z",
+         *           "expires_at": "2026-11-27T07:43:30.248Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18574,17 +18820,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T05:41:14.639Z",
+         *           "completed_at": "2026-11-26T07:43:30.352Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtf12q68b2vb5w70ht6nhb54",
+         *           "payment_intent": "pi_prod_06h1dksy3v3fe525yvyx94dktw4mr",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:41:14.606Z",
+         *           "updated": "2026-11-26T07:43:30.248Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -18623,32 +18869,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1cqtffr1cn823bz71y3fcg0s5r",
+         *       "id": "evt_prod_06h1dksz5kfd15mtjzyw6zbetv2cp",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795758074,
+         *       "created": 1795765410,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
-         *           "url": "http://127.0.0.1:39081/checkout/cs_prod_06h1cqtf9q4w6h7xw9y19mdq9apzg",
+         *           "id": "cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
+         *           "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T05:41:14.699Z",
+         *           "created": "2026-11-26T07:43:30.472Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T05:41:14.699Z",
+         *           "updated": "2026-11-27T07:43:30.472Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T05:41:14.699Z",
-         *           "expires_at": "2026-11-27T05:41:14.699Z",
+         *           "expired_at": "2026-11-27T07:43:30.472Z",
+         *           "expires_at": "2026-11-27T07:43:30.472Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -18666,7 +18912,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:41:14.699Z",
+         *           "updated": "2026-11-26T07:43:30.472Z",
          *           "expired_at": null
          *         }
          *       }
@@ -18701,22 +18947,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbec5ggf9a9nb4jg0pztqyt",
+         *       "id": "evt_prod_06h1dksnzsv8wyxahv6j0evkrxykw",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *           "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T05:41:13.711Z",
+         *           "created": "2026-11-26T07:43:28.250Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.711Z",
+         *           "updated": "2026-11-26T07:43:28.250Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18793,22 +19039,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbet4mcqbc35wq3aghzdsr8",
+         *       "id": "evt_prod_06h1dksp0fbzehd1nhz8d8bkexee6",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *           "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T05:41:13.711Z",
+         *           "created": "2026-11-26T07:43:28.250Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.716Z",
+         *           "updated": "2026-11-26T07:43:28.258Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18821,7 +19067,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T05:41:13.711Z"
+         *           "updated": "2026-11-26T07:43:28.250Z"
          *         }
          *       }
          *     }
@@ -18855,22 +19101,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbkp61t28gw9v29jexdf3fw",
+         *       "id": "evt_prod_06h1dksp8gyv58g2y2vr7bwak1ezr",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbk3s07kpg9qd0e30e711vj",
+         *           "id": "pi_prod_06h1dksp7pj96a7myvwsxj4n2rhf4",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T05:41:13.752Z",
+         *           "created": "2026-11-26T07:43:28.317Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.756Z",
+         *           "updated": "2026-11-26T07:43:28.323Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18883,7 +19129,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T05:41:13.752Z"
+         *           "updated": "2026-11-26T07:43:28.317Z"
          *         }
          *       }
          *     }
@@ -18917,22 +19163,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbqjnjwn01jbhy5qy57a9t4",
+         *       "id": "evt_prod_06h1dkspeetwrkb7sb501n21qhzjr",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *           "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T05:41:13.783Z",
+         *           "created": "2026-11-26T07:43:28.366Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.787Z",
+         *           "updated": "2026-11-26T07:43:28.370Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -18945,7 +19191,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:41:13.786Z",
+         *           "updated": "2026-11-26T07:43:28.368Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -18980,22 +19226,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbfasvkb580hj1kr1bkepfw",
+         *       "id": "evt_prod_06h1dksp1bcnngp1rv8q8q9rz673w",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbe0x3vt2w3dfet787ex0gm",
+         *           "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:41:13.711Z",
+         *           "created": "2026-11-26T07:43:28.250Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.722Z",
+         *           "updated": "2026-11-26T07:43:28.265Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19008,7 +19254,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:41:13.716Z",
+         *           "updated": "2026-11-26T07:43:28.258Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -19043,26 +19289,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbs6vzkt9rtansjkr8ek8jt",
+         *       "id": "evt_prod_06h1dkspgf26815x4e59pgfvrt8zw",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbpwmb9g6prapbkb2am18tr",
+         *           "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T05:41:13.783Z",
+         *           "created": "2026-11-26T07:43:28.366Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.801Z",
+         *           "updated": "2026-11-26T07:43:28.386Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T05:41:13.801Z",
+         *           "canceled_at": "2026-11-26T07:43:28.386Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -19071,7 +19317,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T05:41:13.787Z",
+         *           "updated": "2026-11-26T07:43:28.370Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -19107,22 +19353,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbj02qbmt8a8d6gch2s5hfe",
+         *       "id": "evt_prod_06h1dksp5h4zx4tnet7rdj8mt2tbc",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbh3kh2bsthdtvtf9axdqze",
+         *           "id": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T05:41:13.736Z",
+         *           "created": "2026-11-26T07:43:28.288Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.743Z",
+         *           "updated": "2026-11-26T07:43:28.299Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19135,7 +19381,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:41:13.739Z",
+         *           "updated": "2026-11-26T07:43:28.291Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -19171,22 +19417,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbnn5ves3ggtfhgj5qejtv8",
+         *       "id": "evt_prod_06h1dkspbtesngp3yvqgwm3hmy324",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1cqtbmsrbdzpcghf0jmtb0snxt",
+         *           "id": "pi_prod_06h1dkspajzaz8nhn6qg3p87my17a",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T05:41:13.766Z",
+         *           "created": "2026-11-26T07:43:28.340Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T05:41:13.773Z",
+         *           "updated": "2026-11-26T07:43:28.349Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19199,7 +19445,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T05:41:13.769Z",
+         *           "updated": "2026-11-26T07:43:28.344Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -19234,37 +19480,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqte8y0q7jygcdkyncxsa11r2",
+         *       "id": "evt_prod_06h1dkst80fqdx2y66y5qz2desk9c",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795671674,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *           "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:14.427Z",
-         *           "updated": "2026-11-26T05:41:14.427Z",
+         *           "created": "2026-11-26T07:43:29.318Z",
+         *           "updated": "2026-11-26T07:43:29.318Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *           "current_period_end": "2026-12-26T05:41:14.427Z",
+         *           "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *           "pending_changes": [],
+         *           "current_period_end": "2026-12-26T07:43:29.318Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.427Z",
+         *           "current_period_start": "2026-11-26T07:43:29.318Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -19348,28 +19595,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtefbyqkmd13mz4vpyhxq600",
+         *       "id": "evt_prod_06h1dkstmhd4epskhhfw3r3mct8tc",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795671674,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *           "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:14.427Z",
-         *           "updated": "2026-11-26T05:41:14.487Z",
+         *           "created": "2026-11-26T07:43:29.318Z",
+         *           "updated": "2026-11-26T07:43:29.437Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -19377,14 +19624,15 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *           "current_period_end": "2026-12-26T05:41:14.427Z",
+         *           "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *           "pending_changes": [],
+         *           "current_period_end": "2026-12-26T07:43:29.318Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.427Z",
+         *           "current_period_start": "2026-11-26T07:43:29.318Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:14.427Z",
+         *           "updated": "2026-11-26T07:43:29.318Z",
          *           "metadata": {}
          *         }
          *       }
@@ -19419,44 +19667,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1cqtemedzzmbz4bzn64ypyyhfr",
+         *       "id": "evt_prod_06h1dkstt1zz8g71zbt3prxvhw56g",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *           "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T05:41:14.427Z",
-         *           "updated": "2026-11-26T05:41:14.529Z",
+         *           "created": "2026-11-26T07:43:29.318Z",
+         *           "updated": "2026-11-26T07:43:29.486Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T05:41:14.529Z",
+         *           "paused_at": "2026-11-26T07:43:29.486Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *           "current_period_end": "2026-12-26T05:41:14.427Z",
+         *           "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *           "pending_changes": [],
+         *           "current_period_end": "2026-12-26T07:43:29.318Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.427Z",
+         *           "current_period_start": "2026-11-26T07:43:29.318Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:41:14.487Z",
+         *           "updated": "2026-11-26T07:43:29.437Z",
          *           "paused_at": null
          *         }
          *       }
@@ -19491,28 +19740,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1cqteq1mc7ccbgj9wz0qmhnc3p",
+         *       "id": "evt_prod_06h1dkstxrs39bc52fq4w4672dtt6",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795671674,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *           "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:14.427Z",
-         *           "updated": "2026-11-26T05:41:14.550Z",
+         *           "created": "2026-11-26T07:43:29.318Z",
+         *           "updated": "2026-11-26T07:43:29.513Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -19520,16 +19769,17 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *           "current_period_end": "2026-12-26T05:41:14.427Z",
+         *           "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *           "pending_changes": [],
+         *           "current_period_end": "2026-12-26T07:43:29.318Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.427Z",
+         *           "current_period_start": "2026-11-26T07:43:29.318Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T05:41:14.529Z",
-         *           "paused_at": "2026-11-26T05:41:14.529Z"
+         *           "updated": "2026-11-26T07:43:29.486Z",
+         *           "paused_at": "2026-11-26T07:43:29.486Z"
          *         }
          *       }
          *     }
@@ -19563,44 +19813,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1cqtestamer7cbj5ctt5dq0hf6",
+         *       "id": "evt_prod_06h1dksv1s1c6g8phf0jm6z242gsp",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795671674,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et",
+         *           "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqte7qw2da4g03kka09a1w9ew",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T05:41:14.427Z",
-         *           "updated": "2026-11-26T05:41:14.569Z",
+         *           "created": "2026-11-26T07:43:29.318Z",
+         *           "updated": "2026-11-26T07:43:29.543Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T05:41:14.569Z",
-         *           "latest_invoice": "in_prod_06h1cqte7xbjtspwfm7zxz420fc5j",
-         *           "current_period_end": "2026-12-26T05:41:14.427Z",
+         *           "cancelled_at": "2026-11-26T07:43:29.543Z",
+         *           "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *           "pending_changes": [],
+         *           "current_period_end": "2026-12-26T07:43:29.318Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.427Z",
+         *           "current_period_start": "2026-11-26T07:43:29.318Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:41:14.550Z",
+         *           "updated": "2026-11-26T07:43:29.513Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -19635,37 +19886,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1cqtfhgx8wwg0h7jz5gqr8tfd4",
+         *       "id": "evt_prod_06h1dksz9q3t5k4whbk1yj80n0hre",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796017274,
+         *       "created": 1796024609,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *           "id": "sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1cqtew75rwbw025dnbchc19fy0",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "si_prod_06h1dksv5w9k1vymv6s3bv4bbhy9y",
+         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T05:41:14.591Z",
-         *           "updated": "2026-11-26T05:41:14.591Z",
+         *           "created": "2026-11-26T07:43:29.581Z",
+         *           "updated": "2026-11-26T07:43:29.581Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T05:41:14.591Z",
+         *           "trial_end": "2026-12-03T07:43:29.581Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T05:41:14.591Z",
+         *           "pending_changes": [],
+         *           "current_period_end": "2026-12-03T07:43:29.581Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T05:41:14.591Z",
+         *           "current_period_start": "2026-11-26T07:43:29.581Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -19700,19 +19952,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtcddh2pf8g8fkkaenyra74e",
+         *       "id": "evt_prod_06h1dksq03kena6ah2ykp9e0sh7sm",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *           "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19725,11 +19977,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T05:41:13.954Z",
+         *           "created": "2026-11-26T07:43:28.507Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:13.954Z",
+         *           "updated": "2026-11-26T07:43:28.507Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19862,19 +20114,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1cqtcp2d3vzbb13sj29rapqq4c",
+         *       "id": "evt_prod_06h1dksqgyk7gt67397pd3xd9wqmw",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795671674,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *           "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19887,11 +20139,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:13.954Z",
+         *           "created": "2026-11-26T07:43:28.507Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:13.990Z",
+         *           "updated": "2026-11-26T07:43:28.563Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19899,11 +20151,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *           "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:13.990Z",
+         *           "finalized_at": "2026-11-26T07:43:28.563Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -19915,14 +20167,14 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T05:41:13.954Z",
+         *           "updated": "2026-11-26T07:43:28.507Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -19962,19 +20214,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1cqtcssg392gq9vxsse6q4nhrr",
+         *       "id": "evt_prod_06h1dksqrw2znvvc6p33wc62h81er",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *           "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -19987,11 +20239,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:41:13.954Z",
-         *           "paid_at": "2026-11-26T05:41:14.060Z",
-         *           "updated": "2026-11-26T05:41:14.060Z",
+         *           "created": "2026-11-26T07:43:28.507Z",
+         *           "paid_at": "2026-11-26T07:43:28.709Z",
+         *           "updated": "2026-11-26T07:43:28.709Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -19999,30 +20251,30 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *           "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:13.990Z",
+         *           "finalized_at": "2026-11-26T07:43:28.563Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *           "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:13.990Z",
+         *           "updated": "2026-11-26T07:43:28.563Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -20058,19 +20310,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtct2xz062kywbj2rmfby1aw",
+         *       "id": "evt_prod_06h1dksqs10was4zhm2rh12n81wsc",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795671674,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *           "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20083,11 +20335,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:41:13.954Z",
-         *           "paid_at": "2026-11-26T05:41:14.060Z",
-         *           "updated": "2026-11-26T05:41:14.060Z",
+         *           "created": "2026-11-26T07:43:28.507Z",
+         *           "paid_at": "2026-11-26T07:43:28.709Z",
+         *           "updated": "2026-11-26T07:43:28.709Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20095,30 +20347,30 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *           "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:13.990Z",
+         *           "finalized_at": "2026-11-26T07:43:28.563Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *           "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:13.990Z",
+         *           "updated": "2026-11-26T07:43:28.563Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -20154,19 +20406,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cqtd4dgh1z16ccc1www8hw2wm",
+         *       "id": "evt_prod_06h1dksrggjxks580yxzvg6nr1j5j",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r",
+         *           "id": "in_prod_06h1dksr3deh164zbza7nnh3a3fxy",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtcyvn7hpdctyjr9e0qq7nkc",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dksr3deh164zbza7nnh3a3fy0",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20179,11 +20431,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.101Z",
+         *           "created": "2026-11-26T07:43:28.794Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:14.111Z",
+         *           "updated": "2026-11-26T07:43:28.821Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20191,23 +20443,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "aeed052b61ebf88b78ec314479fd41de91c6fd5007f35989f786bcd543a33084",
+         *           "pdf_sha256": "696ba13b1cc0f095d95a533919ab34538037e0b80bf7239bb632039f1c48a78e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtcyq827h41tmj6r6n0bnc3r/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dksr3deh164zbza7nnh3a3fxy/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:14.111Z",
+         *           "finalized_at": "2026-11-26T07:43:28.821Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtd3deeq67ygadc9zftdvw7a",
+         *           "payment_intent": "pi_prod_06h1dksrdyqf726vvepmw067jw1s6",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/O2PZYlT0pgxE-gHsK6jQOd9PQpgHoRbxHpSsiUfrRvk",
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/LiTicqD7c9x1EPDMuoPpyU2JH0wf_UEnakAXmXqjOn0",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -20243,19 +20495,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1cqtdc4gwwsnzmdafqrz8svhfw",
+         *       "id": "evt_prod_06h1dksrxj24g03z91zxb8pg80d4c",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw",
+         *           "id": "in_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4m",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtd5gy8ry66qzgfyz3e5dzqw",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4p",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20268,11 +20520,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.155Z",
+         *           "created": "2026-11-26T07:43:28.923Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:14.166Z",
+         *           "updated": "2026-11-26T07:43:28.937Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20280,23 +20532,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "373a1072961d037ea508739474f21d1af6fe3fbadd9566489c17e2b506c4b820",
+         *           "pdf_sha256": "08a90ceb3944f427d164beeb05d3160574d07d473a2b130fd09dfd31f7d11ab2",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtd5c5vkxkyk77h115x3kaqw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4m/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:14.166Z",
+         *           "finalized_at": "2026-11-26T07:43:28.937Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtdbf8sswrqkvxdeyk8mf3f2",
+         *           "payment_intent": "pi_prod_06h1dksrw0nen1w1dfyz4aafx1yqr",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/3_BI2dGM2hTvXog6J7LoL_02dGEXEAsjZS_czm_o4_s",
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/kXbW-cwse1MqR6JVTaUsB-3HK3MrmZqRQXH0TS_TIq0",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -20332,19 +20584,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1cqtfdk6w3xw0zg12q2zfazhn6",
+         *       "id": "evt_prod_06h1dksyyfyf2m6gsrq7ynw5qctya",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795758074,
+         *       "created": 1795765409,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y",
+         *           "id": "in_prod_06h1dkssx80ccq32ke3y0q5be67xr",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqte34sc3tkccvy5j3y160dj8",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dkssxdwe0wranye6yx2g1ektp",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20357,23 +20609,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0006",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T05:41:14.392Z",
+         *           "created": "2026-11-26T07:43:29.258Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T05:41:14.377Z",
+         *           "updated": "2026-11-27T07:43:29.223Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
-         *           "due_date": "2026-11-27T05:41:14.377Z",
+         *           "due_date": "2026-11-27T07:43:29.223Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T05:41:14.377Z",
-         *           "pdf_sha256": "d24c08aeb053bcaa1209a1531c906048c4c6886e332f55f52a51d52787fc07ac",
+         *           "overdue_at": "2026-11-27T07:43:29.223Z",
+         *           "pdf_sha256": "2c2958d319262ce17568129f48174eda8aa4f28adfa54d546568f8240c15e8cc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqte33vbvaxwz31f2s2q1wn9y/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssx80ccq32ke3y0q5be67xr/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:14.403Z",
+         *           "finalized_at": "2026-11-26T07:43:29.277Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20385,12 +20637,12 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/WqeMQxX9IOHXUbN_Y1cNjS8HS3PnXaKubhcH9mJSISg",
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/xKfYjAAconnBpRRF-NASffxQ2VsrzSupoEii6Oo6Sp8",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:14.403Z",
+         *           "updated": "2026-11-26T07:43:29.277Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -20425,19 +20677,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1cqtdnb0mzfqqpakaaw76s707r",
+         *       "id": "evt_prod_06h1dkss8ekk87fj7ve4x9caggfhp",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt",
+         *           "id": "in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtde2tc6ssyjwvqea5jmybpj",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dkss0gn78ep84qkbcrqc3fbtw",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20450,23 +20702,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T05:41:14.223Z",
+         *           "created": "2026-11-26T07:43:29.028Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:14.281Z",
+         *           "updated": "2026-11-26T07:43:29.089Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T05:41:14.281Z",
+         *           "voided_at": "2026-11-26T07:43:29.089Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "afedadf5807fbcc496830ade7969fdb0c3901650df834f83e1194cdbfd0b966d",
+         *           "pdf_sha256": "49133d9ce0c242f95761de26a1ce2973dfb13f6f75c5719be96e8317c20864b0",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtddwjfe08hy3v9b3gddb9rt/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:14.240Z",
+         *           "finalized_at": "2026-11-26T07:43:29.046Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20478,13 +20730,13 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/VlaLwEjmcnJ2s_zU7jYa0uFsz9l_sf0p3-5xhf0h1xg",
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/Gm-fd5_7uQzMYAQ6O3fpFqUzPi2EduTv2yHoQSa3Xdg",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:41:14.240Z",
+         *           "updated": "2026-11-26T07:43:29.046Z",
          *           "voided_at": null
          *         }
          *       }
@@ -20519,19 +20771,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1cqtdys7x921bbmsf3a11ghg3e",
+         *       "id": "evt_prod_06h1dkssmxnk8wqry4mjncd3np1my",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtdq5f4pwrtshdnc07jfp644",
+         *           "id": "in_prod_06h1dkssc6n9naecabdqvn3ht1g4r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtdq8dgmrx4p99xzy6bfvkzy",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dkssc89yeys9kebcfmrwcxcba",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20544,11 +20796,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T05:41:14.297Z",
+         *           "created": "2026-11-26T07:43:29.121Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T05:41:14.349Z",
+         *           "updated": "2026-11-26T07:43:29.190Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20556,11 +20808,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d6ea6fc6b174db6bc6da68edc5735c0a79c81004ae8db57c79272ee4bf8af20a",
+         *           "pdf_sha256": "d0ddab215f1aee4d9648710bf9d23a80eaa28a0d074922a4860e2a5f6d4a60ce",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtdq5f4pwrtshdnc07jfp644/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssc6n9naecabdqvn3ht1g4r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:14.309Z",
+         *           "finalized_at": "2026-11-26T07:43:29.142Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20572,13 +20824,13 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/yrBHR9xek8hTkufkpwYxBi2d3mUhjUIo3xCu-NDSi1Q",
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/vyJBoaI0S7fLgIRnZiw6wGBGYEbf2-sopiF72OfsoHM",
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T05:41:14.349Z"
+         *           "marked_uncollectible_at": "2026-11-26T07:43:29.190Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T05:41:14.309Z",
+         *           "updated": "2026-11-26T07:43:29.142Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -20613,19 +20865,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1cqtcxt64rbhbk6p01c161xcxg",
+         *       "id": "evt_prod_06h1dksr1d86qcbb4a5rcavktbbpw",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795671674,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e",
+         *           "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtccebhrxvj1ac7av91dnqmr",
-         *               "price": "price_prod_06h1cqt9hbfmsy2kprhsd7s4vaheg",
+         *               "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20638,11 +20890,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T05:41:13.954Z",
-         *           "paid_at": "2026-11-26T05:41:14.060Z",
-         *           "updated": "2026-11-26T05:41:14.060Z",
+         *           "created": "2026-11-26T07:43:28.507Z",
+         *           "paid_at": "2026-11-26T07:43:28.709Z",
+         *           "updated": "2026-11-26T07:43:28.709Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20650,23 +20902,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "6d0b52804c6756d924687021208d16faee91dae618188618c5c9d8d898e9c7dc",
+         *           "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:39081/api/invoices/in_prod_06h1cqtccae1p4rvm8rpgrmgvrj1e/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T05:41:13.990Z",
+         *           "finalized_at": "2026-11-26T07:43:28.563Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1cqtcrdf5jy1mh3tm8yv6f0fj6",
+         *           "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:39081/invoice/Scnn2rmHjkxwEvjJKDax0zE2n3srRBv91SJro86YIK8",
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *           "next_payment_attempt": null,
          *           "marked_uncollectible_at": null
          *         }
@@ -20702,19 +20954,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1cqtfjfwkk30vq044688xqc0e0",
+         *       "id": "evt_prod_06h1dkszbe7rj5afxyzbpgpn14kby",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796017274,
+         *       "created": 1796024609,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1cqtfhwr526802wcgmzha12yf0",
+         *           "id": "in_prod_06h1dkszaf9df00fgk9dbsxsby75j",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1cqtfj7yb2s1smzz964yp93tz0",
-         *               "price": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *               "id": "il_prod_06h1dkszan4wtmscrx4xd34cdznkr",
+         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -20727,11 +20979,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T05:41:14.591Z",
+         *           "created": "2026-11-30T07:43:29.581Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T05:41:14.591Z",
+         *           "updated": "2026-11-30T07:43:29.581Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20740,11 +20992,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *           "description": "Subscription sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1cqtew75rwbw025dnbchc19fxy",
+         *           "subscription": "sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -20791,22 +21043,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtaw4qhqrjh0br7wz9k5yn70",
+         *       "id": "evt_prod_06h1dksn559kerfh0z5kjb1r68974",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T05:41:13.567Z",
+         *           "created": "2026-11-26T07:43:28.037Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:41:13.567Z",
+         *           "updated": "2026-11-26T07:43:28.037Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -20874,22 +21126,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtb1jr1f7hfd25eynds5yssc",
+         *       "id": "evt_prod_06h1dksnar40ab3215fggdfk479qg",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T05:41:13.567Z",
+         *           "created": "2026-11-26T07:43:28.037Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:41:13.610Z",
+         *           "updated": "2026-11-26T07:43:28.082Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -20898,7 +21150,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T05:41:13.567Z"
+         *           "updated": "2026-11-26T07:43:28.037Z"
          *         }
          *       }
          *     }
@@ -20932,23 +21184,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqtb5nm11cpw9bwd8h3a2qvh2",
+         *       "id": "evt_prod_06h1dksnkx1zf3xmzxs6tym9gaema",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1cqtb4baxdt3jbmhhvjt0150g8",
+         *           "id": "cus_prod_06h1dksnf11zewggq5xpg5aeps9a8",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T05:41:13.634Z",
+         *           "created": "2026-11-26T07:43:28.120Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T05:41:13.644Z",
+         *           "updated": "2026-11-26T07:43:28.158Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -20956,7 +21208,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.634Z",
+         *           "updated": "2026-11-26T07:43:28.120Z",
          *           "deleted": null
          *         }
          *       }
@@ -21021,24 +21273,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtb7a1f72jn3kjftb1n688d0",
+         *       "id": "evt_prod_06h1dksnq0fkq0ps42b8185sjpjdp",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *           "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *           "end": null,
-         *           "start": "2026-11-26T05:41:13.655Z",
+         *           "start": "2026-11-26T07:43:28.180Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *             "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:41:13.317Z",
-         *             "updated": "2026-11-26T05:41:13.655Z",
+         *             "created": "2026-11-26T07:43:27.724Z",
+         *             "updated": "2026-11-26T07:43:28.180Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -21051,7 +21303,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false
          *         }
          *       }
@@ -21104,24 +21356,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtb9yg3rvrrbg36vw1j1vt4c",
+         *       "id": "evt_prod_06h1dksntf3wvye41q1ek4x4twwnr",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *           "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *           "end": null,
-         *           "start": "2026-11-26T05:41:13.676Z",
+         *           "start": "2026-11-26T07:43:28.208Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
+         *             "id": "cpn_prod_06h1dkskzq28s8sdys8vwnbf0fz2g",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:41:13.340Z",
-         *             "updated": "2026-11-26T05:41:13.676Z",
+         *             "created": "2026-11-26T07:43:27.741Z",
+         *             "updated": "2026-11-26T07:43:28.208Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -21134,18 +21386,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T05:41:13.655Z",
+         *           "start": "2026-11-26T07:43:28.180Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *             "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:41:13.317Z",
-         *             "updated": "2026-11-26T05:41:13.655Z",
+         *             "created": "2026-11-26T07:43:27.724Z",
+         *             "updated": "2026-11-26T07:43:28.180Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -21190,24 +21442,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqtbcqyy67vcd2gjymeex9b5p",
+         *       "id": "evt_prod_06h1dksnwyhc4czd9fb8wyzfs2dem",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1cqtb7461g2m7tdnqt6wd3xjct",
+         *           "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *           "end": null,
-         *           "start": "2026-11-26T05:41:13.676Z",
+         *           "start": "2026-11-26T07:43:28.208Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1cqt9zgbs753cmdgwada2s75qt",
+         *             "id": "cpn_prod_06h1dkskzq28s8sdys8vwnbf0fz2g",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T05:41:13.340Z",
-         *             "updated": "2026-11-26T05:41:13.676Z",
+         *             "created": "2026-11-26T07:43:27.741Z",
+         *             "updated": "2026-11-26T07:43:28.208Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -21221,7 +21473,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -21278,20 +21530,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9wxs5bmgtq0stbrxf4wbv0",
+         *       "id": "evt_prod_06h1dkskxydv5c1a0td03vjj0rb0t",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *           "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.317Z",
-         *           "updated": "2026-11-26T05:41:13.317Z",
+         *           "created": "2026-11-26T07:43:27.724Z",
+         *           "updated": "2026-11-26T07:43:27.724Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -21373,20 +21625,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqta1wkg7g5n0g1bqrvssda7r",
+         *       "id": "evt_prod_06h1dksm2dqzt80j3b93y5k9ra5da",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cqt9wn7z9r0tk20svmsnppxqp",
+         *           "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.317Z",
-         *           "updated": "2026-11-26T05:41:13.357Z",
+         *           "created": "2026-11-26T07:43:27.724Z",
+         *           "updated": "2026-11-26T07:43:27.759Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -21400,7 +21652,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T05:41:13.317Z"
+         *           "updated": "2026-11-26T07:43:27.724Z"
          *         }
          *       }
          *     }
@@ -21434,21 +21686,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqta4tgfbvnpvwwf1cz0gdkfy",
+         *       "id": "evt_prod_06h1dksm7ztc2v1nxh4s9gfz69240",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1cqta3evf9q5rgts5c0zd1ds1a",
+         *           "id": "cpn_prod_06h1dksm4s5hmvybpcne1hqxsd3xr",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T05:41:13.371Z",
+         *           "created": "2026-11-26T07:43:27.782Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T05:41:13.381Z",
+         *           "updated": "2026-11-26T07:43:27.805Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -21462,7 +21714,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T05:41:13.371Z",
+         *           "updated": "2026-11-26T07:43:27.782Z",
          *           "deleted": null
          *         }
          *       }
@@ -21536,22 +21788,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9f3be2s1fq5b59fb6na7ww",
+         *       "id": "evt_prod_06h1dksk9dx86rvmjx2h5jhb2jexc",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *           "id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:41:13.207Z",
-         *           "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
-         *           "updated": "2026-11-26T05:41:13.207Z",
+         *           "created": "2026-11-26T07:43:27.559Z",
+         *           "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *           "updated": "2026-11-26T07:43:27.559Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21645,22 +21897,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9jxqb5zt7nggasrmdceyz8",
+         *       "id": "evt_prod_06h1dkskey3vy1x2g141sd9cydk0c",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cqt9ezrw2qak3016j22crhfpa",
+         *           "id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:41:13.207Z",
-         *           "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
-         *           "updated": "2026-11-26T05:41:13.238Z",
+         *           "created": "2026-11-26T07:43:27.559Z",
+         *           "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *           "updated": "2026-11-26T07:43:27.606Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21676,7 +21928,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.207Z",
+         *           "updated": "2026-11-26T07:43:27.559Z",
          *           "nickname": null
          *         }
          *       }
@@ -21711,23 +21963,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9qdw3c735sw8xbqe0sfaj2",
+         *       "id": "evt_prod_06h1dkskr83cf2hkwjkp74r6d1mga",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1cqt9mzj9w8skmc3h8kvsbwf0y",
+         *           "id": "price_prod_06h1dkskmtzgb2yjf389y6p86chaj",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T05:41:13.255Z",
+         *           "created": "2026-11-26T07:43:27.654Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
-         *           "updated": "2026-11-26T05:41:13.274Z",
+         *           "product": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
+         *           "updated": "2026-11-26T07:43:27.678Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -21738,7 +21990,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.255Z",
+         *           "updated": "2026-11-26T07:43:27.654Z",
          *           "deleted": null
          *         }
          *       }
@@ -21821,20 +22073,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt99mzxr127emfap1fr1h4xm",
+         *       "id": "evt_prod_06h1dksjxg1jj7nc9n9m00gdrmqtr",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *           "id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:41:13.163Z",
-         *           "updated": "2026-11-26T05:41:13.163Z",
+         *           "created": "2026-11-26T07:43:27.466Z",
+         *           "updated": "2026-11-26T07:43:27.466Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -21895,26 +22147,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9c3aax0996z7w8nvc6j870",
+         *       "id": "evt_prod_06h1dksk0zt7pry60pwmegx9yfxpg",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *           "id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:41:13.163Z",
-         *           "updated": "2026-11-26T05:41:13.182Z",
+         *           "created": "2026-11-26T07:43:27.466Z",
+         *           "updated": "2026-11-26T07:43:27.493Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.163Z",
+         *           "updated": "2026-11-26T07:43:27.466Z",
          *           "description": null
          *         }
          *       }
@@ -21949,27 +22201,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqt9twq1wsr0y7b96tanwsema",
+         *       "id": "evt_prod_06h1dkskv5qg5kygh90a4z8wp1g22",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1cqt9dfgcz0p1yjp4qmtgkbge2",
+         *           "id": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T05:41:13.195Z",
+         *           "created": "2026-11-26T07:43:27.529Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T05:41:13.302Z",
+         *           "updated": "2026-11-26T07:43:27.701Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.195Z",
+         *           "updated": "2026-11-26T07:43:27.529Z",
          *           "deleted": null
          *         }
          *       }
@@ -22029,21 +22281,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtc3es167b8q5thvry3n3hca",
+         *       "id": "evt_prod_06h1dkspryezmpg4rqzzdf9dgwh84",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *           "id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T05:41:13.882Z",
-         *           "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
-         *           "updated": "2026-11-26T05:41:13.882Z",
+         *           "created": "2026-11-26T07:43:28.453Z",
+         *           "payment": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *           "updated": "2026-11-26T07:43:28.453Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22110,21 +22362,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtc3ny79prphfec4zd12p5fp",
+         *       "id": "evt_prod_06h1dkspsydnv3vg4fzxx53qjfh42",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cqtc39pgy87dnt2rvr1ww2zde",
+         *           "id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T05:41:13.882Z",
-         *           "payment": "py_prod_06h1cqtbexgcszd7sj8p64w6jwf60",
-         *           "updated": "2026-11-26T05:41:13.884Z",
+         *           "created": "2026-11-26T07:43:28.453Z",
+         *           "payment": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *           "updated": "2026-11-26T07:43:28.457Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22133,7 +22385,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T05:41:13.882Z"
+         *           "updated": "2026-11-26T07:43:28.453Z"
          *         }
          *       }
          *     }
@@ -22167,21 +22419,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1cqtc96xp7m4x358yqsdag4nj8",
+         *       "id": "evt_prod_06h1dkspxyek1gvb319phv05azsja",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1cqtc8ph0ngkr3ygapwnr7mxve",
+         *           "id": "re_prod_06h1dkspxa789qm9gcw2n21ecn4np",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T05:41:13.925Z",
-         *           "payment": "py_prod_06h1cqtbw1d6ss3xdgzwf4mtfg4qp",
-         *           "updated": "2026-11-26T05:41:13.928Z",
+         *           "created": "2026-11-26T07:43:28.490Z",
+         *           "payment": "py_prod_06h1dkspkw8jqarzdhgrevt374k5w",
+         *           "updated": "2026-11-26T07:43:28.495Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22190,7 +22442,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T05:41:13.925Z",
+         *           "updated": "2026-11-26T07:43:28.490Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -22225,21 +22477,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt5zk01x7dntz7ztgvmknd0a",
+         *       "id": "evt_prod_06h1dkscvvdvkh07camewk26wtvn0",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795671672,
+         *       "created": 1795679005,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1cqt5z9mbkt7me364gm5p4q964",
+         *           "id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:12.314Z",
-         *           "display": "st_prod_…a7rp",
+         *           "created": "2026-11-26T07:43:25.913Z",
+         *           "display": "st_prod_…thyr",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -22296,22 +22548,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h1cqt6mndrmq6g0f5mqsm9dt15t",
+         *       "id": "evt_prod_06h1dksenfz39n10rrm943mr377ht",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795671672,
+         *       "created": 1795679006,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1cqt6jmzx6hatva3hcz861pgkg",
+         *           "id": "key_prod_06h1dksefvy43b0jn34rp4f3k8cna",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-26T05:41:12.469Z",
-         *           "display": "pt_prod_…j8d8",
-         *           "revoked_at": "2026-11-26T05:41:12.484Z",
+         *           "created": "2026-11-26T07:43:26.334Z",
+         *           "display": "pt_prod_…s5kv",
+         *           "revoked_at": "2026-11-26T07:43:26.378Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -22350,23 +22602,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt6r5pa5v65q0f9cqaqw75p8",
+         *       "id": "evt_prod_06h1dksevt4yxnf2s5jtg79kwjh4y",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795671672,
+         *       "created": 1795679006,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:43:26.427Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.509Z",
+         *           "updated": "2026-11-26T07:43:26.427Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -22442,23 +22694,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt6w3njfvkz3tr1ttvv7bvjm",
+         *       "id": "evt_prod_06h1dksezh3x58c3k7wjbs9szyb5c",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795671672,
+         *       "created": 1795679006,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:43:26.427Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.539Z",
+         *           "updated": "2026-11-26T07:43:26.457Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -22468,7 +22720,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:12.509Z",
+         *           "updated": "2026-11-26T07:43:26.427Z",
          *           "description": null
          *         }
          *       }
@@ -22503,35 +22755,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1cqt743recwzajhmbgamvx6m90",
+         *       "id": "evt_prod_06h1dksfjcts8z8fvm59fqyg54e2e",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795671672,
+         *       "created": 1795679006,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:43:26.427Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:41:12.607Z",
+         *           "updated": "2026-11-26T07:43:26.610Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
+         *           "previous_secret_expires_at": "2026-11-27T07:43:26.545Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.590Z",
+         *           "updated": "2026-11-26T07:43:26.545Z",
          *           "deleted": null
          *         }
          *       }
@@ -22602,23 +22854,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h1cqt6yvgkxj6ghg01d975j94h0",
+         *       "id": "evt_prod_06h1dksf4h8jwgdq3a0nbq4wzc956",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795671672,
+         *       "created": 1795679006,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:43:26.427Z",
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:41:12.564Z",
+         *           "updated": "2026-11-26T07:43:26.498Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -22629,7 +22881,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.539Z"
+         *           "updated": "2026-11-26T07:43:26.457Z"
          *         }
          *       }
          *     }
@@ -22663,23 +22915,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h1cqt70mak28e72szc27eq32kzy",
+         *       "id": "evt_prod_06h1dksf6rrydjabbctcw52nw8dxj",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795671672,
+         *       "created": 1795679006,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:43:26.427Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.581Z",
+         *           "updated": "2026-11-26T07:43:26.518Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -22690,7 +22942,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-26T05:41:12.564Z"
+         *           "updated": "2026-11-26T07:43:26.498Z"
          *         }
          *       }
          *     }
@@ -22724,33 +22976,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt7278n4a8wppxgvhw9mfdhm",
+         *       "id": "evt_prod_06h1dksfber6nbwpp3mndp7sgw2ka",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795671672,
+         *       "created": 1795679006,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1cqt6qnbhfdmvrygge58jrd4ec",
+         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T05:41:12.509Z",
+         *           "created": "2026-11-26T07:43:26.427Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T05:41:12.590Z",
+         *           "updated": "2026-11-26T07:43:26.545Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T05:41:12.590Z"
+         *           "previous_secret_expires_at": "2026-11-27T07:43:26.545Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:12.581Z",
+         *           "updated": "2026-11-26T07:43:26.518Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -22785,18 +23037,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h1cqt5wb625gxfh44gz0tmgjzwa",
+         *       "id": "evt_prod_06h1dkscmt5b4m6nz7badtfa4z3gp",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795671672,
+         *       "created": 1795679005,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *           "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-14024becad@example.com",
+         *           "email": "user-2347cde242@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22842,18 +23094,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h1cqt7n03xsd8zw0edy7nfx2n1y",
+         *       "id": "evt_prod_06h1dksgb6fc078jcdw0wn3gpjea8",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795671672,
+         *       "created": 1795679006,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *           "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-14024becad@example.com",
+         *           "email": "user-2347cde242@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22888,18 +23140,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h1cqt93550k18jdkk68aycps3dy",
+         *       "id": "evt_prod_06h1dksjf00kbzzbhgk0m3xnhrs92",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *           "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-14024becad@example.com",
+         *           "email": "user-2347cde242@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22934,18 +23186,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h1cqt8x77h8emxpw67rr0exjvbr",
+         *       "id": "evt_prod_06h1dksj4vcsxxd389kyc5r80y6ay",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1cqt4wsaff0h7yv3bcr6x07wxm",
+         *           "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-14024becad@example.com",
+         *           "email": "user-2347cde242@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -22980,15 +23232,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt94k8d7msmdgavg7bv6wx5m",
+         *       "id": "evt_prod_06h1dksjhbakazwcsd98f6t0rsbcj",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h1cqt4we3nsg8c1fd37tx0qvs90",
+         *           "id": "acc_prod_06h1dksb7aq4kr7jqvt7c6he3fq5w",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -23005,6 +23257,7 @@ export type components = {
          *           "invoice_footer": null,
          *           "invoice_prefix": "EXAMPLEGMBH",
          *           "default_tax_rate": null,
+         *           "plan_change_policy": "immediate",
          *           "usage_grace_seconds": 3600,
          *           "entitlement_past_due_grace_days": 7
          *         },
@@ -23070,20 +23323,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqt966mpyr9btbx75r2g8rcqr",
+         *       "id": "evt_prod_06h1dksjpe5fybae7z96njvk8p1da",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *           "id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T05:41:13.136Z",
-         *           "updated": "2026-11-26T05:41:13.136Z",
+         *           "created": "2026-11-26T07:43:27.409Z",
+         *           "updated": "2026-11-26T07:43:27.409Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -23152,20 +23405,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqt985kacgmgzwgvh113gqcg2",
+         *       "id": "evt_prod_06h1dksjt6pra7dnmyw72j7byww7c",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1cqt961bx9t6z8sw0crfth0v48",
+         *           "id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T05:41:13.136Z",
-         *           "updated": "2026-11-26T05:41:13.152Z",
+         *           "created": "2026-11-26T07:43:27.409Z",
+         *           "updated": "2026-11-26T07:43:27.440Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -23176,7 +23429,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-26T05:41:13.136Z"
+         *           "updated": "2026-11-26T07:43:27.409Z"
          *         }
          *       }
          *     }
@@ -23210,19 +23463,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqtak33dcdcam9gt9kcjfr3fc",
+         *       "id": "evt_prod_06h1dksmvfezazrzh4a2q5ksapja6",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *           "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:13.495Z",
-         *           "updated": "2026-11-26T05:41:13.495Z",
+         *           "created": "2026-11-26T07:43:27.961Z",
+         *           "updated": "2026-11-26T07:43:27.961Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -23292,19 +23545,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtan5wm29gyxcz5q6ca3svpr",
+         *       "id": "evt_prod_06h1dksmyb19k7zv4vhydf1xhh33y",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *           "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:13.495Z",
-         *           "updated": "2026-11-26T05:41:13.513Z",
+         *           "created": "2026-11-26T07:43:27.961Z",
+         *           "updated": "2026-11-26T07:43:27.985Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -23312,7 +23565,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T05:41:13.495Z",
+         *           "updated": "2026-11-26T07:43:27.961Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -23347,19 +23600,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtar5pzcqz6n611fh3hfny7w",
+         *       "id": "evt_prod_06h1dksn06qb51cm3q00vnptsxdt8",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *           "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-26T05:41:13.495Z",
-         *           "updated": "2026-11-26T05:41:13.537Z",
+         *           "created": "2026-11-26T07:43:27.961Z",
+         *           "updated": "2026-11-26T07:43:28.000Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -23368,7 +23621,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T05:41:13.513Z"
+         *           "updated": "2026-11-26T07:43:27.985Z"
          *         }
          *       }
          *     }
@@ -23402,19 +23655,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtat6sv66rtrj5ykwqxrzzr8",
+         *       "id": "evt_prod_06h1dksn2vtem99qvde75ksyk5xd0",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795671673,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1cqtajz96nc82xmzcvazbhb53e",
+         *           "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T05:41:13.495Z",
-         *           "updated": "2026-11-26T05:41:13.552Z",
+         *           "created": "2026-11-26T07:43:27.961Z",
+         *           "updated": "2026-11-26T07:43:28.021Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -23423,7 +23676,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-26T05:41:13.537Z"
+         *           "updated": "2026-11-26T07:43:28.000Z"
          *         }
          *       }
          *     }
@@ -23457,19 +23710,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h1cqta62rv4k7b1nk6bh60nvg36",
+         *       "id": "evt_prod_06h1dksm9w7dyp6qhg4v5c862wzsg",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *           "id": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T05:41:13.391Z",
-         *           "updated": "2026-11-26T05:41:13.391Z",
+         *           "created": "2026-11-26T07:43:27.822Z",
+         *           "updated": "2026-11-26T07:43:27.822Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -23529,28 +23782,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h1cqta7tj41j18sez3t8cpbfxnt",
+         *       "id": "evt_prod_06h1dksmc292sb0vyjc4q8j0tyrym",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1cqta7qq2k3126m1g4mrh8fy4w",
+         *           "id": "prodft_prod_06h1dksmbw4vybk4kjf7fj2pfz12p",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T05:41:13.406Z",
+         *           "created": "2026-11-26T07:43:27.839Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *             "id": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-26T05:41:13.391Z",
-         *             "updated": "2026-11-26T05:41:13.391Z",
+         *             "created": "2026-11-26T07:43:27.822Z",
+         *             "updated": "2026-11-26T07:43:27.822Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *           "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *           "livemode": false
          *         }
          *       }
@@ -23600,28 +23853,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h1cqtadz4medaew0rc4va41pncg",
+         *       "id": "evt_prod_06h1dksmmnpbk66vttgxjefhq4342",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1cqtabh2cm7pb36cp2t5fmfb9g",
+         *           "id": "prodft_prod_06h1dksmgtxm9ranncgd74b77tp8c",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T05:41:13.436Z",
+         *           "created": "2026-11-26T07:43:27.878Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1cqtaa3gb812r2r422cnpr3vwp",
+         *             "id": "feat_prod_06h1dksmdt8dqxhnk9p3kfypthtcr",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-26T05:41:13.424Z",
-         *             "updated": "2026-11-26T05:41:13.424Z",
+         *             "created": "2026-11-26T07:43:27.854Z",
+         *             "updated": "2026-11-26T07:43:27.854Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h1cqt99cpzgg8hpnmcbn0vx1eqm",
+         *           "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *           "livemode": false
          *         }
          *       }
@@ -23656,23 +23909,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqte9cfdnv5k7zthk62htv0bm",
+         *       "id": "evt_prod_06h1dkst9qchzctskqrnwy66z4zyj",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795671674,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h1cqta5xeezt5s3pttd2z9cbcqc",
+         *               "feature": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h1cqte7qw2da4g03kka09a1w9et"
+         *               "source_subscription": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h1cqtavzpbmh86r0zmk3v7z3ent",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -23719,16 +23972,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h1cqtagh64shadymmjdy1xhbcmj",
+         *       "id": "evt_prod_06h1dksmqsdr2dk1ag4t1fnnk64dc",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 2,
-         *       "created": 1795671673,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-26T05:41:13.472Z",
+         *           "updated": "2026-11-26T07:43:27.929Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -23909,7 +24162,55 @@ export type components = {
             /** @description Null until the account first saves one (the defaults apply). */
             updated?: string | null;
         };
-        /** @description The webhook body of `subscription_change_request.scheduled`. */
+        /**
+         * @description The webhook body of `subscription_change_request.scheduled`.
+         * @example {
+         *       "id": "evt_prod_06h1dksx2w3969z01vv5z2571q4e6",
+         *       "object": "event",
+         *       "type": "subscription_change_request.scheduled",
+         *       "sequence": 1,
+         *       "created": 1795679010,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *           "steps": [
+         *             {
+         *               "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *               "type": "switch_price",
+         *               "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *               "state": "pending",
+         *               "quantity": null
+         *             }
+         *           ],
+         *           "object": "subscription_change_request",
+         *           "status": "scheduled",
+         *           "created": "2026-11-26T07:43:30.022Z",
+         *           "invoice": null,
+         *           "updated": "2026-11-26T07:43:30.058Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "effective": "period_end",
+         *           "applied_at": null,
+         *           "last_error": null,
+         *           "effective_at": "2026-12-26T07:43:29.625Z",
+         *           "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *           "applied_steps": 0,
+         *           "proration_date": "2026-11-26T07:43:30.022Z",
+         *           "amount_due_now_atom": 0,
+         *           "cancellation_reason": null,
+         *           "payment_collected_at": null,
+         *           "next_invoice_amount_atom": 1000
+         *         },
+         *         "previous_attributes": {
+         *           "status": "open",
+         *           "updated": "2026-11-26T07:43:30.022Z",
+         *           "effective_at": null
+         *         }
+         *       }
+         *     }
+         */
         SubscriptionChangeRequestScheduledWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -23988,7 +24289,65 @@ export type components = {
              */
             updated?: string;
         };
-        /** @description The webhook body of `subscription_change_request.applied`. */
+        /**
+         * @description The webhook body of `subscription_change_request.applied`.
+         * @example {
+         *       "id": "evt_prod_06h1dkt0e3fazke34ma1xqy7rkdzr",
+         *       "object": "event",
+         *       "type": "subscription_change_request.applied",
+         *       "sequence": 2,
+         *       "created": 1798271009,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *           "steps": [
+         *             {
+         *               "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *               "type": "switch_price",
+         *               "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *               "state": "applied",
+         *               "quantity": null
+         *             }
+         *           ],
+         *           "object": "subscription_change_request",
+         *           "status": "applied",
+         *           "created": "2026-11-26T07:43:30.022Z",
+         *           "invoice": null,
+         *           "updated": "2026-12-26T07:43:29.625Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "effective": "period_end",
+         *           "applied_at": "2026-12-26T07:43:29.625Z",
+         *           "last_error": null,
+         *           "effective_at": "2026-12-26T07:43:29.625Z",
+         *           "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *           "applied_steps": 1,
+         *           "proration_date": "2026-11-26T07:43:30.022Z",
+         *           "amount_due_now_atom": 0,
+         *           "cancellation_reason": null,
+         *           "payment_collected_at": null,
+         *           "next_invoice_amount_atom": 1000
+         *         },
+         *         "previous_attributes": {
+         *           "steps": [
+         *             {
+         *               "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *               "type": "switch_price",
+         *               "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *               "state": "pending",
+         *               "quantity": null
+         *             }
+         *           ],
+         *           "status": "scheduled",
+         *           "updated": "2026-11-26T07:43:30.058Z",
+         *           "applied_at": null,
+         *           "applied_steps": 0
+         *         }
+         *       }
+         *     }
+         */
         SubscriptionChangeRequestAppliedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -24015,7 +24374,55 @@ export type components = {
                 previous_attributes?: components["schemas"]["SubscriptionChangeRequestPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `subscription_change_request.canceled`. */
+        /**
+         * @description The webhook body of `subscription_change_request.canceled`.
+         * @example {
+         *       "id": "evt_prod_06h1dksxkm5fvb6xygg94yg8vvmsa",
+         *       "object": "event",
+         *       "type": "subscription_change_request.canceled",
+         *       "sequence": 2,
+         *       "created": 1795679010,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "scr_prod_06h1dksx89zqrg76ymrqdsjmzh6fp",
+         *           "steps": [
+         *             {
+         *               "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *               "type": "set_quantity",
+         *               "price": null,
+         *               "state": "pending",
+         *               "quantity": 2
+         *             }
+         *           ],
+         *           "object": "subscription_change_request",
+         *           "status": "canceled",
+         *           "created": "2026-11-26T07:43:30.107Z",
+         *           "invoice": null,
+         *           "updated": "2026-11-26T07:43:30.204Z",
+         *           "currency": "usd",
+         *           "livemode": false,
+         *           "metadata": {},
+         *           "effective": "period_end",
+         *           "applied_at": null,
+         *           "last_error": null,
+         *           "effective_at": "2026-12-26T07:43:29.625Z",
+         *           "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *           "applied_steps": 0,
+         *           "proration_date": "2026-11-26T07:43:30.107Z",
+         *           "amount_due_now_atom": 0,
+         *           "cancellation_reason": "requested",
+         *           "payment_collected_at": null,
+         *           "next_invoice_amount_atom": 2000
+         *         },
+         *         "previous_attributes": {
+         *           "status": "scheduled",
+         *           "updated": "2026-11-26T07:43:30.152Z",
+         *           "cancellation_reason": null
+         *         }
+         *       }
+         *     }
+         */
         SubscriptionChangeRequestCanceledWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
