@@ -100,6 +100,9 @@ describe("a change at the period end", () => {
     const renewal = invoices[1]!;
     expect(renewal).toMatchObject({ id: renewed.latest_invoice, subtotal_atom: 1500, total_amount_atom: 1500, status: "paid" });
     expect(renewal.lines.map((line: Json) => [line.price, line.amount_atom])).toEqual([[s.prices.basic, 1000], [s.prices.addon, 500]]);
+    // invoice.upcoming announced it, days before, with the pending change applied.
+    const announced = (await s.timeline(renewal.id))[0]!;
+    expect(announced).toMatchObject({ type: "invoice.upcoming", data: { subtotal_atom: 1500 } });
 
     // The subscription's story: each step (the first one empties pending_changes), then the period's advance on the new items.
     const events = (await s.timeline(sub.id)).filter((event) => event.type === "customer.subscription.updated").slice(1);
