@@ -26,7 +26,8 @@ function whyNot(error: ServiceError): string {
  * `customer.subscription.updated` each) and it becomes `applied`
  * (`subscription_change_request.applied`); if one does not (a price archived since, an item removed
  * since), none of its steps is applied and it is canceled with `no_longer_applies` and the reason.
- * Answers the subscription after them, its `pending_changes` emptied.
+ * Answers what the renewal's next event records as before: the subscription after the last step
+ * (its `pending_changes` emptied), or, when no step ran, as it was locked.
  */
 export async function applyPendingChanges(tx: ChangeTransaction, ctx: ServiceContext, locked: SubscriptionWithItems): Promise<SubscriptionWithItems> {
   const pending = locked.subscription.pendingChanges;
@@ -71,7 +72,9 @@ export async function applyPendingChanges(tx: ChangeTransaction, ctx: ServiceCon
       previousData: serializeChangeRequest(request, ctx.livemode),
     });
   }
-  return { subscription: current.subscription, items: await itemsOf(tx, locked.subscription.id) };
+  // The state the renewal's next event starts from: the last step's, or (no step ran) the
+  // subscription as locked, so that event shows its pending_changes emptied.
+  return { subscription: recorded.subscription, items: await itemsOf(tx, locked.subscription.id) };
 }
 
 /** The item changes of the request's pending steps on the items as they are, or why one does not apply. */
