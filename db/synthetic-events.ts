@@ -40,6 +40,7 @@ export const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
   portal_configuration: 0.01,
   credit_note: 0.05,
   customer_balance_transaction: 0.1,
+  subscription_change_request: 0.05,
 };
 
 /** The id prefix of each entity type (lib/ids.ts). */
@@ -67,6 +68,7 @@ export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
   portal_configuration: "acc_",
   credit_note: "cn_",
   customer_balance_transaction: "cbtxn_",
+  subscription_change_request: "scr_",
 };
 
 export type LoadOptions = {

@@ -11,6 +11,7 @@ import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, StatusBadge, Table } from "@/components/ui";
 import { subscriptionQueryKeys, subscriptionsHref } from "./format";
 import { SubscriptionActions } from "./subscription-actions";
+import { PendingChanges } from "./pending-changes";
 import { UnpaidInvoiceNotice } from "./unpaid-invoice";
 
 const linkClass = "text-sm text-indigo-700 underline hover:text-indigo-900";
@@ -119,6 +120,7 @@ export function SubscriptionDetail({ accountId, subscriptionId }: { accountId: s
             </Table>
           )}
         </Card>
+        <PendingChanges accountId={accountId} subscription={subscription} />
         <Card title="Metadata">
           {metadata.length === 0 ? (
             <p className="text-sm text-slate-600">No metadata.</p>

@@ -45,6 +45,8 @@ export const accounts = pgTable(
     usageGraceSeconds: integer("usage_grace_seconds").notNull().default(3600),
     /** How long a past_due subscription keeps granting its features (lib/entitlements/grace.ts reads it). */
     entitlementPastDueGraceDays: integer("entitlement_past_due_grace_days").notNull().default(7),
+    /** Which change requests without `effective` wait for the period end (lib/subscription-changes/effective.ts). */
+    planChangePolicy: text("plan_change_policy").$type<"immediate" | "upgrade_now_downgrade_at_period_end">().notNull().default("immediate"),
     created: createdAt(),
   },
   (t) => [index("accounts_organization_idx").on(t.organizationId)],

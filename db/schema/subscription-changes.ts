@@ -3,7 +3,7 @@ import { accounts } from "./accounts";
 import { createdAt, id, time, updatedAt } from "./columns";
 import { subscriptions } from "./subscriptions";
 
-export const changeRequestStatusEnum = pgEnum("change_request_status", ["open", "partially_applied", "applied", "canceled"]);
+export const changeRequestStatusEnum = pgEnum("change_request_status", ["open", "partially_applied", "applied", "canceled", "scheduled"]);
 
 /**
  * One step of a change request, in the order it is applied. `state` records progress so that a
@@ -17,6 +17,9 @@ export type ChangeStep = {
   quantity: number | null;
   state: "pending" | "applied";
 };
+
+/** A change scheduled for the period end, as its subscription lists it (`pending_changes`). */
+export type PendingChange = { change_request: string; steps: ChangeStep[] };
 
 /** A planned change of a subscription's items: previewed, then applied (payment first, then steps). */
 export const subscriptionChangeRequests = pgTable(
@@ -43,6 +46,12 @@ export const subscriptionChangeRequests = pgTable(
     appliedSteps: integer("applied_steps").notNull().default(0),
     appliedAt: time("applied_at"),
     lastError: text("last_error"),
+    /** When it takes effect once applied: `now`, or `period_end` (scheduled for the renewal: lib/subscription-changes/pending.ts). */
+    effective: text("effective").$type<"now" | "period_end">().notNull().default("now"),
+    /** For `period_end`: the period end it was scheduled for (set when applied). */
+    effectiveAt: time("effective_at"),
+    /** Why it was canceled: by request, because its subscription ended first, or because its steps no longer applied at the renewal. */
+    cancellationReason: text("cancellation_reason").$type<"requested" | "subscription_cancelled" | "no_longer_applies">(),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     created: createdAt(),
     updated: updatedAt(),

@@ -5,6 +5,7 @@ import { prices } from "./catalog";
 import { createdAt, id, time, updatedAt } from "./columns";
 import { customers } from "./customers";
 import { invoices } from "./invoices";
+import type { PendingChange } from "./subscription-changes";
 import { SUBSCRIPTION_STATUSES } from "@/lib/subscriptions/statuses";
 
 /** `past_due`: the latest renewal invoice could not be collected and dunning is retrying it. */
@@ -38,6 +39,8 @@ export const subscriptions = pgTable(
     trialWillEndNotifiedAt: time("trial_will_end_notified_at"),
     /** The id the next renewal invoice will carry, reserved when `invoice.upcoming` announced it. */
     upcomingInvoiceId: text("upcoming_invoice_id"),
+    /** Change requests scheduled for the period end, in the order the renewal applies them (lib/subscription-changes/pending.ts). */
+    pendingChanges: jsonb("pending_changes").$type<PendingChange[]>().notNull().default([]),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     created: createdAt(),
     updated: updatedAt(),

@@ -35,6 +35,9 @@ export const PostalAddress = z
   })
   .meta({ id: "PostalAddress" });
 
+/** Which change requests without `effective` wait for the period end (lib/subscription-changes/effective.ts). */
+export const PLAN_CHANGE_POLICIES = ["immediate", "upgrade_now_downgrade_at_period_end"] as const;
+
 export const INVOICE_PREFIX = /^[A-Z0-9-]{3,12}$/;
 
 /**
@@ -74,6 +77,14 @@ export const SETTINGS_FIELDS = {
       example: 7,
     }),
     output: z.number().int(),
+  },
+  plan_change_policy: {
+    input: z.enum(PLAN_CHANGE_POLICIES, { error: `Must be one of ${PLAN_CHANGE_POLICIES.join(", ")}.` }).meta({
+      description:
+        "When a change request without `effective` takes effect: `immediate` (default: now), or `upgrade_now_downgrade_at_period_end` (now when its `amount_due_now_atom` previewed now is above 0, else at the period end; docs/billing.md).",
+      example: "upgrade_now_downgrade_at_period_end",
+    }),
+    output: z.enum(PLAN_CHANGE_POLICIES),
   },
 } as const;
 

@@ -19,6 +19,7 @@ export function serializeAccountSettings(row: AccountRow): AccountSettingsObject
     default_tax_rate: row.defaultTaxRate,
     usage_grace_seconds: row.usageGraceSeconds,
     entitlement_past_due_grace_days: row.entitlementPastDueGraceDays,
+    plan_change_policy: row.planChangePolicy,
     livemode: row.livemode,
   };
 }

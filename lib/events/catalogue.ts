@@ -108,6 +108,12 @@ export const EVENT_CATALOGUE = [
     aggregateType: "customer_balance_transaction",
     types: ["customer.balance_transaction.created"],
   },
+  // Changes at the period end (docs/billing.md): the life of a scheduled change request.
+  {
+    group: "Subscription change request",
+    aggregateType: "subscription_change_request",
+    types: ["subscription_change_request.scheduled", "subscription_change_request.applied", "subscription_change_request.canceled"],
+  },
 ] as const;
 
 type Catalogue = typeof EVENT_CATALOGUE;
@@ -205,6 +211,12 @@ export const EVENT_DESCRIPTIONS = {
   "credit_note.voided": "A pre-payment credit note was voided: the invoice's amount due is back up by its total.",
   "customer.balance_transaction.created":
     "A customer's balance changed: a manual adjustment, a credit note's credit, or finalization applying it to an invoice (`ending_balance_atom` is the balance after).",
+  "subscription_change_request.scheduled":
+    "A change request with `effective: period_end` was applied: it is `scheduled` for the renewal at `effective_at` and listed in its subscription's `pending_changes`.",
+  "subscription_change_request.applied":
+    "The renewal applied a scheduled change request before invoicing the new period (each step's `customer.subscription.updated` precedes it).",
+  "subscription_change_request.canceled":
+    "A scheduled change request was canceled: `cancellation_reason` says whether by request, because its subscription was cancelled first, or because its steps no longer applied at the renewal.",
 } as const satisfies Record<EventType, string>;
 
 export const EVENT_TYPES: readonly EventType[] = EVENT_CATALOGUE.flatMap((group) => group.types);

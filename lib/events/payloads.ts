@@ -16,6 +16,7 @@ import { Product } from "@/lib/products/schema";
 import { Refund } from "@/lib/refunds/schema";
 import { TaxRate } from "@/lib/tax-rates/schema";
 import { Subscription } from "@/lib/subscriptions/schema";
+import { ChangeRequest } from "@/lib/subscription-changes/schema";
 import { ApiToken } from "@/lib/api-tokens/schema";
 import { AuditUser } from "@/lib/auth/schema";
 import { WebhookEndpoint } from "@/lib/webhooks/schema";
@@ -52,6 +53,7 @@ export const AGGREGATE_SCHEMAS = {
   portal_configuration: PortalConfiguration,
   credit_note: CreditNote,
   customer_balance_transaction: CustomerBalanceTransaction,
+  subscription_change_request: ChangeRequest,
 } satisfies Record<AggregateType, z.ZodObject>;
 
 type AggregateSchema = (typeof AGGREGATE_SCHEMAS)[AggregateType];

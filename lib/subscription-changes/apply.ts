@@ -11,6 +11,7 @@ import { getSubscription } from "@/lib/subscriptions/service";
 import { collectPayment } from "./collect";
 import { assertChangeable, loadRequest, lockRequest, noLongerApplies, preview, recordError, table } from "./core";
 import { planStep, plannedItems } from "./plan";
+import { scheduleChangeRequest } from "./schedule";
 import type { ChangeRequestRow } from "./serialize";
 import { log, safeError } from "@/lib/log";
 
@@ -77,7 +78,7 @@ async function applyNextStep(ctx: ServiceContext, request: ChangeRequestRow, fai
 }
 
 function assertNotFinished(request: ChangeRequestRow): void {
-  if (request.status === "applied" || request.status === "canceled") {
+  if (request.status === "applied" || request.status === "canceled" || request.status === "scheduled") {
     throw new ServiceError("conflict", `Change request '${request.id}' is ${request.status}; only open or partially applied change requests can be applied.`);
   }
 }
@@ -104,6 +105,13 @@ export async function applyChangeRequest({ ctx, input }: Verb<ApplyInput>): Prom
   }
   assertNotFinished(request);
   if (input.paymentMethod !== undefined) checkSandboxPaymentMethod(ctx.livemode, input.paymentMethod, "payment_method");
+  if (request.effective === "period_end") {
+    if (input.sandboxFailStep !== undefined) {
+      throw validationFailed([{ field: "sandbox_fail_step", message: `Change request '${request.id}' takes effect at the period end: nothing is applied now.` }]);
+    }
+    // Nothing is charged or changed now: the renewal applies it (pending.ts).
+    return scheduleChangeRequest(ctx, request);
+  }
   const current = await getSubscription({ ctx, input: { id: request.subscriptionId } });
   assertChangeable(current.subscription);
 

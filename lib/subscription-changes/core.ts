@@ -1,14 +1,14 @@
 import { and, eq } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { subscriptionChangeRequests, type ChangeStep } from "@/db/schema";
+import { subscriptionChangeRequests, type ChangeStep, type PendingChange } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { notFound, ServiceError, validationFailed, type FieldError } from "@/lib/errors";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { one } from "@/lib/rows";
 import { scheduleOfSubscription } from "@/lib/subscriptions/core";
 import type { SubscriptionRow, SubscriptionWithItems } from "@/lib/subscriptions/serialize";
-import { planStep, plannedItems, type PlannedItem } from "./plan";
-import { prorate } from "./proration";
+import { planStep, plannedItems, type PlannedItem, type StepContext } from "./plan";
+import { perPeriodAtom, prorate } from "./proration";
 import type { ChangeRequestRow } from "./serialize";
 
 /* What the change-request verbs share (service.ts, collect.ts, apply.ts): the locked read, the preview, the recorded error. */
@@ -63,6 +63,62 @@ export async function preview(executor: Executor, ctx: ServiceContext, current: 
   }
   // Due now is at most the increase, which is at most the new per-period amount.
   return { amountDueNowAtom: Number(amounts.amountDueNowAtom), nextInvoiceAmountAtom: Number(amounts.nextInvoiceAmountAtom) };
+}
+
+/**
+ * The items after the pending changes (`pending_changes`), planned in order as the renewal applies
+ * them: a pending change whose steps no longer apply is left out, as the renewal would drop it.
+ */
+export async function itemsAfterPending(context: StepContext, items: PlannedItem[], pending: readonly PendingChange[]): Promise<PlannedItem[]> {
+  let after = items;
+  for (const change of pending) {
+    try {
+      after = await planSteps(context, after, change.steps);
+    } catch (error) {
+      if (!(error instanceof ServiceError) || error.category !== "validation") throw error;
+    }
+  }
+  return after;
+}
+
+/**
+ * The items the next renewal will bill, for `invoice.upcoming`'s preview: the current ones after
+ * the pending changes that still apply (an added item has no tax rates, as when a change adds it).
+ */
+export async function itemsAtRenewal(executor: Executor, accountId: string, current: SubscriptionWithItems) {
+  const { items, subscription } = current;
+  if (subscription.pendingChanges.length === 0 || items.length === 0) return items;
+  const context = { executor, accountId, schedule: await scheduleOfSubscription(executor, items) };
+  const after = await itemsAfterPending(context, await plannedItems(executor, items), subscription.pendingChanges);
+  return after.map((item) => ({
+    priceId: item.priceId,
+    quantity: item.quantity,
+    taxRateIds: items.find((row) => row.id === item.id)?.taxRateIds ?? [],
+  }));
+}
+
+/** Plans every pending step on `items`; the first invalid one throws (422 naming `steps.N.field`). */
+export async function planSteps(context: StepContext, items: PlannedItem[], steps: readonly ChangeStep[]): Promise<PlannedItem[]> {
+  let after = items;
+  for (const [index, step] of steps.entries()) {
+    if (step.state === "pending") after = (await planStep(context, after, step, index)).items;
+  }
+  return after;
+}
+
+/**
+ * The preview of a change at the period end: the steps planned after the pending changes; nothing
+ * is due now (the change starts with the next period), the next invoice bills the items after all of them.
+ */
+export async function previewAtPeriodEnd(executor: Executor, ctx: ServiceContext, current: SubscriptionWithItems, steps: readonly ChangeStep[]) {
+  const context = { executor, accountId: ctx.accountId, schedule: await scheduleOfSubscription(executor, current.items) };
+  const base = await itemsAfterPending(context, await plannedItems(executor, current.items), current.subscription.pendingChanges);
+  const after = await planSteps(context, base, steps);
+  const next = perPeriodAtom(after);
+  if (next > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw validationFailed([{ field: "steps", message: "The subscription's amount per period would exceed 2^53 - 1 atoms." }]);
+  }
+  return { amountDueNowAtom: 0, nextInvoiceAmountAtom: Number(next) };
 }
 
 /** Records why an apply stopped (no event: the change request has none). */

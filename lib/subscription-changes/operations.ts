@@ -22,7 +22,7 @@ export const createChangeRequestOperation = defineOperation({
   unscopedPath: UNSCOPED,
   summary: "Create a subscription change request",
   description:
-    "A plan of item changes (`switch_price`, `set_quantity`, `add_item`, `remove_item`), all checked now (422 naming `steps.N.field`), with a preview fixed at creation: `amount_due_now_atom` (the proration for the rest of the current period, never negative: a downgrade is due 0 and gives no credit) and `next_invoice_amount_atom`. Nothing changes until it is applied. 409 once the subscription is cancelled.",
+    "A plan of item changes (`switch_price`, `set_quantity`, `add_item`, `remove_item`), all checked now (422 naming `steps.N.field`), with a preview fixed at creation: `amount_due_now_atom` (the proration for the rest of the current period, never negative: a downgrade is due 0 and gives no credit) and `next_invoice_amount_atom`. Nothing changes until it is applied. `effective` (`now` or `period_end`; absent: the account's `plan_change_policy`) says whether applying it changes the items at once or schedules them for the renewal; a `period_end` request previews after the changes already pending, with nothing due now. 409 once the subscription is cancelled.",
   tag,
   access: "secret",
   body: ChangeRequestCreateInput,
@@ -63,7 +63,7 @@ export const applyChangeRequestOperation = defineOperation({
   unscopedPath: `${UNSCOPED}/{change_request_id}/apply`,
   summary: "Apply a subscription change request",
   description:
-    "Payment first: when `amount_due_now_atom` > 0, a proration invoice is created, finalized and paid with `payment_method` (default the subscription's `default_payment_method`; 400 when neither exists). A failed payment is a 409 that applied nothing (the request stays `open`, the invoice open for the next try). Then each step in its own transaction with its `customer.subscription.updated`. A step failing after the payment was collected (or after earlier steps) is a 409 `PARTIAL_APPLY_RETRYABLE` whose `detail` is a stringified object; applying again resumes at the failed step and never charges again. 409 once applied or canceled.",
+    "Payment first: when `amount_due_now_atom` > 0, a proration invoice is created, finalized and paid with `payment_method` (default the subscription's `default_payment_method`; 400 when neither exists). A failed payment is a 409 that applied nothing (the request stays `open`, the invoice open for the next try). Then each step in its own transaction with its `customer.subscription.updated`. A step failing after the payment was collected (or after earlier steps) is a 409 `PARTIAL_APPLY_RETRYABLE` whose `detail` is a stringified object; applying again resumes at the failed step and never charges again. A `period_end` request is not paid nor applied now: it becomes `scheduled` (`subscription_change_request.scheduled`), joins the subscription's `pending_changes` (`customer.subscription.updated`) and the renewal applies it before the new period's invoice (409 when its steps no longer apply after the changes already pending). 409 once applied, scheduled or canceled.",
   tag,
   access: "secret",
   body: ChangeRequestApplyInput,
@@ -78,7 +78,7 @@ export const cancelChangeRequestOperation = defineOperation({
   unscopedPath: `${UNSCOPED}/{change_request_id}/cancel`,
   summary: "Cancel a subscription change request",
   description:
-    "Open → canceled; a proration invoice left open by a failed payment is voided. 409 once the payment was collected (apply it to finish), or when applied or canceled.",
+    "Open → canceled; a proration invoice left open by a failed payment is voided. Scheduled → canceled: it leaves the subscription's `pending_changes` (`customer.subscription.updated`, `subscription_change_request.canceled`). `cancellation_reason` is `requested`. 409 once the payment was collected (apply it to finish), or when applied or canceled.",
   tag,
   access: "secret",
   body: ChangeRequestCancelInput,

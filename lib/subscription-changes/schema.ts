@@ -2,7 +2,11 @@ import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { DateTime, Metadata } from "@/lib/schemas";
 
-export const CHANGE_REQUEST_STATUSES = ["open", "partially_applied", "applied", "canceled"] as const;
+export const CHANGE_REQUEST_STATUSES = ["open", "partially_applied", "applied", "canceled", "scheduled"] as const;
+/** When an applied change request takes effect: at once, or at the end of the current period (the renewal applies it). */
+export const CHANGE_EFFECTS = ["now", "period_end"] as const;
+export type ChangeEffect = (typeof CHANGE_EFFECTS)[number];
+export const CANCELLATION_REASONS = ["requested", "subscription_cancelled", "no_longer_applies"] as const;
 export type ChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
 
 /** Enough for replacing every one of 20 items (20 removals + 20 additions) with room to spare. */
@@ -50,6 +54,10 @@ export const ChangeRequestCreateInput = z
       .min(1, "At least one step.")
       .max(MAX_STEPS, `At most ${MAX_STEPS} steps.`)
       .meta({ description: "Item changes, applied in this order; every intermediate state must be a valid subscription." }),
+    effective: z.enum(CHANGE_EFFECTS, { error: `Must be one of ${CHANGE_EFFECTS.join(", ")}.` }).optional().meta({
+      description:
+        "`now`: applying it changes the items at once (proration collected first). `period_end`: applying it schedules it (`scheduled`, listed in the subscription's `pending_changes`) and the renewal applies it before the new period's invoice; nothing is prorated. Absent: the account's `plan_change_policy` decides.",
+    }),
     metadata: Metadata.optional(),
   })
   .meta({ id: "SubscriptionChangeRequestCreateInput" });
@@ -101,7 +109,7 @@ export const ChangeRequest = z
     steps: z.array(ChangeStep),
     amount_due_now_atom: z.number().int().meta({
       description:
-        "Proration for the rest of the current period, fixed at creation: floor(max(0, Δ per-period amount) × remaining / period length); 0 while trialing or paused. Before the customer's discount. Metered items count 0 (their usage is billed in arrears).",
+        "Proration for the rest of the current period, fixed at creation: floor(max(0, Δ per-period amount) × remaining / period length); 0 while trialing or paused, and 0 for `period_end` (the change starts with the next period). Before the customer's discount. Metered items count 0 (their usage is billed in arrears).",
     }),
     next_invoice_amount_atom: z.number().int().meta({ description: "The licensed items after the change for one period, before discounts; metered items' usage is not included." }),
     currency: z.string(),
@@ -110,7 +118,17 @@ export const ChangeRequest = z
     payment_collected_at: DateTime.nullable(),
     applied_steps: z.number().int(),
     applied_at: DateTime.nullable(),
-    last_error: z.string().nullable().meta({ description: "Why the last apply stopped (payment failure, failed step); null once applied." }),
+    last_error: z.string().nullable().meta({
+      description: "Why the last apply stopped (payment failure, failed step), or why the renewal dropped a scheduled one; null once applied.",
+    }),
+    effective: z.enum(CHANGE_EFFECTS).meta({ description: "`now`, or `period_end`: applying it schedules it for the renewal." }),
+    effective_at: DateTime.nullable().meta({
+      description: "For `period_end`: the end of the period it was scheduled for (set when applied; the renewal at that instant applies it). Null for `now`.",
+    }),
+    cancellation_reason: z.enum(CANCELLATION_REASONS).nullable().meta({
+      description:
+        "Once `canceled`: `requested` (the cancel operation), `subscription_cancelled` (its subscription was cancelled before a scheduled change ran), or `no_longer_applies` (at the renewal its steps no longer applied: `last_error` says why).",
+    }),
     metadata: z.record(z.string(), z.string()),
     livemode: z.boolean(),
     created: DateTime,
@@ -125,5 +143,14 @@ export const ChangeRequestListQuery = PaginationQuery.extend({
     .enum(CHANGE_REQUEST_STATUSES, { error: `status must be one of ${CHANGE_REQUEST_STATUSES.join(", ")}.` })
     .optional(),
 });
+
+/** A change scheduled for the period end, as the subscription lists it (`pending_changes`). */
+export const PendingChange = z
+  .object({
+    change_request: z.string().meta({ description: "The `scheduled` change request (`scr_…`); cancel it to drop the change." }),
+    steps: z.array(ChangeStep),
+    effective_at: DateTime.meta({ description: "When the renewal applies it: the current period's end." }),
+  })
+  .meta({ id: "SubscriptionPendingChange" });
 
 export type ChangeRequestObject = z.input<typeof ChangeRequest>;

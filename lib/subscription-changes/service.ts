@@ -14,8 +14,10 @@ import { one } from "@/lib/rows";
 import type { SubscriptionWithItems } from "@/lib/subscriptions/serialize";
 import { getSubscription } from "@/lib/subscriptions/service";
 import { applyChangeRequest } from "./apply";
-import { assertChangeable, loadRequest, lockRequest, preview, table } from "./core";
-import type { ChangeRequestStatus, ChangeStepInputValue } from "./schema";
+import { assertChangeable, loadRequest, lockRequest, table } from "./core";
+import { effectiveAndPreview } from "./effective";
+import { cancelScheduledChangeRequest } from "./schedule";
+import type { ChangeEffect, ChangeRequestStatus, ChangeStepInputValue } from "./schema";
 import type { ChangeRequestRow } from "./serialize";
 
 /* Change requests: create (with its preview), read, list, cancel, and the deprecated change-plan. Applying one: apply.ts. */
@@ -51,16 +53,16 @@ async function refuseMeteredQuantities(executor: Executor, accountId: string, st
 export async function createChangeRequest({
   ctx,
   input,
-}: Verb<{ subscriptionId: string; steps: ChangeStepInputValue[]; metadata?: Record<string, string> }>): Promise<ChangeRequestRow> {
+}: Verb<{ subscriptionId: string; steps: ChangeStepInputValue[]; effective?: ChangeEffect; metadata?: Record<string, string> }>): Promise<ChangeRequestRow> {
   const db = await getDb();
   const current = await getSubscription({ ctx, input: { id: input.subscriptionId } });
   assertChangeable(current.subscription);
   await refuseMeteredQuantities(db, ctx.accountId, input.steps);
   const now = ctx.now();
   const steps = input.steps.map(storedStep);
-  const amounts = await preview(db, ctx, current, steps, now);
-  // A change request is a plan: the event catalogue has no type for it, so creating (or cancelling)
-  // one emits nothing. Its effects do: the proration invoice, its payment, each item change.
+  const { effective, ...amounts } = await effectiveAndPreview(db, ctx, current, steps, now, input.effective);
+  // A change request is a plan: creating (or cancelling) an open one emits nothing. Its effects do:
+  // the proration invoice, its payment, each item change; and a scheduled one's life (schedule.ts).
   const row = one(await db
     .insert(table)
     .values({
@@ -70,6 +72,7 @@ export async function createChangeRequest({
       status: "open",
       steps,
       ...amounts,
+      effective,
       currency: current.subscription.currency,
       prorationDate: now,
       metadata: input.metadata ?? {},
@@ -107,9 +110,12 @@ export async function cancelChangeRequest({ ctx, input }: Verb<{ subscriptionId:
       "conflict",
       request.status === "partially_applied"
         ? `Change request '${request.id}' is partially applied (its payment was collected); apply it again to finish it.`
-        : `Change request '${request.id}' is ${request.status}; only open change requests can be canceled.`,
+        : request.status === "scheduled"
+          ? `Change request '${request.id}' was scheduled meanwhile; cancel it again.`
+          : `Change request '${request.id}' is ${request.status}; only open or scheduled change requests can be canceled.`,
     );
   const request = await getChangeRequest({ ctx, input });
+  if (request.status === "scheduled") return cancelScheduledChangeRequest(ctx, request);
   if (request.status !== "open" || request.paymentCollectedAt !== null) throw refuse(request);
   if (request.invoiceId !== null) {
     const invoice = await getInvoice({ ctx, input: { id: request.invoiceId } });
@@ -122,7 +128,9 @@ export async function cancelChangeRequest({ ctx, input }: Verb<{ subscriptionId:
   return withChangeTransaction(async (tx) => {
     const locked = await lockRequest(tx, ctx, input.subscriptionId, input.id);
     if (locked.status !== "open" || locked.paymentCollectedAt !== null) throw refuse(locked);
-    const row = one(await tx.update(table).set({ status: "canceled", updated: ctx.now() }).where(eq(table.id, locked.id)).returning());
+    const row = one(
+      await tx.update(table).set({ status: "canceled", cancellationReason: "requested", updated: ctx.now() }).where(eq(table.id, locked.id)).returning(),
+    );
     return row;
   });
 }
@@ -167,7 +175,7 @@ export async function changePlan({
   }
   let request: ChangeRequestRow;
   try {
-    request = await createChangeRequest({ ctx, input: { subscriptionId: current.subscription.id, steps, metadata: { source: "change-plan" } } });
+    request = await createChangeRequest({ ctx, input: { subscriptionId: current.subscription.id, steps, effective: "now", metadata: { source: "change-plan" } } });
   } catch (error) {
     throw asChangePlanError(error);
   }

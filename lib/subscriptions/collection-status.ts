@@ -4,6 +4,7 @@ import { invoices, subscriptionItems, subscriptions } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import type { EventType } from "@/lib/events/catalogue";
 import { recordSubscriptionChange } from "./record";
+import { dropScheduledChanges } from "@/lib/subscription-changes/drop";
 import { one } from "@/lib/rows";
 import type { SubscriptionRow } from "./serialize";
 
@@ -89,9 +90,12 @@ export async function cancelForNonPayment(tx: ChangeTransaction, ctx: ServiceCon
     subscriptionId,
     "customer.subscription.cancelled",
     (row) => row.status === "past_due",
-    (now) => ({ status: "cancelled", cancelledAt: now, cancelAtPeriodEnd: false, upcomingInvoiceId: null }),
+    (now) => ({ status: "cancelled", cancelledAt: now, cancelAtPeriodEnd: false, upcomingInvoiceId: null, pendingChanges: [] }),
   );
-  if (cancelled) await stopDunning(tx, ctx, subscriptionId);
+  if (cancelled) {
+    await stopDunning(tx, ctx, subscriptionId);
+    await dropScheduledChanges(tx, ctx, subscriptionId);
+  }
   return cancelled;
 }
 

@@ -110,7 +110,7 @@ export async function emit(
  * what the customer agreed to, as a custom line naming the price (invoice lines accept only active
  * prices).
  */
-export async function renewalLines(executor: Executor, items: SubscriptionItemRow[]) {
+export async function renewalLines(executor: Executor, items: Pick<SubscriptionItemRow, "priceId" | "quantity" | "taxRateIds">[]) {
   const rows = await executor.select().from(prices).where(inArray(prices.id, items.map((item) => item.priceId)));
   // Metered items are billed in arrears from usage (lib/usage/billing.ts), not in advance.
   const licensed = items.filter((item) => rows.find((row) => row.id === item.priceId)?.usageType !== "metered");

@@ -104,7 +104,7 @@ export const cancelSubscriptionOperation = defineOperation({
   unscopedPath: "/subscriptions/{subscription_id}/cancel",
   summary: "Cancel a subscription",
   description:
-    "Now (default): → cancelled with `cancelled_at` (`customer.subscription.cancelled`). `at_period_end: true`: sets `cancel_at_period_end` (`customer.subscription.updated`); the renewal then cancels. 409 once cancelled.",
+    "Now (default): → cancelled with `cancelled_at` (`customer.subscription.cancelled`). `at_period_end: true` (or `effective: period_end`): sets `cancel_at_period_end` (`customer.subscription.updated`); the renewal then cancels. Cancelling drops the changes scheduled for the period end (`subscription_change_request.canceled`, `cancellation_reason: subscription_cancelled`); so does the renewal that cancels. 409 once cancelled.",
   tag,
   access: "secret",
   body: SubscriptionCancelInput,

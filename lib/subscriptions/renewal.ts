@@ -6,6 +6,8 @@ import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/tran
 import { loadInvoice } from "@/lib/invoices/core";
 import { finalizeInvoice } from "@/lib/invoices/service";
 import type { InvoiceWithLines } from "@/lib/invoices/serialize";
+import { applyPendingChanges } from "@/lib/subscription-changes/pending";
+import { dropScheduledChanges } from "@/lib/subscription-changes/drop";
 import { billFinalUsage, renewalGraceMs, settleUsageSegments, usageLines } from "@/lib/usage/billing";
 import { stopDunning } from "./collection-status";
 import { assertStatus, draftInvoice, emit, itemsOf, LIVE, ofAccount, scheduleOfSubscription, setFields } from "./core";
@@ -60,7 +62,16 @@ export async function renewOnePeriod(ctx: ServiceContext, id: string, now: Date,
     if (locked.cancelAtPeriodEnd || customer?.deletedAt) {
       await lockDunningInvoices(tx, ctx, locked.id);
       await stopDunning(tx, ctx, locked.id);
-      await setFields(tx, locked.id, { status: "cancelled", cancelledAt: locked.currentPeriodEnd, cancelAtPeriodEnd: false, upcomingInvoiceId: null, updated: at });
+      // The cancellation wins over changes scheduled for this period end: they are dropped, recorded.
+      await dropScheduledChanges(tx, ctx, locked.id);
+      await setFields(tx, locked.id, {
+        status: "cancelled",
+        cancelledAt: locked.currentPeriodEnd,
+        cancelAtPeriodEnd: false,
+        upcomingInvoiceId: null,
+        pendingChanges: [],
+        updated: at,
+      });
       if (!customer?.deletedAt) await billFinalUsage(tx, ctx, locked, locked.currentPeriodEnd);
       const after = { subscription: (await reread(tx, locked.id))!, items: before.items };
       await emit(tx, ctx, "customer.subscription.cancelled", after, before);
@@ -68,10 +79,13 @@ export async function renewOnePeriod(ctx: ServiceContext, id: string, now: Date,
     }
     // The period that just ended: its metered usage, in arrears, beside the next period's licensed items.
     const usage = locked.status === "paused" ? [] : await usageLines(tx, locked, locked.currentPeriodStart, locked.currentPeriodEnd);
-    const draft = locked.status === "paused" ? null : await draftInvoice(ctx, locked, before.items, { tx, id: locked.upcomingInvoiceId, usage });
+    // Changes scheduled for this period end start with the new period: applied before its invoice is
+    // drafted, effective at the period end (the period's usage above was counted before them).
+    const changed = await applyPendingChanges(tx, ctx, before);
+    const draft = locked.status === "paused" ? null : await draftInvoice(ctx, locked, changed.items, { tx, id: locked.upcomingInvoiceId, usage });
     // The usage of metered items changes closed this period is on this invoice (a paused period bills none).
     await settleUsageSegments(tx, locked.id, draft?.invoice.id ?? null, at);
-    const schedule = await scheduleOfSubscription(tx, before.items);
+    const schedule = await scheduleOfSubscription(tx, changed.items);
     // Every end is computed from the anchor (the trial end, else the start), so month clamping never drifts.
     const anchor = locked.trialEnd ?? locked.created;
     await setFields(tx, locked.id, {
@@ -83,13 +97,13 @@ export async function renewOnePeriod(ctx: ServiceContext, id: string, now: Date,
       upcomingInvoiceId: null,
       updated: at,
     });
-    const renewed = { subscription: (await reread(tx, locked.id))!, items: before.items };
-    await emit(tx, ctx, "customer.subscription.updated", renewed, before);
+    const renewed = { subscription: (await reread(tx, locked.id))!, items: changed.items };
+    await emit(tx, ctx, "customer.subscription.updated", renewed, changed);
     if (!draft) return { subscription: renewed, invoice: null };
     const invoice = await finalizeInvoice({ ctx, tx, input: { id: draft.invoice.id } });
     if (invoice.invoice.status === "open") await collectRenewalInvoice(tx, ctx, invoice.invoice, renewed.subscription);
     return {
-      subscription: { subscription: (await reread(tx, locked.id))!, items: before.items },
+      subscription: { subscription: (await reread(tx, locked.id))!, items: changed.items },
       invoice: await loadInvoice(tx, (await tx.select().from(invoices).where(eq(invoices.id, draft.invoice.id)))[0]!),
     };
   });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { DateTime, Metadata, MetadataPatch } from "@/lib/schemas";
 import { TaxRateIds } from "@/lib/tax-rates/schema";
+import { PendingChange } from "@/lib/subscription-changes/schema";
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "./statuses";
 
 export { SUBSCRIPTION_STATUSES, type SubscriptionStatus };
@@ -70,6 +71,14 @@ export const SubscriptionUpdateInput = z
 export const SubscriptionCancelInput = z
   .strictObject({
     at_period_end: z.boolean().optional().meta({ description: "True: cancel when the current period ends. Default false (now)." }),
+    effective: z.enum(["now", "period_end"], { error: "Must be one of now, period_end." }).optional().meta({
+      description: "The same choice in the words of change requests: `period_end` is `at_period_end: true`, `now` is false. Give one of the two, or both agreeing.",
+    }),
+  })
+  .superRefine((input, issues) => {
+    if (input.effective !== undefined && input.at_period_end !== undefined && (input.effective === "period_end") !== input.at_period_end) {
+      issues.addIssue({ code: "custom", path: ["effective"], message: "effective and at_period_end disagree; give one of them." });
+    }
   })
   .meta({ id: "SubscriptionCancelInput" });
 
@@ -102,6 +111,10 @@ export const Subscription = z
     current_period_end: DateTime,
     trial_end: DateTime.nullable(),
     cancel_at_period_end: z.boolean(),
+    pending_changes: z.array(PendingChange).meta({
+      description:
+        "Change requests scheduled for the period end (`effective: period_end`, applied), in the order the renewal applies them before it invoices the new period. Cancelling the subscription drops them.",
+    }),
     cancelled_at: DateTime.nullable(),
     paused_at: DateTime.nullable(),
     latest_invoice: z.string().nullable().meta({ description: "The newest invoice (`in_…`) it produced." }),

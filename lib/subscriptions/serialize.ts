@@ -34,6 +34,11 @@ export function serializeSubscription({ subscription: s, items }: SubscriptionWi
     current_period_end: s.currentPeriodEnd.toISOString(),
     trial_end: iso(s.trialEnd),
     cancel_at_period_end: s.cancelAtPeriodEnd,
+    pending_changes: s.pendingChanges.map((change) => ({
+      change_request: change.change_request,
+      steps: change.steps.map((step) => ({ type: step.type, item: step.item, price: step.price, quantity: step.quantity, state: step.state })),
+      effective_at: s.currentPeriodEnd.toISOString(),
+    })),
     cancelled_at: iso(s.cancelledAt),
     paused_at: iso(s.pausedAt),
     latest_invoice: s.latestInvoiceId,

@@ -1,3 +1,4 @@
+import { dropScheduledChanges } from "@/lib/subscription-changes/drop";
 import { billFinalUsage } from "@/lib/usage/billing";
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { z } from "zod";
@@ -215,7 +216,7 @@ export async function cancelSubscription({
   ctx,
   input,
 }: Verb<{ id: string; options: z.output<typeof SubscriptionCancelInput> }>): Promise<SubscriptionWithItems> {
-  if (input.options.at_period_end === true) {
+  if (input.options.at_period_end === true || input.options.effective === "period_end") {
     return change(ctx, input.id, "customer.subscription.updated", async (tx, { subscription }) => {
       assertStatus(subscription, "cancelled", LIVE);
       if (subscription.cancelAtPeriodEnd) return false;
@@ -228,7 +229,9 @@ export async function cancelSubscription({
     // Cancelling ends dunning: the open invoices stay open for the merchant, with no more retries.
     await lockDunningInvoices(tx, ctx, subscription.id);
     await stopDunning(tx, ctx, subscription.id);
-    await setFields(tx, subscription.id, { status: "cancelled", cancelledAt: now, cancelAtPeriodEnd: false, upcomingInvoiceId: null });
+    // Changes scheduled for a period end that will not come are dropped, each recorded.
+    await dropScheduledChanges(tx, ctx, subscription.id);
+    await setFields(tx, subscription.id, { status: "cancelled", cancelledAt: now, cancelAtPeriodEnd: false, upcomingInvoiceId: null, pendingChanges: [] });
     // The usage so far of its metered items goes on a final invoice.
     await billFinalUsage(tx, ctx, subscription, now);
     return true;

@@ -13,6 +13,7 @@ import { serializeSubscription } from "./serialize";
 import { renewalLines } from "./core";
 import { renewalDueAt } from "@/lib/usage/billing";
 import { renewOnePeriod } from "./renewal";
+import { itemsAtRenewal } from "@/lib/subscription-changes/core";
 import { TRIAL_WILL_END_NOTICE_MS, UPCOMING_INVOICE_LEAD_MS } from "./time";
 
 /*
@@ -157,7 +158,8 @@ async function announceUpcoming(ctx: ServiceContext, id: string): Promise<boolea
         customer: row.customerId,
         currency: row.currency,
         description: `Subscription ${row.id}`,
-        lines: await renewalLines(tx, await itemsOf(tx, id)),
+        // The changes scheduled for this period end apply before the renewal bills (lib/subscription-changes/pending.ts).
+        lines: await renewalLines(tx, await itemsAtRenewal(tx, ctx.accountId, { subscription: row, items: await itemsOf(tx, id) })),
       },
     });
     await tx.update(subscriptions).set({ upcomingInvoiceId: invoiceId }).where(eq(subscriptions.id, id));

@@ -31,6 +31,7 @@ const KIND: Record<AggregateType, IdKind> = {
   portal_configuration: "account",
   credit_note: "creditNote",
   customer_balance_transaction: "customerBalanceTransaction",
+  subscription_change_request: "subscriptionChangeRequest",
 };
 
 /**

@@ -31,6 +31,7 @@ describe("account settings", () => {
       default_tax_rate: null,
       usage_grace_seconds: 3600,
       entitlement_past_due_grace_days: 7,
+      plan_change_policy: "immediate",
       livemode: true,
     });
   });
@@ -86,6 +87,7 @@ describe("account settings", () => {
     [{ usage_grace_seconds: -1 }, "usage_grace_seconds"],
     [{ usage_grace_seconds: 604_801 }, "usage_grace_seconds"],
     [{ entitlement_past_due_grace_days: 1.5 }, "entitlement_past_due_grace_days"],
+    [{ plan_change_policy: "always_later" }, "plan_change_policy"],
   ])("refuses %j with a 422 naming %s, changing nothing", async (body, field) => {
     const m = await newMerchant();
     const before = (await m.client.get("/account-settings")).body;

@@ -160,6 +160,17 @@ beforeAll(async () => {
     default_payment_method: "pm_sandbox_succeeds",
   });
 
+  // Changes at the period end: one scheduled then applied by the renewal, one scheduled then cancelled.
+  const basic = await post("/prices", { product: product.id, currency: "usd", unit_amount_atom: 1000, type: "recurring", recurring: { interval: "month" } });
+  const changing = await post("/subscriptions", { customer: customer.id, items: [{ price: monthly.id }] });
+  const atPeriodEnd = async (step: Json) => {
+    const scr = await post(`/subscriptions/${changing.id}/change-requests`, { steps: [step], effective: "period_end" });
+    return post(`/subscriptions/${changing.id}/change-requests/${scr.id}/apply`);
+  };
+  await atPeriodEnd({ type: "switch_price", item: changing.items[0].id, price: basic.id });
+  const dropped = await atPeriodEnd({ type: "set_quantity", item: changing.items[0].id, quantity: 2 });
+  await post(`/subscriptions/${changing.id}/change-requests/${dropped.id}/cancel`);
+
   // Checkout: one completed on the hosted page's operation, one updated then deleted, one expired.
   const checkout = (extra: object = {}) =>
     post("/checkout/sessions", { mode: "payment", line_items: [{ price: oneTime.id, quantity: 2 }], success_url: "https://example.com/thanks", ...extra });
@@ -351,6 +362,9 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
   "credit_note.created": status("issued"),
   "credit_note.voided": status("void"),
   "customer.balance_transaction.created": (data) => expect(data.ending_balance_atom).toEqual(expect.any(Number)),
+  "subscription_change_request.scheduled": (data) => expect(data).toMatchObject({ status: "scheduled", effective: "period_end", effective_at: expect.any(String) }),
+  "subscription_change_request.applied": (data) => expect(data).toMatchObject({ status: "applied", effective: "period_end", applied_at: expect.any(String) }),
+  "subscription_change_request.canceled": (data) => expect(data).toMatchObject({ status: "canceled", cancellation_reason: expect.any(String) }),
 };
 
 /** A user's audit event: the user (never a password or its hash), as actor; the address and agent of the request when it had one. */

@@ -111,6 +111,9 @@ describe("creating a change request", () => {
       applied_steps: 0,
       applied_at: null,
       last_error: null,
+      effective: "now",
+      effective_at: null,
+      cancellation_reason: null,
       metadata: { ticket: "42" },
       livemode: false,
       created: scr.proration_date,
@@ -515,7 +518,7 @@ describe("canceling a change request", () => {
     const plain = await createRequest(sub, [{ type: "set_quantity", item: sub.items[0].id, quantity: 2 }]);
     const canceled = await s.client.post(`${requests(sub)}/${plain.id}/cancel`, {});
     expect(canceled.status, canceled.text).toBe(200);
-    expect(canceled.body).toEqual({ ...plain, status: "canceled", updated: expect.stringMatching(ISO) });
+    expect(canceled.body).toEqual({ ...plain, status: "canceled", cancellation_reason: "requested", updated: expect.stringMatching(ISO) });
     expectProblem(await apply(sub, plain, { payment_method: "pm_sandbox_succeeds" }), 409, /canceled/);
     expectProblem(await s.client.post(`${requests(sub)}/${plain.id}/cancel`, {}), 409, /canceled/);
 

@@ -1348,256 +1348,6 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/{account_id}/credit-notes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List credit notes
-         * @description Newest first; filter `invoice`, `customer`.
-         */
-        get: operations["listCreditNotes"];
-        put?: never;
-        /**
-         * Issue a credit note
-         * @description On an open or uncollectible invoice (pre-payment) it lowers `due_amount_atom` (to 0: the invoice is paid). On a paid invoice (post-payment) `refund_amount_atom` + `credit_amount_atom` + `out_of_band_amount_atom` must equal its total (none given: all credited to the customer's balance): the refund is a real refund of the invoice's payment (`refund.*`, `payment.refunded`, `invoice.refunded`), the credit a balance transaction. Σ of an invoice's credit notes never exceeds its total (422). Emits `credit_note.created`. A draft or void invoice is a 409; an invoice being modified is the retryable 409 `invoice_locked`.
-         */
-        post: operations["createCreditNote"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/credit-notes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List credit notes
-         * @description Newest first; filter `invoice`, `customer`.
-         */
-        get: operations["listCreditNotesForTokenAccount"];
-        put?: never;
-        /**
-         * Issue a credit note
-         * @description On an open or uncollectible invoice (pre-payment) it lowers `due_amount_atom` (to 0: the invoice is paid). On a paid invoice (post-payment) `refund_amount_atom` + `credit_amount_atom` + `out_of_band_amount_atom` must equal its total (none given: all credited to the customer's balance): the refund is a real refund of the invoice's payment (`refund.*`, `payment.refunded`, `invoice.refunded`), the credit a balance transaction. Σ of an invoice's credit notes never exceeds its total (422). Emits `credit_note.created`. A draft or void invoice is a 409; an invoice being modified is the retryable 409 `invoice_locked`.
-         */
-        post: operations["createCreditNoteForTokenAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/{account_id}/credit-notes/preview": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Preview a credit note
-         * @description The credit note `createCreditNote` would issue with this body now (the same checks and amounts, the number it would take), stored nowhere: no event, no refund, and its id is not kept.
-         */
-        post: operations["previewCreditNote"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/credit-notes/preview": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Preview a credit note
-         * @description The credit note `createCreditNote` would issue with this body now (the same checks and amounts, the number it would take), stored nowhere: no event, no refund, and its id is not kept.
-         */
-        post: operations["previewCreditNoteForTokenAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/{account_id}/credit-notes/{credit_note_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Retrieve a credit note */
-        get: operations["getCreditNote"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/credit-notes/{credit_note_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Retrieve a credit note */
-        get: operations["getCreditNoteForTokenAccount"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/{account_id}/credit-notes/{credit_note_id}/void": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Void a credit note
-         * @description Only a pre-payment credit note whose invoice is still open or uncollectible: the invoice's amount due goes back up by its total. Emits `credit_note.voided`. A post-payment or already void credit note is a 409.
-         */
-        post: operations["voidCreditNote"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/credit-notes/{credit_note_id}/void": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Void a credit note
-         * @description Only a pre-payment credit note whose invoice is still open or uncollectible: the invoice's amount due goes back up by its total. Emits `credit_note.voided`. A post-payment or already void credit note is a 409.
-         */
-        post: operations["voidCreditNoteForTokenAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/{account_id}/credit-notes/{credit_note_id}/pdf": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Download a credit note's PDF
-         * @description The credit note as a document (`application/pdf`) in its invoice's language, as issued: the same bytes every time (`pdf_sha256`).
-         */
-        get: operations["getCreditNotePdf"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/credit-notes/{credit_note_id}/pdf": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Download a credit note's PDF
-         * @description The credit note as a document (`application/pdf`) in its invoice's language, as issued: the same bytes every time (`pdf_sha256`).
-         */
-        get: operations["getCreditNotePdfForTokenAccount"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/{account_id}/customers/{customer_id}/balance-transactions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List a customer's balance transactions
-         * @description The ledger of the customer's balance, newest first; filter `currency`. Per currency, the amounts sum to `balances[currency]` of the customer.
-         */
-        get: operations["listCustomerBalanceTransactions"];
-        put?: never;
-        /**
-         * Adjust a customer's balance
-         * @description A manual adjustment: positive credits the customer, negative debits. The balance is applied to the customer's next invoice finalized in that currency. Emits `customer.balance_transaction.created`.
-         */
-        post: operations["createCustomerBalanceTransaction"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/customers/{customer_id}/balance-transactions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List a customer's balance transactions
-         * @description The ledger of the customer's balance, newest first; filter `currency`. Per currency, the amounts sum to `balances[currency]` of the customer.
-         */
-        get: operations["listCustomerBalanceTransactionsForTokenAccount"];
-        put?: never;
-        /**
-         * Adjust a customer's balance
-         * @description A manual adjustment: positive credits the customer, negative debits. The balance is applied to the customer's next invoice finalized in that currency. Emits `customer.balance_transaction.created`.
-         */
-        post: operations["createCustomerBalanceTransactionForTokenAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/{account_id}/subscriptions": {
         parameters: {
             query?: never;
@@ -1779,7 +1529,7 @@ export type paths = {
         put?: never;
         /**
          * Cancel a subscription
-         * @description Now (default): → cancelled with `cancelled_at` (`customer.subscription.cancelled`). `at_period_end: true`: sets `cancel_at_period_end` (`customer.subscription.updated`); the renewal then cancels. 409 once cancelled.
+         * @description Now (default): → cancelled with `cancelled_at` (`customer.subscription.cancelled`). `at_period_end: true` (or `effective: period_end`): sets `cancel_at_period_end` (`customer.subscription.updated`); the renewal then cancels. Cancelling drops the changes scheduled for the period end (`subscription_change_request.canceled`, `cancellation_reason: subscription_cancelled`); so does the renewal that cancels. 409 once cancelled.
          */
         post: operations["cancelSubscription"];
         delete?: never;
@@ -1799,7 +1549,7 @@ export type paths = {
         put?: never;
         /**
          * Cancel a subscription
-         * @description Now (default): → cancelled with `cancelled_at` (`customer.subscription.cancelled`). `at_period_end: true`: sets `cancel_at_period_end` (`customer.subscription.updated`); the renewal then cancels. 409 once cancelled.
+         * @description Now (default): → cancelled with `cancelled_at` (`customer.subscription.cancelled`). `at_period_end: true` (or `effective: period_end`): sets `cancel_at_period_end` (`customer.subscription.updated`); the renewal then cancels. Cancelling drops the changes scheduled for the period end (`subscription_change_request.canceled`, `cancellation_reason: subscription_cancelled`); so does the renewal that cancels. 409 once cancelled.
          */
         post: operations["cancelSubscriptionForTokenAccount"];
         delete?: never;
@@ -1820,7 +1570,7 @@ export type paths = {
         put?: never;
         /**
          * Add an item
-         * @description An active recurring price on the subscription's currency and interval, not already an item (422 on `price` otherwise). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
+         * @description An active recurring price on the subscription's currency and interval, not already an item (422 on `price` otherwise). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). 409 once cancelled.
          */
         post: operations["addSubscriptionItem"];
         delete?: never;
@@ -1841,7 +1591,7 @@ export type paths = {
         put?: never;
         /**
          * Add an item
-         * @description An active recurring price on the subscription's currency and interval, not already an item (422 on `price` otherwise). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
+         * @description An active recurring price on the subscription's currency and interval, not already an item (422 on `price` otherwise). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). 409 once cancelled.
          */
         post: operations["addSubscriptionItemForTokenAccount"];
         delete?: never;
@@ -1861,12 +1611,12 @@ export type paths = {
         put?: never;
         /**
          * Change an item's quantity
-         * @description Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
+         * @description Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). 409 once cancelled.
          */
         post: operations["updateSubscriptionItem"];
         /**
          * Remove an item
-         * @description The last item cannot be removed (409: cancel the subscription instead). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
+         * @description The last item cannot be removed (409: cancel the subscription instead). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). 409 once cancelled.
          */
         delete: operations["removeSubscriptionItem"];
         options?: never;
@@ -1885,12 +1635,12 @@ export type paths = {
         put?: never;
         /**
          * Change an item's quantity
-         * @description Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
+         * @description Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). 409 once cancelled.
          */
         post: operations["updateSubscriptionItemForTokenAccount"];
         /**
          * Remove an item
-         * @description The last item cannot be removed (409: cancel the subscription instead). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). A metered item removed bills its usage so far on the next invoice; one added bills usage from now on. 409 once cancelled.
+         * @description The last item cannot be removed (409: cancel the subscription instead). Emits `customer.subscription.updated`; takes effect from the next renewal invoice (no proration). 409 once cancelled.
          */
         delete: operations["removeSubscriptionItemForTokenAccount"];
         options?: never;
@@ -1913,7 +1663,7 @@ export type paths = {
         put?: never;
         /**
          * Create a subscription change request
-         * @description A plan of item changes (`switch_price`, `set_quantity`, `add_item`, `remove_item`), all checked now (422 naming `steps.N.field`), with a preview fixed at creation: `amount_due_now_atom` (the proration for the rest of the current period, never negative: a downgrade is due 0 and gives no credit) and `next_invoice_amount_atom`. Nothing changes until it is applied. 409 once the subscription is cancelled.
+         * @description A plan of item changes (`switch_price`, `set_quantity`, `add_item`, `remove_item`), all checked now (422 naming `steps.N.field`), with a preview fixed at creation: `amount_due_now_atom` (the proration for the rest of the current period, never negative: a downgrade is due 0 and gives no credit) and `next_invoice_amount_atom`. Nothing changes until it is applied. `effective` (`now` or `period_end`; absent: the account's `plan_change_policy`) says whether applying it changes the items at once or schedules them for the renewal; a `period_end` request previews after the changes already pending, with nothing due now. 409 once the subscription is cancelled.
          */
         post: operations["createSubscriptionChangeRequest"];
         delete?: never;
@@ -1937,7 +1687,7 @@ export type paths = {
         put?: never;
         /**
          * Create a subscription change request
-         * @description A plan of item changes (`switch_price`, `set_quantity`, `add_item`, `remove_item`), all checked now (422 naming `steps.N.field`), with a preview fixed at creation: `amount_due_now_atom` (the proration for the rest of the current period, never negative: a downgrade is due 0 and gives no credit) and `next_invoice_amount_atom`. Nothing changes until it is applied. 409 once the subscription is cancelled.
+         * @description A plan of item changes (`switch_price`, `set_quantity`, `add_item`, `remove_item`), all checked now (422 naming `steps.N.field`), with a preview fixed at creation: `amount_due_now_atom` (the proration for the rest of the current period, never negative: a downgrade is due 0 and gives no credit) and `next_invoice_amount_atom`. Nothing changes until it is applied. `effective` (`now` or `period_end`; absent: the account's `plan_change_policy`) says whether applying it changes the items at once or schedules them for the renewal; a `period_end` request previews after the changes already pending, with nothing due now. 409 once the subscription is cancelled.
          */
         post: operations["createSubscriptionChangeRequestForTokenAccount"];
         delete?: never;
@@ -1991,7 +1741,7 @@ export type paths = {
         put?: never;
         /**
          * Apply a subscription change request
-         * @description Payment first: when `amount_due_now_atom` > 0, a proration invoice is created, finalized and paid with `payment_method` (default the subscription's `default_payment_method`; 400 when neither exists). A failed payment is a 409 that applied nothing (the request stays `open`, the invoice open for the next try). Then each step in its own transaction with its `customer.subscription.updated`. A step failing after the payment was collected (or after earlier steps) is a 409 `PARTIAL_APPLY_RETRYABLE` whose `detail` is a stringified object; applying again resumes at the failed step and never charges again. 409 once applied or canceled.
+         * @description Payment first: when `amount_due_now_atom` > 0, a proration invoice is created, finalized and paid with `payment_method` (default the subscription's `default_payment_method`; 400 when neither exists). A failed payment is a 409 that applied nothing (the request stays `open`, the invoice open for the next try). Then each step in its own transaction with its `customer.subscription.updated`. A step failing after the payment was collected (or after earlier steps) is a 409 `PARTIAL_APPLY_RETRYABLE` whose `detail` is a stringified object; applying again resumes at the failed step and never charges again. A `period_end` request is not paid nor applied now: it becomes `scheduled` (`subscription_change_request.scheduled`), joins the subscription's `pending_changes` (`customer.subscription.updated`) and the renewal applies it before the new period's invoice (409 when its steps no longer apply after the changes already pending). 409 once applied, scheduled or canceled.
          */
         post: operations["applySubscriptionChangeRequest"];
         delete?: never;
@@ -2011,7 +1761,7 @@ export type paths = {
         put?: never;
         /**
          * Apply a subscription change request
-         * @description Payment first: when `amount_due_now_atom` > 0, a proration invoice is created, finalized and paid with `payment_method` (default the subscription's `default_payment_method`; 400 when neither exists). A failed payment is a 409 that applied nothing (the request stays `open`, the invoice open for the next try). Then each step in its own transaction with its `customer.subscription.updated`. A step failing after the payment was collected (or after earlier steps) is a 409 `PARTIAL_APPLY_RETRYABLE` whose `detail` is a stringified object; applying again resumes at the failed step and never charges again. 409 once applied or canceled.
+         * @description Payment first: when `amount_due_now_atom` > 0, a proration invoice is created, finalized and paid with `payment_method` (default the subscription's `default_payment_method`; 400 when neither exists). A failed payment is a 409 that applied nothing (the request stays `open`, the invoice open for the next try). Then each step in its own transaction with its `customer.subscription.updated`. A step failing after the payment was collected (or after earlier steps) is a 409 `PARTIAL_APPLY_RETRYABLE` whose `detail` is a stringified object; applying again resumes at the failed step and never charges again. A `period_end` request is not paid nor applied now: it becomes `scheduled` (`subscription_change_request.scheduled`), joins the subscription's `pending_changes` (`customer.subscription.updated`) and the renewal applies it before the new period's invoice (409 when its steps no longer apply after the changes already pending). 409 once applied, scheduled or canceled.
          */
         post: operations["applySubscriptionChangeRequestForTokenAccount"];
         delete?: never;
@@ -2031,7 +1781,7 @@ export type paths = {
         put?: never;
         /**
          * Cancel a subscription change request
-         * @description Open → canceled; a proration invoice left open by a failed payment is voided. 409 once the payment was collected (apply it to finish), or when applied or canceled.
+         * @description Open → canceled; a proration invoice left open by a failed payment is voided. Scheduled → canceled: it leaves the subscription's `pending_changes` (`customer.subscription.updated`, `subscription_change_request.canceled`). `cancellation_reason` is `requested`. 409 once the payment was collected (apply it to finish), or when applied or canceled.
          */
         post: operations["cancelSubscriptionChangeRequest"];
         delete?: never;
@@ -2051,7 +1801,7 @@ export type paths = {
         put?: never;
         /**
          * Cancel a subscription change request
-         * @description Open → canceled; a proration invoice left open by a failed payment is voided. 409 once the payment was collected (apply it to finish), or when applied or canceled.
+         * @description Open → canceled; a proration invoice left open by a failed payment is voided. Scheduled → canceled: it leaves the subscription's `pending_changes` (`customer.subscription.updated`, `subscription_change_request.canceled`). `cancellation_reason` is `requested`. 409 once the payment was collected (apply it to finish), or when applied or canceled.
          */
         post: operations["cancelSubscriptionChangeRequestForTokenAccount"];
         delete?: never;
@@ -3624,46 +3374,6 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/{account_id}/portal-sessions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a customer portal session
-         * @description A single-use link (`url`) to the hosted portal for one customer, valid for one hour: opening it starts a portal session in that browser (an HttpOnly cookie scoped to `/portal`, ended after 30 minutes idle); opened again, or after `expires_at`, it shows a page linking back to `return_url` (or the configuration's `default_return_url`). `flow` opens the portal on one task. Secret token only: give the link to the signed-in customer, never publish it. 422 for a customer or subscription that is not the account's (or not the customer's).
-         */
-        post: operations["createPortalSession"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/portal-sessions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a customer portal session
-         * @description A single-use link (`url`) to the hosted portal for one customer, valid for one hour: opening it starts a portal session in that browser (an HttpOnly cookie scoped to `/portal`, ended after 30 minutes idle); opened again, or after `expires_at`, it shows a page linking back to `return_url` (or the configuration's `default_return_url`). `flow` opens the portal on one task. Secret token only: give the link to the signed-in customer, never publish it. 422 for a customer or subscription that is not the account's (or not the customer's).
-         */
-        post: operations["createPortalSessionForTokenAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 };
 export type webhooks = {
     "payment.succeeded": {
@@ -5166,7 +4876,7 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
-    "credit_note.created": {
+    "subscription_change_request.scheduled": {
         parameters: {
             query?: never;
             header?: never;
@@ -5176,17 +4886,17 @@ export type webhooks = {
         get?: never;
         put?: never;
         /**
-         * credit_note.created
-         * @description A credit note was issued: before payment it lowered the invoice's amount due; after payment its total was refunded, credited to the customer's balance or settled out of band. `data.object` is the credit_note. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * subscription_change_request.scheduled
+         * @description A change request with `effective: period_end` was applied: it is `scheduled` for the renewal at `effective_at` and listed in its subscription's `pending_changes`. `data.object` is the subscription_change_request. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
-        post: operations["creditNoteCreatedWebhook"];
+        post: operations["subscriptionChangeRequestScheduledWebhook"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "credit_note.voided": {
+    "subscription_change_request.applied": {
         parameters: {
             query?: never;
             header?: never;
@@ -5196,17 +4906,17 @@ export type webhooks = {
         get?: never;
         put?: never;
         /**
-         * credit_note.voided
-         * @description A pre-payment credit note was voided: the invoice's amount due is back up by its total. `data.object` is the credit_note. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * subscription_change_request.applied
+         * @description The renewal applied a scheduled change request before invoicing the new period (each step's `customer.subscription.updated` precedes it). `data.object` is the subscription_change_request. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
-        post: operations["creditNoteVoidedWebhook"];
+        post: operations["subscriptionChangeRequestAppliedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "customer.balance_transaction.created": {
+    "subscription_change_request.canceled": {
         parameters: {
             query?: never;
             header?: never;
@@ -5216,10 +4926,10 @@ export type webhooks = {
         get?: never;
         put?: never;
         /**
-         * customer.balance_transaction.created
-         * @description A customer's balance changed: a manual adjustment, a credit note's credit, or finalization applying it to an invoice (`ending_balance_atom` is the balance after). `data.object` is the customer_balance_transaction. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * subscription_change_request.canceled
+         * @description A scheduled change request was canceled: `cancellation_reason` says whether by request, because its subscription was cancelled first, or because its steps no longer applied at the renewal. `data.object` is the subscription_change_request. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
-        post: operations["customerBalanceTransactionCreatedWebhook"];
+        post: operations["subscriptionChangeRequestCanceledWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5236,9 +4946,9 @@ export type components = {
             billing_exempt?: boolean;
         };
         /** @enum {string} */
-        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction";
+        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "subscription_change_request";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -5586,61 +5296,6 @@ export type components = {
              */
             payment_method: string;
         };
-        /**
-         * @example {
-         *       "invoice": "in_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5",
-         *       "amount_atom": 1000,
-         *       "reason": "order_change"
-         *     }
-         */
-        CreditNoteCreateInput: {
-            /** @description The invoice (`in_…`) to credit: open or uncollectible (pre-payment) or paid (post-payment). */
-            invoice: string;
-            /** @description The invoice lines to credit; each credits its share of the line's discount and taxes. Excludes `amount_atom`. */
-            lines?: components["schemas"]["CreditNoteLineInput"][];
-            /** @description A tax-inclusive amount of the invoice's total to credit, without naming lines; the taxes are credited in proportion. Excludes `lines`. Without either, the sum of the three amounts below. */
-            amount_atom?: number;
-            /** @enum {string} */
-            reason: "duplicate" | "fraudulent" | "order_change" | "product_unsatisfactory";
-            memo?: string;
-            /** @description Post-payment: refunded to the invoice's payment (a real refund, `refund.*` events). */
-            refund_amount_atom?: number;
-            /** @description Post-payment: credited to the customer's balance in the invoice's currency. */
-            credit_amount_atom?: number;
-            /** @description Post-payment: settled outside the service; recorded only. */
-            out_of_band_amount_atom?: number;
-        };
-        /**
-         * @example {
-         *       "invoice_line": "il_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5",
-         *       "quantity": 1
-         *     }
-         */
-        CreditNoteLineInput: {
-            /** @description A line (`il_…`) of the invoice. */
-            invoice_line: string;
-            /** @description Credit this many of the line's units: line amount × quantity / line quantity (half to even). */
-            quantity?: number;
-            /** @description Credit this part of the line's amount (before its discount share and tax). */
-            amount_atom?: number;
-        };
-        BalanceTransactionCreateInput: {
-            /**
-             * @description Positive: credit the customer (lowers their next invoice); negative: a debit (added to their next invoice).
-             * @example 1500
-             */
-            amount_atom: number;
-            /**
-             * @description Three-letter ISO 4217 code; stored and returned lowercase.
-             * @example usd
-             */
-            currency: string;
-            /**
-             * @description Why: shown in the ledger.
-             * @example Goodwill credit for the outage of 3 March
-             */
-            description: string;
-        };
         SubscriptionCreateInput: {
             /** @description The customer (`cus_…`) of this account. */
             customer: string;
@@ -5681,6 +5336,11 @@ export type components = {
         SubscriptionCancelInput: {
             /** @description True: cancel when the current period ends. Default false (now). */
             at_period_end?: boolean;
+            /**
+             * @description The same choice in the words of change requests: `period_end` is `at_period_end: true`, `now` is false. Give one of the two, or both agreeing.
+             * @enum {string}
+             */
+            effective?: "now" | "period_end";
         };
         SubscriptionItemUpdateInput: {
             /** @description Default 1. */
@@ -5689,6 +5349,11 @@ export type components = {
         SubscriptionChangeRequestCreateInput: {
             /** @description Item changes, applied in this order; every intermediate state must be a valid subscription. */
             steps: components["schemas"]["SubscriptionChangeStepInput"][];
+            /**
+             * @description `now`: applying it changes the items at once (proration collected first). `period_end`: applying it schedules it (`scheduled`, listed in the subscription's `pending_changes`) and the renewal applies it before the new period's invoice; nothing is prorated. Absent: the account's `plan_change_policy` decides.
+             * @enum {string}
+             */
+            effective?: "now" | "period_end";
             metadata?: components["schemas"]["Metadata"];
         };
         SubscriptionChangeStepInput: {
@@ -5709,7 +5374,7 @@ export type components = {
             type: "add_item";
             /** @description An active recurring price (`price_…`) on the subscription's currency and interval. */
             price: string;
-            /** @description Default 1. Not with a metered price (422): its usage is billed. */
+            /** @description Default 1. */
             quantity?: number;
         } | {
             /** @constant */
@@ -5730,7 +5395,7 @@ export type components = {
         ChangeSubscriptionPlanInput: {
             /** @description An active recurring price (`price_…`) on the subscription's currency and interval. */
             price: string;
-            /** @description Default 1. Not with a metered price (422). */
+            /** @description Default 1. */
             quantity?: number;
             /** @description As for applying a change request. */
             payment_method?: string;
@@ -5811,7 +5476,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -5833,7 +5498,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -5921,6 +5586,12 @@ export type components = {
              * @example 7
              */
             entitlement_past_due_grace_days?: number;
+            /**
+             * @description When a change request without `effective` takes effect: `immediate` (default: now), or `upgrade_now_downgrade_at_period_end` (now when its `amount_due_now_atom` previewed now is above 0, else at the period end; docs/billing.md).
+             * @example upgrade_now_downgrade_at_period_end
+             * @enum {string}
+             */
+            plan_change_policy?: "immediate" | "upgrade_now_downgrade_at_period_end";
         };
         TaxRateCreateInput: {
             /** @example VAT */
@@ -6087,32 +5758,6 @@ export type components = {
                 logo_url?: string | null;
             };
             default_return_url?: string | null;
-        };
-        /**
-         * @example {
-         *       "customer": "cus_test_01kaxz4c7e5r3x3m9k2w8q4tgd5",
-         *       "return_url": "https://example.com/account"
-         *     }
-         */
-        PortalSessionCreateInput: {
-            /** @description The customer (`cus_…`) the portal is for. */
-            customer: string;
-            /**
-             * Format: uri
-             * @description Where the portal's "Return" link goes; default: the configuration's `default_return_url`.
-             * @example https://example.com/account
-             */
-            return_url?: string;
-            flow?: components["schemas"]["PortalFlowInput"];
-        };
-        PortalFlowInput: {
-            /**
-             * @description The page the link opens on.
-             * @enum {string}
-             */
-            type: "subscription_cancel" | "subscription_update" | "payment_method_update";
-            /** @description The customer's subscription (`sub_…`) the flow is about; required for the subscription flows. */
-            subscription?: string;
         };
         /**
          * @description The organization's own standing with the platform. Which payments each status allows:
@@ -9532,18 +9177,18 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
-            type: "credit_note.created";
+            type: "subscription_change_request.scheduled";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "credit_note";
+            aggregate_type: "subscription_change_request";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["CreditNote"];
+            data: components["schemas"]["SubscriptionChangeRequest"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["CreditNote"] | null;
+            previous_data: components["schemas"]["SubscriptionChangeRequest"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -9576,18 +9221,18 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
-            type: "credit_note.voided";
+            type: "subscription_change_request.applied";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "credit_note";
+            aggregate_type: "subscription_change_request";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["CreditNote"];
+            data: components["schemas"]["SubscriptionChangeRequest"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["CreditNote"] | null;
+            previous_data: components["schemas"]["SubscriptionChangeRequest"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -9620,18 +9265,18 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
-            type: "customer.balance_transaction.created";
+            type: "subscription_change_request.canceled";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "customer_balance_transaction";
+            aggregate_type: "subscription_change_request";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["CustomerBalanceTransaction"];
+            data: components["schemas"]["SubscriptionChangeRequest"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["CustomerBalanceTransaction"] | null;
+            previous_data: components["schemas"]["SubscriptionChangeRequest"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -9838,6 +9483,27 @@ export type components = {
              */
             updated: string;
         };
+        SubscriptionPendingChange: {
+            /** @description The `scheduled` change request (`scr_…`); cancel it to drop the change. */
+            change_request: string;
+            steps: components["schemas"]["SubscriptionChangeStep"][];
+            /**
+             * Format: date-time
+             * @description When the renewal applies it: the current period's end.
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            effective_at: string;
+        };
+        SubscriptionChangeStep: {
+            /** @enum {string} */
+            type: "switch_price" | "set_quantity" | "add_item" | "remove_item";
+            /** @description The item acted on; for `add_item`, the new item once applied (null before). */
+            item: string | null;
+            price: string | null;
+            quantity: number | null;
+            /** @enum {string} */
+            state: "pending" | "applied";
+        };
         Subscription: {
             /** @example sub_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
@@ -9864,6 +9530,8 @@ export type components = {
             current_period_end: string;
             trial_end: string | null;
             cancel_at_period_end: boolean;
+            /** @description Change requests scheduled for the period end (`effective: period_end`, applied), in the order the renewal applies them before it invoices the new period. Cancelling the subscription drops them. */
+            pending_changes: components["schemas"]["SubscriptionPendingChange"][];
             cancelled_at: string | null;
             paused_at: string | null;
             /** @description The newest invoice (`in_…`) it produced. */
@@ -9902,9 +9570,7 @@ export type components = {
             id: string;
             price: string | null;
             description: string | null;
-            /** @description The units billed. A metered price's line (made by a subscription's renewal or cancellation): the meter's aggregated usage over the range its description names, 0 or more, up to 2^53 - 1. */
             quantity: number;
-            /** @description The price per unit; 0 for a tiered price (its amount is the tiers', not quantity × a unit amount). */
             unit_amount_atom: number;
             /** @description quantity × unit_amount_atom; for a tiered price, its tiers' amount for the quantity (then `unit_amount_atom` is 0). */
             amount_atom: number;
@@ -9952,18 +9618,9 @@ export type components = {
             reverse_charge: boolean;
             /** @description subtotal − discount + exclusive tax, never negative. */
             total_amount_atom: number;
-            /** @description What is left to collect: total − pre-payment credit notes − the balance applied (starting − ending balance; a debit adds) − partial payments. 0 once paid. */
+            /** @description total − paid. */
             due_amount_atom: number;
-            /** @description Partial payments collected while open; the total once paid (as the spec says), whatever part credit notes or the balance settled. */
             paid_amount_atom: number;
-            /** @description Σ of the issued credit notes made while it was open or uncollectible: they lowered the amount due. */
-            pre_payment_credit_notes_amount_atom: number;
-            /** @description Σ of the issued credit notes made once it was paid (refunded, credited to the balance, or settled out of band). */
-            post_payment_credit_notes_amount_atom: number;
-            /** @description The customer's balance in the invoice's currency when it was finalized (positive: credit, negative: owed); null on drafts. */
-            starting_balance_atom: number | null;
-            /** @description The balance after finalization applied it: a credit lowers the amount due (what exceeds the total stays), a debit is added whole; null on drafts. */
-            ending_balance_atom: number | null;
             /** @description The customer discount (`di_…`) applied at finalization. */
             discount: string | null;
             /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
@@ -10026,15 +9683,6 @@ export type components = {
             metadata: {
                 [key: string]: string;
             };
-            /**
-             * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
-             * @example {
-             *       "eur": 1500
-             *     }
-             */
-            balances: {
-                [key: string]: number;
-            };
             /** @description Present with expand=custom_fields. */
             custom_fields?: components["schemas"]["CustomFields"];
             livemode: boolean;
@@ -10063,15 +9711,6 @@ export type components = {
             default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
-            };
-            /**
-             * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
-             * @example {
-             *       "eur": 1500
-             *     }
-             */
-            balances: {
-                [key: string]: number;
             };
             /** @description Present with expand=custom_fields. */
             custom_fields?: components["schemas"]["CustomFields"];
@@ -10496,6 +10135,8 @@ export type components = {
             default_tax_rate: string | null;
             usage_grace_seconds: number;
             entitlement_past_due_grace_days: number;
+            /** @enum {string} */
+            plan_change_policy: "immediate" | "upgrade_now_downgrade_at_period_end";
             livemode: boolean;
         };
         TaxRate: {
@@ -10671,59 +10312,45 @@ export type components = {
             /** @description Null until the account first saves one (the defaults apply). */
             updated: string | null;
         };
-        CreditNoteLine: {
-            /** @description The credited invoice line; null for a credit note by amount. */
-            invoice_line: string | null;
-            description: string | null;
-            quantity: number | null;
-            /** @description The credited part of the line's amount (before discount and tax). */
-            amount_atom: number;
-            /** @description The credited part of the line's discount share. */
-            discount_atom: number;
-            tax_amounts: components["schemas"]["TaxAmount"][];
-            /** @description amount − discount + exclusive taxes. */
-            total_amount_atom: number;
-        };
-        CreditNote: {
-            /** @example cn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+        SubscriptionChangeRequest: {
+            /** @example scr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
             /** @constant */
-            object: "credit_note";
-            /**
-             * @description `{invoice_prefix}-CN-{sequence}` (at least 4 digits), gapless per account.
-             * @example ACME-CN-0001
-             */
-            number: string;
-            invoice: string;
-            customer: string;
-            currency: string;
+            object: "subscription_change_request";
+            subscription: string;
             /** @enum {string} */
-            status: "issued" | "void";
+            status: "open" | "partially_applied" | "applied" | "canceled" | "scheduled";
+            steps: components["schemas"]["SubscriptionChangeStep"][];
+            /** @description Proration for the rest of the current period, fixed at creation: floor(max(0, Δ per-period amount) × remaining / period length); 0 while trialing or paused, and 0 for `period_end` (the change starts with the next period). Before the customer's discount. */
+            amount_due_now_atom: number;
+            /** @description The items after the change for one period, before discounts. */
+            next_invoice_amount_atom: number;
+            currency: string;
             /**
-             * @description `pre_payment`: issued on an open invoice, lowered its amount due; `post_payment`: on a paid invoice.
+             * Format: date-time
+             * @description The instant the proration was computed for (the account's clock at creation).
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            proration_date: string;
+            /** @description The proration invoice (`in_…`), once apply created it. */
+            invoice: string | null;
+            payment_collected_at: string | null;
+            applied_steps: number;
+            applied_at: string | null;
+            /** @description Why the last apply stopped (payment failure, failed step), or why the renewal dropped a scheduled one; null once applied. */
+            last_error: string | null;
+            /**
+             * @description `now`, or `period_end`: applying it schedules it for the renewal.
              * @enum {string}
              */
-            type: "pre_payment" | "post_payment";
-            /** @enum {string} */
-            reason: "duplicate" | "fraudulent" | "order_change" | "product_unsatisfactory";
-            memo: string | null;
-            lines: components["schemas"]["CreditNoteLine"][];
-            subtotal_atom: number;
-            discount_atom: number;
-            tax_atom: number;
-            total_taxes: components["schemas"]["TaxAmount"][];
-            /** @description What the credit note credits: subtotal − discount + exclusive taxes. */
-            total_amount_atom: number;
-            refund_amount_atom: number;
-            credit_amount_atom: number;
-            out_of_band_amount_atom: number;
-            /** @description The refunds (`re_…`) it made of the invoice's payments. */
-            refunds: string[];
-            customer_balance_transaction: string | null;
-            /** @description The PDF (`getCreditNotePdf`, secret token); null on a preview. */
-            pdf: string | null;
-            pdf_sha256: string | null;
-            voided_at: string | null;
+            effective: "now" | "period_end";
+            /** @description For `period_end`: the end of the period it was scheduled for (set when applied; the renewal at that instant applies it). Null for `now`. */
+            effective_at: string | null;
+            /** @description Once `canceled`: `requested` (the cancel operation), `subscription_cancelled` (its subscription was cancelled before a scheduled change ran), or `no_longer_applies` (at the renewal its steps no longer applied: `last_error` says why). */
+            cancellation_reason: ("requested" | "subscription_cancelled" | "no_longer_applies") | null;
+            metadata: {
+                [key: string]: string;
+            };
             livemode: boolean;
             /**
              * Format: date-time
@@ -10736,61 +10363,35 @@ export type components = {
              */
             updated: string;
         };
-        CustomerBalanceTransaction: {
-            /** @example cbtxn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "customer_balance_transaction";
-            customer: string;
-            currency: string;
-            /** @description The change of the balance: positive credits the customer, negative debits. */
-            amount_atom: number;
-            /** @description The customer's balance in this currency after this transaction. */
-            ending_balance_atom: number;
-            /**
-             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`).
-             * @enum {string}
-             */
-            type: "adjustment" | "applied_to_invoice" | "credit_note";
-            description: string | null;
-            invoice: string | null;
-            credit_note: string | null;
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-        };
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"];
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzqpwn68xnr25rmwjvgaj57c",
+         *       "id": "evt_prod_06h1dksp0zsnve1vb4jyfsrsyq3f0",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
+         *       "aggregate_id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
          *       "data": {
-         *         "id": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
+         *         "id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T08:01:46.421Z",
+         *         "created": "2026-11-26T07:43:28.261Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
+         *         "payment_intent": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzqnn8e6w9fhyhxmv047r5xw",
-         *       "request_id": "req_prod_06h1dqzqnn8e6w9fhyhxmv047r5xw",
+         *       "correlation_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
+         *       "request_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:46.423Z",
+         *       "created": "2026-11-26T07:43:28.263Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentSucceededEvent: {
@@ -10835,32 +10436,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzqs55mxcrmv6estg95wnfd4",
+         *       "id": "evt_prod_06h1dksp53rxap19xgmx27msr1apc",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1dqzqs3g0fwqg9qeepky39f1ha",
+         *       "aggregate_id": "py_prod_06h1dksp4v4tsj05k7rwthmbfhxsr",
          *       "data": {
-         *         "id": "py_prod_06h1dqzqs3g0fwqg9qeepky39f1ha",
+         *         "id": "py_prod_06h1dksp4v4tsj05k7rwthmbfhxsr",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T08:01:46.440Z",
+         *         "created": "2026-11-26T07:43:28.294Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1dqzqrgr7fmd8705jj1f6p7xhr",
+         *         "payment_intent": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzqra8w7y4qvg7vm60hcgxrj",
-         *       "request_id": "req_prod_06h1dqzqra8w7y4qvg7vm60hcgxrj",
+         *       "correlation_id": "req_prod_06h1dksp3k0qbycrxgkq246xqersw",
+         *       "request_id": "req_prod_06h1dksp3k0qbycrxgkq246xqersw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:46.441Z",
+         *       "created": "2026-11-26T07:43:28.296Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentFailedEvent: {
@@ -10905,44 +10506,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzr7m26x76haphyvy4cb2128",
+         *       "id": "evt_prod_06h1dksptm5xwd3tcs6qxdsv81xwt",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
+         *       "aggregate_id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
          *       "data": {
-         *         "id": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
+         *         "id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T08:01:46.421Z",
+         *         "created": "2026-11-26T07:43:28.261Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
+         *         "payment_intent": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
+         *         "id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T08:01:46.421Z",
+         *         "created": "2026-11-26T07:43:28.261Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
+         *         "payment_intent": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzr67j7gx33ma017xhgker9p",
-         *       "request_id": "req_prod_06h1dqzr67j7gx33ma017xhgker9p",
+         *       "correlation_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
+         *       "request_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.557Z",
+         *       "created": "2026-11-26T07:43:28.469Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentRefundedEvent: {
@@ -10987,29 +10588,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzw36y7p70hggsmkasywxf1p",
+         *       "id": "evt_prod_06h1dksxszyz8jqks21d1k26js1mc",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
+         *       "aggregate_id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
          *       "data": {
-         *         "id": "cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
-         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
+         *         "id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T08:01:47.541Z",
+         *         "created": "2026-11-26T07:43:30.248Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:47.541Z",
+         *         "updated": "2026-11-26T07:43:30.248Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T08:01:47.541Z",
+         *         "expires_at": "2026-11-27T07:43:30.248Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11027,13 +10628,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzw2hcq0yqpdjqcsawevbg50",
-         *       "request_id": "req_prod_06h1dqzw2hcq0yqpdjqcsawevbg50",
+         *       "correlation_id": "req_prod_06h1dksxrm1cy8zd2v4rs1dxrc3am",
+         *       "request_id": "req_prod_06h1dksxrm1cy8zd2v4rs1dxrc3am",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:47.545Z",
+         *       "created": "2026-11-26T07:43:30.255Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -11078,19 +10679,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzwa9z0yrmkj9dj086kvd1fc",
+         *       "id": "evt_prod_06h1dksye4y12cajanrf5rd4dtywe",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
+         *       "aggregate_id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
          *       "data": {
-         *         "id": "cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
-         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
+         *         "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T08:01:47.584Z",
+         *         "created": "2026-11-26T07:43:30.373Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:47.601Z",
+         *         "updated": "2026-11-26T07:43:30.416Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11099,10 +10700,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T08:01:47.584Z",
+         *         "expires_at": "2026-11-27T07:43:30.373Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11119,24 +10720,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
-         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
+         *         "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T08:01:47.584Z",
+         *         "created": "2026-11-26T07:43:30.373Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:47.584Z",
+         *         "updated": "2026-11-26T07:43:30.373Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T08:01:47.584Z",
+         *         "expires_at": "2026-11-27T07:43:30.373Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11153,13 +10754,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzw9vp60m23zaa0wf6sfe2qy",
-         *       "request_id": "req_prod_06h1dqzw9vp60m23zaa0wf6sfe2qy",
+         *       "correlation_id": "req_prod_06h1dksybmy35575vtc7n474azae8",
+         *       "request_id": "req_prod_06h1dksybmy35575vtc7n474azae8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:47.602Z",
+         *       "created": "2026-11-26T07:43:30.417Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -11204,20 +10805,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzwcfg4n5fbbmrynvrzp1p0r",
+         *       "id": "evt_prod_06h1dksyk7jgfvnmygvmwwx3a1mxp",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
+         *       "aggregate_id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
          *       "data": {
-         *         "id": "cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
-         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
+         *         "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T08:01:47.584Z",
+         *         "created": "2026-11-26T07:43:30.373Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:47.618Z",
+         *         "updated": "2026-11-26T07:43:30.454Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11226,10 +10827,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T08:01:47.584Z",
+         *         "expires_at": "2026-11-27T07:43:30.373Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11246,14 +10847,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
-         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
+         *         "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T08:01:47.584Z",
+         *         "created": "2026-11-26T07:43:30.373Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:47.601Z",
+         *         "updated": "2026-11-26T07:43:30.416Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11262,10 +10863,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T08:01:47.584Z",
+         *         "expires_at": "2026-11-27T07:43:30.373Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11282,13 +10883,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzwc1pa20mgdgx90q9kzrnte",
-         *       "request_id": "req_prod_06h1dqzwc1pa20mgdgx90q9kzrnte",
+         *       "correlation_id": "req_prod_06h1dksyjg6s78csz3m2z0jgchsha",
+         *       "request_id": "req_prod_06h1dksyjg6s78csz3m2z0jgchsha",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:01:47.619Z",
+         *       "created": "2026-11-26T07:43:30.457Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -11333,29 +10934,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzw6xpmxbfazteq88z9a9yzr",
+         *       "id": "evt_prod_06h1dksy6df1f6bcxpgzambqa246a",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
+         *       "aggregate_id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
          *       "data": {
-         *         "id": "cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
-         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
+         *         "id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T08:01:47.541Z",
+         *         "created": "2026-11-26T07:43:30.248Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:47.574Z",
+         *         "updated": "2026-11-26T07:43:30.352Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzw5ddxvxnxcm682q8cjt3a8",
+         *         "customer": "cus_prod_06h1dksy2w8syr009a566x1pgb66g",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T08:01:47.541Z",
+         *         "expires_at": "2026-11-27T07:43:30.248Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11363,33 +10964,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T08:01:47.574Z",
+         *         "completed_at": "2026-11-26T07:43:30.352Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1dqzw5tapk4cw55dzct1vxymdt",
+         *         "payment_intent": "pi_prod_06h1dksy3v3fe525yvyx94dktw4mr",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
-         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
+         *         "id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T08:01:47.541Z",
+         *         "created": "2026-11-26T07:43:30.248Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:47.541Z",
+         *         "updated": "2026-11-26T07:43:30.248Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T08:01:47.541Z",
+         *         "expires_at": "2026-11-27T07:43:30.248Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11406,13 +11007,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzw4q4mq05ds079zh9jyv192",
-         *       "request_id": "req_prod_06h1dqzw4q4mq05ds079zh9jyv192",
+         *       "correlation_id": "req_prod_06h1dksxzga4xfzc0qsjzm8h8eaa6",
+         *       "request_id": "req_prod_06h1dksxzga4xfzc0qsjzm8h8eaa6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:47.575Z",
+         *       "created": "2026-11-26T07:43:30.355Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1dqzw5ddxvxnxcm682q8cjt3a8"
+         *       "actor_id": "cus_prod_06h1dksy2w8syr009a566x1pgb66g"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -11457,29 +11058,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzwkx6qvz7gzys7hdad7hj46",
+         *       "id": "evt_prod_06h1dksz5kfd15mtjzyw6zbetv2cp",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dqzwdpghjk8g7mhhjy6z083yp",
+         *       "aggregate_id": "cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
          *       "data": {
-         *         "id": "cs_prod_06h1dqzwdpghjk8g7mhhjy6z083yp",
-         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzwdpghjk8g7mhhjy6z083yp",
+         *         "id": "cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T08:01:47.627Z",
+         *         "created": "2026-11-26T07:43:30.472Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T08:01:47.627Z",
+         *         "updated": "2026-11-27T07:43:30.472Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T08:01:47.627Z",
-         *         "expires_at": "2026-11-27T08:01:47.627Z",
+         *         "expired_at": "2026-11-27T07:43:30.472Z",
+         *         "expires_at": "2026-11-27T07:43:30.472Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11496,24 +11097,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1dqzwdpghjk8g7mhhjy6z083yp",
-         *         "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzwdpghjk8g7mhhjy6z083yp",
+         *         "id": "cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
+         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T08:01:47.627Z",
+         *         "created": "2026-11-26T07:43:30.472Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:47.627Z",
+         *         "updated": "2026-11-26T07:43:30.472Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T08:01:47.627Z",
+         *         "expires_at": "2026-11-27T07:43:30.472Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11530,11 +11131,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzwfx3rhka3w7zdc5vbkpgc4",
+         *       "correlation_id": "req_prod_06h1dksyty91y7hk6kb7qrrne229r",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T08:01:47.627Z",
+         *       "created": "2026-11-27T07:43:30.472Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -11581,19 +11182,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzqp577s4km6hbaphpjhcj58",
+         *       "id": "evt_prod_06h1dksnzsv8wyxahv6j0evkrxykw",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
+         *       "aggregate_id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *       "data": {
-         *         "id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
+         *         "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T08:01:46.415Z",
+         *         "created": "2026-11-26T07:43:28.250Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:46.415Z",
+         *         "updated": "2026-11-26T07:43:28.250Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11606,13 +11207,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzqnn8e6w9fhyhxmv047r5xw",
-         *       "request_id": "req_prod_06h1dqzqnn8e6w9fhyhxmv047r5xw",
+         *       "correlation_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
+         *       "request_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:46.417Z",
+         *       "created": "2026-11-26T07:43:28.254Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -11657,19 +11258,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzqpjz975chc7vcaq9pt6heg",
+         *       "id": "evt_prod_06h1dksp0fbzehd1nhz8d8bkexee6",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
+         *       "aggregate_id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *       "data": {
-         *         "id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
+         *         "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T08:01:46.415Z",
+         *         "created": "2026-11-26T07:43:28.250Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:46.419Z",
+         *         "updated": "2026-11-26T07:43:28.258Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11681,14 +11282,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
+         *         "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T08:01:46.415Z",
+         *         "created": "2026-11-26T07:43:28.250Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:46.415Z",
+         *         "updated": "2026-11-26T07:43:28.250Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11700,13 +11301,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzqnn8e6w9fhyhxmv047r5xw",
-         *       "request_id": "req_prod_06h1dqzqnn8e6w9fhyhxmv047r5xw",
+         *       "correlation_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
+         *       "request_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.420Z",
+         *       "created": "2026-11-26T07:43:28.260Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -11751,19 +11352,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzqtyf1fjhhwy23np07njmnt",
+         *       "id": "evt_prod_06h1dksp8gyv58g2y2vr7bwak1ezr",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dqzqtd8wawn9h23xf4tgzbnp4",
+         *       "aggregate_id": "pi_prod_06h1dksp7pj96a7myvwsxj4n2rhf4",
          *       "data": {
-         *         "id": "pi_prod_06h1dqzqtd8wawn9h23xf4tgzbnp4",
+         *         "id": "pi_prod_06h1dksp7pj96a7myvwsxj4n2rhf4",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T08:01:46.451Z",
+         *         "created": "2026-11-26T07:43:28.317Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:46.453Z",
+         *         "updated": "2026-11-26T07:43:28.323Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11775,14 +11376,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dqzqtd8wawn9h23xf4tgzbnp4",
+         *         "id": "pi_prod_06h1dksp7pj96a7myvwsxj4n2rhf4",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T08:01:46.451Z",
+         *         "created": "2026-11-26T07:43:28.317Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:46.451Z",
+         *         "updated": "2026-11-26T07:43:28.317Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11794,13 +11395,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzqt4wfqnbmcex5janyp1dxp",
-         *       "request_id": "req_prod_06h1dqzqt4wfqnbmcex5janyp1dxp",
+         *       "correlation_id": "req_prod_06h1dksp7fert6dphb7zh4dz7kw02",
+         *       "request_id": "req_prod_06h1dksp7fert6dphb7zh4dz7kw02",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.455Z",
+         *       "created": "2026-11-26T07:43:28.324Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -11845,19 +11446,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzqyf66zq24mqtawvtv6z704",
+         *       "id": "evt_prod_06h1dkspeetwrkb7sb501n21qhzjr",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dqzqxs1k4t2jcd8swpa84t1sp",
+         *       "aggregate_id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
          *       "data": {
-         *         "id": "pi_prod_06h1dqzqxs1k4t2jcd8swpa84t1sp",
+         *         "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T08:01:46.478Z",
+         *         "created": "2026-11-26T07:43:28.366Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:46.483Z",
+         *         "updated": "2026-11-26T07:43:28.370Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11869,14 +11470,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dqzqxs1k4t2jcd8swpa84t1sp",
+         *         "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T08:01:46.478Z",
+         *         "created": "2026-11-26T07:43:28.366Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:46.480Z",
+         *         "updated": "2026-11-26T07:43:28.368Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11888,13 +11489,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzqxgsr7vynypnq5csrasabp",
-         *       "request_id": "req_prod_06h1dqzqxgsr7vynypnq5csrasabp",
+         *       "correlation_id": "req_prod_06h1dkspcxf4a2gy4fe94wb674wyc",
+         *       "request_id": "req_prod_06h1dkspcxf4a2gy4fe94wb674wyc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:01:46.483Z",
+         *       "created": "2026-11-26T07:43:28.371Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -11939,19 +11540,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzqq3wn5n1rm8sz16tnp7nrj",
+         *       "id": "evt_prod_06h1dksp1bcnngp1rv8q8q9rz673w",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
+         *       "aggregate_id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *       "data": {
-         *         "id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
+         *         "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T08:01:46.415Z",
+         *         "created": "2026-11-26T07:43:28.250Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:46.424Z",
+         *         "updated": "2026-11-26T07:43:28.265Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11963,14 +11564,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
+         *         "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T08:01:46.415Z",
+         *         "created": "2026-11-26T07:43:28.250Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:46.419Z",
+         *         "updated": "2026-11-26T07:43:28.258Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11982,13 +11583,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzqnn8e6w9fhyhxmv047r5xw",
-         *       "request_id": "req_prod_06h1dqzqnn8e6w9fhyhxmv047r5xw",
+         *       "correlation_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
+         *       "request_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:01:46.424Z",
+         *       "created": "2026-11-26T07:43:28.266Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -12033,23 +11634,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzqzgpdmcz7h7d5g17m2n64r",
+         *       "id": "evt_prod_06h1dkspgf26815x4e59pgfvrt8zw",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dqzqxs1k4t2jcd8swpa84t1sp",
+         *       "aggregate_id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
          *       "data": {
-         *         "id": "pi_prod_06h1dqzqxs1k4t2jcd8swpa84t1sp",
+         *         "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T08:01:46.478Z",
+         *         "created": "2026-11-26T07:43:28.366Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:46.491Z",
+         *         "updated": "2026-11-26T07:43:28.386Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T08:01:46.491Z",
+         *         "canceled_at": "2026-11-26T07:43:28.386Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -12057,14 +11658,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dqzqxs1k4t2jcd8swpa84t1sp",
+         *         "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T08:01:46.478Z",
+         *         "created": "2026-11-26T07:43:28.366Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:46.483Z",
+         *         "updated": "2026-11-26T07:43:28.370Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12076,13 +11677,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzqz7p0amq285p6v1qaz8zgw",
-         *       "request_id": "req_prod_06h1dqzqz7p0amq285p6v1qaz8zgw",
+         *       "correlation_id": "req_prod_06h1dkspff2rtw93sdss56nag3t00",
+         *       "request_id": "req_prod_06h1dkspff2rtw93sdss56nag3t00",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T08:01:46.492Z",
+         *       "created": "2026-11-26T07:43:28.387Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -12127,19 +11728,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzqseb6egv54nmcgt3epe6z0",
+         *       "id": "evt_prod_06h1dksp5h4zx4tnet7rdj8mt2tbc",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dqzqrgr7fmd8705jj1f6p7xhr",
+         *       "aggregate_id": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
          *       "data": {
-         *         "id": "pi_prod_06h1dqzqrgr7fmd8705jj1f6p7xhr",
+         *         "id": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T08:01:46.436Z",
+         *         "created": "2026-11-26T07:43:28.288Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:46.442Z",
+         *         "updated": "2026-11-26T07:43:28.299Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12151,14 +11752,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dqzqrgr7fmd8705jj1f6p7xhr",
+         *         "id": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T08:01:46.436Z",
+         *         "created": "2026-11-26T07:43:28.288Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:46.438Z",
+         *         "updated": "2026-11-26T07:43:28.291Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12170,13 +11771,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzqra8w7y4qvg7vm60hcgxrj",
-         *       "request_id": "req_prod_06h1dqzqra8w7y4qvg7vm60hcgxrj",
+         *       "correlation_id": "req_prod_06h1dksp3k0qbycrxgkq246xqersw",
+         *       "request_id": "req_prod_06h1dksp3k0qbycrxgkq246xqersw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:01:46.443Z",
+         *       "created": "2026-11-26T07:43:28.300Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -12221,19 +11822,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzqwrmy642b9cksemn77d86a",
+         *       "id": "evt_prod_06h1dkspbtesngp3yvqgwm3hmy324",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dqzqvzvgbebn64drwxag31h66",
+         *       "aggregate_id": "pi_prod_06h1dkspajzaz8nhn6qg3p87my17a",
          *       "data": {
-         *         "id": "pi_prod_06h1dqzqvzvgbebn64drwxag31h66",
+         *         "id": "pi_prod_06h1dkspajzaz8nhn6qg3p87my17a",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T08:01:46.463Z",
+         *         "created": "2026-11-26T07:43:28.340Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:46.469Z",
+         *         "updated": "2026-11-26T07:43:28.349Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12245,14 +11846,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dqzqvzvgbebn64drwxag31h66",
+         *         "id": "pi_prod_06h1dkspajzaz8nhn6qg3p87my17a",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T08:01:46.463Z",
+         *         "created": "2026-11-26T07:43:28.340Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:01:46.466Z",
+         *         "updated": "2026-11-26T07:43:28.344Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12264,13 +11865,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzqvp6nqndqmtbktg4kzgenw",
-         *       "request_id": "req_prod_06h1dqzqvp6nqndqmtbktg4kzgenw",
+         *       "correlation_id": "req_prod_06h1dkspae8bngh79gen2epk18sq8",
+         *       "request_id": "req_prod_06h1dkspae8bngh79gen2epk18sq8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:01:46.470Z",
+         *       "created": "2026-11-26T07:43:28.350Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -12315,45 +11916,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzvf9j5b37sghn8axsmg75q6",
+         *       "id": "evt_prod_06h1dkst80fqdx2y66y5qz2desk9c",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *       "aggregate_id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *       "data": {
-         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
-         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T08:01:47.375Z",
-         *         "updated": "2026-11-26T08:01:47.375Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.318Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
-         *         "current_period_end": "2026-12-26T08:01:47.375Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:01:47.375Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzvdt2fb3y1wggh8jrfr8vtw",
-         *       "request_id": "req_prod_06h1dqzvdt2fb3y1wggh8jrfr8vtw",
+         *       "correlation_id": "req_prod_06h1dkst4p1caskdmh8rx4531gvvj",
+         *       "request_id": "req_prod_06h1dkst4p1caskdmh8rx4531gvvj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:47.386Z",
+         *       "created": "2026-11-26T07:43:29.344Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -12398,25 +12000,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzvntn0fgyah7bmvnyxx70jc",
+         *       "id": "evt_prod_06h1dkstmhd4epskhhfw3r3mct8tc",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *       "aggregate_id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *       "data": {
-         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
-         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T08:01:47.375Z",
-         *         "updated": "2026-11-26T08:01:47.434Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.437Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12424,46 +12026,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
-         *         "current_period_end": "2026-12-26T08:01:47.375Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:01:47.375Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
-         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T08:01:47.375Z",
-         *         "updated": "2026-11-26T08:01:47.375Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.318Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
-         *         "current_period_end": "2026-12-26T08:01:47.375Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:01:47.375Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzvmxtxgca8tfxgk8vvzatr6",
-         *       "request_id": "req_prod_06h1dqzvmxtxgca8tfxgk8vvzatr6",
+         *       "correlation_id": "req_prod_06h1dksthz027sz8npbyg8nt680pa",
+         *       "request_id": "req_prod_06h1dksthz027sz8npbyg8nt680pa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:47.438Z",
+         *       "created": "2026-11-26T07:43:29.444Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -12508,53 +12112,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzvrs6h13d22sy5smga4tfwg",
+         *       "id": "evt_prod_06h1dkstt1zz8g71zbt3prxvhw56g",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *       "aggregate_id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *       "data": {
-         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
-         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T08:01:47.375Z",
-         *         "updated": "2026-11-26T08:01:47.458Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.486Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T08:01:47.458Z",
+         *         "paused_at": "2026-11-26T07:43:29.486Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
-         *         "current_period_end": "2026-12-26T08:01:47.375Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:01:47.375Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
-         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T08:01:47.375Z",
-         *         "updated": "2026-11-26T08:01:47.434Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.437Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12562,20 +12167,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
-         *         "current_period_end": "2026-12-26T08:01:47.375Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:01:47.375Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzvqmkccf8fbb5k8979wqbcr",
-         *       "request_id": "req_prod_06h1dqzvqmkccf8fbb5k8979wqbcr",
+         *       "correlation_id": "req_prod_06h1dkstsbtk5m4r4xqp4dz2kzj1w",
+         *       "request_id": "req_prod_06h1dkstsbtk5m4r4xqp4dz2kzj1w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:01:47.462Z",
+         *       "created": "2026-11-26T07:43:29.488Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -12620,25 +12226,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzvvvbapmqab2jwccy5avw7r",
+         *       "id": "evt_prod_06h1dkstxrs39bc52fq4w4672dtt6",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *       "aggregate_id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *       "data": {
-         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
-         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T08:01:47.375Z",
-         *         "updated": "2026-11-26T08:01:47.484Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.513Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12646,48 +12252,50 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
-         *         "current_period_end": "2026-12-26T08:01:47.375Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:01:47.375Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
-         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T08:01:47.375Z",
-         *         "updated": "2026-11-26T08:01:47.458Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.486Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T08:01:47.458Z",
+         *         "paused_at": "2026-11-26T07:43:29.486Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
-         *         "current_period_end": "2026-12-26T08:01:47.375Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:01:47.375Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzvv4m3bcgr047fkx43wmp88",
-         *       "request_id": "req_prod_06h1dqzvv4m3bcgr047fkx43wmp88",
+         *       "correlation_id": "req_prod_06h1dkstwx5pkmx96arpy4fdmxxkr",
+         *       "request_id": "req_prod_06h1dkstwx5pkmx96arpy4fdmxxkr",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T08:01:47.486Z",
+         *       "created": "2026-11-26T07:43:29.518Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -12732,53 +12340,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzvz3tfj3crv2hnhtsq8g9b8",
+         *       "id": "evt_prod_06h1dksv1s1c6g8phf0jm6z242gsp",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *       "aggregate_id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *       "data": {
-         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
-         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T08:01:47.375Z",
-         *         "updated": "2026-11-26T08:01:47.507Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.543Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T08:01:47.507Z",
-         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
-         *         "current_period_end": "2026-12-26T08:01:47.375Z",
+         *         "cancelled_at": "2026-11-26T07:43:29.543Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:01:47.375Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
-         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T08:01:47.375Z",
-         *         "updated": "2026-11-26T08:01:47.484Z",
+         *         "created": "2026-11-26T07:43:29.318Z",
+         *         "updated": "2026-11-26T07:43:29.513Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12786,20 +12395,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
-         *         "current_period_end": "2026-12-26T08:01:47.375Z",
+         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-26T07:43:29.318Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:01:47.375Z",
+         *         "current_period_start": "2026-11-26T07:43:29.318Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzvxr6rhsdgjcch1m5r4h7zj",
-         *       "request_id": "req_prod_06h1dqzvxr6rhsdgjcch1m5r4h7zj",
+         *       "correlation_id": "req_prod_06h1dksv0hkftbqx4y8wtjnfdqhm8",
+         *       "request_id": "req_prod_06h1dksv0hkftbqx4y8wtjnfdqhm8",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T08:01:47.512Z",
+         *       "created": "2026-11-26T07:43:29.550Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -12844,43 +12454,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzwnh7eyeatbmqg8hfkjz56a",
+         *       "id": "evt_prod_06h1dksz9q3t5k4whbk1yj80n0hre",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dqzw100rqzb026135h90rykh0",
+         *       "aggregate_id": "sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
          *       "data": {
-         *         "id": "sub_prod_06h1dqzw100rqzb026135h90rykh0",
+         *         "id": "sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dqzw100rqzb026135h90rykh2",
-         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *             "id": "si_prod_06h1dksv5w9k1vymv6s3bv4bbhy9y",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T08:01:47.526Z",
-         *         "updated": "2026-11-26T08:01:47.526Z",
+         *         "created": "2026-11-26T07:43:29.581Z",
+         *         "updated": "2026-11-26T07:43:29.581Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T08:01:47.526Z",
+         *         "trial_end": "2026-12-03T07:43:29.581Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
-         *         "current_period_end": "2026-12-03T08:01:47.526Z",
+         *         "pending_changes": [],
+         *         "current_period_end": "2026-12-03T07:43:29.581Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:01:47.526Z",
+         *         "current_period_start": "2026-11-26T07:43:29.581Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzwfx3rhka3w7zdc5vbkpgc4",
+         *       "correlation_id": "req_prod_06h1dksyty91y7hk6kb7qrrne229r",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T08:01:47.526Z",
+         *       "created": "2026-11-30T07:43:29.581Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -12927,16 +12538,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzrdxvx28fcaqjakd34cgnc6",
+         *       "id": "evt_prod_06h1dksq03kena6ah2ykp9e0sh7sm",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *       "aggregate_id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *       "data": {
-         *         "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -12949,11 +12560,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T08:01:46.601Z",
+         *         "created": "2026-11-26T07:43:28.507Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:01:46.601Z",
+         *         "updated": "2026-11-26T07:43:28.507Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -12978,22 +12589,18 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "hosted_invoice_url": null,
-         *         "ending_balance_atom": null,
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": null,
-         *         "marked_uncollectible_at": null,
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzrcmhgx40ce1y5tmfdnadja",
-         *       "request_id": "req_prod_06h1dqzrcmhgx40ce1y5tmfdnadja",
+         *       "correlation_id": "req_prod_06h1dkspz3te9fmz5h6kk5brgyqva",
+         *       "request_id": "req_prod_06h1dkspz3te9fmz5h6kk5brgyqva",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:46.608Z",
+         *       "created": "2026-11-26T07:43:28.512Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -13038,16 +12645,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzrt7n2d3hxdzmrevmyzmkn6",
+         *       "id": "evt_prod_06h1dksqgyk7gt67397pd3xd9wqmw",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *       "aggregate_id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *       "data": {
-         *         "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13060,11 +12667,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:01:46.601Z",
+         *         "created": "2026-11-26T07:43:28.507Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:01:46.634Z",
+         *         "updated": "2026-11-26T07:43:28.563Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13072,11 +12679,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
+         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:01:46.634Z",
+         *         "finalized_at": "2026-11-26T07:43:28.563Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13088,20 +12695,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
-         *         "ending_balance_atom": 0,
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": null,
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13114,11 +12717,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T08:01:46.601Z",
+         *         "created": "2026-11-26T07:43:28.507Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:01:46.601Z",
+         *         "updated": "2026-11-26T07:43:28.507Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13143,21 +12746,17 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "hosted_invoice_url": null,
-         *         "ending_balance_atom": null,
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": null,
-         *         "marked_uncollectible_at": null,
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzrg6h1z7r0p5y35rya1bqwr",
-         *       "request_id": "req_prod_06h1dqzrg6h1z7r0p5y35rya1bqwr",
+         *       "correlation_id": "req_prod_06h1dksq4w9236dya2dwjxnn3h7wt",
+         *       "request_id": "req_prod_06h1dksq4w9236dya2dwjxnn3h7wt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.705Z",
+         *       "created": "2026-11-26T07:43:28.647Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -13202,16 +12801,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzrzf2p7gqzp1yw2yky47a6t",
+         *       "id": "evt_prod_06h1dksqrw2znvvc6p33wc62h81er",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *       "aggregate_id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *       "data": {
-         *         "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13224,11 +12823,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T08:01:46.601Z",
-         *         "paid_at": "2026-11-26T08:01:46.746Z",
-         *         "updated": "2026-11-26T08:01:46.746Z",
+         *         "created": "2026-11-26T07:43:28.507Z",
+         *         "paid_at": "2026-11-26T07:43:28.709Z",
+         *         "updated": "2026-11-26T07:43:28.709Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13236,36 +12835,32 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
+         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:01:46.634Z",
+         *         "finalized_at": "2026-11-26T07:43:28.563Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dqzry7pz3w6y4ev9gncnbx6a2",
+         *         "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
-         *         "ending_balance_atom": 0,
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": null,
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13278,11 +12873,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:01:46.601Z",
+         *         "created": "2026-11-26T07:43:28.507Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:01:46.634Z",
+         *         "updated": "2026-11-26T07:43:28.563Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13290,38 +12885,34 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
+         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:01:46.634Z",
+         *         "finalized_at": "2026-11-26T07:43:28.563Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dqzry7pz3w6y4ev9gncnbx6a2",
+         *         "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
-         *         "ending_balance_atom": 0,
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": null,
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzrxq0j0tdjq6sc73nqrcb9y",
-         *       "request_id": "req_prod_06h1dqzrxq0j0tdjq6sc73nqrcb9y",
+         *       "correlation_id": "req_prod_06h1dksqnwwwnx9p6kej6sped51jj",
+         *       "request_id": "req_prod_06h1dksqnwwwnx9p6kej6sped51jj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:01:46.747Z",
+         *       "created": "2026-11-26T07:43:28.711Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoicePaidEvent: {
@@ -13366,16 +12957,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzrznmehabbkjqxpah88kgre",
+         *       "id": "evt_prod_06h1dksqs10was4zhm2rh12n81wsc",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *       "aggregate_id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *       "data": {
-         *         "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13388,11 +12979,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T08:01:46.601Z",
-         *         "paid_at": "2026-11-26T08:01:46.746Z",
-         *         "updated": "2026-11-26T08:01:46.746Z",
+         *         "created": "2026-11-26T07:43:28.507Z",
+         *         "paid_at": "2026-11-26T07:43:28.709Z",
+         *         "updated": "2026-11-26T07:43:28.709Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13400,36 +12991,32 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
+         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:01:46.634Z",
+         *         "finalized_at": "2026-11-26T07:43:28.563Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dqzry7pz3w6y4ev9gncnbx6a2",
+         *         "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
-         *         "ending_balance_atom": 0,
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": null,
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13442,11 +13029,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:01:46.601Z",
+         *         "created": "2026-11-26T07:43:28.507Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:01:46.634Z",
+         *         "updated": "2026-11-26T07:43:28.563Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13454,38 +13041,34 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
+         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:01:46.634Z",
+         *         "finalized_at": "2026-11-26T07:43:28.563Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dqzry7pz3w6y4ev9gncnbx6a2",
+         *         "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
-         *         "ending_balance_atom": 0,
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": null,
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzrxq0j0tdjq6sc73nqrcb9y",
-         *       "request_id": "req_prod_06h1dqzrxq0j0tdjq6sc73nqrcb9y",
+         *       "correlation_id": "req_prod_06h1dksqnwwwnx9p6kej6sped51jj",
+         *       "request_id": "req_prod_06h1dksqnwwwnx9p6kej6sped51jj",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T08:01:46.749Z",
+         *       "created": "2026-11-26T07:43:28.712Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -13530,16 +13113,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzsdm23gmxccjqtf1b1k1a6c",
+         *       "id": "evt_prod_06h1dksrggjxks580yxzvg6nr1j5j",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dqzs56zkh7kz5sge0xdx6ts2j",
+         *       "aggregate_id": "in_prod_06h1dksr3deh164zbza7nnh3a3fxy",
          *       "data": {
-         *         "id": "in_prod_06h1dqzs56zkh7kz5sge0xdx6ts2j",
+         *         "id": "in_prod_06h1dksr3deh164zbza7nnh3a3fxy",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzs5b3ezhqy4m2fw9jckd0yp",
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "id": "il_prod_06h1dksr3deh164zbza7nnh3a3fy0",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13552,11 +13135,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:01:46.793Z",
+         *         "created": "2026-11-26T07:43:28.794Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:01:46.810Z",
+         *         "updated": "2026-11-26T07:43:28.821Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13564,39 +13147,35 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "99c9e0f8dd350d6ed6b5da74a5c67940fbe7c633fc1cd5013667f36e4e653aa0",
+         *         "pdf_sha256": "696ba13b1cc0f095d95a533919ab34538037e0b80bf7239bb632039f1c48a78e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzs56zkh7kz5sge0xdx6ts2j/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dksr3deh164zbza7nnh3a3fxy/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:01:46.810Z",
+         *         "finalized_at": "2026-11-26T07:43:28.821Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dqzscj6tbk37r9zjc69819qmw",
+         *         "payment_intent": "pi_prod_06h1dksrdyqf726vvepmw067jw1s6",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/R5dmxIemSi9p2e4uKG1WwvsmMFErBhA1hCi-tFUg4UU",
-         *         "ending_balance_atom": 0,
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/LiTicqD7c9x1EPDMuoPpyU2JH0wf_UEnakAXmXqjOn0",
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": null,
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzscbcfyetnh5zy1vdtc0bhm",
-         *       "request_id": "req_prod_06h1dqzscbcfyetnh5zy1vdtc0bhm",
+         *       "correlation_id": "req_prod_06h1dksrdjm8q970pvh1vtksrhxej",
+         *       "request_id": "req_prod_06h1dksrdjm8q970pvh1vtksrhxej",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:01:46.861Z",
+         *       "created": "2026-11-26T07:43:28.900Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -13641,16 +13220,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzsr979625c48818p26585mc",
+         *       "id": "evt_prod_06h1dksrxj24g03z91zxb8pg80d4c",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dqzsf37z5q5ew9f7mr27fbp5w",
+         *       "aggregate_id": "in_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4m",
          *       "data": {
-         *         "id": "in_prod_06h1dqzsf37z5q5ew9f7mr27fbp5w",
+         *         "id": "in_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4m",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzsf37z5q5ew9f7mr27fbp5y",
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "id": "il_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4p",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13663,11 +13242,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:01:46.872Z",
+         *         "created": "2026-11-26T07:43:28.923Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:01:46.893Z",
+         *         "updated": "2026-11-26T07:43:28.937Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13675,39 +13254,35 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "cd4178e4e4102f257f42b87c3bb6157b3daa5dd18ab079812f0c8858b632fda7",
+         *         "pdf_sha256": "08a90ceb3944f427d164beeb05d3160574d07d473a2b130fd09dfd31f7d11ab2",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzsf37z5q5ew9f7mr27fbp5w/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4m/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:01:46.893Z",
+         *         "finalized_at": "2026-11-26T07:43:28.937Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dqzsnxj0stg9ehs98dfasckx8",
+         *         "payment_intent": "pi_prod_06h1dksrw0nen1w1dfyz4aafx1yqr",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/O5Z55gMfFfe9c_uh0zSsyVOtrC_Bvn6om6b-qkF3BSA",
-         *         "ending_balance_atom": 0,
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/kXbW-cwse1MqR6JVTaUsB-3HK3MrmZqRQXH0TS_TIq0",
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": null,
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzsmwftqbhjygmhxwpj7g3rt",
-         *       "request_id": "req_prod_06h1dqzsmwftqbhjygmhxwpj7g3rt",
+         *       "correlation_id": "req_prod_06h1dksrvfb96afhwjvp8hvxajn2m",
+         *       "request_id": "req_prod_06h1dksrvfb96afhwjvp8hvxajn2m",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:01:46.947Z",
+         *       "created": "2026-11-26T07:43:29.004Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -13752,16 +13327,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzwhpwjgtym3dcd4yhevhk7c",
+         *       "id": "evt_prod_06h1dksyyfyf2m6gsrq7ynw5qctya",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dqzv9pxs3prg3skjtggdp8syw",
+         *       "aggregate_id": "in_prod_06h1dkssx80ccq32ke3y0q5be67xr",
          *       "data": {
-         *         "id": "in_prod_06h1dqzv9pxs3prg3skjtggdp8syw",
+         *         "id": "in_prod_06h1dkssx80ccq32ke3y0q5be67xr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzv9pxs3prg3skjtggdp8syy",
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "id": "il_prod_06h1dkssxdwe0wranye6yx2g1ektp",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13771,26 +13346,26 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0007",
+         *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:01:47.341Z",
+         *         "created": "2026-11-26T07:43:29.258Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T08:01:47.325Z",
+         *         "updated": "2026-11-27T07:43:29.223Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
-         *         "due_date": "2026-11-27T08:01:47.325Z",
+         *         "due_date": "2026-11-27T07:43:29.223Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T08:01:47.325Z",
-         *         "pdf_sha256": "d97be4a971aa051cd528c927399d18d5a7dbadb537e76d4444f4580411330966",
+         *         "overdue_at": "2026-11-27T07:43:29.223Z",
+         *         "pdf_sha256": "2c2958d319262ce17568129f48174eda8aa4f28adfa54d546568f8240c15e8cc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzv9pxs3prg3skjtggdp8syw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssx80ccq32ke3y0q5be67xr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:01:47.354Z",
+         *         "finalized_at": "2026-11-26T07:43:29.277Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13802,20 +13377,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/irZvhxM7V6-LsxNUEw6yORf850m6W9EkKxl6jaVzc2o",
-         *         "ending_balance_atom": 0,
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/xKfYjAAconnBpRRF-NASffxQ2VsrzSupoEii6Oo6Sp8",
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": null,
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dqzv9pxs3prg3skjtggdp8syw",
+         *         "id": "in_prod_06h1dkssx80ccq32ke3y0q5be67xr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzv9pxs3prg3skjtggdp8syy",
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "id": "il_prod_06h1dkssxdwe0wranye6yx2g1ektp",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13825,26 +13396,26 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0007",
+         *         "number": "EXAMPLEGMBH-0006",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:01:47.341Z",
+         *         "created": "2026-11-26T07:43:29.258Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:01:47.354Z",
+         *         "updated": "2026-11-26T07:43:29.277Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
-         *         "due_date": "2026-11-27T08:01:47.325Z",
+         *         "due_date": "2026-11-27T07:43:29.223Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d97be4a971aa051cd528c927399d18d5a7dbadb537e76d4444f4580411330966",
+         *         "pdf_sha256": "2c2958d319262ce17568129f48174eda8aa4f28adfa54d546568f8240c15e8cc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzv9pxs3prg3skjtggdp8syw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssx80ccq32ke3y0q5be67xr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:01:47.354Z",
+         *         "finalized_at": "2026-11-26T07:43:29.277Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13856,20 +13427,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/irZvhxM7V6-LsxNUEw6yORf850m6W9EkKxl6jaVzc2o",
-         *         "ending_balance_atom": 0,
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/xKfYjAAconnBpRRF-NASffxQ2VsrzSupoEii6Oo6Sp8",
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": null,
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzwfx3rhka3w7zdc5vbkpgc4",
+         *       "correlation_id": "req_prod_06h1dksyty91y7hk6kb7qrrne229r",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T08:01:47.325Z",
+         *       "created": "2026-11-27T07:43:29.223Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13916,16 +13483,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzt1twssetjxjq1kzx89a0nj",
+         *       "id": "evt_prod_06h1dkss8ekk87fj7ve4x9caggfhp",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dqzsvphhav7nt914p3w28xxxp",
+         *       "aggregate_id": "in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt",
          *       "data": {
-         *         "id": "in_prod_06h1dqzsvphhav7nt914p3w28xxxp",
+         *         "id": "in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzsw67qtht6wsc2psh4jxfay",
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "id": "il_prod_06h1dkss0gn78ep84qkbcrqc3fbtw",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13938,23 +13505,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T08:01:46.973Z",
+         *         "created": "2026-11-26T07:43:29.028Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:01:47.021Z",
+         *         "updated": "2026-11-26T07:43:29.089Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T08:01:47.021Z",
+         *         "voided_at": "2026-11-26T07:43:29.089Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "817945817c8976a82994cd5a887751adbe77e758845b1d8bc798cb7e9356456e",
+         *         "pdf_sha256": "49133d9ce0c242f95761de26a1ce2973dfb13f6f75c5719be96e8317c20864b0",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzsvphhav7nt914p3w28xxxp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:01:46.996Z",
+         *         "finalized_at": "2026-11-26T07:43:29.046Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13966,20 +13533,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/Y_46rBnLyfDfWZxI0Wx1zO3yyj1n638U6pbxy4u57p4",
-         *         "ending_balance_atom": 0,
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/Gm-fd5_7uQzMYAQ6O3fpFqUzPi2EduTv2yHoQSa3Xdg",
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": null,
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dqzsvphhav7nt914p3w28xxxp",
+         *         "id": "in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzsw67qtht6wsc2psh4jxfay",
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "id": "il_prod_06h1dkss0gn78ep84qkbcrqc3fbtw",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13992,11 +13555,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:01:46.973Z",
+         *         "created": "2026-11-26T07:43:29.028Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:01:46.996Z",
+         *         "updated": "2026-11-26T07:43:29.046Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14004,11 +13567,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "817945817c8976a82994cd5a887751adbe77e758845b1d8bc798cb7e9356456e",
+         *         "pdf_sha256": "49133d9ce0c242f95761de26a1ce2973dfb13f6f75c5719be96e8317c20864b0",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzsvphhav7nt914p3w28xxxp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:01:46.996Z",
+         *         "finalized_at": "2026-11-26T07:43:29.046Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14020,22 +13583,18 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/Y_46rBnLyfDfWZxI0Wx1zO3yyj1n638U6pbxy4u57p4",
-         *         "ending_balance_atom": 0,
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/Gm-fd5_7uQzMYAQ6O3fpFqUzPi2EduTv2yHoQSa3Xdg",
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": null,
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzt1dww9xmb0em18n7w6d64w",
-         *       "request_id": "req_prod_06h1dqzt1dww9xmb0em18n7w6d64w",
+         *       "correlation_id": "req_prod_06h1dkss7a7n3dezh3j6v79pbtfvc",
+         *       "request_id": "req_prod_06h1dkss7a7n3dezh3j6v79pbtfvc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:01:47.022Z",
+         *       "created": "2026-11-26T07:43:29.091Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -14080,16 +13639,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqztc0gbejcc3784hven7h65w",
+         *       "id": "evt_prod_06h1dkssmxnk8wqry4mjncd3np1my",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dqzt461tna2p6y7p08jgcksh2",
+         *       "aggregate_id": "in_prod_06h1dkssc6n9naecabdqvn3ht1g4r",
          *       "data": {
-         *         "id": "in_prod_06h1dqzt461tna2p6y7p08jgcksh2",
+         *         "id": "in_prod_06h1dkssc6n9naecabdqvn3ht1g4r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzt461tna2p6y7p08jgcksh4",
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "id": "il_prod_06h1dkssc89yeys9kebcfmrwcxcba",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14102,11 +13661,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T08:01:47.041Z",
+         *         "created": "2026-11-26T07:43:29.121Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:01:47.102Z",
+         *         "updated": "2026-11-26T07:43:29.190Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14114,11 +13673,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c50f8a410a48046fe31f1dfd5fd2be7d400a0cd53e9d9f64ab8b8de9f1e69ebc",
+         *         "pdf_sha256": "d0ddab215f1aee4d9648710bf9d23a80eaa28a0d074922a4860e2a5f6d4a60ce",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzt461tna2p6y7p08jgcksh2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssc6n9naecabdqvn3ht1g4r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:01:47.054Z",
+         *         "finalized_at": "2026-11-26T07:43:29.142Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14130,20 +13689,16 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/DB7dYqZxVURymCDjfBU1WExFcJBumtxSbs_wZ7Ezr_w",
-         *         "ending_balance_atom": 0,
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/vyJBoaI0S7fLgIRnZiw6wGBGYEbf2-sopiF72OfsoHM",
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-26T08:01:47.102Z",
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": "2026-11-26T07:43:29.190Z"
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dqzt461tna2p6y7p08jgcksh2",
+         *         "id": "in_prod_06h1dkssc6n9naecabdqvn3ht1g4r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzt461tna2p6y7p08jgcksh4",
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "id": "il_prod_06h1dkssc89yeys9kebcfmrwcxcba",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14156,11 +13711,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:01:47.041Z",
+         *         "created": "2026-11-26T07:43:29.121Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:01:47.054Z",
+         *         "updated": "2026-11-26T07:43:29.142Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14168,11 +13723,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c50f8a410a48046fe31f1dfd5fd2be7d400a0cd53e9d9f64ab8b8de9f1e69ebc",
+         *         "pdf_sha256": "d0ddab215f1aee4d9648710bf9d23a80eaa28a0d074922a4860e2a5f6d4a60ce",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzt461tna2p6y7p08jgcksh2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssc6n9naecabdqvn3ht1g4r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:01:47.054Z",
+         *         "finalized_at": "2026-11-26T07:43:29.142Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14184,22 +13739,18 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/DB7dYqZxVURymCDjfBU1WExFcJBumtxSbs_wZ7Ezr_w",
-         *         "ending_balance_atom": 0,
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/vyJBoaI0S7fLgIRnZiw6wGBGYEbf2-sopiF72OfsoHM",
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": null,
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqztbdcr2veaqkwdwwg3cg21t",
-         *       "request_id": "req_prod_06h1dqztbdcr2veaqkwdwwg3cg21t",
+         *       "correlation_id": "req_prod_06h1dkssmbbd4fpdem8mw2xzq0vf2",
+         *       "request_id": "req_prod_06h1dkssmbbd4fpdem8mw2xzq0vf2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:01:47.104Z",
+         *       "created": "2026-11-26T07:43:29.191Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -14244,16 +13795,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzs4a453fawyvyvcpatfqyt0",
+         *       "id": "evt_prod_06h1dksr1d86qcbb4a5rcavktbbpw",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *       "aggregate_id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *       "data": {
-         *         "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
-         *             "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14266,11 +13817,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T08:01:46.601Z",
-         *         "paid_at": "2026-11-26T08:01:46.746Z",
-         *         "updated": "2026-11-26T08:01:46.746Z",
+         *         "created": "2026-11-26T07:43:28.507Z",
+         *         "paid_at": "2026-11-26T07:43:28.709Z",
+         *         "updated": "2026-11-26T07:43:28.709Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14278,39 +13829,35 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
+         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:01:46.634Z",
+         *         "finalized_at": "2026-11-26T07:43:28.563Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dqzry7pz3w6y4ev9gncnbx6a2",
+         *         "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
-         *         "ending_balance_atom": 0,
+         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": null,
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzs31g1092t9evzkf34qnjtw",
-         *       "request_id": "req_prod_06h1dqzs31g1092t9evzkf34qnjtw",
+         *       "correlation_id": "req_prod_06h1dksqzs6t5cf9459zemhax2vkg",
+         *       "request_id": "req_prod_06h1dksqzs6t5cf9459zemhax2vkg",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T08:01:46.786Z",
+         *       "created": "2026-11-26T07:43:28.779Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -14355,16 +13902,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzwpd2q4v0b68t4dtwndxd0j",
+         *       "id": "evt_prod_06h1dkszbe7rj5afxyzbpgpn14kby",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dqzwp3kwmv4gy79bm0hj8x478",
+         *       "aggregate_id": "in_prod_06h1dkszaf9df00fgk9dbsxsby75j",
          *       "data": {
-         *         "id": "in_prod_06h1dqzwp3kwmv4gy79bm0hj8x478",
+         *         "id": "in_prod_06h1dkszaf9df00fgk9dbsxsby75j",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dqzwp4mpd4hrjfbkd6y72wj48",
-         *             "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *             "id": "il_prod_06h1dkszan4wtmscrx4xd34cdznkr",
+         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -14377,11 +13924,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T08:01:47.526Z",
+         *         "created": "2026-11-30T07:43:29.581Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T08:01:47.526Z",
+         *         "updated": "2026-11-30T07:43:29.581Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14390,11 +13937,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h1dqzw100rqzb026135h90rykh0",
+         *         "description": "Subscription sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1dqzw100rqzb026135h90rykh0",
+         *         "subscription": "sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -14406,20 +13953,16 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
-         *         "ending_balance_atom": null,
          *         "next_payment_attempt": null,
-         *         "starting_balance_atom": null,
-         *         "marked_uncollectible_at": null,
-         *         "pre_payment_credit_notes_amount_atom": 0,
-         *         "post_payment_credit_notes_amount_atom": 0
+         *         "marked_uncollectible_at": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzwfx3rhka3w7zdc5vbkpgc4",
+         *       "correlation_id": "req_prod_06h1dksyty91y7hk6kb7qrrne229r",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T08:01:47.526Z",
+         *       "created": "2026-11-30T07:43:29.581Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14466,20 +14009,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzq8tw0k6t43zv166y0x0ry6",
+         *       "id": "evt_prod_06h1dksn559kerfh0z5kjb1r68974",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *       "aggregate_id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *       "data": {
-         *         "id": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T08:01:46.307Z",
+         *         "created": "2026-11-26T07:43:28.037Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T08:01:46.307Z",
-         *         "balances": {},
+         *         "updated": "2026-11-26T07:43:28.037Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14488,13 +14030,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzq87f7j3wbp865vz4ghzmk8",
-         *       "request_id": "req_prod_06h1dqzq87f7j3wbp865vz4ghzmk8",
+         *       "correlation_id": "req_prod_06h1dksn4bm2ghzcr6je9ykn5fgpg",
+         *       "request_id": "req_prod_06h1dksn4bm2ghzcr6je9ykn5fgpg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:46.310Z",
+         *       "created": "2026-11-26T07:43:28.041Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerCreatedEvent: {
@@ -14539,20 +14081,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzqbffmg4r0n2egp7dz8yz3a",
+         *       "id": "evt_prod_06h1dksnar40ab3215fggdfk479qg",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *       "aggregate_id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *       "data": {
-         *         "id": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T08:01:46.307Z",
+         *         "created": "2026-11-26T07:43:28.037Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T08:01:46.327Z",
-         *         "balances": {},
+         *         "updated": "2026-11-26T07:43:28.082Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14560,15 +14101,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T08:01:46.307Z",
+         *         "created": "2026-11-26T07:43:28.037Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T08:01:46.307Z",
-         *         "balances": {},
+         *         "updated": "2026-11-26T07:43:28.037Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14576,13 +14116,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzqaf4cnjs266rjavzhwtbke",
-         *       "request_id": "req_prod_06h1dqzqaf4cnjs266rjavzhwtbke",
+         *       "correlation_id": "req_prod_06h1dksn8y4jrx5cwchxk49h8ccpm",
+         *       "request_id": "req_prod_06h1dksn8y4jrx5cwchxk49h8ccpm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.331Z",
+         *       "created": "2026-11-26T07:43:28.086Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -14627,21 +14167,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzqf7a1pmpb819s0rrp749v8",
+         *       "id": "evt_prod_06h1dksnkx1zf3xmzxs6tym9gaema",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1dqzqdtty6j86kewntdykfdeba",
+         *       "aggregate_id": "cus_prod_06h1dksnf11zewggq5xpg5aeps9a8",
          *       "data": {
-         *         "id": "cus_prod_06h1dqzqdtty6j86kewntdykfdeba",
+         *         "id": "cus_prod_06h1dksnf11zewggq5xpg5aeps9a8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T08:01:46.350Z",
+         *         "created": "2026-11-26T07:43:28.120Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T08:01:46.360Z",
-         *         "balances": {},
+         *         "updated": "2026-11-26T07:43:28.158Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14649,15 +14188,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1dqzqdtty6j86kewntdykfdeba",
+         *         "id": "cus_prod_06h1dksnf11zewggq5xpg5aeps9a8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T08:01:46.350Z",
+         *         "created": "2026-11-26T07:43:28.120Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T08:01:46.350Z",
-         *         "balances": {},
+         *         "updated": "2026-11-26T07:43:28.120Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14665,13 +14203,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzqet8wrvadakjxqk7jvrm8e",
-         *       "request_id": "req_prod_06h1dqzqet8wrvadakjxqk7jvrm8e",
+         *       "correlation_id": "req_prod_06h1dksnjgz4ddzak5kx9h0q1f9w8",
+         *       "request_id": "req_prod_06h1dksnjgz4ddzak5kx9h0q1f9w8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.361Z",
+         *       "created": "2026-11-26T07:43:28.159Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerDeletedEvent: {
@@ -14716,21 +14254,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzqgzqbpadj4ht0b8b7ebznj",
+         *       "id": "evt_prod_06h1dksnq0fkq0ps42b8185sjpjdp",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
+         *       "aggregate_id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *       "data": {
-         *         "id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
+         *         "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *         "end": null,
-         *         "start": "2026-11-26T08:01:46.372Z",
+         *         "start": "2026-11-26T07:43:28.180Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
+         *           "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T08:01:46.087Z",
-         *           "updated": "2026-11-26T08:01:46.372Z",
+         *           "created": "2026-11-26T07:43:27.724Z",
+         *           "updated": "2026-11-26T07:43:28.180Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -14743,18 +14281,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzqg1f4qcez4tnr1vph5dw16",
-         *       "request_id": "req_prod_06h1dqzqg1f4qcez4tnr1vph5dw16",
+         *       "correlation_id": "req_prod_06h1dksnntxz01820s1ms3jeteb90",
+         *       "request_id": "req_prod_06h1dksnntxz01820s1ms3jeteb90",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:46.375Z",
+         *       "created": "2026-11-26T07:43:28.184Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -14799,21 +14337,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzqkdqsgfmt1pqmg5rdn19w2",
+         *       "id": "evt_prod_06h1dksntf3wvye41q1ek4x4twwnr",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
+         *       "aggregate_id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *       "data": {
-         *         "id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
+         *         "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *         "end": null,
-         *         "start": "2026-11-26T08:01:46.392Z",
+         *         "start": "2026-11-26T07:43:28.208Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dqzpehcbxb0yxg9f6p0hbrpc0",
+         *           "id": "cpn_prod_06h1dkskzq28s8sdys8vwnbf0fz2g",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T08:01:46.100Z",
-         *           "updated": "2026-11-26T08:01:46.392Z",
+         *           "created": "2026-11-26T07:43:27.741Z",
+         *           "updated": "2026-11-26T07:43:28.208Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14826,20 +14364,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
+         *         "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *         "end": null,
-         *         "start": "2026-11-26T08:01:46.372Z",
+         *         "start": "2026-11-26T07:43:28.180Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
+         *           "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T08:01:46.087Z",
-         *           "updated": "2026-11-26T08:01:46.372Z",
+         *           "created": "2026-11-26T07:43:27.724Z",
+         *           "updated": "2026-11-26T07:43:28.180Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -14852,17 +14390,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzqjmtat5n65r4a1c4170gg2",
-         *       "request_id": "req_prod_06h1dqzqjmtat5n65r4a1c4170gg2",
+         *       "correlation_id": "req_prod_06h1dksnscegsatzwxjtpatt68ev0",
+         *       "request_id": "req_prod_06h1dksnscegsatzwxjtpatt68ev0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.395Z",
+         *       "created": "2026-11-26T07:43:28.211Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -14907,21 +14445,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzqmrnszym08bz9h0vpxxfq4",
+         *       "id": "evt_prod_06h1dksnwyhc4czd9fb8wyzfs2dem",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
+         *       "aggregate_id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *       "data": {
-         *         "id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
+         *         "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *         "end": null,
-         *         "start": "2026-11-26T08:01:46.392Z",
+         *         "start": "2026-11-26T07:43:28.208Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dqzpehcbxb0yxg9f6p0hbrpc0",
+         *           "id": "cpn_prod_06h1dkskzq28s8sdys8vwnbf0fz2g",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T08:01:46.100Z",
-         *           "updated": "2026-11-26T08:01:46.392Z",
+         *           "created": "2026-11-26T07:43:27.741Z",
+         *           "updated": "2026-11-26T07:43:28.208Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14935,20 +14473,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
+         *         "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *         "end": null,
-         *         "start": "2026-11-26T08:01:46.392Z",
+         *         "start": "2026-11-26T07:43:28.208Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dqzpehcbxb0yxg9f6p0hbrpc0",
+         *           "id": "cpn_prod_06h1dkskzq28s8sdys8vwnbf0fz2g",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T08:01:46.100Z",
-         *           "updated": "2026-11-26T08:01:46.392Z",
+         *           "created": "2026-11-26T07:43:27.741Z",
+         *           "updated": "2026-11-26T07:43:28.208Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -14961,17 +14499,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzqm41cgkem03adc8pea3kby",
-         *       "request_id": "req_prod_06h1dqzqm41cgkem03adc8pea3kby",
+         *       "correlation_id": "req_prod_06h1dksnwfwn0qqc9c3bedx4f7v5r",
+         *       "request_id": "req_prod_06h1dksnwfwn0qqc9c3bedx4f7v5r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:01:46.406Z",
+         *       "created": "2026-11-26T07:43:28.231Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -15016,17 +14554,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzpd4meqpyrt422yz869xs60",
+         *       "id": "evt_prod_06h1dkskxydv5c1a0td03vjj0rb0t",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
+         *       "aggregate_id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *       "data": {
-         *         "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
+         *         "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T08:01:46.087Z",
-         *         "updated": "2026-11-26T08:01:46.087Z",
+         *         "created": "2026-11-26T07:43:27.724Z",
+         *         "updated": "2026-11-26T07:43:27.724Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15040,13 +14578,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzpcqybgmqe8jb62pg1c5bc6",
-         *       "request_id": "req_prod_06h1dqzpcqybgmqe8jb62pg1c5bc6",
+         *       "correlation_id": "req_prod_06h1dkskxencvzcjtdjys7ypf3njc",
+         *       "request_id": "req_prod_06h1dkskxencvzcjtdjys7ypf3njc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:46.089Z",
+         *       "created": "2026-11-26T07:43:27.727Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CouponCreatedEvent: {
@@ -15091,17 +14629,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzpg80r6ty76b77mny6advs8",
+         *       "id": "evt_prod_06h1dksm2dqzt80j3b93y5k9ra5da",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
+         *       "aggregate_id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *       "data": {
-         *         "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
+         *         "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T08:01:46.087Z",
-         *         "updated": "2026-11-26T08:01:46.112Z",
+         *         "created": "2026-11-26T07:43:27.724Z",
+         *         "updated": "2026-11-26T07:43:27.759Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15114,12 +14652,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
+         *         "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T08:01:46.087Z",
-         *         "updated": "2026-11-26T08:01:46.087Z",
+         *         "created": "2026-11-26T07:43:27.724Z",
+         *         "updated": "2026-11-26T07:43:27.724Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15132,13 +14670,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzpfm3yb6tr0s1jb53mtbave",
-         *       "request_id": "req_prod_06h1dqzpfm3yb6tr0s1jb53mtbave",
+         *       "correlation_id": "req_prod_06h1dksm1ezp974qp1tbe65pevkey",
+         *       "request_id": "req_prod_06h1dksm1ezp974qp1tbe65pevkey",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.114Z",
+         *       "created": "2026-11-26T07:43:27.763Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CouponUpdatedEvent: {
@@ -15183,18 +14721,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzpk32pffbt46j4t40edpj30",
+         *       "id": "evt_prod_06h1dksm7ztc2v1nxh4s9gfz69240",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1dqzphv1g79ksrb4n2hbrwjgcg",
+         *       "aggregate_id": "cpn_prod_06h1dksm4s5hmvybpcne1hqxsd3xr",
          *       "data": {
-         *         "id": "cpn_prod_06h1dqzphv1g79ksrb4n2hbrwjgcg",
+         *         "id": "cpn_prod_06h1dksm4s5hmvybpcne1hqxsd3xr",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T08:01:46.126Z",
+         *         "created": "2026-11-26T07:43:27.782Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T08:01:46.135Z",
+         *         "updated": "2026-11-26T07:43:27.805Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15207,12 +14745,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1dqzphv1g79ksrb4n2hbrwjgcg",
+         *         "id": "cpn_prod_06h1dksm4s5hmvybpcne1hqxsd3xr",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T08:01:46.126Z",
-         *         "updated": "2026-11-26T08:01:46.126Z",
+         *         "created": "2026-11-26T07:43:27.782Z",
+         *         "updated": "2026-11-26T07:43:27.782Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15225,13 +14763,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzpjrmh9vqnm5bdp2tz1fzh8",
-         *       "request_id": "req_prod_06h1dqzpjrmh9vqnm5bdp2tz1fzh8",
+         *       "correlation_id": "req_prod_06h1dksm7cf40phb567gfs4g06f66",
+         *       "request_id": "req_prod_06h1dksm7cf40phb567gfs4g06f66",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.136Z",
+         *       "created": "2026-11-26T07:43:27.807Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CouponDeletedEvent: {
@@ -15276,19 +14814,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzp24hsy4q10jtwrza2j6d64",
+         *       "id": "evt_prod_06h1dksk9dx86rvmjx2h5jhb2jexc",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *       "aggregate_id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *       "data": {
-         *         "id": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *         "id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T08:01:45.999Z",
-         *         "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
-         *         "updated": "2026-11-26T08:01:45.999Z",
+         *         "created": "2026-11-26T07:43:27.559Z",
+         *         "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *         "updated": "2026-11-26T07:43:27.559Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15305,13 +14843,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzp1gktqjs3h463rn3w377mj",
-         *       "request_id": "req_prod_06h1dqzp1gktqjs3h463rn3w377mj",
+         *       "correlation_id": "req_prod_06h1dksk7xa6h3ke7x57s2tcettae",
+         *       "request_id": "req_prod_06h1dksk7xa6h3ke7x57s2tcettae",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:46.001Z",
+         *       "created": "2026-11-26T07:43:27.563Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PriceCreatedEvent: {
@@ -15356,19 +14894,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzp61dk0cvvbe0tvvq64ane6",
+         *       "id": "evt_prod_06h1dkskey3vy1x2g141sd9cydk0c",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *       "aggregate_id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *       "data": {
-         *         "id": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *         "id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T08:01:45.999Z",
-         *         "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
-         *         "updated": "2026-11-26T08:01:46.030Z",
+         *         "created": "2026-11-26T07:43:27.559Z",
+         *         "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *         "updated": "2026-11-26T07:43:27.606Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15384,14 +14922,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *         "id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T08:01:45.999Z",
-         *         "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
-         *         "updated": "2026-11-26T08:01:45.999Z",
+         *         "created": "2026-11-26T07:43:27.559Z",
+         *         "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *         "updated": "2026-11-26T07:43:27.559Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15407,13 +14945,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzp5gy17fajvcr998h830tte",
-         *       "request_id": "req_prod_06h1dqzp5gy17fajvcr998h830tte",
+         *       "correlation_id": "req_prod_06h1dkske1gr4nzskbjsxnxthq2ct",
+         *       "request_id": "req_prod_06h1dkske1gr4nzskbjsxnxthq2ct",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.032Z",
+         *       "created": "2026-11-26T07:43:27.607Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PriceUpdatedEvent: {
@@ -15458,20 +14996,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzp9p671epb92xvcnp1zy886",
+         *       "id": "evt_prod_06h1dkskr83cf2hkwjkp74r6d1mga",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1dqzp8dkt64g751rtmveyf4s7p",
+         *       "aggregate_id": "price_prod_06h1dkskmtzgb2yjf389y6p86chaj",
          *       "data": {
-         *         "id": "price_prod_06h1dqzp8dkt64g751rtmveyf4s7p",
+         *         "id": "price_prod_06h1dkskmtzgb2yjf389y6p86chaj",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T08:01:46.051Z",
+         *         "created": "2026-11-26T07:43:27.654Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1dqzp0f3sdv28bbtcbvjg3bs08",
-         *         "updated": "2026-11-26T08:01:46.060Z",
+         *         "product": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
+         *         "updated": "2026-11-26T07:43:27.678Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15482,14 +15020,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1dqzp8dkt64g751rtmveyf4s7p",
+         *         "id": "price_prod_06h1dkskmtzgb2yjf389y6p86chaj",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T08:01:46.051Z",
-         *         "product": "prod_prod_06h1dqzp0f3sdv28bbtcbvjg3bs08",
-         *         "updated": "2026-11-26T08:01:46.051Z",
+         *         "created": "2026-11-26T07:43:27.654Z",
+         *         "product": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
+         *         "updated": "2026-11-26T07:43:27.654Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15500,13 +15038,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzp999ehhy63pcqg539x0qk4",
-         *       "request_id": "req_prod_06h1dqzp999ehhy63pcqg539x0qk4",
+         *       "correlation_id": "req_prod_06h1dkskpjm9nnyqeyg5g6xqcmnhg",
+         *       "request_id": "req_prod_06h1dkskpjm9nnyqeyg5g6xqcmnhg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.061Z",
+         *       "created": "2026-11-26T07:43:27.682Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PriceDeletedEvent: {
@@ -15551,30 +15089,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqznx0jwztf4sd3x1w5hmd96r",
+         *       "id": "evt_prod_06h1dksjxg1jj7nc9n9m00gdrmqtr",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
+         *       "aggregate_id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *       "data": {
-         *         "id": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
+         *         "id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T08:01:45.958Z",
-         *         "updated": "2026-11-26T08:01:45.958Z",
+         *         "created": "2026-11-26T07:43:27.466Z",
+         *         "updated": "2026-11-26T07:43:27.466Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqznwgdd9xkf45010awdjbecg",
-         *       "request_id": "req_prod_06h1dqznwgdd9xkf45010awdjbecg",
+         *       "correlation_id": "req_prod_06h1dksjwm2q26m2w9fscsywt18y2",
+         *       "request_id": "req_prod_06h1dksjwm2q26m2w9fscsywt18y2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:45.960Z",
+         *       "created": "2026-11-26T07:43:27.468Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         ProductCreatedEvent: {
@@ -15619,40 +15157,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqznza4tandakysjf5t1exsmp",
+         *       "id": "evt_prod_06h1dksk0zt7pry60pwmegx9yfxpg",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
+         *       "aggregate_id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *       "data": {
-         *         "id": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
+         *         "id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T08:01:45.958Z",
-         *         "updated": "2026-11-26T08:01:45.977Z",
+         *         "created": "2026-11-26T07:43:27.466Z",
+         *         "updated": "2026-11-26T07:43:27.493Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
+         *         "id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T08:01:45.958Z",
-         *         "updated": "2026-11-26T08:01:45.958Z",
+         *         "created": "2026-11-26T07:43:27.466Z",
+         *         "updated": "2026-11-26T07:43:27.466Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqznys9zyrcjapn88jrv6655t",
-         *       "request_id": "req_prod_06h1dqznys9zyrcjapn88jrv6655t",
+         *       "correlation_id": "req_prod_06h1dksk08km3m7n0a1jg5dqxfkqp",
+         *       "request_id": "req_prod_06h1dksk08km3m7n0a1jg5dqxfkqp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:45.978Z",
+         *       "created": "2026-11-26T07:43:27.495Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         ProductUpdatedEvent: {
@@ -15697,41 +15235,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzpbed0pnjj2gtmh99j2jsfr",
+         *       "id": "evt_prod_06h1dkskv5qg5kygh90a4z8wp1g22",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1dqzp0f3sdv28bbtcbvjg3bs08",
+         *       "aggregate_id": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
          *       "data": {
-         *         "id": "prod_prod_06h1dqzp0f3sdv28bbtcbvjg3bs08",
+         *         "id": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T08:01:45.987Z",
+         *         "created": "2026-11-26T07:43:27.529Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T08:01:46.073Z",
+         *         "updated": "2026-11-26T07:43:27.701Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1dqzp0f3sdv28bbtcbvjg3bs08",
+         *         "id": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T08:01:45.987Z",
-         *         "updated": "2026-11-26T08:01:45.987Z",
+         *         "created": "2026-11-26T07:43:27.529Z",
+         *         "updated": "2026-11-26T07:43:27.529Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzpamzmew3cjw8djxnfw3834",
-         *       "request_id": "req_prod_06h1dqzpamzmew3cjw8djxnfw3834",
+         *       "correlation_id": "req_prod_06h1dkskt5zvqgea6jabrkt3n0ab2",
+         *       "request_id": "req_prod_06h1dkskt5zvqgea6jabrkt3n0ab2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.075Z",
+         *       "created": "2026-11-26T07:43:27.705Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         ProductDeletedEvent: {
@@ -15776,18 +15314,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzr77ebehxmd2bq869sv26qg",
+         *       "id": "evt_prod_06h1dkspryezmpg4rqzzdf9dgwh84",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1dqzr70b5c7wadgwq60zc259pg",
+         *       "aggregate_id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
          *       "data": {
-         *         "id": "re_prod_06h1dqzr70b5c7wadgwq60zc259pg",
+         *         "id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T08:01:46.552Z",
-         *         "payment": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
-         *         "updated": "2026-11-26T08:01:46.552Z",
+         *         "created": "2026-11-26T07:43:28.453Z",
+         *         "payment": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *         "updated": "2026-11-26T07:43:28.453Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15796,13 +15334,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzr67j7gx33ma017xhgker9p",
-         *       "request_id": "req_prod_06h1dqzr67j7gx33ma017xhgker9p",
+         *       "correlation_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
+         *       "request_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:46.553Z",
+         *       "created": "2026-11-26T07:43:28.455Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         RefundCreatedEvent: {
@@ -15847,18 +15385,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzr7geq8tkxmnypn3dm9pyr0",
+         *       "id": "evt_prod_06h1dkspsydnv3vg4fzxx53qjfh42",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1dqzr70b5c7wadgwq60zc259pg",
+         *       "aggregate_id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
          *       "data": {
-         *         "id": "re_prod_06h1dqzr70b5c7wadgwq60zc259pg",
+         *         "id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T08:01:46.552Z",
-         *         "payment": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
-         *         "updated": "2026-11-26T08:01:46.555Z",
+         *         "created": "2026-11-26T07:43:28.453Z",
+         *         "payment": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *         "updated": "2026-11-26T07:43:28.457Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15866,13 +15404,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1dqzr70b5c7wadgwq60zc259pg",
+         *         "id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T08:01:46.552Z",
-         *         "payment": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
-         *         "updated": "2026-11-26T08:01:46.552Z",
+         *         "created": "2026-11-26T07:43:28.453Z",
+         *         "payment": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *         "updated": "2026-11-26T07:43:28.453Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15880,13 +15418,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzr67j7gx33ma017xhgker9p",
-         *       "request_id": "req_prod_06h1dqzr67j7gx33ma017xhgker9p",
+         *       "correlation_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
+         *       "request_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.556Z",
+         *       "created": "2026-11-26T07:43:28.463Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         RefundUpdatedEvent: {
@@ -15931,18 +15469,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzrb88w5btmd73tsg2552a2c",
+         *       "id": "evt_prod_06h1dkspxyek1gvb319phv05azsja",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1dqzravm06c6pzhryh5qm1q5e0",
+         *       "aggregate_id": "re_prod_06h1dkspxa789qm9gcw2n21ecn4np",
          *       "data": {
-         *         "id": "re_prod_06h1dqzravm06c6pzhryh5qm1q5e0",
+         *         "id": "re_prod_06h1dkspxa789qm9gcw2n21ecn4np",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T08:01:46.582Z",
-         *         "payment": "py_prod_06h1dqzr2b8m6w7q505gdmdmwtnww",
-         *         "updated": "2026-11-26T08:01:46.585Z",
+         *         "created": "2026-11-26T07:43:28.490Z",
+         *         "payment": "py_prod_06h1dkspkw8jqarzdhgrevt374k5w",
+         *         "updated": "2026-11-26T07:43:28.495Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15950,13 +15488,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1dqzravm06c6pzhryh5qm1q5e0",
+         *         "id": "re_prod_06h1dkspxa789qm9gcw2n21ecn4np",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T08:01:46.582Z",
-         *         "payment": "py_prod_06h1dqzr2b8m6w7q505gdmdmwtnww",
-         *         "updated": "2026-11-26T08:01:46.582Z",
+         *         "created": "2026-11-26T07:43:28.490Z",
+         *         "payment": "py_prod_06h1dkspkw8jqarzdhgrevt374k5w",
+         *         "updated": "2026-11-26T07:43:28.490Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15964,13 +15502,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzrajhbt3dehrxsqy5nha3c6",
-         *       "request_id": "req_prod_06h1dqzrajhbt3dehrxsqy5nha3c6",
+         *       "correlation_id": "req_prod_06h1dkspx5d838ta7zeaz5cbzk8ty",
+         *       "request_id": "req_prod_06h1dkspx5d838ta7zeaz5cbzk8ty",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.586Z",
+         *       "created": "2026-11-26T07:43:28.495Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         RefundFailedEvent: {
@@ -16015,18 +15553,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzjtrazh5h39m5hxh0fz78t6",
+         *       "id": "evt_prod_06h1dkscvvdvkh07camewk26wtvn0",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c",
+         *       "aggregate_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm",
          *       "data": {
-         *         "id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c",
+         *         "id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T08:01:45.172Z",
-         *         "display": "st_prod_…xdvk",
+         *         "created": "2026-11-26T07:43:25.913Z",
+         *         "display": "st_prod_…thyr",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -16035,13 +15573,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dqzjsj4yv6k3sxksqxtzzbhj6",
-         *       "request_id": "req_prod_06h1dqzjsj4yv6k3sxksqxtzzbhj6",
+         *       "correlation_id": "req_prod_06h1dkscs5v3bnvt82gtnz54epc6a",
+         *       "request_id": "req_prod_06h1dkscs5v3bnvt82gtnz54epc6a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:45.174Z",
+         *       "created": "2026-11-26T07:43:25.918Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar"
+         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -16086,29 +15624,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzkcrrheyma3xw2855ymmb94",
+         *       "id": "evt_prod_06h1dksenfz39n10rrm943mr377ht",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1dqzkaa7j38f9pf2z2wf620f8g",
+         *       "aggregate_id": "key_prod_06h1dksefvy43b0jn34rp4f3k8cna",
          *       "data": {
-         *         "id": "key_prod_06h1dqzkaa7j38f9pf2z2wf620f8g",
+         *         "id": "key_prod_06h1dksefvy43b0jn34rp4f3k8cna",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-26T08:01:45.298Z",
-         *         "display": "pt_prod_…arb2",
-         *         "revoked_at": "2026-11-26T08:01:45.317Z",
+         *         "created": "2026-11-26T07:43:26.334Z",
+         *         "display": "pt_prod_…s5kv",
+         *         "revoked_at": "2026-11-26T07:43:26.378Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h1dqzkaa7j38f9pf2z2wf620f8g",
+         *         "id": "key_prod_06h1dksefvy43b0jn34rp4f3k8cna",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T08:01:45.298Z",
-         *         "display": "pt_prod_…arb2",
+         *         "created": "2026-11-26T07:43:26.334Z",
+         *         "display": "pt_prod_…s5kv",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -16116,13 +15654,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dqzkc6h4xs6pxc8jp1cth5pp6",
-         *       "request_id": "req_prod_06h1dqzkc6h4xs6pxc8jp1cth5pp6",
+         *       "correlation_id": "req_prod_06h1dksem47kyjnxkfh0zzf6da7h2",
+         *       "request_id": "req_prod_06h1dksem47kyjnxkfh0zzf6da7h2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:45.318Z",
+         *       "created": "2026-11-26T07:43:26.379Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar"
+         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -16167,20 +15705,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzkfzhedwrtktd3bwpezp4pw",
+         *       "id": "evt_prod_06h1dksevt4yxnf2s5jtg79kwjh4y",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *       "data": {
-         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:01:45.339Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T08:01:45.339Z",
+         *         "updated": "2026-11-26T07:43:26.427Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -16194,13 +15732,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dqzkekhhp5zd3n7e3tve3wyac",
-         *       "request_id": "req_prod_06h1dqzkekhhp5zd3n7e3tve3wyac",
+         *       "correlation_id": "req_prod_06h1dkserf0cqq7maa74ckvkxnc04",
+         *       "request_id": "req_prod_06h1dkserf0cqq7maa74ckvkxnc04",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:45.343Z",
+         *       "created": "2026-11-26T07:43:26.430Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -16245,20 +15783,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzkjsdbfz4egsppag5xf85zr",
+         *       "id": "evt_prod_06h1dksezh3x58c3k7wjbs9szyb5c",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *       "data": {
-         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:01:45.339Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T08:01:45.362Z",
+         *         "updated": "2026-11-26T07:43:26.457Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16268,15 +15806,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:01:45.339Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T08:01:45.339Z",
+         *         "updated": "2026-11-26T07:43:26.427Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -16289,13 +15827,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dqzkhx3rq33nwp7pnd4fg8eqc",
-         *       "request_id": "req_prod_06h1dqzkhx3rq33nwp7pnd4fg8eqc",
+         *       "correlation_id": "req_prod_06h1dkseyrm02q0rqk2wwskxppxbt",
+         *       "request_id": "req_prod_06h1dkseyrm02q0rqk2wwskxppxbt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:45.366Z",
+         *       "created": "2026-11-26T07:43:26.460Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -16340,58 +15878,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzktxw2rx9hhyr6sabhg2jrw",
+         *       "id": "evt_prod_06h1dksfjcts8z8fvm59fqyg54e2e",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *       "data": {
-         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:01:45.339Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-26T08:01:45.430Z",
+         *         "updated": "2026-11-26T07:43:26.610Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T08:01:45.411Z"
+         *         "previous_secret_expires_at": "2026-11-27T07:43:26.545Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:01:45.339Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T08:01:45.411Z",
+         *         "updated": "2026-11-26T07:43:26.545Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T08:01:45.411Z"
+         *         "previous_secret_expires_at": "2026-11-27T07:43:26.545Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dqzktgp6ef7rwb4wc2s1ad8km",
-         *       "request_id": "req_prod_06h1dqzktgp6ef7rwb4wc2s1ad8km",
+         *       "correlation_id": "req_prod_06h1dksffns7x3qq41hy24c6vn19e",
+         *       "request_id": "req_prod_06h1dksffns7x3qq41hy24c6vn19e",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-26T08:01:45.431Z",
+         *       "created": "2026-11-26T07:43:26.611Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -16436,20 +15974,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzkn85ysd86xp1gtxrzr66q4",
+         *       "id": "evt_prod_06h1dksf4h8jwgdq3a0nbq4wzc956",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *       "data": {
-         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:01:45.339Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T08:01:45.385Z",
+         *         "updated": "2026-11-26T07:43:26.498Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16459,15 +15997,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:01:45.339Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T08:01:45.362Z",
+         *         "updated": "2026-11-26T07:43:26.457Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16480,13 +16018,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dqzkmrp8argdy6www74e4wqac",
-         *       "request_id": "req_prod_06h1dqzkmrp8argdy6www74e4wqac",
+         *       "correlation_id": "req_prod_06h1dksf319y9nskdm6a0bt9f0ez0",
+         *       "request_id": "req_prod_06h1dksf319y9nskdm6a0bt9f0ez0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:01:45.386Z",
+         *       "created": "2026-11-26T07:43:26.500Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -16531,20 +16069,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzkq4ebbzbxgx430jv0qdc7a",
+         *       "id": "evt_prod_06h1dksf6rrydjabbctcw52nw8dxj",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *       "data": {
-         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:01:45.339Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T08:01:45.400Z",
+         *         "updated": "2026-11-26T07:43:26.518Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16554,15 +16092,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:01:45.339Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T08:01:45.385Z",
+         *         "updated": "2026-11-26T07:43:26.498Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16575,13 +16113,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dqzkpr3t9qx10hbj23b9bn424",
-         *       "request_id": "req_prod_06h1dqzkpr3t9qx10hbj23b9bn424",
+         *       "correlation_id": "req_prod_06h1dksf6e7gtr4ce7a4rhdq0222m",
+         *       "request_id": "req_prod_06h1dksf6e7gtr4ce7a4rhdq0222m",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T08:01:45.401Z",
+         *       "created": "2026-11-26T07:43:26.519Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -16626,38 +16164,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzkrvy75s5qrqh2jr7mx7n06",
+         *       "id": "evt_prod_06h1dksfber6nbwpp3mndp7sgw2ka",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *       "data": {
-         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:01:45.339Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T08:01:45.411Z",
+         *         "updated": "2026-11-26T07:43:26.545Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T08:01:45.411Z"
+         *         "previous_secret_expires_at": "2026-11-27T07:43:26.545Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:01:45.339Z",
+         *         "created": "2026-11-26T07:43:26.427Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T08:01:45.400Z",
+         *         "updated": "2026-11-26T07:43:26.518Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16670,13 +16208,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dqzkr8ag08cr2js2p57m7snpg",
-         *       "request_id": "req_prod_06h1dqzkr8ag08cr2js2p57m7snpg",
+         *       "correlation_id": "req_prod_06h1dksf9ymxb9zx8hzynvevwae04",
+         *       "request_id": "req_prod_06h1dksf9ymxb9zx8hzynvevwae04",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T08:01:45.414Z",
+         *       "created": "2026-11-26T07:43:26.555Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -16721,15 +16259,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzjq50v6gq80bk89frpfvzq2",
+         *       "id": "evt_prod_06h1dkscmt5b4m6nz7badtfa4z3gp",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
+         *       "aggregate_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *       "data": {
-         *         "id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
+         *         "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-c384124b6f@example.com",
+         *         "email": "user-2347cde242@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16741,9 +16279,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:45.145Z",
+         *       "created": "2026-11-26T07:43:25.862Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar"
+         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
          *     }
          */
         UserSignedInEvent: {
@@ -16788,15 +16326,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzm8zv5zkyvwy3f842bcys7g",
+         *       "id": "evt_prod_06h1dksgb6fc078jcdw0wn3gpjea8",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
+         *       "aggregate_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *       "data": {
-         *         "id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
+         *         "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-c384124b6f@example.com",
+         *         "email": "user-2347cde242@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16808,9 +16346,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:45.543Z",
+         *       "created": "2026-11-26T07:43:26.809Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar"
+         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
          *     }
          */
         UserSignInFailedEvent: {
@@ -16855,15 +16393,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqznpdf44xn501npfdx7ka0fg",
+         *       "id": "evt_prod_06h1dksjf00kbzzbhgk0m3xnhrs92",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
+         *       "aggregate_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *       "data": {
-         *         "id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
+         *         "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-c384124b6f@example.com",
+         *         "email": "user-2347cde242@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16875,9 +16413,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T08:01:45.907Z",
+         *       "created": "2026-11-26T07:43:27.352Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar"
+         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
          *     }
          */
         UserSignedOutEvent: {
@@ -16922,15 +16460,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqznd12ymh199tkbtb8qavbb0",
+         *       "id": "evt_prod_06h1dksj4vcsxxd389kyc5r80y6ay",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
+         *       "aggregate_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *       "data": {
-         *         "id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
+         *         "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-c384124b6f@example.com",
+         *         "email": "user-2347cde242@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16942,9 +16480,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:01:45.832Z",
+         *       "created": "2026-11-26T07:43:27.271Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar"
+         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -16989,12 +16527,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqznqxff3aygz34wwg0f1e4yp",
+         *       "id": "evt_prod_06h1dksjhbakazwcsd98f6t0rsbcj",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h1dqzht0szvmnc75zmvk8zsqb24",
+         *       "aggregate_id": "acc_prod_06h1dksb7aq4kr7jqvt7c6he3fq5w",
          *       "data": {
-         *         "id": "acc_prod_06h1dqzht0szvmnc75zmvk8zsqb24",
+         *         "id": "acc_prod_06h1dksb7aq4kr7jqvt7c6he3fq5w",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -17011,11 +16549,12 @@ export type components = {
          *         "invoice_footer": null,
          *         "invoice_prefix": "EXAMPLEGMBH",
          *         "default_tax_rate": null,
+         *         "plan_change_policy": "immediate",
          *         "usage_grace_seconds": 3600,
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h1dqzht0szvmnc75zmvk8zsqb24",
+         *         "id": "acc_prod_06h1dksb7aq4kr7jqvt7c6he3fq5w",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -17026,17 +16565,18 @@ export type components = {
          *         "invoice_footer": null,
          *         "invoice_prefix": "TESTCOSANDBO",
          *         "default_tax_rate": null,
+         *         "plan_change_policy": "immediate",
          *         "usage_grace_seconds": 3600,
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqznq4h2f7pbtk0k1nvsvaang",
-         *       "request_id": "req_prod_06h1dqznq4h2f7pbtk0k1nvsvaang",
+         *       "correlation_id": "req_prod_06h1dksjgfn25qzbtesdxvwkhc60y",
+         *       "request_id": "req_prod_06h1dksjgfn25qzbtesdxvwkhc60y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:45.919Z",
+         *       "created": "2026-11-26T07:43:27.370Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -17081,17 +16621,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqznsmyvwsgvz6hp95xabceza",
+         *       "id": "evt_prod_06h1dksjpe5fybae7z96njvk8p1da",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1dqznshmvt1mre050w2ph3ppsy",
+         *       "aggregate_id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
          *       "data": {
-         *         "id": "txr_prod_06h1dqznshmvt1mre050w2ph3ppsy",
+         *         "id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T08:01:45.932Z",
-         *         "updated": "2026-11-26T08:01:45.932Z",
+         *         "created": "2026-11-26T07:43:27.409Z",
+         *         "updated": "2026-11-26T07:43:27.409Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17102,13 +16642,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqznsa3a9gqym6kdmfxyve3ca",
-         *       "request_id": "req_prod_06h1dqznsa3a9gqym6kdmfxyve3ca",
+         *       "correlation_id": "req_prod_06h1dksjnhattzm3hc1fy8wae59dg",
+         *       "request_id": "req_prod_06h1dksjnhattzm3hc1fy8wae59dg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:45.933Z",
+         *       "created": "2026-11-26T07:43:27.411Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -17153,17 +16693,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqznvhbaeh0yhq1t15zf556eg",
+         *       "id": "evt_prod_06h1dksjt6pra7dnmyw72j7byww7c",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1dqznshmvt1mre050w2ph3ppsy",
+         *       "aggregate_id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
          *       "data": {
-         *         "id": "txr_prod_06h1dqznshmvt1mre050w2ph3ppsy",
+         *         "id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T08:01:45.932Z",
-         *         "updated": "2026-11-26T08:01:45.947Z",
+         *         "created": "2026-11-26T07:43:27.409Z",
+         *         "updated": "2026-11-26T07:43:27.440Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17173,12 +16713,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h1dqznshmvt1mre050w2ph3ppsy",
+         *         "id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T08:01:45.932Z",
-         *         "updated": "2026-11-26T08:01:45.932Z",
+         *         "created": "2026-11-26T07:43:27.409Z",
+         *         "updated": "2026-11-26T07:43:27.409Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17188,13 +16728,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqznv0ka4x3a4mge2mwp24m3m",
-         *       "request_id": "req_prod_06h1dqznv0ka4x3a4mge2mwp24m3m",
+         *       "correlation_id": "req_prod_06h1dksjs3fvgb6nv2p3vj89te58g",
+         *       "request_id": "req_prod_06h1dksjs3fvgb6nv2p3vj89te58g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:45.948Z",
+         *       "created": "2026-11-26T07:43:27.441Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -17239,16 +16779,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzq001b9a4qpyezvjk6qky1w",
+         *       "id": "evt_prod_06h1dksmvfezazrzh4a2q5ksapja6",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
+         *       "aggregate_id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *       "data": {
-         *         "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
+         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T08:01:46.239Z",
-         *         "updated": "2026-11-26T08:01:46.239Z",
+         *         "created": "2026-11-26T07:43:27.961Z",
+         *         "updated": "2026-11-26T07:43:27.961Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17257,13 +16797,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzpzg9x7p90aket2cc43qqe4",
-         *       "request_id": "req_prod_06h1dqzpzg9x7p90aket2cc43qqe4",
+         *       "correlation_id": "req_prod_06h1dksmt2cvnr6szxwzrg285hr7a",
+         *       "request_id": "req_prod_06h1dksmt2cvnr6szxwzrg285hr7a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:46.240Z",
+         *       "created": "2026-11-26T07:43:27.963Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         MeterCreatedEvent: {
@@ -17308,16 +16848,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzq216mnkzxs673tgkvcxv94",
+         *       "id": "evt_prod_06h1dksmyb19k7zv4vhydf1xhh33y",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
+         *       "aggregate_id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *       "data": {
-         *         "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
+         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T08:01:46.239Z",
-         *         "updated": "2026-11-26T08:01:46.255Z",
+         *         "created": "2026-11-26T07:43:27.961Z",
+         *         "updated": "2026-11-26T07:43:27.985Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17325,11 +16865,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
+         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T08:01:46.239Z",
-         *         "updated": "2026-11-26T08:01:46.239Z",
+         *         "created": "2026-11-26T07:43:27.961Z",
+         *         "updated": "2026-11-26T07:43:27.961Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17337,13 +16877,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzq1ha5ztqnhayhs6gavvkmg",
-         *       "request_id": "req_prod_06h1dqzq1ha5ztqnhayhs6gavvkmg",
+         *       "correlation_id": "req_prod_06h1dksmxvs9cfxvhyxemw4qvcwyt",
+         *       "request_id": "req_prod_06h1dksmxvs9cfxvhyxemw4qvcwyt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.256Z",
+         *       "created": "2026-11-26T07:43:27.986Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         MeterUpdatedEvent: {
@@ -17388,16 +16928,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzq3cydgfpgxgh772f27t2zr",
+         *       "id": "evt_prod_06h1dksn06qb51cm3q00vnptsxdt8",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
+         *       "aggregate_id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *       "data": {
-         *         "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
+         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T08:01:46.239Z",
-         *         "updated": "2026-11-26T08:01:46.267Z",
+         *         "created": "2026-11-26T07:43:27.961Z",
+         *         "updated": "2026-11-26T07:43:28.000Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17405,11 +16945,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
+         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T08:01:46.239Z",
-         *         "updated": "2026-11-26T08:01:46.255Z",
+         *         "created": "2026-11-26T07:43:27.961Z",
+         *         "updated": "2026-11-26T07:43:27.985Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17417,13 +16957,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzq35y6wxdzyh0v0s45vkw00",
-         *       "request_id": "req_prod_06h1dqzq35y6wxdzyh0v0s45vkw00",
+         *       "correlation_id": "req_prod_06h1dksmzq2heesdn626n58k0dze6",
+         *       "request_id": "req_prod_06h1dksmzq2heesdn626n58k0dze6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:01:46.267Z",
+         *       "created": "2026-11-26T07:43:28.001Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -17468,16 +17008,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzq51qshatmj3v7xtyqmenvr",
+         *       "id": "evt_prod_06h1dksn2vtem99qvde75ksyk5xd0",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
+         *       "aggregate_id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *       "data": {
-         *         "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
+         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T08:01:46.239Z",
-         *         "updated": "2026-11-26T08:01:46.280Z",
+         *         "created": "2026-11-26T07:43:27.961Z",
+         *         "updated": "2026-11-26T07:43:28.021Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17485,11 +17025,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
+         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T08:01:46.239Z",
-         *         "updated": "2026-11-26T08:01:46.267Z",
+         *         "created": "2026-11-26T07:43:27.961Z",
+         *         "updated": "2026-11-26T07:43:28.000Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17497,13 +17037,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzq4qbhht6913fs21f4nn3f4",
-         *       "request_id": "req_prod_06h1dqzq4qbhht6913fs21f4nn3f4",
+         *       "correlation_id": "req_prod_06h1dksn25aj4pbzzbp8zm9cmpbw0",
+         *       "request_id": "req_prod_06h1dksn25aj4pbzzbp8zm9cmpbw0",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T08:01:46.280Z",
+         *       "created": "2026-11-26T07:43:28.022Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         MeterReactivatedEvent: {
@@ -17548,29 +17088,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzpmd4se9wcwy5e4d85py3vt",
+         *       "id": "evt_prod_06h1dksm9w7dyp6qhg4v5c862wzsg",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h1dqzpm4y2c5gtgpftgmhcj2ks2",
+         *       "aggregate_id": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
          *       "data": {
-         *         "id": "feat_prod_06h1dqzpm4y2c5gtgpftgmhcj2ks2",
+         *         "id": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-26T08:01:46.145Z",
-         *         "updated": "2026-11-26T08:01:46.145Z",
+         *         "created": "2026-11-26T07:43:27.822Z",
+         *         "updated": "2026-11-26T07:43:27.822Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzpm2rr7b86xb76e2szck3rr",
-         *       "request_id": "req_prod_06h1dqzpm2rr7b86xb76e2szck3rr",
+         *       "correlation_id": "req_prod_06h1dksm9ajqzg30s9ayfdzaq70bj",
+         *       "request_id": "req_prod_06h1dksm9ajqzg30s9ayfdzaq70bj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:46.147Z",
+         *       "created": "2026-11-26T07:43:27.824Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         FeatureCreatedEvent: {
@@ -17615,36 +17155,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzpp9aqkc8z4jnyv7qtbekkm",
+         *       "id": "evt_prod_06h1dksmc292sb0vyjc4q8j0tyrym",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1dqzpp49k0mt0bcsevrg1gj6a2",
+         *       "aggregate_id": "prodft_prod_06h1dksmbw4vybk4kjf7fj2pfz12p",
          *       "data": {
-         *         "id": "prodft_prod_06h1dqzpp49k0mt0bcsevrg1gj6a2",
+         *         "id": "prodft_prod_06h1dksmbw4vybk4kjf7fj2pfz12p",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T08:01:46.161Z",
+         *         "created": "2026-11-26T07:43:27.839Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1dqzpm4y2c5gtgpftgmhcj2ks2",
+         *           "id": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T08:01:46.145Z",
-         *           "updated": "2026-11-26T08:01:46.145Z",
+         *           "created": "2026-11-26T07:43:27.822Z",
+         *           "updated": "2026-11-26T07:43:27.822Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
+         *         "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzpnnkryafrc9xhzb341xq5j",
-         *       "request_id": "req_prod_06h1dqzpnnkryafrc9xhzb341xq5j",
+         *       "correlation_id": "req_prod_06h1dksmbe06kca37efra3s2vxmzw",
+         *       "request_id": "req_prod_06h1dksmbe06kca37efra3s2vxmzw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:46.162Z",
+         *       "created": "2026-11-26T07:43:27.840Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -17689,36 +17229,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzpv3h9zhfrcp5hbp8xsnrbr",
+         *       "id": "evt_prod_06h1dksmmnpbk66vttgxjefhq4342",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1dqzpsnyc45s6mkq37dv0s9q3a",
+         *       "aggregate_id": "prodft_prod_06h1dksmgtxm9ranncgd74b77tp8c",
          *       "data": {
-         *         "id": "prodft_prod_06h1dqzpsnyc45s6mkq37dv0s9q3a",
+         *         "id": "prodft_prod_06h1dksmgtxm9ranncgd74b77tp8c",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T08:01:46.189Z",
+         *         "created": "2026-11-26T07:43:27.878Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1dqzpqycqz2308xm0ksz6mw2z8",
+         *           "id": "feat_prod_06h1dksmdt8dqxhnk9p3kfypthtcr",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-26T08:01:46.175Z",
-         *           "updated": "2026-11-26T08:01:46.175Z",
+         *           "created": "2026-11-26T07:43:27.854Z",
+         *           "updated": "2026-11-26T07:43:27.854Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
+         *         "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzptpjx3qkw1b1pytcgs6d42",
-         *       "request_id": "req_prod_06h1dqzptpjx3qkw1b1pytcgs6d42",
+         *       "correlation_id": "req_prod_06h1dksmk19hpny5ksjqxfzhj9zg2",
+         *       "request_id": "req_prod_06h1dksmk19hpny5ksjqxfzhj9zg2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.200Z",
+         *       "created": "2026-11-26T07:43:27.909Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -17763,36 +17303,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzvfm6sfezjmrdyqef1x5vq0",
+         *       "id": "evt_prod_06h1dkst9qchzctskqrnwy66z4zyj",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *       "aggregate_id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h1dqzpm4y2c5gtgpftgmhcj2ks2",
+         *             "feature": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68"
+         *             "source_subscription": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzvdt2fb3y1wggh8jrfr8vtw",
-         *       "request_id": "req_prod_06h1dqzvdt2fb3y1wggh8jrfr8vtw",
+         *       "correlation_id": "req_prod_06h1dkst4p1caskdmh8rx4531gvvj",
+         *       "request_id": "req_prod_06h1dkst4p1caskdmh8rx4531gvvj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:01:47.390Z",
+         *       "created": "2026-11-26T07:43:29.357Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -17837,13 +17377,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzpxgxb2g0eqyr8xcacs4h3g",
+         *       "id": "evt_prod_06h1dksmqsdr2dk1ag4t1fnnk64dc",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h1dqzht0szvmnc75zmvk8zsqb24",
+         *       "aggregate_id": "acc_prod_06h1dksb7aq4kr7jqvt7c6he3fq5w",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-26T08:01:46.217Z",
+         *         "updated": "2026-11-26T07:43:27.929Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -17946,13 +17486,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzpwvqwkqvm700hhtnpq9m8r",
-         *       "request_id": "req_prod_06h1dqzpwvqwkqvm700hhtnpq9m8r",
+         *       "correlation_id": "req_prod_06h1dksmp8nt3vypze7kfywv2g6gj",
+         *       "request_id": "req_prod_06h1dksmp8nt3vypze7kfywv2g6gj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:46.220Z",
+         *       "created": "2026-11-26T07:43:27.934Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -17997,213 +17537,101 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqztvgh0rprzhgfepbc3a91ep",
-         *       "type": "credit_note.created",
-         *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h1dqztqk5aa7xwr9efccq1sw444",
+         *       "id": "evt_prod_06h1dksx2w3969z01vv5z2571q4e6",
+         *       "type": "subscription_change_request.scheduled",
+         *       "aggregate_type": "subscription_change_request",
+         *       "aggregate_id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
          *       "data": {
-         *         "id": "cn_prod_06h1dqztqk5aa7xwr9efccq1sw444",
-         *         "pdf": "http://127.0.0.1:37105/api/credit-notes/cn_prod_06h1dqztqk5aa7xwr9efccq1sw444/pdf",
-         *         "memo": null,
-         *         "type": "pre_payment",
-         *         "lines": [
+         *         "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *         "steps": [
          *           {
-         *             "quantity": null,
-         *             "amount_atom": 100,
-         *             "description": null,
-         *             "tax_amounts": [],
-         *             "invoice_line": null,
-         *             "discount_atom": 0,
-         *             "total_amount_atom": 100
+         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "type": "switch_price",
+         *             "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *             "state": "pending",
+         *             "quantity": null
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-CN-0001",
-         *         "object": "credit_note",
-         *         "reason": "order_change",
-         *         "status": "issued",
-         *         "created": "2026-11-26T08:01:47.196Z",
-         *         "invoice": "in_prod_06h1dqztgn57v3e3y3mw5hackjgc8",
-         *         "refunds": [],
-         *         "updated": "2026-11-26T08:01:47.196Z",
+         *         "object": "subscription_change_request",
+         *         "status": "scheduled",
+         *         "created": "2026-11-26T07:43:30.022Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T07:43:30.058Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
-         *         "tax_atom": 0,
-         *         "voided_at": null,
-         *         "pdf_sha256": "cd9a16d907e4b65082b7a939f87c8ed751bb35f72a3b504729ef39a1926ea998",
-         *         "total_taxes": [],
-         *         "discount_atom": 0,
-         *         "subtotal_atom": 100,
-         *         "total_amount_atom": 100,
-         *         "credit_amount_atom": 0,
-         *         "refund_amount_atom": 0,
-         *         "out_of_band_amount_atom": 0,
-         *         "customer_balance_transaction": null
-         *       },
-         *       "previous_data": null,
-         *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqztq2qm7eb9qtfjrgga3w9z0",
-         *       "request_id": "req_prod_06h1dqztq2qm7eb9qtfjrgga3w9z0",
-         *       "version": 1,
-         *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:47.228Z",
-         *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
-         *     }
-         */
-        CreditNoteCreatedEvent: {
-            /** @description Event identifier, prefix `evt_`. */
-            id: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "credit_note.created";
-            /**
-             * @description Entity type the event belongs to.
-             * @constant
-             */
-            aggregate_type: "credit_note";
-            /** @description External ID of that entity. */
-            aggregate_id: string;
-            /** @description Full entity state after the change. */
-            data: components["schemas"]["CreditNote"];
-            /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["CreditNote"] | null;
-            /** @description Event-specific metadata. */
-            metadata: {
-                [key: string]: unknown;
-            };
-            /** @description The request's `X-Correlation-Id`, else its request id. */
-            correlation_id: string | null;
-            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
-            request_id: string | null;
-            /** @description Schema version of the event format. */
-            version: number;
-            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
-            sequence: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            actor_type: ("user" | "api_key" | "system" | "customer") | null;
-            /** @description API token id, user id, … of the actor. */
-            actor_id: string | null;
-        };
-        /**
-         * @example {
-         *       "id": "evt_prod_06h1dqztz8m429n2vejh8qw7yzbja",
-         *       "type": "credit_note.voided",
-         *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h1dqztqk5aa7xwr9efccq1sw444",
-         *       "data": {
-         *         "id": "cn_prod_06h1dqztqk5aa7xwr9efccq1sw444",
-         *         "pdf": "http://127.0.0.1:37105/api/credit-notes/cn_prod_06h1dqztqk5aa7xwr9efccq1sw444/pdf",
-         *         "memo": null,
-         *         "type": "pre_payment",
-         *         "lines": [
-         *           {
-         *             "quantity": null,
-         *             "amount_atom": 100,
-         *             "description": null,
-         *             "tax_amounts": [],
-         *             "invoice_line": null,
-         *             "discount_atom": 0,
-         *             "total_amount_atom": 100
-         *           }
-         *         ],
-         *         "number": "EXAMPLEGMBH-CN-0001",
-         *         "object": "credit_note",
-         *         "reason": "order_change",
-         *         "status": "void",
-         *         "created": "2026-11-26T08:01:47.196Z",
-         *         "invoice": "in_prod_06h1dqztgn57v3e3y3mw5hackjgc8",
-         *         "refunds": [],
-         *         "updated": "2026-11-26T08:01:47.257Z",
-         *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
-         *         "livemode": false,
-         *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T08:01:47.257Z",
-         *         "pdf_sha256": "cd9a16d907e4b65082b7a939f87c8ed751bb35f72a3b504729ef39a1926ea998",
-         *         "total_taxes": [],
-         *         "discount_atom": 0,
-         *         "subtotal_atom": 100,
-         *         "total_amount_atom": 100,
-         *         "credit_amount_atom": 0,
-         *         "refund_amount_atom": 0,
-         *         "out_of_band_amount_atom": 0,
-         *         "customer_balance_transaction": null
+         *         "metadata": {},
+         *         "effective": "period_end",
+         *         "applied_at": null,
+         *         "last_error": null,
+         *         "effective_at": "2026-12-26T07:43:29.625Z",
+         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "applied_steps": 0,
+         *         "proration_date": "2026-11-26T07:43:30.022Z",
+         *         "amount_due_now_atom": 0,
+         *         "cancellation_reason": null,
+         *         "payment_collected_at": null,
+         *         "next_invoice_amount_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h1dqztqk5aa7xwr9efccq1sw444",
-         *         "pdf": "http://127.0.0.1:37105/api/credit-notes/cn_prod_06h1dqztqk5aa7xwr9efccq1sw444/pdf",
-         *         "memo": null,
-         *         "type": "pre_payment",
-         *         "lines": [
+         *         "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *         "steps": [
          *           {
-         *             "quantity": null,
-         *             "amount_atom": 100,
-         *             "description": null,
-         *             "tax_amounts": [],
-         *             "invoice_line": null,
-         *             "discount_atom": 0,
-         *             "total_amount_atom": 100
+         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "type": "switch_price",
+         *             "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *             "state": "pending",
+         *             "quantity": null
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-CN-0001",
-         *         "object": "credit_note",
-         *         "reason": "order_change",
-         *         "status": "issued",
-         *         "created": "2026-11-26T08:01:47.196Z",
-         *         "invoice": "in_prod_06h1dqztgn57v3e3y3mw5hackjgc8",
-         *         "refunds": [],
-         *         "updated": "2026-11-26T08:01:47.196Z",
+         *         "object": "subscription_change_request",
+         *         "status": "open",
+         *         "created": "2026-11-26T07:43:30.022Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T07:43:30.022Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
-         *         "tax_atom": 0,
-         *         "voided_at": null,
-         *         "pdf_sha256": "cd9a16d907e4b65082b7a939f87c8ed751bb35f72a3b504729ef39a1926ea998",
-         *         "total_taxes": [],
-         *         "discount_atom": 0,
-         *         "subtotal_atom": 100,
-         *         "total_amount_atom": 100,
-         *         "credit_amount_atom": 0,
-         *         "refund_amount_atom": 0,
-         *         "out_of_band_amount_atom": 0,
-         *         "customer_balance_transaction": null
+         *         "metadata": {},
+         *         "effective": "period_end",
+         *         "applied_at": null,
+         *         "last_error": null,
+         *         "effective_at": null,
+         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "applied_steps": 0,
+         *         "proration_date": "2026-11-26T07:43:30.022Z",
+         *         "amount_due_now_atom": 0,
+         *         "cancellation_reason": null,
+         *         "payment_collected_at": null,
+         *         "next_invoice_amount_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqztynganqq8pg4h0z2f0ks58",
-         *       "request_id": "req_prod_06h1dqztynganqq8pg4h0z2f0ks58",
+         *       "correlation_id": "req_prod_06h1dkswzpa0kxx3q2nab2kq0xdpr",
+         *       "request_id": "req_prod_06h1dkswzpa0kxx3q2nab2kq0xdpr",
          *       "version": 1,
-         *       "sequence": 2,
-         *       "created": "2026-11-26T08:01:47.258Z",
+         *       "sequence": 1,
+         *       "created": "2026-11-26T07:43:30.071Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
          *     }
          */
-        CreditNoteVoidedEvent: {
+        SubscriptionChangeRequestScheduledEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "credit_note.voided";
+            type: "subscription_change_request.scheduled";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "credit_note";
+            aggregate_type: "subscription_change_request";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["CreditNote"];
+            data: components["schemas"]["SubscriptionChangeRequest"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["CreditNote"] | null;
+            previous_data: components["schemas"]["SubscriptionChangeRequest"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -18227,54 +17655,219 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dqzv20z27tqapqby71xk6yehy",
-         *       "type": "customer.balance_transaction.created",
-         *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h1dqzv1zejtg3sjnc48h7dee6hw",
+         *       "id": "evt_prod_06h1dkt0e3fazke34ma1xqy7rkdzr",
+         *       "type": "subscription_change_request.applied",
+         *       "aggregate_type": "subscription_change_request",
+         *       "aggregate_id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
          *       "data": {
-         *         "id": "cbtxn_prod_06h1dqzv1zejtg3sjnc48h7dee6hw",
-         *         "type": "credit_note",
-         *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-26T08:01:47.279Z",
-         *         "invoice": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *         "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *         "steps": [
+         *           {
+         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "type": "switch_price",
+         *             "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *             "state": "applied",
+         *             "quantity": null
+         *           }
+         *         ],
+         *         "object": "subscription_change_request",
+         *         "status": "applied",
+         *         "created": "2026-11-26T07:43:30.022Z",
+         *         "invoice": null,
+         *         "updated": "2026-12-26T07:43:29.625Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *         "livemode": false,
-         *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h1dqzv1sp6fbhkk4xnzt9fgqxg2",
-         *         "description": null,
-         *         "ending_balance_atom": 100
+         *         "metadata": {},
+         *         "effective": "period_end",
+         *         "applied_at": "2026-12-26T07:43:29.625Z",
+         *         "last_error": null,
+         *         "effective_at": "2026-12-26T07:43:29.625Z",
+         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "applied_steps": 1,
+         *         "proration_date": "2026-11-26T07:43:30.022Z",
+         *         "amount_due_now_atom": 0,
+         *         "cancellation_reason": null,
+         *         "payment_collected_at": null,
+         *         "next_invoice_amount_atom": 1000
          *       },
-         *       "previous_data": null,
+         *       "previous_data": {
+         *         "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *         "steps": [
+         *           {
+         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "type": "switch_price",
+         *             "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *             "state": "pending",
+         *             "quantity": null
+         *           }
+         *         ],
+         *         "object": "subscription_change_request",
+         *         "status": "scheduled",
+         *         "created": "2026-11-26T07:43:30.022Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T07:43:30.058Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "effective": "period_end",
+         *         "applied_at": null,
+         *         "last_error": null,
+         *         "effective_at": "2026-12-26T07:43:29.625Z",
+         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "applied_steps": 0,
+         *         "proration_date": "2026-11-26T07:43:30.022Z",
+         *         "amount_due_now_atom": 0,
+         *         "cancellation_reason": null,
+         *         "payment_collected_at": null,
+         *         "next_invoice_amount_atom": 1000
+         *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dqzv0xa0eqm32mrgpkspbqwm2",
-         *       "request_id": "req_prod_06h1dqzv0xa0eqm32mrgpkspbqwm2",
+         *       "correlation_id": "req_prod_06h1dksyty91y7hk6kb7qrrne229r",
+         *       "request_id": null,
          *       "version": 1,
-         *       "sequence": 1,
-         *       "created": "2026-11-26T08:01:47.280Z",
-         *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c"
+         *       "sequence": 2,
+         *       "created": "2026-12-26T07:43:29.625Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
          *     }
          */
-        CustomerBalanceTransactionCreatedEvent: {
+        SubscriptionChangeRequestAppliedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "customer.balance_transaction.created";
+            type: "subscription_change_request.applied";
             /**
              * @description Entity type the event belongs to.
              * @constant
              */
-            aggregate_type: "customer_balance_transaction";
+            aggregate_type: "subscription_change_request";
             /** @description External ID of that entity. */
             aggregate_id: string;
             /** @description Full entity state after the change. */
-            data: components["schemas"]["CustomerBalanceTransaction"];
+            data: components["schemas"]["SubscriptionChangeRequest"];
             /** @description Full entity state before the change. `null` for create events. */
-            previous_data: components["schemas"]["CustomerBalanceTransaction"] | null;
+            previous_data: components["schemas"]["SubscriptionChangeRequest"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1dksxkm5fvb6xygg94yg8vvmsa",
+         *       "type": "subscription_change_request.canceled",
+         *       "aggregate_type": "subscription_change_request",
+         *       "aggregate_id": "scr_prod_06h1dksx89zqrg76ymrqdsjmzh6fp",
+         *       "data": {
+         *         "id": "scr_prod_06h1dksx89zqrg76ymrqdsjmzh6fp",
+         *         "steps": [
+         *           {
+         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "type": "set_quantity",
+         *             "price": null,
+         *             "state": "pending",
+         *             "quantity": 2
+         *           }
+         *         ],
+         *         "object": "subscription_change_request",
+         *         "status": "canceled",
+         *         "created": "2026-11-26T07:43:30.107Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T07:43:30.204Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "effective": "period_end",
+         *         "applied_at": null,
+         *         "last_error": null,
+         *         "effective_at": "2026-12-26T07:43:29.625Z",
+         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "applied_steps": 0,
+         *         "proration_date": "2026-11-26T07:43:30.107Z",
+         *         "amount_due_now_atom": 0,
+         *         "cancellation_reason": "requested",
+         *         "payment_collected_at": null,
+         *         "next_invoice_amount_atom": 2000
+         *       },
+         *       "previous_data": {
+         *         "id": "scr_prod_06h1dksx89zqrg76ymrqdsjmzh6fp",
+         *         "steps": [
+         *           {
+         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "type": "set_quantity",
+         *             "price": null,
+         *             "state": "pending",
+         *             "quantity": 2
+         *           }
+         *         ],
+         *         "object": "subscription_change_request",
+         *         "status": "scheduled",
+         *         "created": "2026-11-26T07:43:30.107Z",
+         *         "invoice": null,
+         *         "updated": "2026-11-26T07:43:30.152Z",
+         *         "currency": "usd",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "effective": "period_end",
+         *         "applied_at": null,
+         *         "last_error": null,
+         *         "effective_at": "2026-12-26T07:43:29.625Z",
+         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "applied_steps": 0,
+         *         "proration_date": "2026-11-26T07:43:30.107Z",
+         *         "amount_due_now_atom": 0,
+         *         "cancellation_reason": null,
+         *         "payment_collected_at": null,
+         *         "next_invoice_amount_atom": 2000
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1dksxj0yvtm1x3cv1tc1mf0zkw",
+         *       "request_id": "req_prod_06h1dksxj0yvtm1x3cv1tc1mf0zkw",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T07:43:30.205Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *     }
+         */
+        SubscriptionChangeRequestCanceledEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "subscription_change_request.canceled";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "subscription_change_request";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["SubscriptionChangeRequest"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["SubscriptionChangeRequest"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -18430,20 +18023,6 @@ export type components = {
         };
         /** Format: binary */
         InvoicePdf: string;
-        CreditNoteList: {
-            items: components["schemas"]["CreditNote"][];
-            /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
-            total: number;
-            /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
-            has_more: boolean;
-        };
-        CustomerBalanceTransactionList: {
-            items: components["schemas"]["CustomerBalanceTransaction"][];
-            /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
-            total: number;
-            /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
-            has_more: boolean;
-        };
         SubscriptionList: {
             items: components["schemas"]["Subscription"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
@@ -18475,58 +18054,6 @@ export type components = {
             total: number;
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
-        };
-        SubscriptionChangeRequest: {
-            /** @example scr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "subscription_change_request";
-            subscription: string;
-            /** @enum {string} */
-            status: "open" | "partially_applied" | "applied" | "canceled";
-            steps: components["schemas"]["SubscriptionChangeStep"][];
-            /** @description Proration for the rest of the current period, fixed at creation: floor(max(0, Δ per-period amount) × remaining / period length); 0 while trialing or paused. Before the customer's discount. Metered items count 0 (their usage is billed in arrears). */
-            amount_due_now_atom: number;
-            /** @description The licensed items after the change for one period, before discounts; metered items' usage is not included. */
-            next_invoice_amount_atom: number;
-            currency: string;
-            /**
-             * Format: date-time
-             * @description The instant the proration was computed for (the account's clock at creation).
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            proration_date: string;
-            /** @description The proration invoice (`in_…`), once apply created it. */
-            invoice: string | null;
-            payment_collected_at: string | null;
-            applied_steps: number;
-            applied_at: string | null;
-            /** @description Why the last apply stopped (payment failure, failed step); null once applied. */
-            last_error: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
-        SubscriptionChangeStep: {
-            /** @enum {string} */
-            type: "switch_price" | "set_quantity" | "add_item" | "remove_item";
-            /** @description The item acted on; for `add_item`, the new item once applied (null before). */
-            item: string | null;
-            price: string | null;
-            quantity: number | null;
-            /** @enum {string} */
-            state: "pending" | "applied";
         };
         CheckoutSessionList: {
             items: components["schemas"]["CheckoutSession"][];
@@ -18728,26 +18255,26 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1dqzqpwn68xnr25rmwjvgaj57c",
+         *       "id": "evt_prod_06h1dksp0zsnve1vb4jyfsrsyq3f0",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
+         *           "id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T08:01:46.421Z",
+         *           "created": "2026-11-26T07:43:28.261Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
+         *           "payment_intent": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -18805,22 +18332,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1dqzqs55mxcrmv6estg95wnfd4",
+         *       "id": "evt_prod_06h1dksp53rxap19xgmx27msr1apc",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1dqzqs3g0fwqg9qeepky39f1ha",
+         *           "id": "py_prod_06h1dksp4v4tsj05k7rwthmbfhxsr",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T08:01:46.440Z",
+         *           "created": "2026-11-26T07:43:28.294Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1dqzqrgr7fmd8705jj1f6p7xhr",
+         *           "payment_intent": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -18857,22 +18384,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1dqzr7m26x76haphyvy4cb2128",
+         *       "id": "evt_prod_06h1dksptm5xwd3tcs6qxdsv81xwt",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
+         *           "id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T08:01:46.421Z",
+         *           "created": "2026-11-26T07:43:28.261Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
+         *           "payment_intent": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -18913,32 +18440,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1dqzw36y7p70hggsmkasywxf1p",
+         *       "id": "evt_prod_06h1dksxszyz8jqks21d1k26js1mc",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795680107,
+         *       "created": 1795679010,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
-         *           "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
+         *           "id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *           "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T08:01:47.541Z",
+         *           "created": "2026-11-26T07:43:30.248Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:01:47.541Z",
+         *           "updated": "2026-11-26T07:43:30.248Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T08:01:47.541Z",
+         *           "expires_at": "2026-11-27T07:43:30.248Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19043,22 +18570,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dqzwa9z0yrmkj9dj086kvd1fc",
+         *       "id": "evt_prod_06h1dksye4y12cajanrf5rd4dtywe",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795680107,
+         *       "created": 1795679010,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
-         *           "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
+         *           "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *           "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T08:01:47.584Z",
+         *           "created": "2026-11-26T07:43:30.373Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:01:47.601Z",
+         *           "updated": "2026-11-26T07:43:30.416Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -19067,10 +18594,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T08:01:47.584Z",
+         *           "expires_at": "2026-11-27T07:43:30.373Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19087,7 +18614,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:01:47.584Z",
+         *           "updated": "2026-11-26T07:43:30.373Z",
          *           "metadata": {}
          *         }
          *       }
@@ -19122,23 +18649,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dqzwcfg4n5fbbmrynvrzp1p0r",
+         *       "id": "evt_prod_06h1dksyk7jgfvnmygvmwwx3a1mxp",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795680107,
+         *       "created": 1795679010,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
-         *           "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw88pwm9qzwvsrnkdcwh068",
+         *           "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *           "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T08:01:47.584Z",
+         *           "created": "2026-11-26T07:43:30.373Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:01:47.618Z",
+         *           "updated": "2026-11-26T07:43:30.454Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -19147,10 +18674,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T08:01:47.584Z",
+         *           "expires_at": "2026-11-27T07:43:30.373Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19167,7 +18694,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:01:47.601Z",
+         *           "updated": "2026-11-26T07:43:30.416Z",
          *           "deleted": null
          *         }
          *       }
@@ -19260,32 +18787,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1dqzw6xpmxbfazteq88z9a9yzr",
+         *       "id": "evt_prod_06h1dksy6df1f6bcxpgzambqa246a",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795680107,
+         *       "created": 1795679010,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
-         *           "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzw2x0j2rbp1tjwwqhex4fmt",
+         *           "id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *           "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T08:01:47.541Z",
+         *           "created": "2026-11-26T07:43:30.248Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:01:47.574Z",
+         *           "updated": "2026-11-26T07:43:30.352Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzw5ddxvxnxcm682q8cjt3a8",
+         *           "customer": "cus_prod_06h1dksy2w8syr009a566x1pgb66g",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T08:01:47.541Z",
+         *           "expires_at": "2026-11-27T07:43:30.248Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19293,17 +18820,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T08:01:47.574Z",
+         *           "completed_at": "2026-11-26T07:43:30.352Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1dqzw5tapk4cw55dzct1vxymdt",
+         *           "payment_intent": "pi_prod_06h1dksy3v3fe525yvyx94dktw4mr",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T08:01:47.541Z",
+         *           "updated": "2026-11-26T07:43:30.248Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -19342,32 +18869,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1dqzwkx6qvz7gzys7hdad7hj46",
+         *       "id": "evt_prod_06h1dksz5kfd15mtjzyw6zbetv2cp",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795766507,
+         *       "created": 1795765410,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dqzwdpghjk8g7mhhjy6z083yp",
-         *           "url": "http://127.0.0.1:37105/checkout/cs_prod_06h1dqzwdpghjk8g7mhhjy6z083yp",
+         *           "id": "cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
+         *           "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T08:01:47.627Z",
+         *           "created": "2026-11-26T07:43:30.472Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T08:01:47.627Z",
+         *           "updated": "2026-11-27T07:43:30.472Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T08:01:47.627Z",
-         *           "expires_at": "2026-11-27T08:01:47.627Z",
+         *           "expired_at": "2026-11-27T07:43:30.472Z",
+         *           "expires_at": "2026-11-27T07:43:30.472Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19385,7 +18912,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T08:01:47.627Z",
+         *           "updated": "2026-11-26T07:43:30.472Z",
          *           "expired_at": null
          *         }
          *       }
@@ -19420,22 +18947,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1dqzqp577s4km6hbaphpjhcj58",
+         *       "id": "evt_prod_06h1dksnzsv8wyxahv6j0evkrxykw",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
+         *           "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T08:01:46.415Z",
+         *           "created": "2026-11-26T07:43:28.250Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:01:46.415Z",
+         *           "updated": "2026-11-26T07:43:28.250Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19512,22 +19039,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1dqzqpjz975chc7vcaq9pt6heg",
+         *       "id": "evt_prod_06h1dksp0fbzehd1nhz8d8bkexee6",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
+         *           "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T08:01:46.415Z",
+         *           "created": "2026-11-26T07:43:28.250Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:01:46.419Z",
+         *           "updated": "2026-11-26T07:43:28.258Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19540,7 +19067,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T08:01:46.415Z"
+         *           "updated": "2026-11-26T07:43:28.250Z"
          *         }
          *       }
          *     }
@@ -19574,22 +19101,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1dqzqtyf1fjhhwy23np07njmnt",
+         *       "id": "evt_prod_06h1dksp8gyv58g2y2vr7bwak1ezr",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dqzqtd8wawn9h23xf4tgzbnp4",
+         *           "id": "pi_prod_06h1dksp7pj96a7myvwsxj4n2rhf4",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T08:01:46.451Z",
+         *           "created": "2026-11-26T07:43:28.317Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:01:46.453Z",
+         *           "updated": "2026-11-26T07:43:28.323Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19602,7 +19129,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T08:01:46.451Z"
+         *           "updated": "2026-11-26T07:43:28.317Z"
          *         }
          *       }
          *     }
@@ -19636,22 +19163,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1dqzqyf66zq24mqtawvtv6z704",
+         *       "id": "evt_prod_06h1dkspeetwrkb7sb501n21qhzjr",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dqzqxs1k4t2jcd8swpa84t1sp",
+         *           "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T08:01:46.478Z",
+         *           "created": "2026-11-26T07:43:28.366Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:01:46.483Z",
+         *           "updated": "2026-11-26T07:43:28.370Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19664,7 +19191,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T08:01:46.480Z",
+         *           "updated": "2026-11-26T07:43:28.368Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -19699,22 +19226,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1dqzqq3wn5n1rm8sz16tnp7nrj",
+         *       "id": "evt_prod_06h1dksp1bcnngp1rv8q8q9rz673w",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dqzqnwvshs7sq6qjy8z1pr16j",
+         *           "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T08:01:46.415Z",
+         *           "created": "2026-11-26T07:43:28.250Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:01:46.424Z",
+         *           "updated": "2026-11-26T07:43:28.265Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19727,7 +19254,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T08:01:46.419Z",
+         *           "updated": "2026-11-26T07:43:28.258Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -19762,26 +19289,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1dqzqzgpdmcz7h7d5g17m2n64r",
+         *       "id": "evt_prod_06h1dkspgf26815x4e59pgfvrt8zw",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dqzqxs1k4t2jcd8swpa84t1sp",
+         *           "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T08:01:46.478Z",
+         *           "created": "2026-11-26T07:43:28.366Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:01:46.491Z",
+         *           "updated": "2026-11-26T07:43:28.386Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T08:01:46.491Z",
+         *           "canceled_at": "2026-11-26T07:43:28.386Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -19790,7 +19317,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T08:01:46.483Z",
+         *           "updated": "2026-11-26T07:43:28.370Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -19826,22 +19353,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1dqzqseb6egv54nmcgt3epe6z0",
+         *       "id": "evt_prod_06h1dksp5h4zx4tnet7rdj8mt2tbc",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dqzqrgr7fmd8705jj1f6p7xhr",
+         *           "id": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T08:01:46.436Z",
+         *           "created": "2026-11-26T07:43:28.288Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:01:46.442Z",
+         *           "updated": "2026-11-26T07:43:28.299Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19854,7 +19381,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T08:01:46.438Z",
+         *           "updated": "2026-11-26T07:43:28.291Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -19890,22 +19417,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1dqzqwrmy642b9cksemn77d86a",
+         *       "id": "evt_prod_06h1dkspbtesngp3yvqgwm3hmy324",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dqzqvzvgbebn64drwxag31h66",
+         *           "id": "pi_prod_06h1dkspajzaz8nhn6qg3p87my17a",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T08:01:46.463Z",
+         *           "created": "2026-11-26T07:43:28.340Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:01:46.469Z",
+         *           "updated": "2026-11-26T07:43:28.349Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19918,7 +19445,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T08:01:46.466Z",
+         *           "updated": "2026-11-26T07:43:28.344Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -19953,37 +19480,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1dqzvf9j5b37sghn8axsmg75q6",
+         *       "id": "evt_prod_06h1dkst80fqdx2y66y5qz2desk9c",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795680107,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *           "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
-         *               "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *               "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T08:01:47.375Z",
-         *           "updated": "2026-11-26T08:01:47.375Z",
+         *           "created": "2026-11-26T07:43:29.318Z",
+         *           "updated": "2026-11-26T07:43:29.318Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
-         *           "current_period_end": "2026-12-26T08:01:47.375Z",
+         *           "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *           "pending_changes": [],
+         *           "current_period_end": "2026-12-26T07:43:29.318Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T08:01:47.375Z",
+         *           "current_period_start": "2026-11-26T07:43:29.318Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -20042,6 +19570,8 @@ export type components = {
             current_period_end?: string;
             trial_end?: string | null;
             cancel_at_period_end?: boolean;
+            /** @description Change requests scheduled for the period end (`effective: period_end`, applied), in the order the renewal applies them before it invoices the new period. Cancelling the subscription drops them. */
+            pending_changes?: components["schemas"]["SubscriptionPendingChange"][];
             cancelled_at?: string | null;
             paused_at?: string | null;
             /** @description The newest invoice (`in_…`) it produced. */
@@ -20065,28 +19595,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dqzvntn0fgyah7bmvnyxx70jc",
+         *       "id": "evt_prod_06h1dkstmhd4epskhhfw3r3mct8tc",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795680107,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *           "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
-         *               "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *               "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T08:01:47.375Z",
-         *           "updated": "2026-11-26T08:01:47.434Z",
+         *           "created": "2026-11-26T07:43:29.318Z",
+         *           "updated": "2026-11-26T07:43:29.437Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -20094,14 +19624,15 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
-         *           "current_period_end": "2026-12-26T08:01:47.375Z",
+         *           "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *           "pending_changes": [],
+         *           "current_period_end": "2026-12-26T07:43:29.318Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T08:01:47.375Z",
+         *           "current_period_start": "2026-11-26T07:43:29.318Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:01:47.375Z",
+         *           "updated": "2026-11-26T07:43:29.318Z",
          *           "metadata": {}
          *         }
          *       }
@@ -20136,44 +19667,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1dqzvrs6h13d22sy5smga4tfwg",
+         *       "id": "evt_prod_06h1dkstt1zz8g71zbt3prxvhw56g",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795680107,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *           "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
-         *               "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *               "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T08:01:47.375Z",
-         *           "updated": "2026-11-26T08:01:47.458Z",
+         *           "created": "2026-11-26T07:43:29.318Z",
+         *           "updated": "2026-11-26T07:43:29.486Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T08:01:47.458Z",
+         *           "paused_at": "2026-11-26T07:43:29.486Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
-         *           "current_period_end": "2026-12-26T08:01:47.375Z",
+         *           "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *           "pending_changes": [],
+         *           "current_period_end": "2026-12-26T07:43:29.318Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T08:01:47.375Z",
+         *           "current_period_start": "2026-11-26T07:43:29.318Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T08:01:47.434Z",
+         *           "updated": "2026-11-26T07:43:29.437Z",
          *           "paused_at": null
          *         }
          *       }
@@ -20208,28 +19740,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1dqzvvvbapmqab2jwccy5avw7r",
+         *       "id": "evt_prod_06h1dkstxrs39bc52fq4w4672dtt6",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795680107,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *           "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
-         *               "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *               "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T08:01:47.375Z",
-         *           "updated": "2026-11-26T08:01:47.484Z",
+         *           "created": "2026-11-26T07:43:29.318Z",
+         *           "updated": "2026-11-26T07:43:29.513Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -20237,16 +19769,17 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
-         *           "current_period_end": "2026-12-26T08:01:47.375Z",
+         *           "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *           "pending_changes": [],
+         *           "current_period_end": "2026-12-26T07:43:29.318Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T08:01:47.375Z",
+         *           "current_period_start": "2026-11-26T07:43:29.318Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T08:01:47.458Z",
-         *           "paused_at": "2026-11-26T08:01:47.458Z"
+         *           "updated": "2026-11-26T07:43:29.486Z",
+         *           "paused_at": "2026-11-26T07:43:29.486Z"
          *         }
          *       }
          *     }
@@ -20280,44 +19813,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1dqzvz3tfj3crv2hnhtsq8g9b8",
+         *       "id": "evt_prod_06h1dksv1s1c6g8phf0jm6z242gsp",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795680107,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68",
+         *           "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dqzve74cyd4h35w9veg5r4z6a",
-         *               "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *               "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
+         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T08:01:47.375Z",
-         *           "updated": "2026-11-26T08:01:47.507Z",
+         *           "created": "2026-11-26T07:43:29.318Z",
+         *           "updated": "2026-11-26T07:43:29.543Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T08:01:47.507Z",
-         *           "latest_invoice": "in_prod_06h1dqzvedjnhq3chh11d2dw1sqac",
-         *           "current_period_end": "2026-12-26T08:01:47.375Z",
+         *           "cancelled_at": "2026-11-26T07:43:29.543Z",
+         *           "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *           "pending_changes": [],
+         *           "current_period_end": "2026-12-26T07:43:29.318Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T08:01:47.375Z",
+         *           "current_period_start": "2026-11-26T07:43:29.318Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T08:01:47.484Z",
+         *           "updated": "2026-11-26T07:43:29.513Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -20352,37 +19886,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1dqzwnh7eyeatbmqg8hfkjz56a",
+         *       "id": "evt_prod_06h1dksz9q3t5k4whbk1yj80n0hre",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796025707,
+         *       "created": 1796024609,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dqzw100rqzb026135h90rykh0",
+         *           "id": "sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dqzw100rqzb026135h90rykh2",
-         *               "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *               "id": "si_prod_06h1dksv5w9k1vymv6s3bv4bbhy9y",
+         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T08:01:47.526Z",
-         *           "updated": "2026-11-26T08:01:47.526Z",
+         *           "created": "2026-11-26T07:43:29.581Z",
+         *           "updated": "2026-11-26T07:43:29.581Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T08:01:47.526Z",
+         *           "trial_end": "2026-12-03T07:43:29.581Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
-         *           "current_period_end": "2026-12-03T08:01:47.526Z",
+         *           "pending_changes": [],
+         *           "current_period_end": "2026-12-03T07:43:29.581Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T08:01:47.526Z",
+         *           "current_period_start": "2026-11-26T07:43:29.581Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -20417,19 +19952,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1dqzrdxvx28fcaqjakd34cgnc6",
+         *       "id": "evt_prod_06h1dksq03kena6ah2ykp9e0sh7sm",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *           "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
-         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *               "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20442,11 +19977,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T08:01:46.601Z",
+         *           "created": "2026-11-26T07:43:28.507Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T08:01:46.601Z",
+         *           "updated": "2026-11-26T07:43:28.507Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20471,12 +20006,8 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "hosted_invoice_url": null,
-         *           "ending_balance_atom": null,
          *           "next_payment_attempt": null,
-         *           "starting_balance_atom": null,
-         *           "marked_uncollectible_at": null,
-         *           "pre_payment_credit_notes_amount_atom": 0,
-         *           "post_payment_credit_notes_amount_atom": 0
+         *           "marked_uncollectible_at": null
          *         }
          *       }
          *     }
@@ -20545,18 +20076,9 @@ export type components = {
             reverse_charge?: boolean;
             /** @description subtotal − discount + exclusive tax, never negative. */
             total_amount_atom?: number;
-            /** @description What is left to collect: total − pre-payment credit notes − the balance applied (starting − ending balance; a debit adds) − partial payments. 0 once paid. */
+            /** @description total − paid. */
             due_amount_atom?: number;
-            /** @description Partial payments collected while open; the total once paid (as the spec says), whatever part credit notes or the balance settled. */
             paid_amount_atom?: number;
-            /** @description Σ of the issued credit notes made while it was open or uncollectible: they lowered the amount due. */
-            pre_payment_credit_notes_amount_atom?: number;
-            /** @description Σ of the issued credit notes made once it was paid (refunded, credited to the balance, or settled out of band). */
-            post_payment_credit_notes_amount_atom?: number;
-            /** @description The customer's balance in the invoice's currency when it was finalized (positive: credit, negative: owed); null on drafts. */
-            starting_balance_atom?: number | null;
-            /** @description The balance after finalization applied it: a credit lowers the amount due (what exceeds the total stays), a debit is added whole; null on drafts. */
-            ending_balance_atom?: number | null;
             /** @description The customer discount (`di_…`) applied at finalization. */
             discount?: string | null;
             /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
@@ -20592,19 +20114,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1dqzrt7n2d3hxdzmrevmyzmkn6",
+         *       "id": "evt_prod_06h1dksqgyk7gt67397pd3xd9wqmw",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *           "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
-         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *               "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20617,11 +20139,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T08:01:46.601Z",
+         *           "created": "2026-11-26T07:43:28.507Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T08:01:46.634Z",
+         *           "updated": "2026-11-26T07:43:28.563Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20629,11 +20151,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
+         *           "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:01:46.634Z",
+         *           "finalized_at": "2026-11-26T07:43:28.563Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20645,26 +20167,20 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
-         *           "ending_balance_atom": 0,
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *           "next_payment_attempt": null,
-         *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": null,
-         *           "pre_payment_credit_notes_amount_atom": 0,
-         *           "post_payment_credit_notes_amount_atom": 0
+         *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T08:01:46.601Z",
+         *           "updated": "2026-11-26T07:43:28.507Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
          *           "customer_name": null,
          *           "customer_email": null,
-         *           "hosted_invoice_url": null,
-         *           "ending_balance_atom": null,
-         *           "starting_balance_atom": null
+         *           "hosted_invoice_url": null
          *         }
          *       }
          *     }
@@ -20698,19 +20214,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1dqzrzf2p7gqzp1yw2yky47a6t",
+         *       "id": "evt_prod_06h1dksqrw2znvvc6p33wc62h81er",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *           "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
-         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *               "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20723,11 +20239,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T08:01:46.601Z",
-         *           "paid_at": "2026-11-26T08:01:46.746Z",
-         *           "updated": "2026-11-26T08:01:46.746Z",
+         *           "created": "2026-11-26T07:43:28.507Z",
+         *           "paid_at": "2026-11-26T07:43:28.709Z",
+         *           "updated": "2026-11-26T07:43:28.709Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20735,34 +20251,30 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
+         *           "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:01:46.634Z",
+         *           "finalized_at": "2026-11-26T07:43:28.563Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dqzry7pz3w6y4ev9gncnbx6a2",
+         *           "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
-         *           "ending_balance_atom": 0,
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *           "next_payment_attempt": null,
-         *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": null,
-         *           "pre_payment_credit_notes_amount_atom": 0,
-         *           "post_payment_credit_notes_amount_atom": 0
+         *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T08:01:46.634Z",
+         *           "updated": "2026-11-26T07:43:28.563Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -20798,19 +20310,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1dqzrznmehabbkjqxpah88kgre",
+         *       "id": "evt_prod_06h1dksqs10was4zhm2rh12n81wsc",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *           "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
-         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *               "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20823,11 +20335,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T08:01:46.601Z",
-         *           "paid_at": "2026-11-26T08:01:46.746Z",
-         *           "updated": "2026-11-26T08:01:46.746Z",
+         *           "created": "2026-11-26T07:43:28.507Z",
+         *           "paid_at": "2026-11-26T07:43:28.709Z",
+         *           "updated": "2026-11-26T07:43:28.709Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20835,34 +20347,30 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
+         *           "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:01:46.634Z",
+         *           "finalized_at": "2026-11-26T07:43:28.563Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dqzry7pz3w6y4ev9gncnbx6a2",
+         *           "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
-         *           "ending_balance_atom": 0,
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *           "next_payment_attempt": null,
-         *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": null,
-         *           "pre_payment_credit_notes_amount_atom": 0,
-         *           "post_payment_credit_notes_amount_atom": 0
+         *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T08:01:46.634Z",
+         *           "updated": "2026-11-26T07:43:28.563Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -20898,19 +20406,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1dqzsdm23gmxccjqtf1b1k1a6c",
+         *       "id": "evt_prod_06h1dksrggjxks580yxzvg6nr1j5j",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dqzs56zkh7kz5sge0xdx6ts2j",
+         *           "id": "in_prod_06h1dksr3deh164zbza7nnh3a3fxy",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dqzs5b3ezhqy4m2fw9jckd0yp",
-         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *               "id": "il_prod_06h1dksr3deh164zbza7nnh3a3fy0",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20923,11 +20431,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T08:01:46.793Z",
+         *           "created": "2026-11-26T07:43:28.794Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T08:01:46.810Z",
+         *           "updated": "2026-11-26T07:43:28.821Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20935,29 +20443,25 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "99c9e0f8dd350d6ed6b5da74a5c67940fbe7c633fc1cd5013667f36e4e653aa0",
+         *           "pdf_sha256": "696ba13b1cc0f095d95a533919ab34538037e0b80bf7239bb632039f1c48a78e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzs56zkh7kz5sge0xdx6ts2j/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dksr3deh164zbza7nnh3a3fxy/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:01:46.810Z",
+         *           "finalized_at": "2026-11-26T07:43:28.821Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dqzscj6tbk37r9zjc69819qmw",
+         *           "payment_intent": "pi_prod_06h1dksrdyqf726vvepmw067jw1s6",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/R5dmxIemSi9p2e4uKG1WwvsmMFErBhA1hCi-tFUg4UU",
-         *           "ending_balance_atom": 0,
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/LiTicqD7c9x1EPDMuoPpyU2JH0wf_UEnakAXmXqjOn0",
          *           "next_payment_attempt": null,
-         *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": null,
-         *           "pre_payment_credit_notes_amount_atom": 0,
-         *           "post_payment_credit_notes_amount_atom": 0
+         *           "marked_uncollectible_at": null
          *         }
          *       }
          *     }
@@ -20991,19 +20495,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1dqzsr979625c48818p26585mc",
+         *       "id": "evt_prod_06h1dksrxj24g03z91zxb8pg80d4c",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795680106,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dqzsf37z5q5ew9f7mr27fbp5w",
+         *           "id": "in_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4m",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dqzsf37z5q5ew9f7mr27fbp5y",
-         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *               "id": "il_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4p",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21016,11 +20520,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T08:01:46.872Z",
+         *           "created": "2026-11-26T07:43:28.923Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T08:01:46.893Z",
+         *           "updated": "2026-11-26T07:43:28.937Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21028,29 +20532,25 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "cd4178e4e4102f257f42b87c3bb6157b3daa5dd18ab079812f0c8858b632fda7",
+         *           "pdf_sha256": "08a90ceb3944f427d164beeb05d3160574d07d473a2b130fd09dfd31f7d11ab2",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzsf37z5q5ew9f7mr27fbp5w/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4m/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:01:46.893Z",
+         *           "finalized_at": "2026-11-26T07:43:28.937Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dqzsnxj0stg9ehs98dfasckx8",
+         *           "payment_intent": "pi_prod_06h1dksrw0nen1w1dfyz4aafx1yqr",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/O5Z55gMfFfe9c_uh0zSsyVOtrC_Bvn6om6b-qkF3BSA",
-         *           "ending_balance_atom": 0,
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/kXbW-cwse1MqR6JVTaUsB-3HK3MrmZqRQXH0TS_TIq0",
          *           "next_payment_attempt": null,
-         *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": null,
-         *           "pre_payment_credit_notes_amount_atom": 0,
-         *           "post_payment_credit_notes_amount_atom": 0
+         *           "marked_uncollectible_at": null
          *         }
          *       }
          *     }
@@ -21084,19 +20584,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1dqzwhpwjgtym3dcd4yhevhk7c",
+         *       "id": "evt_prod_06h1dksyyfyf2m6gsrq7ynw5qctya",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795766507,
+         *       "created": 1795765409,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dqzv9pxs3prg3skjtggdp8syw",
+         *           "id": "in_prod_06h1dkssx80ccq32ke3y0q5be67xr",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dqzv9pxs3prg3skjtggdp8syy",
-         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *               "id": "il_prod_06h1dkssxdwe0wranye6yx2g1ektp",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21106,26 +20606,26 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0007",
+         *           "number": "EXAMPLEGMBH-0006",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T08:01:47.341Z",
+         *           "created": "2026-11-26T07:43:29.258Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T08:01:47.325Z",
+         *           "updated": "2026-11-27T07:43:29.223Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
-         *           "due_date": "2026-11-27T08:01:47.325Z",
+         *           "due_date": "2026-11-27T07:43:29.223Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T08:01:47.325Z",
-         *           "pdf_sha256": "d97be4a971aa051cd528c927399d18d5a7dbadb537e76d4444f4580411330966",
+         *           "overdue_at": "2026-11-27T07:43:29.223Z",
+         *           "pdf_sha256": "2c2958d319262ce17568129f48174eda8aa4f28adfa54d546568f8240c15e8cc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzv9pxs3prg3skjtggdp8syw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssx80ccq32ke3y0q5be67xr/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:01:47.354Z",
+         *           "finalized_at": "2026-11-26T07:43:29.277Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -21137,16 +20637,12 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/irZvhxM7V6-LsxNUEw6yORf850m6W9EkKxl6jaVzc2o",
-         *           "ending_balance_atom": 0,
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/xKfYjAAconnBpRRF-NASffxQ2VsrzSupoEii6Oo6Sp8",
          *           "next_payment_attempt": null,
-         *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": null,
-         *           "pre_payment_credit_notes_amount_atom": 0,
-         *           "post_payment_credit_notes_amount_atom": 0
+         *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:01:47.354Z",
+         *           "updated": "2026-11-26T07:43:29.277Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -21181,19 +20677,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1dqzt1twssetjxjq1kzx89a0nj",
+         *       "id": "evt_prod_06h1dkss8ekk87fj7ve4x9caggfhp",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795680107,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dqzsvphhav7nt914p3w28xxxp",
+         *           "id": "in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dqzsw67qtht6wsc2psh4jxfay",
-         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *               "id": "il_prod_06h1dkss0gn78ep84qkbcrqc3fbtw",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21206,23 +20702,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T08:01:46.973Z",
+         *           "created": "2026-11-26T07:43:29.028Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T08:01:47.021Z",
+         *           "updated": "2026-11-26T07:43:29.089Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T08:01:47.021Z",
+         *           "voided_at": "2026-11-26T07:43:29.089Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "817945817c8976a82994cd5a887751adbe77e758845b1d8bc798cb7e9356456e",
+         *           "pdf_sha256": "49133d9ce0c242f95761de26a1ce2973dfb13f6f75c5719be96e8317c20864b0",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzsvphhav7nt914p3w28xxxp/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:01:46.996Z",
+         *           "finalized_at": "2026-11-26T07:43:29.046Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -21234,17 +20730,13 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/Y_46rBnLyfDfWZxI0Wx1zO3yyj1n638U6pbxy4u57p4",
-         *           "ending_balance_atom": 0,
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/Gm-fd5_7uQzMYAQ6O3fpFqUzPi2EduTv2yHoQSa3Xdg",
          *           "next_payment_attempt": null,
-         *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": null,
-         *           "pre_payment_credit_notes_amount_atom": 0,
-         *           "post_payment_credit_notes_amount_atom": 0
+         *           "marked_uncollectible_at": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T08:01:46.996Z",
+         *           "updated": "2026-11-26T07:43:29.046Z",
          *           "voided_at": null
          *         }
          *       }
@@ -21279,19 +20771,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1dqztc0gbejcc3784hven7h65w",
+         *       "id": "evt_prod_06h1dkssmxnk8wqry4mjncd3np1my",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795680107,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dqzt461tna2p6y7p08jgcksh2",
+         *           "id": "in_prod_06h1dkssc6n9naecabdqvn3ht1g4r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dqzt461tna2p6y7p08jgcksh4",
-         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *               "id": "il_prod_06h1dkssc89yeys9kebcfmrwcxcba",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21304,11 +20796,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T08:01:47.041Z",
+         *           "created": "2026-11-26T07:43:29.121Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T08:01:47.102Z",
+         *           "updated": "2026-11-26T07:43:29.190Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21316,11 +20808,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "c50f8a410a48046fe31f1dfd5fd2be7d400a0cd53e9d9f64ab8b8de9f1e69ebc",
+         *           "pdf_sha256": "d0ddab215f1aee4d9648710bf9d23a80eaa28a0d074922a4860e2a5f6d4a60ce",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzt461tna2p6y7p08jgcksh2/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssc6n9naecabdqvn3ht1g4r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:01:47.054Z",
+         *           "finalized_at": "2026-11-26T07:43:29.142Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -21332,17 +20824,13 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/DB7dYqZxVURymCDjfBU1WExFcJBumtxSbs_wZ7Ezr_w",
-         *           "ending_balance_atom": 0,
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/vyJBoaI0S7fLgIRnZiw6wGBGYEbf2-sopiF72OfsoHM",
          *           "next_payment_attempt": null,
-         *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-26T08:01:47.102Z",
-         *           "pre_payment_credit_notes_amount_atom": 0,
-         *           "post_payment_credit_notes_amount_atom": 0
+         *           "marked_uncollectible_at": "2026-11-26T07:43:29.190Z"
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T08:01:47.054Z",
+         *           "updated": "2026-11-26T07:43:29.142Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -21377,19 +20865,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1dqzs4a453fawyvyvcpatfqyt0",
+         *       "id": "evt_prod_06h1dksr1d86qcbb4a5rcavktbbpw",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *           "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dqzrd9nfah4nmyw4t727trshg",
-         *               "price": "price_prod_06h1dqzp4akky53ta2qhdtn577twc",
+         *               "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
+         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21402,11 +20890,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T08:01:46.601Z",
-         *           "paid_at": "2026-11-26T08:01:46.746Z",
-         *           "updated": "2026-11-26T08:01:46.746Z",
+         *           "created": "2026-11-26T07:43:28.507Z",
+         *           "paid_at": "2026-11-26T07:43:28.709Z",
+         *           "updated": "2026-11-26T07:43:28.709Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21414,29 +20902,25 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "3cfe3c99bb3bef8c5a3d93dd94dc96f49ee34fabe79fc2573600a8205636dac9",
+         *           "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37105/api/invoices/in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:01:46.634Z",
+         *           "finalized_at": "2026-11-26T07:43:28.563Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dqzry7pz3w6y4ev9gncnbx6a2",
+         *           "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37105/invoice/SDyEs3tSCUltRVicUENa6-APUUjtr2emiLy1y4G12F8",
-         *           "ending_balance_atom": 0,
+         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
          *           "next_payment_attempt": null,
-         *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": null,
-         *           "pre_payment_credit_notes_amount_atom": 0,
-         *           "post_payment_credit_notes_amount_atom": 0
+         *           "marked_uncollectible_at": null
          *         }
          *       }
          *     }
@@ -21470,19 +20954,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1dqzwpd2q4v0b68t4dtwndxd0j",
+         *       "id": "evt_prod_06h1dkszbe7rj5afxyzbpgpn14kby",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796025707,
+         *       "created": 1796024609,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dqzwp3kwmv4gy79bm0hj8x478",
+         *           "id": "in_prod_06h1dkszaf9df00fgk9dbsxsby75j",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dqzwp4mpd4hrjfbkd6y72wj48",
-         *               "price": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *               "id": "il_prod_06h1dkszan4wtmscrx4xd34cdznkr",
+         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -21495,11 +20979,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T08:01:47.526Z",
+         *           "created": "2026-11-30T07:43:29.581Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T08:01:47.526Z",
+         *           "updated": "2026-11-30T07:43:29.581Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21508,11 +20992,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h1dqzw100rqzb026135h90rykh0",
+         *           "description": "Subscription sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1dqzw100rqzb026135h90rykh0",
+         *           "subscription": "sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -21524,12 +21008,8 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
-         *           "ending_balance_atom": null,
          *           "next_payment_attempt": null,
-         *           "starting_balance_atom": null,
-         *           "marked_uncollectible_at": null,
-         *           "pre_payment_credit_notes_amount_atom": 0,
-         *           "post_payment_credit_notes_amount_atom": 0
+         *           "marked_uncollectible_at": null
          *         }
          *       }
          *     }
@@ -21563,23 +21043,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1dqzq8tw0k6t43zv166y0x0ry6",
+         *       "id": "evt_prod_06h1dksn559kerfh0z5kjb1r68974",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T08:01:46.307Z",
+         *           "created": "2026-11-26T07:43:28.037Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T08:01:46.307Z",
-         *           "balances": {},
+         *           "updated": "2026-11-26T07:43:28.037Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -21630,15 +21109,6 @@ export type components = {
             metadata?: {
                 [key: string]: string;
             };
-            /**
-             * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
-             * @example {
-             *       "eur": 1500
-             *     }
-             */
-            balances?: {
-                [key: string]: number;
-            };
             /** @description Present with expand=custom_fields. */
             custom_fields?: components["schemas"]["CustomFields"];
             livemode?: boolean;
@@ -21656,23 +21126,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dqzqbffmg4r0n2egp7dz8yz3a",
+         *       "id": "evt_prod_06h1dksnar40ab3215fggdfk479qg",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T08:01:46.307Z",
+         *           "created": "2026-11-26T07:43:28.037Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T08:01:46.327Z",
-         *           "balances": {},
+         *           "updated": "2026-11-26T07:43:28.082Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -21681,7 +21150,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T08:01:46.307Z"
+         *           "updated": "2026-11-26T07:43:28.037Z"
          *         }
          *       }
          *     }
@@ -21715,24 +21184,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dqzqf7a1pmpb819s0rrp749v8",
+         *       "id": "evt_prod_06h1dksnkx1zf3xmzxs6tym9gaema",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1dqzqdtty6j86kewntdykfdeba",
+         *           "id": "cus_prod_06h1dksnf11zewggq5xpg5aeps9a8",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T08:01:46.350Z",
+         *           "created": "2026-11-26T07:43:28.120Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T08:01:46.360Z",
-         *           "balances": {},
+         *           "updated": "2026-11-26T07:43:28.158Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -21740,7 +21208,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:01:46.350Z",
+         *           "updated": "2026-11-26T07:43:28.120Z",
          *           "deleted": null
          *         }
          *       }
@@ -21787,15 +21255,6 @@ export type components = {
             metadata?: {
                 [key: string]: string;
             };
-            /**
-             * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
-             * @example {
-             *       "eur": 1500
-             *     }
-             */
-            balances?: {
-                [key: string]: number;
-            };
             /** @description Present with expand=custom_fields. */
             custom_fields?: components["schemas"]["CustomFields"];
             livemode?: boolean;
@@ -21814,24 +21273,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1dqzqgzqbpadj4ht0b8b7ebznj",
+         *       "id": "evt_prod_06h1dksnq0fkq0ps42b8185sjpjdp",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
+         *           "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *           "end": null,
-         *           "start": "2026-11-26T08:01:46.372Z",
+         *           "start": "2026-11-26T07:43:28.180Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
+         *             "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T08:01:46.087Z",
-         *             "updated": "2026-11-26T08:01:46.372Z",
+         *             "created": "2026-11-26T07:43:27.724Z",
+         *             "updated": "2026-11-26T07:43:28.180Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -21844,7 +21303,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false
          *         }
          *       }
@@ -21897,24 +21356,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dqzqkdqsgfmt1pqmg5rdn19w2",
+         *       "id": "evt_prod_06h1dksntf3wvye41q1ek4x4twwnr",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
+         *           "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *           "end": null,
-         *           "start": "2026-11-26T08:01:46.392Z",
+         *           "start": "2026-11-26T07:43:28.208Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1dqzpehcbxb0yxg9f6p0hbrpc0",
+         *             "id": "cpn_prod_06h1dkskzq28s8sdys8vwnbf0fz2g",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T08:01:46.100Z",
-         *             "updated": "2026-11-26T08:01:46.392Z",
+         *             "created": "2026-11-26T07:43:27.741Z",
+         *             "updated": "2026-11-26T07:43:28.208Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -21927,18 +21386,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T08:01:46.372Z",
+         *           "start": "2026-11-26T07:43:28.180Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
+         *             "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T08:01:46.087Z",
-         *             "updated": "2026-11-26T08:01:46.372Z",
+         *             "created": "2026-11-26T07:43:27.724Z",
+         *             "updated": "2026-11-26T07:43:28.180Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -21983,24 +21442,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dqzqmrnszym08bz9h0vpxxfq4",
+         *       "id": "evt_prod_06h1dksnwyhc4czd9fb8wyzfs2dem",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1dqzqgp26ryb535zz1enyzywsy",
+         *           "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
          *           "end": null,
-         *           "start": "2026-11-26T08:01:46.392Z",
+         *           "start": "2026-11-26T07:43:28.208Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1dqzpehcbxb0yxg9f6p0hbrpc0",
+         *             "id": "cpn_prod_06h1dkskzq28s8sdys8vwnbf0fz2g",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T08:01:46.100Z",
-         *             "updated": "2026-11-26T08:01:46.392Z",
+         *             "created": "2026-11-26T07:43:27.741Z",
+         *             "updated": "2026-11-26T07:43:28.208Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -22014,7 +21473,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -22071,20 +21530,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1dqzpd4meqpyrt422yz869xs60",
+         *       "id": "evt_prod_06h1dkskxydv5c1a0td03vjj0rb0t",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795680106,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
+         *           "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T08:01:46.087Z",
-         *           "updated": "2026-11-26T08:01:46.087Z",
+         *           "created": "2026-11-26T07:43:27.724Z",
+         *           "updated": "2026-11-26T07:43:27.724Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -22166,20 +21625,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dqzpg80r6ty76b77mny6advs8",
+         *       "id": "evt_prod_06h1dksm2dqzt80j3b93y5k9ra5da",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1dqzpcy3dpx4nqrqhvnpfqnkdj",
+         *           "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T08:01:46.087Z",
-         *           "updated": "2026-11-26T08:01:46.112Z",
+         *           "created": "2026-11-26T07:43:27.724Z",
+         *           "updated": "2026-11-26T07:43:27.759Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -22193,7 +21652,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T08:01:46.087Z"
+         *           "updated": "2026-11-26T07:43:27.724Z"
          *         }
          *       }
          *     }
@@ -22227,21 +21686,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dqzpk32pffbt46j4t40edpj30",
+         *       "id": "evt_prod_06h1dksm7ztc2v1nxh4s9gfz69240",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1dqzphv1g79ksrb4n2hbrwjgcg",
+         *           "id": "cpn_prod_06h1dksm4s5hmvybpcne1hqxsd3xr",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T08:01:46.126Z",
+         *           "created": "2026-11-26T07:43:27.782Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T08:01:46.135Z",
+         *           "updated": "2026-11-26T07:43:27.805Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -22255,7 +21714,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T08:01:46.126Z",
+         *           "updated": "2026-11-26T07:43:27.782Z",
          *           "deleted": null
          *         }
          *       }
@@ -22329,22 +21788,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1dqzp24hsy4q10jtwrza2j6d64",
+         *       "id": "evt_prod_06h1dksk9dx86rvmjx2h5jhb2jexc",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795680106,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *           "id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T08:01:45.999Z",
-         *           "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
-         *           "updated": "2026-11-26T08:01:45.999Z",
+         *           "created": "2026-11-26T07:43:27.559Z",
+         *           "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *           "updated": "2026-11-26T07:43:27.559Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22438,22 +21897,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dqzp61dk0cvvbe0tvvq64ane6",
+         *       "id": "evt_prod_06h1dkskey3vy1x2g141sd9cydk0c",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1dqzp1zwrh02j9vft3qtqn4rap",
+         *           "id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T08:01:45.999Z",
-         *           "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
-         *           "updated": "2026-11-26T08:01:46.030Z",
+         *           "created": "2026-11-26T07:43:27.559Z",
+         *           "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *           "updated": "2026-11-26T07:43:27.606Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22469,7 +21928,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:01:45.999Z",
+         *           "updated": "2026-11-26T07:43:27.559Z",
          *           "nickname": null
          *         }
          *       }
@@ -22504,23 +21963,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dqzp9p671epb92xvcnp1zy886",
+         *       "id": "evt_prod_06h1dkskr83cf2hkwjkp74r6d1mga",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1dqzp8dkt64g751rtmveyf4s7p",
+         *           "id": "price_prod_06h1dkskmtzgb2yjf389y6p86chaj",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T08:01:46.051Z",
+         *           "created": "2026-11-26T07:43:27.654Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1dqzp0f3sdv28bbtcbvjg3bs08",
-         *           "updated": "2026-11-26T08:01:46.060Z",
+         *           "product": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
+         *           "updated": "2026-11-26T07:43:27.678Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22531,7 +21990,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:01:46.051Z",
+         *           "updated": "2026-11-26T07:43:27.654Z",
          *           "deleted": null
          *         }
          *       }
@@ -22614,20 +22073,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1dqznx0jwztf4sd3x1w5hmd96r",
+         *       "id": "evt_prod_06h1dksjxg1jj7nc9n9m00gdrmqtr",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795680105,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
+         *           "id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T08:01:45.958Z",
-         *           "updated": "2026-11-26T08:01:45.958Z",
+         *           "created": "2026-11-26T07:43:27.466Z",
+         *           "updated": "2026-11-26T07:43:27.466Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -22688,26 +22147,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dqznza4tandakysjf5t1exsmp",
+         *       "id": "evt_prod_06h1dksk0zt7pry60pwmegx9yfxpg",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795680105,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
+         *           "id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T08:01:45.958Z",
-         *           "updated": "2026-11-26T08:01:45.977Z",
+         *           "created": "2026-11-26T07:43:27.466Z",
+         *           "updated": "2026-11-26T07:43:27.493Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:01:45.958Z",
+         *           "updated": "2026-11-26T07:43:27.466Z",
          *           "description": null
          *         }
          *       }
@@ -22742,27 +22201,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dqzpbed0pnjj2gtmh99j2jsfr",
+         *       "id": "evt_prod_06h1dkskv5qg5kygh90a4z8wp1g22",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1dqzp0f3sdv28bbtcbvjg3bs08",
+         *           "id": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T08:01:45.987Z",
+         *           "created": "2026-11-26T07:43:27.529Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T08:01:46.073Z",
+         *           "updated": "2026-11-26T07:43:27.701Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:01:45.987Z",
+         *           "updated": "2026-11-26T07:43:27.529Z",
          *           "deleted": null
          *         }
          *       }
@@ -22822,21 +22281,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1dqzr77ebehxmd2bq869sv26qg",
+         *       "id": "evt_prod_06h1dkspryezmpg4rqzzdf9dgwh84",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1dqzr70b5c7wadgwq60zc259pg",
+         *           "id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T08:01:46.552Z",
-         *           "payment": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
-         *           "updated": "2026-11-26T08:01:46.552Z",
+         *           "created": "2026-11-26T07:43:28.453Z",
+         *           "payment": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *           "updated": "2026-11-26T07:43:28.453Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22903,21 +22362,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dqzr7geq8tkxmnypn3dm9pyr0",
+         *       "id": "evt_prod_06h1dkspsydnv3vg4fzxx53qjfh42",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1dqzr70b5c7wadgwq60zc259pg",
+         *           "id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T08:01:46.552Z",
-         *           "payment": "py_prod_06h1dqzqpq5yfsrskkqwdj1pep4e4",
-         *           "updated": "2026-11-26T08:01:46.555Z",
+         *           "created": "2026-11-26T07:43:28.453Z",
+         *           "payment": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *           "updated": "2026-11-26T07:43:28.457Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22926,7 +22385,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T08:01:46.552Z"
+         *           "updated": "2026-11-26T07:43:28.453Z"
          *         }
          *       }
          *     }
@@ -22960,21 +22419,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1dqzrb88w5btmd73tsg2552a2c",
+         *       "id": "evt_prod_06h1dkspxyek1gvb319phv05azsja",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1dqzravm06c6pzhryh5qm1q5e0",
+         *           "id": "re_prod_06h1dkspxa789qm9gcw2n21ecn4np",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T08:01:46.582Z",
-         *           "payment": "py_prod_06h1dqzr2b8m6w7q505gdmdmwtnww",
-         *           "updated": "2026-11-26T08:01:46.585Z",
+         *           "created": "2026-11-26T07:43:28.490Z",
+         *           "payment": "py_prod_06h1dkspkw8jqarzdhgrevt374k5w",
+         *           "updated": "2026-11-26T07:43:28.495Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22983,7 +22442,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T08:01:46.582Z",
+         *           "updated": "2026-11-26T07:43:28.490Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -23018,21 +22477,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h1dqzjtrazh5h39m5hxh0fz78t6",
+         *       "id": "evt_prod_06h1dkscvvdvkh07camewk26wtvn0",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795680105,
+         *       "created": 1795679005,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1dqzjtjjhjqhyrjexrq87jwr5c",
+         *           "id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-26T08:01:45.172Z",
-         *           "display": "st_prod_…xdvk",
+         *           "created": "2026-11-26T07:43:25.913Z",
+         *           "display": "st_prod_…thyr",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -23089,22 +22548,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h1dqzkcrrheyma3xw2855ymmb94",
+         *       "id": "evt_prod_06h1dksenfz39n10rrm943mr377ht",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795680105,
+         *       "created": 1795679006,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1dqzkaa7j38f9pf2z2wf620f8g",
+         *           "id": "key_prod_06h1dksefvy43b0jn34rp4f3k8cna",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-26T08:01:45.298Z",
-         *           "display": "pt_prod_…arb2",
-         *           "revoked_at": "2026-11-26T08:01:45.317Z",
+         *           "created": "2026-11-26T07:43:26.334Z",
+         *           "display": "pt_prod_…s5kv",
+         *           "revoked_at": "2026-11-26T07:43:26.378Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -23143,23 +22602,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h1dqzkfzhedwrtktd3bwpezp4pw",
+         *       "id": "evt_prod_06h1dksevt4yxnf2s5jtg79kwjh4y",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795680105,
+         *       "created": 1795679006,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T08:01:45.339Z",
+         *           "created": "2026-11-26T07:43:26.427Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T08:01:45.339Z",
+         *           "updated": "2026-11-26T07:43:26.427Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -23235,23 +22694,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dqzkjsdbfz4egsppag5xf85zr",
+         *       "id": "evt_prod_06h1dksezh3x58c3k7wjbs9szyb5c",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795680105,
+         *       "created": 1795679006,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T08:01:45.339Z",
+         *           "created": "2026-11-26T07:43:26.427Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T08:01:45.362Z",
+         *           "updated": "2026-11-26T07:43:26.457Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -23261,7 +22720,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:01:45.339Z",
+         *           "updated": "2026-11-26T07:43:26.427Z",
          *           "description": null
          *         }
          *       }
@@ -23296,35 +22755,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dqzktxw2rx9hhyr6sabhg2jrw",
+         *       "id": "evt_prod_06h1dksfjcts8z8fvm59fqyg54e2e",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795680105,
+         *       "created": 1795679006,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T08:01:45.339Z",
+         *           "created": "2026-11-26T07:43:26.427Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-26T08:01:45.430Z",
+         *           "updated": "2026-11-26T07:43:26.610Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T08:01:45.411Z"
+         *           "previous_secret_expires_at": "2026-11-27T07:43:26.545Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T08:01:45.411Z",
+         *           "updated": "2026-11-26T07:43:26.545Z",
          *           "deleted": null
          *         }
          *       }
@@ -23395,23 +22854,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h1dqzkn85ysd86xp1gtxrzr66q4",
+         *       "id": "evt_prod_06h1dksf4h8jwgdq3a0nbq4wzc956",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795680105,
+         *       "created": 1795679006,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T08:01:45.339Z",
+         *           "created": "2026-11-26T07:43:26.427Z",
          *           "enabled": false,
-         *           "updated": "2026-11-26T08:01:45.385Z",
+         *           "updated": "2026-11-26T07:43:26.498Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -23422,7 +22881,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T08:01:45.362Z"
+         *           "updated": "2026-11-26T07:43:26.457Z"
          *         }
          *       }
          *     }
@@ -23456,23 +22915,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h1dqzkq4ebbzbxgx430jv0qdc7a",
+         *       "id": "evt_prod_06h1dksf6rrydjabbctcw52nw8dxj",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795680105,
+         *       "created": 1795679006,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T08:01:45.339Z",
+         *           "created": "2026-11-26T07:43:26.427Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T08:01:45.400Z",
+         *           "updated": "2026-11-26T07:43:26.518Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -23483,7 +22942,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-26T08:01:45.385Z"
+         *           "updated": "2026-11-26T07:43:26.498Z"
          *         }
          *       }
          *     }
@@ -23517,33 +22976,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h1dqzkrvy75s5qrqh2jr7mx7n06",
+         *       "id": "evt_prod_06h1dksfber6nbwpp3mndp7sgw2ka",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795680105,
+         *       "created": 1795679006,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dqzkfer8fjvf8kyxbyk04szsy",
+         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T08:01:45.339Z",
+         *           "created": "2026-11-26T07:43:26.427Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T08:01:45.411Z",
+         *           "updated": "2026-11-26T07:43:26.545Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T08:01:45.411Z"
+         *           "previous_secret_expires_at": "2026-11-27T07:43:26.545Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:01:45.400Z",
+         *           "updated": "2026-11-26T07:43:26.518Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -23578,18 +23037,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h1dqzjq50v6gq80bk89frpfvzq2",
+         *       "id": "evt_prod_06h1dkscmt5b4m6nz7badtfa4z3gp",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795680105,
+         *       "created": 1795679005,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
+         *           "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-c384124b6f@example.com",
+         *           "email": "user-2347cde242@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -23635,18 +23094,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h1dqzm8zv5zkyvwy3f842bcys7g",
+         *       "id": "evt_prod_06h1dksgb6fc078jcdw0wn3gpjea8",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795680105,
+         *       "created": 1795679006,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
+         *           "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-c384124b6f@example.com",
+         *           "email": "user-2347cde242@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -23681,18 +23140,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h1dqznpdf44xn501npfdx7ka0fg",
+         *       "id": "evt_prod_06h1dksjf00kbzzbhgk0m3xnhrs92",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795680105,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
+         *           "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-c384124b6f@example.com",
+         *           "email": "user-2347cde242@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -23727,18 +23186,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h1dqznd12ymh199tkbtb8qavbb0",
+         *       "id": "evt_prod_06h1dksj4vcsxxd389kyc5r80y6ay",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795680105,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1dqzhtjtqeqxrj05sye47wbzar",
+         *           "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-c384124b6f@example.com",
+         *           "email": "user-2347cde242@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -23773,15 +23232,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h1dqznqxff3aygz34wwg0f1e4yp",
+         *       "id": "evt_prod_06h1dksjhbakazwcsd98f6t0rsbcj",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795680105,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h1dqzht0szvmnc75zmvk8zsqb24",
+         *           "id": "acc_prod_06h1dksb7aq4kr7jqvt7c6he3fq5w",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -23798,6 +23257,7 @@ export type components = {
          *           "invoice_footer": null,
          *           "invoice_prefix": "EXAMPLEGMBH",
          *           "default_tax_rate": null,
+         *           "plan_change_policy": "immediate",
          *           "usage_grace_seconds": 3600,
          *           "entitlement_past_due_grace_days": 7
          *         },
@@ -23856,25 +23316,27 @@ export type components = {
             default_tax_rate?: string | null;
             usage_grace_seconds?: number;
             entitlement_past_due_grace_days?: number;
+            /** @enum {string} */
+            plan_change_policy?: "immediate" | "upgrade_now_downgrade_at_period_end";
             livemode?: boolean;
         };
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h1dqznsmyvwsgvz6hp95xabceza",
+         *       "id": "evt_prod_06h1dksjpe5fybae7z96njvk8p1da",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795680105,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1dqznshmvt1mre050w2ph3ppsy",
+         *           "id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T08:01:45.932Z",
-         *           "updated": "2026-11-26T08:01:45.932Z",
+         *           "created": "2026-11-26T07:43:27.409Z",
+         *           "updated": "2026-11-26T07:43:27.409Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -23943,20 +23405,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dqznvhbaeh0yhq1t15zf556eg",
+         *       "id": "evt_prod_06h1dksjt6pra7dnmyw72j7byww7c",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795680105,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1dqznshmvt1mre050w2ph3ppsy",
+         *           "id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T08:01:45.932Z",
-         *           "updated": "2026-11-26T08:01:45.947Z",
+         *           "created": "2026-11-26T07:43:27.409Z",
+         *           "updated": "2026-11-26T07:43:27.440Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -23967,7 +23429,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-26T08:01:45.932Z"
+         *           "updated": "2026-11-26T07:43:27.409Z"
          *         }
          *       }
          *     }
@@ -24001,19 +23463,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h1dqzq001b9a4qpyezvjk6qky1w",
+         *       "id": "evt_prod_06h1dksmvfezazrzh4a2q5ksapja6",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795680106,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
+         *           "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T08:01:46.239Z",
-         *           "updated": "2026-11-26T08:01:46.239Z",
+         *           "created": "2026-11-26T07:43:27.961Z",
+         *           "updated": "2026-11-26T07:43:27.961Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -24083,19 +23545,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dqzq216mnkzxs673tgkvcxv94",
+         *       "id": "evt_prod_06h1dksmyb19k7zv4vhydf1xhh33y",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
+         *           "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T08:01:46.239Z",
-         *           "updated": "2026-11-26T08:01:46.255Z",
+         *           "created": "2026-11-26T07:43:27.961Z",
+         *           "updated": "2026-11-26T07:43:27.985Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -24103,7 +23565,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:01:46.239Z",
+         *           "updated": "2026-11-26T07:43:27.961Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -24138,19 +23600,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h1dqzq3cydgfpgxgh772f27t2zr",
+         *       "id": "evt_prod_06h1dksn06qb51cm3q00vnptsxdt8",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
+         *           "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-26T08:01:46.239Z",
-         *           "updated": "2026-11-26T08:01:46.267Z",
+         *           "created": "2026-11-26T07:43:27.961Z",
+         *           "updated": "2026-11-26T07:43:28.000Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -24159,7 +23621,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T08:01:46.255Z"
+         *           "updated": "2026-11-26T07:43:27.985Z"
          *         }
          *       }
          *     }
@@ -24193,19 +23655,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h1dqzq51qshatmj3v7xtyqmenvr",
+         *       "id": "evt_prod_06h1dksn2vtem99qvde75ksyk5xd0",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795680106,
+         *       "created": 1795679008,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1dqzpzwyfh6gfk7f56sx09bsy0",
+         *           "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T08:01:46.239Z",
-         *           "updated": "2026-11-26T08:01:46.280Z",
+         *           "created": "2026-11-26T07:43:27.961Z",
+         *           "updated": "2026-11-26T07:43:28.021Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -24214,7 +23676,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-26T08:01:46.267Z"
+         *           "updated": "2026-11-26T07:43:28.000Z"
          *         }
          *       }
          *     }
@@ -24248,19 +23710,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h1dqzpmd4se9wcwy5e4d85py3vt",
+         *       "id": "evt_prod_06h1dksm9w7dyp6qhg4v5c862wzsg",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795680106,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h1dqzpm4y2c5gtgpftgmhcj2ks2",
+         *           "id": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T08:01:46.145Z",
-         *           "updated": "2026-11-26T08:01:46.145Z",
+         *           "created": "2026-11-26T07:43:27.822Z",
+         *           "updated": "2026-11-26T07:43:27.822Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -24320,28 +23782,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h1dqzpp9aqkc8z4jnyv7qtbekkm",
+         *       "id": "evt_prod_06h1dksmc292sb0vyjc4q8j0tyrym",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795680106,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1dqzpp49k0mt0bcsevrg1gj6a2",
+         *           "id": "prodft_prod_06h1dksmbw4vybk4kjf7fj2pfz12p",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T08:01:46.161Z",
+         *           "created": "2026-11-26T07:43:27.839Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1dqzpm4y2c5gtgpftgmhcj2ks2",
+         *             "id": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-26T08:01:46.145Z",
-         *             "updated": "2026-11-26T08:01:46.145Z",
+         *             "created": "2026-11-26T07:43:27.822Z",
+         *             "updated": "2026-11-26T07:43:27.822Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
+         *           "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *           "livemode": false
          *         }
          *       }
@@ -24391,28 +23853,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h1dqzpv3h9zhfrcp5hbp8xsnrbr",
+         *       "id": "evt_prod_06h1dksmmnpbk66vttgxjefhq4342",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1dqzpsnyc45s6mkq37dv0s9q3a",
+         *           "id": "prodft_prod_06h1dksmgtxm9ranncgd74b77tp8c",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T08:01:46.189Z",
+         *           "created": "2026-11-26T07:43:27.878Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1dqzpqycqz2308xm0ksz6mw2z8",
+         *             "id": "feat_prod_06h1dksmdt8dqxhnk9p3kfypthtcr",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-26T08:01:46.175Z",
-         *             "updated": "2026-11-26T08:01:46.175Z",
+         *             "created": "2026-11-26T07:43:27.854Z",
+         *             "updated": "2026-11-26T07:43:27.854Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h1dqznwt7r7gawae1d6j0p58q26",
+         *           "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
          *           "livemode": false
          *         }
          *       }
@@ -24447,23 +23909,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dqzvfm6sfezjmrdyqef1x5vq0",
+         *       "id": "evt_prod_06h1dkst9qchzctskqrnwy66z4zyj",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795680107,
+         *       "created": 1795679009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h1dqzpm4y2c5gtgpftgmhcj2ks2",
+         *               "feature": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h1dqzve74cyd4h35w9veg5r4z68"
+         *               "source_subscription": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
+         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -24510,16 +23972,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dqzpxgxb2g0eqyr8xcacs4h3g",
+         *       "id": "evt_prod_06h1dksmqsdr2dk1ag4t1fnnk64dc",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 2,
-         *       "created": 1795680106,
+         *       "created": 1795679007,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-26T08:01:46.217Z",
+         *           "updated": "2026-11-26T07:43:27.929Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -24701,58 +24163,55 @@ export type components = {
             updated?: string | null;
         };
         /**
-         * @description The webhook body of `credit_note.created`.
+         * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h1dqztvgh0rprzhgfepbc3a91ep",
+         *       "id": "evt_prod_06h1dksx2w3969z01vv5z2571q4e6",
          *       "object": "event",
-         *       "type": "credit_note.created",
+         *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795680107,
+         *       "created": 1795679010,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h1dqztqk5aa7xwr9efccq1sw444",
-         *           "pdf": "http://127.0.0.1:37105/api/credit-notes/cn_prod_06h1dqztqk5aa7xwr9efccq1sw444/pdf",
-         *           "memo": null,
-         *           "type": "pre_payment",
-         *           "lines": [
+         *           "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *           "steps": [
          *             {
-         *               "quantity": null,
-         *               "amount_atom": 100,
-         *               "description": null,
-         *               "tax_amounts": [],
-         *               "invoice_line": null,
-         *               "discount_atom": 0,
-         *               "total_amount_atom": 100
+         *               "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *               "type": "switch_price",
+         *               "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *               "state": "pending",
+         *               "quantity": null
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-CN-0001",
-         *           "object": "credit_note",
-         *           "reason": "order_change",
-         *           "status": "issued",
-         *           "created": "2026-11-26T08:01:47.196Z",
-         *           "invoice": "in_prod_06h1dqztgn57v3e3y3mw5hackjgc8",
-         *           "refunds": [],
-         *           "updated": "2026-11-26T08:01:47.196Z",
+         *           "object": "subscription_change_request",
+         *           "status": "scheduled",
+         *           "created": "2026-11-26T07:43:30.022Z",
+         *           "invoice": null,
+         *           "updated": "2026-11-26T07:43:30.058Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
-         *           "tax_atom": 0,
-         *           "voided_at": null,
-         *           "pdf_sha256": "cd9a16d907e4b65082b7a939f87c8ed751bb35f72a3b504729ef39a1926ea998",
-         *           "total_taxes": [],
-         *           "discount_atom": 0,
-         *           "subtotal_atom": 100,
-         *           "total_amount_atom": 100,
-         *           "credit_amount_atom": 0,
-         *           "refund_amount_atom": 0,
-         *           "out_of_band_amount_atom": 0,
-         *           "customer_balance_transaction": null
+         *           "metadata": {},
+         *           "effective": "period_end",
+         *           "applied_at": null,
+         *           "last_error": null,
+         *           "effective_at": "2026-12-26T07:43:29.625Z",
+         *           "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *           "applied_steps": 0,
+         *           "proration_date": "2026-11-26T07:43:30.022Z",
+         *           "amount_due_now_atom": 0,
+         *           "cancellation_reason": null,
+         *           "payment_collected_at": null,
+         *           "next_invoice_amount_atom": 1000
+         *         },
+         *         "previous_attributes": {
+         *           "status": "open",
+         *           "updated": "2026-11-26T07:43:30.022Z",
+         *           "effective_at": null
          *         }
          *       }
          *     }
          */
-        CreditNoteCreatedWebhookEvent: {
+        SubscriptionChangeRequestScheduledWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
             /** @constant */
@@ -24761,7 +24220,7 @@ export type components = {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "credit_note.created";
+            type: "subscription_change_request.scheduled";
             /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
             sequence: number;
             /** @description Unix seconds. */
@@ -24773,52 +24232,51 @@ export type components = {
              */
             test?: true;
             data: {
-                object: components["schemas"]["CreditNote"];
+                object: components["schemas"]["SubscriptionChangeRequest"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["CreditNotePreviousAttributes"];
+                previous_attributes?: components["schemas"]["SubscriptionChangeRequestPreviousAttributes"];
             };
         };
         /** @description The fields that changed, with their previous values. */
-        CreditNotePreviousAttributes: {
-            /** @example cn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+        SubscriptionChangeRequestPreviousAttributes: {
+            /** @example scr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id?: string;
             /** @constant */
-            object?: "credit_note";
-            /**
-             * @description `{invoice_prefix}-CN-{sequence}` (at least 4 digits), gapless per account.
-             * @example ACME-CN-0001
-             */
-            number?: string;
-            invoice?: string;
-            customer?: string;
-            currency?: string;
+            object?: "subscription_change_request";
+            subscription?: string;
             /** @enum {string} */
-            status?: "issued" | "void";
+            status?: "open" | "partially_applied" | "applied" | "canceled" | "scheduled";
+            steps?: components["schemas"]["SubscriptionChangeStep"][];
+            /** @description Proration for the rest of the current period, fixed at creation: floor(max(0, Δ per-period amount) × remaining / period length); 0 while trialing or paused, and 0 for `period_end` (the change starts with the next period). Before the customer's discount. */
+            amount_due_now_atom?: number;
+            /** @description The items after the change for one period, before discounts. */
+            next_invoice_amount_atom?: number;
+            currency?: string;
             /**
-             * @description `pre_payment`: issued on an open invoice, lowered its amount due; `post_payment`: on a paid invoice.
+             * Format: date-time
+             * @description The instant the proration was computed for (the account's clock at creation).
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            proration_date?: string;
+            /** @description The proration invoice (`in_…`), once apply created it. */
+            invoice?: string | null;
+            payment_collected_at?: string | null;
+            applied_steps?: number;
+            applied_at?: string | null;
+            /** @description Why the last apply stopped (payment failure, failed step), or why the renewal dropped a scheduled one; null once applied. */
+            last_error?: string | null;
+            /**
+             * @description `now`, or `period_end`: applying it schedules it for the renewal.
              * @enum {string}
              */
-            type?: "pre_payment" | "post_payment";
-            /** @enum {string} */
-            reason?: "duplicate" | "fraudulent" | "order_change" | "product_unsatisfactory";
-            memo?: string | null;
-            lines?: components["schemas"]["CreditNoteLine"][];
-            subtotal_atom?: number;
-            discount_atom?: number;
-            tax_atom?: number;
-            total_taxes?: components["schemas"]["TaxAmount"][];
-            /** @description What the credit note credits: subtotal − discount + exclusive taxes. */
-            total_amount_atom?: number;
-            refund_amount_atom?: number;
-            credit_amount_atom?: number;
-            out_of_band_amount_atom?: number;
-            /** @description The refunds (`re_…`) it made of the invoice's payments. */
-            refunds?: string[];
-            customer_balance_transaction?: string | null;
-            /** @description The PDF (`getCreditNotePdf`, secret token); null on a preview. */
-            pdf?: string | null;
-            pdf_sha256?: string | null;
-            voided_at?: string | null;
+            effective?: "now" | "period_end";
+            /** @description For `period_end`: the end of the period it was scheduled for (set when applied; the renewal at that instant applies it). Null for `now`. */
+            effective_at?: string | null;
+            /** @description Once `canceled`: `requested` (the cancel operation), `subscription_cancelled` (its subscription was cancelled before a scheduled change ran), or `no_longer_applies` (at the renewal its steps no longer applied: `last_error` says why). */
+            cancellation_reason?: ("requested" | "subscription_cancelled" | "no_longer_applies") | null;
+            metadata?: {
+                [key: string]: string;
+            };
             livemode?: boolean;
             /**
              * Format: date-time
@@ -24832,63 +24290,65 @@ export type components = {
             updated?: string;
         };
         /**
-         * @description The webhook body of `credit_note.voided`.
+         * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h1dqztz8m429n2vejh8qw7yzbja",
+         *       "id": "evt_prod_06h1dkt0e3fazke34ma1xqy7rkdzr",
          *       "object": "event",
-         *       "type": "credit_note.voided",
+         *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1795680107,
+         *       "created": 1798271009,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h1dqztqk5aa7xwr9efccq1sw444",
-         *           "pdf": "http://127.0.0.1:37105/api/credit-notes/cn_prod_06h1dqztqk5aa7xwr9efccq1sw444/pdf",
-         *           "memo": null,
-         *           "type": "pre_payment",
-         *           "lines": [
+         *           "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *           "steps": [
          *             {
-         *               "quantity": null,
-         *               "amount_atom": 100,
-         *               "description": null,
-         *               "tax_amounts": [],
-         *               "invoice_line": null,
-         *               "discount_atom": 0,
-         *               "total_amount_atom": 100
+         *               "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *               "type": "switch_price",
+         *               "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *               "state": "applied",
+         *               "quantity": null
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-CN-0001",
-         *           "object": "credit_note",
-         *           "reason": "order_change",
-         *           "status": "void",
-         *           "created": "2026-11-26T08:01:47.196Z",
-         *           "invoice": "in_prod_06h1dqztgn57v3e3y3mw5hackjgc8",
-         *           "refunds": [],
-         *           "updated": "2026-11-26T08:01:47.257Z",
+         *           "object": "subscription_change_request",
+         *           "status": "applied",
+         *           "created": "2026-11-26T07:43:30.022Z",
+         *           "invoice": null,
+         *           "updated": "2026-12-26T07:43:29.625Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
-         *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T08:01:47.257Z",
-         *           "pdf_sha256": "cd9a16d907e4b65082b7a939f87c8ed751bb35f72a3b504729ef39a1926ea998",
-         *           "total_taxes": [],
-         *           "discount_atom": 0,
-         *           "subtotal_atom": 100,
-         *           "total_amount_atom": 100,
-         *           "credit_amount_atom": 0,
-         *           "refund_amount_atom": 0,
-         *           "out_of_band_amount_atom": 0,
-         *           "customer_balance_transaction": null
+         *           "metadata": {},
+         *           "effective": "period_end",
+         *           "applied_at": "2026-12-26T07:43:29.625Z",
+         *           "last_error": null,
+         *           "effective_at": "2026-12-26T07:43:29.625Z",
+         *           "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *           "applied_steps": 1,
+         *           "proration_date": "2026-11-26T07:43:30.022Z",
+         *           "amount_due_now_atom": 0,
+         *           "cancellation_reason": null,
+         *           "payment_collected_at": null,
+         *           "next_invoice_amount_atom": 1000
          *         },
          *         "previous_attributes": {
-         *           "status": "issued",
-         *           "updated": "2026-11-26T08:01:47.196Z",
-         *           "voided_at": null
+         *           "steps": [
+         *             {
+         *               "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *               "type": "switch_price",
+         *               "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *               "state": "pending",
+         *               "quantity": null
+         *             }
+         *           ],
+         *           "status": "scheduled",
+         *           "updated": "2026-11-26T07:43:30.058Z",
+         *           "applied_at": null,
+         *           "applied_steps": 0
          *         }
          *       }
          *     }
          */
-        CreditNoteVoidedWebhookEvent: {
+        SubscriptionChangeRequestAppliedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
             /** @constant */
@@ -24897,7 +24357,7 @@ export type components = {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "credit_note.voided";
+            type: "subscription_change_request.applied";
             /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
             sequence: number;
             /** @description Unix seconds. */
@@ -24909,39 +24369,61 @@ export type components = {
              */
             test?: true;
             data: {
-                object: components["schemas"]["CreditNote"];
+                object: components["schemas"]["SubscriptionChangeRequest"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["CreditNotePreviousAttributes"];
+                previous_attributes?: components["schemas"]["SubscriptionChangeRequestPreviousAttributes"];
             };
         };
         /**
-         * @description The webhook body of `customer.balance_transaction.created`.
+         * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1dqzv20z27tqapqby71xk6yehy",
+         *       "id": "evt_prod_06h1dksxkm5fvb6xygg94yg8vvmsa",
          *       "object": "event",
-         *       "type": "customer.balance_transaction.created",
-         *       "sequence": 1,
-         *       "created": 1795680107,
+         *       "type": "subscription_change_request.canceled",
+         *       "sequence": 2,
+         *       "created": 1795679010,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h1dqzv1zejtg3sjnc48h7dee6hw",
-         *           "type": "credit_note",
-         *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-26T08:01:47.279Z",
-         *           "invoice": "in_prod_06h1dqzrd6y186srkr1nbjb4w0ey2",
+         *           "id": "scr_prod_06h1dksx89zqrg76ymrqdsjmzh6fp",
+         *           "steps": [
+         *             {
+         *               "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *               "type": "set_quantity",
+         *               "price": null,
+         *               "state": "pending",
+         *               "quantity": 2
+         *             }
+         *           ],
+         *           "object": "subscription_change_request",
+         *           "status": "canceled",
+         *           "created": "2026-11-26T07:43:30.107Z",
+         *           "invoice": null,
+         *           "updated": "2026-11-26T07:43:30.204Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dqzq8dxcdbrj0akf61vzbc9e2",
          *           "livemode": false,
-         *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h1dqzv1sp6fbhkk4xnzt9fgqxg2",
-         *           "description": null,
-         *           "ending_balance_atom": 100
+         *           "metadata": {},
+         *           "effective": "period_end",
+         *           "applied_at": null,
+         *           "last_error": null,
+         *           "effective_at": "2026-12-26T07:43:29.625Z",
+         *           "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *           "applied_steps": 0,
+         *           "proration_date": "2026-11-26T07:43:30.107Z",
+         *           "amount_due_now_atom": 0,
+         *           "cancellation_reason": "requested",
+         *           "payment_collected_at": null,
+         *           "next_invoice_amount_atom": 2000
+         *         },
+         *         "previous_attributes": {
+         *           "status": "scheduled",
+         *           "updated": "2026-11-26T07:43:30.152Z",
+         *           "cancellation_reason": null
          *         }
          *       }
          *     }
          */
-        CustomerBalanceTransactionCreatedWebhookEvent: {
+        SubscriptionChangeRequestCanceledWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
             /** @constant */
@@ -24950,7 +24432,7 @@ export type components = {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "customer.balance_transaction.created";
+            type: "subscription_change_request.canceled";
             /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
             sequence: number;
             /** @description Unix seconds. */
@@ -24962,37 +24444,10 @@ export type components = {
              */
             test?: true;
             data: {
-                object: components["schemas"]["CustomerBalanceTransaction"];
+                object: components["schemas"]["SubscriptionChangeRequest"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
-                previous_attributes?: components["schemas"]["CustomerBalanceTransactionPreviousAttributes"];
+                previous_attributes?: components["schemas"]["SubscriptionChangeRequestPreviousAttributes"];
             };
-        };
-        /** @description The fields that changed, with their previous values. */
-        CustomerBalanceTransactionPreviousAttributes: {
-            /** @example cbtxn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id?: string;
-            /** @constant */
-            object?: "customer_balance_transaction";
-            customer?: string;
-            currency?: string;
-            /** @description The change of the balance: positive credits the customer, negative debits. */
-            amount_atom?: number;
-            /** @description The customer's balance in this currency after this transaction. */
-            ending_balance_atom?: number;
-            /**
-             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`).
-             * @enum {string}
-             */
-            type?: "adjustment" | "applied_to_invoice" | "credit_note";
-            description?: string | null;
-            invoice?: string | null;
-            credit_note?: string | null;
-            livemode?: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created?: string;
         };
         ApiTokenList: {
             items: components["schemas"]["ApiToken"][];
@@ -25293,32 +24748,6 @@ export type components = {
              * @example evt_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
              */
             granted_by_event: string | null;
-        };
-        PortalSession: {
-            /** @constant */
-            object: "portal_session";
-            /** @example bps_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @description The single-use link: valid until `expires_at`, it opens once and starts a 30-minute (idle) portal session in that browser. Answered only here. */
-            url: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            expires_at: string;
-            return_url: string | null;
-            customer: string;
-            flow: {
-                /** @enum {string} */
-                type: "subscription_cancel" | "subscription_update" | "payment_method_update";
-                subscription: string | null;
-            } | null;
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
         };
     };
     responses: never;
@@ -32105,1179 +31534,6 @@ export interface operations {
             };
         };
     };
-    listCreditNotes: {
-        parameters: {
-            query?: {
-                /** @description Page size, 1 to 100. Default 50. */
-                limit?: number;
-                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: number;
-                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
-                starting_after?: string;
-                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
-                ending_before?: string;
-                /** @description Only items created at or after this time (ISO 8601). */
-                "created[gte]"?: string;
-                /** @description Only items created before this time (ISO 8601). */
-                "created[lt]"?: string;
-                /** @description Only credit notes of this invoice. */
-                invoice?: string;
-                /** @description Only credit notes of this customer. */
-                customer?: string;
-            };
-            header?: never;
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of credit notes. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditNoteList"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    createCreditNote: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreditNoteCreateInput"];
-            };
-        };
-        responses: {
-            /** @description The credit note. */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditNote"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    listCreditNotesForTokenAccount: {
-        parameters: {
-            query?: {
-                /** @description Page size, 1 to 100. Default 50. */
-                limit?: number;
-                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: number;
-                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
-                starting_after?: string;
-                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
-                ending_before?: string;
-                /** @description Only items created at or after this time (ISO 8601). */
-                "created[gte]"?: string;
-                /** @description Only items created before this time (ISO 8601). */
-                "created[lt]"?: string;
-                /** @description Only credit notes of this invoice. */
-                invoice?: string;
-                /** @description Only credit notes of this customer. */
-                customer?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of credit notes. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditNoteList"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    createCreditNoteForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreditNoteCreateInput"];
-            };
-        };
-        responses: {
-            /** @description The credit note. */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditNote"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    previewCreditNote: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreditNoteCreateInput"];
-            };
-        };
-        responses: {
-            /** @description The credit note it would be. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditNote"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    previewCreditNoteForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreditNoteCreateInput"];
-            };
-        };
-        responses: {
-            /** @description The credit note it would be. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditNote"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getCreditNote: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-                credit_note_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The credit note. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditNote"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getCreditNoteForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                credit_note_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The credit note. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditNote"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    voidCreditNote: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-                credit_note_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The voided credit note. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditNote"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    voidCreditNoteForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                credit_note_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The voided credit note. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreditNote"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getCreditNotePdf: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-                credit_note_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The PDF. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": components["schemas"]["InvoicePdf"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getCreditNotePdfForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                credit_note_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The PDF. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": components["schemas"]["InvoicePdf"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    listCustomerBalanceTransactions: {
-        parameters: {
-            query?: {
-                /** @description Page size, 1 to 100. Default 50. */
-                limit?: number;
-                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: number;
-                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
-                starting_after?: string;
-                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
-                ending_before?: string;
-                /** @description Only items created at or after this time (ISO 8601). */
-                "created[gte]"?: string;
-                /** @description Only items created before this time (ISO 8601). */
-                "created[lt]"?: string;
-                /** @description Only transactions in this currency. */
-                currency?: string;
-            };
-            header?: never;
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-                customer_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of balance transactions. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CustomerBalanceTransactionList"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    createCustomerBalanceTransaction: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-                customer_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["BalanceTransactionCreateInput"];
-            };
-        };
-        responses: {
-            /** @description The balance transaction. */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CustomerBalanceTransaction"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    listCustomerBalanceTransactionsForTokenAccount: {
-        parameters: {
-            query?: {
-                /** @description Page size, 1 to 100. Default 50. */
-                limit?: number;
-                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
-                offset?: number;
-                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
-                starting_after?: string;
-                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
-                ending_before?: string;
-                /** @description Only items created at or after this time (ISO 8601). */
-                "created[gte]"?: string;
-                /** @description Only items created before this time (ISO 8601). */
-                "created[lt]"?: string;
-                /** @description Only transactions in this currency. */
-                currency?: string;
-            };
-            header?: never;
-            path: {
-                customer_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of balance transactions. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CustomerBalanceTransactionList"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    createCustomerBalanceTransactionForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                customer_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["BalanceTransactionCreateInput"];
-            };
-        };
-        responses: {
-            /** @description The balance transaction. */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CustomerBalanceTransaction"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such object in this account. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     listSubscriptions: {
         parameters: {
             query?: {
@@ -35025,7 +33281,7 @@ export interface operations {
                 "created[gte]"?: string;
                 /** @description Only items created before this time (ISO 8601). */
                 "created[lt]"?: string;
-                status?: "open" | "partially_applied" | "applied" | "canceled";
+                status?: "open" | "partially_applied" | "applied" | "canceled" | "scheduled";
             };
             header?: never;
             path: {
@@ -35193,7 +33449,7 @@ export interface operations {
                 "created[gte]"?: string;
                 /** @description Only items created before this time (ISO 8601). */
                 "created[lt]"?: string;
-                status?: "open" | "partially_applied" | "applied" | "canceled";
+                status?: "open" | "partially_applied" | "applied" | "canceled" | "scheduled";
             };
             header?: never;
             path: {
@@ -42830,153 +41086,6 @@ export interface operations {
             };
         };
     };
-    createPortalSession: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                /** @description The account (`acc_…`); it must be the token's account. */
-                account_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PortalSessionCreateInput"];
-            };
-        };
-        responses: {
-            /** @description The session, with its link (answered only here). */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PortalSession"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    createPortalSessionForTokenAccount: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PortalSessionCreateInput"];
-            };
-        };
-        responses: {
-            /** @description The session, with its link (answered only here). */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PortalSession"];
-                };
-            };
-            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or revoked API token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The token may not call this operation or act on this account. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Validation error; `errors` lists the fields. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     paymentSucceededWebhook: {
         parameters: {
             query?: never;
@@ -46202,7 +44311,7 @@ export interface operations {
             };
         };
     };
-    creditNoteCreatedWebhook: {
+    subscriptionChangeRequestScheduledWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -46211,7 +44320,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreditNoteCreatedWebhookEvent"];
+                "application/json": components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"];
             };
         };
         responses: {
@@ -46245,7 +44354,7 @@ export interface operations {
             };
         };
     };
-    creditNoteVoidedWebhook: {
+    subscriptionChangeRequestAppliedWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -46254,7 +44363,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreditNoteVoidedWebhookEvent"];
+                "application/json": components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"];
             };
         };
         responses: {
@@ -46288,7 +44397,7 @@ export interface operations {
             };
         };
     };
-    customerBalanceTransactionCreatedWebhook: {
+    subscriptionChangeRequestCanceledWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -46297,7 +44406,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"];
+                "application/json": components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"];
             };
         };
         responses: {
