@@ -11049,32 +11049,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksp0zsnve1vb4jyfsrsyq3f0",
+         *       "id": "evt_prod_06h1dyrgcnhhyza8rb0q1182k3510",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *       "aggregate_id": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
          *       "data": {
-         *         "id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *         "id": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T07:43:28.261Z",
+         *         "created": "2026-11-26T08:31:22.211Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
+         *         "payment_intent": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
-         *       "request_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
+         *       "correlation_id": "req_prod_06h1dyrgb8kekdhr83n86dh7asgwr",
+         *       "request_id": "req_prod_06h1dyrgb8kekdhr83n86dh7asgwr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:28.263Z",
+         *       "created": "2026-11-26T08:31:22.213Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         PaymentSucceededEvent: {
@@ -11119,32 +11119,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksp53rxap19xgmx27msr1apc",
+         *       "id": "evt_prod_06h1dyrgfdrq0m9xzw22w0dfkj8pc",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1dksp4v4tsj05k7rwthmbfhxsr",
+         *       "aggregate_id": "py_prod_06h1dyrgf72dwydgdj8rnrr5z6fy4",
          *       "data": {
-         *         "id": "py_prod_06h1dksp4v4tsj05k7rwthmbfhxsr",
+         *         "id": "py_prod_06h1dyrgf72dwydgdj8rnrr5z6fy4",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T07:43:28.294Z",
+         *         "created": "2026-11-26T08:31:22.233Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
+         *         "payment_intent": "pi_prod_06h1dyrgehwm7msfdkwm08k0qnjhj",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksp3k0qbycrxgkq246xqersw",
-         *       "request_id": "req_prod_06h1dksp3k0qbycrxgkq246xqersw",
+         *       "correlation_id": "req_prod_06h1dyrgeag2jbnahdqykk5pnv0ca",
+         *       "request_id": "req_prod_06h1dyrgeag2jbnahdqykk5pnv0ca",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:28.296Z",
+         *       "created": "2026-11-26T08:31:22.235Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         PaymentFailedEvent: {
@@ -11189,44 +11189,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksptm5xwd3tcs6qxdsv81xwt",
+         *       "id": "evt_prod_06h1dyrgw0k46cb084j3fetfrzfgg",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *       "aggregate_id": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
          *       "data": {
-         *         "id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *         "id": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T07:43:28.261Z",
+         *         "created": "2026-11-26T08:31:22.211Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
+         *         "payment_intent": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *         "id": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T07:43:28.261Z",
+         *         "created": "2026-11-26T08:31:22.211Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
+         *         "payment_intent": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
-         *       "request_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
+         *       "correlation_id": "req_prod_06h1dyrgtxd8z4bb8743yymzrvgz2",
+         *       "request_id": "req_prod_06h1dyrgtxd8z4bb8743yymzrvgz2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:28.469Z",
+         *       "created": "2026-11-26T08:31:22.336Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         PaymentRefundedEvent: {
@@ -11271,29 +11271,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksxszyz8jqks21d1k26js1mc",
+         *       "id": "evt_prod_06h1dyrmm441811dfaefma118k81p",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *       "aggregate_id": "cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
          *       "data": {
-         *         "id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
-         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *         "id": "cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
+         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:30.248Z",
+         *         "created": "2026-11-26T08:31:23.293Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:30.248Z",
+         *         "updated": "2026-11-26T08:31:23.293Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T07:43:30.248Z",
+         *         "expires_at": "2026-11-27T08:31:23.293Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11311,13 +11311,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksxrm1cy8zd2v4rs1dxrc3am",
-         *       "request_id": "req_prod_06h1dksxrm1cy8zd2v4rs1dxrc3am",
+         *       "correlation_id": "req_prod_06h1dyrmkdty9spmzyscd1p62stsa",
+         *       "request_id": "req_prod_06h1dyrmkdty9spmzyscd1p62stsa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:30.255Z",
+         *       "created": "2026-11-26T08:31:23.297Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -11362,19 +11362,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksye4y12cajanrf5rd4dtywe",
+         *       "id": "evt_prod_06h1dyrmv99yf93rcc10a51r8ezgp",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *       "aggregate_id": "cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
          *       "data": {
-         *         "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
-         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *         "id": "cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
+         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:30.373Z",
+         *         "created": "2026-11-26T08:31:23.342Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:30.416Z",
+         *         "updated": "2026-11-26T08:31:23.353Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11383,10 +11383,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T07:43:30.373Z",
+         *         "expires_at": "2026-11-27T08:31:23.342Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11403,24 +11403,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
-         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *         "id": "cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
+         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:30.373Z",
+         *         "created": "2026-11-26T08:31:23.342Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:30.373Z",
+         *         "updated": "2026-11-26T08:31:23.342Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T07:43:30.373Z",
+         *         "expires_at": "2026-11-27T08:31:23.342Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11437,13 +11437,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksybmy35575vtc7n474azae8",
-         *       "request_id": "req_prod_06h1dksybmy35575vtc7n474azae8",
+         *       "correlation_id": "req_prod_06h1dyrmtzvgr0grm9tk4gg1rrex8",
+         *       "request_id": "req_prod_06h1dyrmtzvgr0grm9tk4gg1rrex8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:30.417Z",
+         *       "created": "2026-11-26T08:31:23.354Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -11488,20 +11488,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksyk7jgfvnmygvmwwx3a1mxp",
+         *       "id": "evt_prod_06h1dyrmx04920q8h1r8jv4718ac4",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *       "aggregate_id": "cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
          *       "data": {
-         *         "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
-         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *         "id": "cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
+         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:30.373Z",
+         *         "created": "2026-11-26T08:31:23.342Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:30.454Z",
+         *         "updated": "2026-11-26T08:31:23.367Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11510,10 +11510,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T07:43:30.373Z",
+         *         "expires_at": "2026-11-27T08:31:23.342Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11530,14 +11530,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
-         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *         "id": "cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
+         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:30.373Z",
+         *         "created": "2026-11-26T08:31:23.342Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:30.416Z",
+         *         "updated": "2026-11-26T08:31:23.353Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11546,10 +11546,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T07:43:30.373Z",
+         *         "expires_at": "2026-11-27T08:31:23.342Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11566,13 +11566,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksyjg6s78csz3m2z0jgchsha",
-         *       "request_id": "req_prod_06h1dksyjg6s78csz3m2z0jgchsha",
+         *       "correlation_id": "req_prod_06h1dyrmwnrd12tgsq8nannxztp16",
+         *       "request_id": "req_prod_06h1dyrmwnrd12tgsq8nannxztp16",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:43:30.457Z",
+         *       "created": "2026-11-26T08:31:23.368Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -11617,29 +11617,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksy6df1f6bcxpgzambqa246a",
+         *       "id": "evt_prod_06h1dyrmrn2erh743rckvjpn7dsbe",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *       "aggregate_id": "cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
          *       "data": {
-         *         "id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
-         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *         "id": "cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
+         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T07:43:30.248Z",
+         *         "created": "2026-11-26T08:31:23.293Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:30.352Z",
+         *         "updated": "2026-11-26T08:31:23.331Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksy2w8syr009a566x1pgb66g",
+         *         "customer": "cus_prod_06h1dyrmpvv6tar0x6xxt03emfzwp",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T07:43:30.248Z",
+         *         "expires_at": "2026-11-27T08:31:23.293Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11647,33 +11647,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T07:43:30.352Z",
+         *         "completed_at": "2026-11-26T08:31:23.331Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1dksy3v3fe525yvyx94dktw4mr",
+         *         "payment_intent": "pi_prod_06h1dyrmqat1qgas3pyc3m561n40e",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
-         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *         "id": "cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
+         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:30.248Z",
+         *         "created": "2026-11-26T08:31:23.293Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:30.248Z",
+         *         "updated": "2026-11-26T08:31:23.293Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T07:43:30.248Z",
+         *         "expires_at": "2026-11-27T08:31:23.293Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11690,13 +11690,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksxzga4xfzc0qsjzm8h8eaa6",
-         *       "request_id": "req_prod_06h1dksxzga4xfzc0qsjzm8h8eaa6",
+         *       "correlation_id": "req_prod_06h1dyrmnzwaa2x4hw2z28fc0zkt8",
+         *       "request_id": "req_prod_06h1dyrmnzwaa2x4hw2z28fc0zkt8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:30.355Z",
+         *       "created": "2026-11-26T08:31:23.333Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1dksy2w8syr009a566x1pgb66g"
+         *       "actor_id": "cus_prod_06h1dyrmpvv6tar0x6xxt03emfzwp"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -11741,29 +11741,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksz5kfd15mtjzyw6zbetv2cp",
+         *       "id": "evt_prod_06h1dyrn5pk3spphhbxn6jtnpkb98",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
+         *       "aggregate_id": "cs_prod_06h1dyrmy7t2ay959razmvyz77p0j",
          *       "data": {
-         *         "id": "cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
-         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
+         *         "id": "cs_prod_06h1dyrmy7t2ay959razmvyz77p0j",
+         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmy7t2ay959razmvyz77p0j",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T07:43:30.472Z",
+         *         "created": "2026-11-26T08:31:23.375Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T07:43:30.472Z",
+         *         "updated": "2026-11-27T08:31:23.375Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T07:43:30.472Z",
-         *         "expires_at": "2026-11-27T07:43:30.472Z",
+         *         "expired_at": "2026-11-27T08:31:23.375Z",
+         *         "expires_at": "2026-11-27T08:31:23.375Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11780,24 +11780,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
-         *         "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
+         *         "id": "cs_prod_06h1dyrmy7t2ay959razmvyz77p0j",
+         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmy7t2ay959razmvyz77p0j",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:30.472Z",
+         *         "created": "2026-11-26T08:31:23.375Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:30.472Z",
+         *         "updated": "2026-11-26T08:31:23.375Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T07:43:30.472Z",
+         *         "expires_at": "2026-11-27T08:31:23.375Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11814,11 +11814,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksyty91y7hk6kb7qrrne229r",
+         *       "correlation_id": "req_prod_06h1dyrn05f4vsr682y8j7ctkafk8",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T07:43:30.472Z",
+         *       "created": "2026-11-27T08:31:23.375Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -11865,19 +11865,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksnzsv8wyxahv6j0evkrxykw",
+         *       "id": "evt_prod_06h1dyrgbtqcwyytf1nwe4z7t3vcr",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
+         *       "aggregate_id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
          *       "data": {
-         *         "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
+         *         "id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T07:43:28.250Z",
+         *         "created": "2026-11-26T08:31:22.204Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:28.250Z",
+         *         "updated": "2026-11-26T08:31:22.204Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11890,13 +11890,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
-         *       "request_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
+         *       "correlation_id": "req_prod_06h1dyrgb8kekdhr83n86dh7asgwr",
+         *       "request_id": "req_prod_06h1dyrgb8kekdhr83n86dh7asgwr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:28.254Z",
+         *       "created": "2026-11-26T08:31:22.207Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -11941,19 +11941,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksp0fbzehd1nhz8d8bkexee6",
+         *       "id": "evt_prod_06h1dyrgc92jxh330d692kt56cw8c",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
+         *       "aggregate_id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
          *       "data": {
-         *         "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
+         *         "id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T07:43:28.250Z",
+         *         "created": "2026-11-26T08:31:22.204Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:28.258Z",
+         *         "updated": "2026-11-26T08:31:22.208Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11965,14 +11965,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
+         *         "id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T07:43:28.250Z",
+         *         "created": "2026-11-26T08:31:22.204Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:28.250Z",
+         *         "updated": "2026-11-26T08:31:22.204Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11984,13 +11984,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
-         *       "request_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
+         *       "correlation_id": "req_prod_06h1dyrgb8kekdhr83n86dh7asgwr",
+         *       "request_id": "req_prod_06h1dyrgb8kekdhr83n86dh7asgwr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:28.260Z",
+         *       "created": "2026-11-26T08:31:22.210Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -12035,19 +12035,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksp8gyv58g2y2vr7bwak1ezr",
+         *       "id": "evt_prod_06h1dyrgh9zrtyyq9fzmy6tyydnnp",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dksp7pj96a7myvwsxj4n2rhf4",
+         *       "aggregate_id": "pi_prod_06h1dyrggpmn2gz923zrajaked25c",
          *       "data": {
-         *         "id": "pi_prod_06h1dksp7pj96a7myvwsxj4n2rhf4",
+         *         "id": "pi_prod_06h1dyrggpmn2gz923zrajaked25c",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T07:43:28.317Z",
+         *         "created": "2026-11-26T08:31:22.245Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:28.323Z",
+         *         "updated": "2026-11-26T08:31:22.249Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12059,14 +12059,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dksp7pj96a7myvwsxj4n2rhf4",
+         *         "id": "pi_prod_06h1dyrggpmn2gz923zrajaked25c",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T07:43:28.317Z",
+         *         "created": "2026-11-26T08:31:22.245Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:28.317Z",
+         *         "updated": "2026-11-26T08:31:22.245Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12078,13 +12078,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksp7fert6dphb7zh4dz7kw02",
-         *       "request_id": "req_prod_06h1dksp7fert6dphb7zh4dz7kw02",
+         *       "correlation_id": "req_prod_06h1dyrggjec0y3byppd61zbzbwbt",
+         *       "request_id": "req_prod_06h1dyrggjec0y3byppd61zbzbwbt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:28.324Z",
+         *       "created": "2026-11-26T08:31:22.250Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -12129,19 +12129,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkspeetwrkb7sb501n21qhzjr",
+         *       "id": "evt_prod_06h1dyrgmh0gps7kxrbb8sk2mtxnm",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
+         *       "aggregate_id": "pi_prod_06h1dyrgkwqszh3vrbhtza808yd08",
          *       "data": {
-         *         "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
+         *         "id": "pi_prod_06h1dyrgkwqszh3vrbhtza808yd08",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T07:43:28.366Z",
+         *         "created": "2026-11-26T08:31:22.271Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:28.370Z",
+         *         "updated": "2026-11-26T08:31:22.276Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12153,14 +12153,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
+         *         "id": "pi_prod_06h1dyrgkwqszh3vrbhtza808yd08",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T07:43:28.366Z",
+         *         "created": "2026-11-26T08:31:22.271Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:28.368Z",
+         *         "updated": "2026-11-26T08:31:22.273Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12172,13 +12172,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkspcxf4a2gy4fe94wb674wyc",
-         *       "request_id": "req_prod_06h1dkspcxf4a2gy4fe94wb674wyc",
+         *       "correlation_id": "req_prod_06h1dyrgkq3v6978kp39d668edgct",
+         *       "request_id": "req_prod_06h1dyrgkq3v6978kp39d668edgct",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:43:28.371Z",
+         *       "created": "2026-11-26T08:31:22.276Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -12223,19 +12223,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksp1bcnngp1rv8q8q9rz673w",
+         *       "id": "evt_prod_06h1dyrgczf45jmqq53nkbb274zrg",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
+         *       "aggregate_id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
          *       "data": {
-         *         "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
+         *         "id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T07:43:28.250Z",
+         *         "created": "2026-11-26T08:31:22.204Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:28.265Z",
+         *         "updated": "2026-11-26T08:31:22.214Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12247,14 +12247,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
+         *         "id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T07:43:28.250Z",
+         *         "created": "2026-11-26T08:31:22.204Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:28.258Z",
+         *         "updated": "2026-11-26T08:31:22.208Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12266,13 +12266,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
-         *       "request_id": "req_prod_06h1dksnz2h9jykg5x0xme1f79wer",
+         *       "correlation_id": "req_prod_06h1dyrgb8kekdhr83n86dh7asgwr",
+         *       "request_id": "req_prod_06h1dyrgb8kekdhr83n86dh7asgwr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:43:28.266Z",
+         *       "created": "2026-11-26T08:31:22.215Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -12317,23 +12317,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkspgf26815x4e59pgfvrt8zw",
+         *       "id": "evt_prod_06h1dyrgnyex4wsz7m90g6zc3s37p",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
+         *       "aggregate_id": "pi_prod_06h1dyrgkwqszh3vrbhtza808yd08",
          *       "data": {
-         *         "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
+         *         "id": "pi_prod_06h1dyrgkwqszh3vrbhtza808yd08",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T07:43:28.366Z",
+         *         "created": "2026-11-26T08:31:22.271Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:28.386Z",
+         *         "updated": "2026-11-26T08:31:22.286Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T07:43:28.386Z",
+         *         "canceled_at": "2026-11-26T08:31:22.286Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -12341,14 +12341,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
+         *         "id": "pi_prod_06h1dyrgkwqszh3vrbhtza808yd08",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T07:43:28.366Z",
+         *         "created": "2026-11-26T08:31:22.271Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:28.370Z",
+         *         "updated": "2026-11-26T08:31:22.276Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12360,13 +12360,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkspff2rtw93sdss56nag3t00",
-         *       "request_id": "req_prod_06h1dkspff2rtw93sdss56nag3t00",
+         *       "correlation_id": "req_prod_06h1dyrgnjjxzgvv6xedtttskbt12",
+         *       "request_id": "req_prod_06h1dyrgnjjxzgvv6xedtttskbt12",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T07:43:28.387Z",
+         *       "created": "2026-11-26T08:31:22.287Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -12411,19 +12411,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksp5h4zx4tnet7rdj8mt2tbc",
+         *       "id": "evt_prod_06h1dyrgfq8z7ppyema0dy0r5fwq4",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
+         *       "aggregate_id": "pi_prod_06h1dyrgehwm7msfdkwm08k0qnjhj",
          *       "data": {
-         *         "id": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
+         *         "id": "pi_prod_06h1dyrgehwm7msfdkwm08k0qnjhj",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T07:43:28.288Z",
+         *         "created": "2026-11-26T08:31:22.228Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:28.299Z",
+         *         "updated": "2026-11-26T08:31:22.236Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12435,14 +12435,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
+         *         "id": "pi_prod_06h1dyrgehwm7msfdkwm08k0qnjhj",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T07:43:28.288Z",
+         *         "created": "2026-11-26T08:31:22.228Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:28.291Z",
+         *         "updated": "2026-11-26T08:31:22.231Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12454,13 +12454,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksp3k0qbycrxgkq246xqersw",
-         *       "request_id": "req_prod_06h1dksp3k0qbycrxgkq246xqersw",
+         *       "correlation_id": "req_prod_06h1dyrgeag2jbnahdqykk5pnv0ca",
+         *       "request_id": "req_prod_06h1dyrgeag2jbnahdqykk5pnv0ca",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:43:28.300Z",
+         *       "created": "2026-11-26T08:31:22.237Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -12505,19 +12505,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkspbtesngp3yvqgwm3hmy324",
+         *       "id": "evt_prod_06h1dyrgk121f8s5bx8eqew1ch1ry",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dkspajzaz8nhn6qg3p87my17a",
+         *       "aggregate_id": "pi_prod_06h1dyrgj2vqgs2spf0sm8eyxgwvj",
          *       "data": {
-         *         "id": "pi_prod_06h1dkspajzaz8nhn6qg3p87my17a",
+         *         "id": "pi_prod_06h1dyrgj2vqgs2spf0sm8eyxgwvj",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T07:43:28.340Z",
+         *         "created": "2026-11-26T08:31:22.256Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:28.349Z",
+         *         "updated": "2026-11-26T08:31:22.263Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12529,14 +12529,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dkspajzaz8nhn6qg3p87my17a",
+         *         "id": "pi_prod_06h1dyrgj2vqgs2spf0sm8eyxgwvj",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T07:43:28.340Z",
+         *         "created": "2026-11-26T08:31:22.256Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:28.344Z",
+         *         "updated": "2026-11-26T08:31:22.259Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12548,13 +12548,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkspae8bngh79gen2epk18sq8",
-         *       "request_id": "req_prod_06h1dkspae8bngh79gen2epk18sq8",
+         *       "correlation_id": "req_prod_06h1dyrghyqg6nf2a3j8vz9zk588a",
+         *       "request_id": "req_prod_06h1dyrghyqg6nf2a3j8vz9zk588a",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:43:28.350Z",
+         *       "created": "2026-11-26T08:31:22.264Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -12599,46 +12599,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkst80fqdx2y66y5qz2desk9c",
+         *       "id": "evt_prod_06h1dyrkcp20tszzyqdpkjyf89wg4",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *       "aggregate_id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *       "data": {
-         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
-         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
+         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T07:43:29.318Z",
-         *         "updated": "2026-11-26T07:43:29.318Z",
+         *         "created": "2026-11-26T08:31:22.969Z",
+         *         "updated": "2026-11-26T08:31:22.969Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T07:43:29.318Z",
+         *         "current_period_end": "2026-12-26T08:31:22.969Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:43:29.318Z",
+         *         "current_period_start": "2026-11-26T08:31:22.969Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkst4p1caskdmh8rx4531gvvj",
-         *       "request_id": "req_prod_06h1dkst4p1caskdmh8rx4531gvvj",
+         *       "correlation_id": "req_prod_06h1dyrkb3pbtcqw4n50xx04n7cvy",
+         *       "request_id": "req_prod_06h1dyrkb3pbtcqw4n50xx04n7cvy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:29.344Z",
+         *       "created": "2026-11-26T08:31:22.981Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -12683,25 +12683,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkstmhd4epskhhfw3r3mct8tc",
+         *       "id": "evt_prod_06h1dyrkkqf7mb0xqmfm6e4vcm276",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *       "aggregate_id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *       "data": {
-         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
-         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
+         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T07:43:29.318Z",
-         *         "updated": "2026-11-26T07:43:29.437Z",
+         *         "created": "2026-11-26T08:31:22.969Z",
+         *         "updated": "2026-11-26T08:31:23.034Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12709,48 +12709,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T07:43:29.318Z",
+         *         "current_period_end": "2026-12-26T08:31:22.969Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:43:29.318Z",
+         *         "current_period_start": "2026-11-26T08:31:22.969Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
-         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
+         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T07:43:29.318Z",
-         *         "updated": "2026-11-26T07:43:29.318Z",
+         *         "created": "2026-11-26T08:31:22.969Z",
+         *         "updated": "2026-11-26T08:31:22.969Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T07:43:29.318Z",
+         *         "current_period_end": "2026-12-26T08:31:22.969Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:43:29.318Z",
+         *         "current_period_start": "2026-11-26T08:31:22.969Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksthz027sz8npbyg8nt680pa",
-         *       "request_id": "req_prod_06h1dksthz027sz8npbyg8nt680pa",
+         *       "correlation_id": "req_prod_06h1dyrkjzhqe11htczcwx2vff91t",
+         *       "request_id": "req_prod_06h1dyrkjzhqe11htczcwx2vff91t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:29.444Z",
+         *       "created": "2026-11-26T08:31:23.037Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -12795,54 +12795,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkstt1zz8g71zbt3prxvhw56g",
+         *       "id": "evt_prod_06h1dyrkp2184ydty9qrepqkdwp6y",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *       "aggregate_id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *       "data": {
-         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
-         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
+         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T07:43:29.318Z",
-         *         "updated": "2026-11-26T07:43:29.486Z",
+         *         "created": "2026-11-26T08:31:22.969Z",
+         *         "updated": "2026-11-26T08:31:23.053Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T07:43:29.486Z",
+         *         "paused_at": "2026-11-26T08:31:23.053Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T07:43:29.318Z",
+         *         "current_period_end": "2026-12-26T08:31:22.969Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:43:29.318Z",
+         *         "current_period_start": "2026-11-26T08:31:22.969Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
-         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
+         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T07:43:29.318Z",
-         *         "updated": "2026-11-26T07:43:29.437Z",
+         *         "created": "2026-11-26T08:31:22.969Z",
+         *         "updated": "2026-11-26T08:31:23.034Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12850,21 +12850,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T07:43:29.318Z",
+         *         "current_period_end": "2026-12-26T08:31:22.969Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:43:29.318Z",
+         *         "current_period_start": "2026-11-26T08:31:22.969Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkstsbtk5m4r4xqp4dz2kzj1w",
-         *       "request_id": "req_prod_06h1dkstsbtk5m4r4xqp4dz2kzj1w",
+         *       "correlation_id": "req_prod_06h1dyrknftwtg9c0jfn6mpjeabra",
+         *       "request_id": "req_prod_06h1dyrknftwtg9c0jfn6mpjeabra",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:43:29.488Z",
+         *       "created": "2026-11-26T08:31:23.056Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -12909,25 +12909,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkstxrs39bc52fq4w4672dtt6",
+         *       "id": "evt_prod_06h1dyrkrpcynapbay70m3eb2r83j",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *       "aggregate_id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *       "data": {
-         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
-         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
+         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T07:43:29.318Z",
-         *         "updated": "2026-11-26T07:43:29.513Z",
+         *         "created": "2026-11-26T08:31:22.969Z",
+         *         "updated": "2026-11-26T08:31:23.074Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12935,50 +12935,50 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T07:43:29.318Z",
+         *         "current_period_end": "2026-12-26T08:31:22.969Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:43:29.318Z",
+         *         "current_period_start": "2026-11-26T08:31:22.969Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
-         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
+         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T07:43:29.318Z",
-         *         "updated": "2026-11-26T07:43:29.486Z",
+         *         "created": "2026-11-26T08:31:22.969Z",
+         *         "updated": "2026-11-26T08:31:23.053Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T07:43:29.486Z",
+         *         "paused_at": "2026-11-26T08:31:23.053Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T07:43:29.318Z",
+         *         "current_period_end": "2026-12-26T08:31:22.969Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:43:29.318Z",
+         *         "current_period_start": "2026-11-26T08:31:22.969Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkstwx5pkmx96arpy4fdmxxkr",
-         *       "request_id": "req_prod_06h1dkstwx5pkmx96arpy4fdmxxkr",
+         *       "correlation_id": "req_prod_06h1dyrkr201wa3x2rwfcdh726jg2",
+         *       "request_id": "req_prod_06h1dyrkr201wa3x2rwfcdh726jg2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T07:43:29.518Z",
+         *       "created": "2026-11-26T08:31:23.077Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -13023,54 +13023,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksv1s1c6g8phf0jm6z242gsp",
+         *       "id": "evt_prod_06h1dyrkvw5y8cryvqztn2tamv69m",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *       "aggregate_id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *       "data": {
-         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
-         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
+         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T07:43:29.318Z",
-         *         "updated": "2026-11-26T07:43:29.543Z",
+         *         "created": "2026-11-26T08:31:22.969Z",
+         *         "updated": "2026-11-26T08:31:23.096Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T07:43:29.543Z",
-         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "cancelled_at": "2026-11-26T08:31:23.096Z",
+         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T07:43:29.318Z",
+         *         "current_period_end": "2026-12-26T08:31:22.969Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:43:29.318Z",
+         *         "current_period_start": "2026-11-26T08:31:22.969Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
-         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
+         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T07:43:29.318Z",
-         *         "updated": "2026-11-26T07:43:29.513Z",
+         *         "created": "2026-11-26T08:31:22.969Z",
+         *         "updated": "2026-11-26T08:31:23.074Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13078,21 +13078,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T07:43:29.318Z",
+         *         "current_period_end": "2026-12-26T08:31:22.969Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:43:29.318Z",
+         *         "current_period_start": "2026-11-26T08:31:22.969Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksv0hkftbqx4y8wtjnfdqhm8",
-         *       "request_id": "req_prod_06h1dksv0hkftbqx4y8wtjnfdqhm8",
+         *       "correlation_id": "req_prod_06h1dyrktnztpx5jd7f8g2f2hb3jt",
+         *       "request_id": "req_prod_06h1dyrktnztpx5jd7f8g2f2hb3jt",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T07:43:29.550Z",
+         *       "created": "2026-11-26T08:31:23.103Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -13137,44 +13137,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksz9q3t5k4whbk1yj80n0hre",
+         *       "id": "evt_prod_06h1dyrn8e57ravtwfk53925vc1v8",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
+         *       "aggregate_id": "sub_prod_06h1dyrky0kr4qrn52dtr161zdj7p",
          *       "data": {
-         *         "id": "sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
+         *         "id": "sub_prod_06h1dyrky0kr4qrn52dtr161zdj7p",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dksv5w9k1vymv6s3bv4bbhy9y",
-         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *             "id": "si_prod_06h1dyrky0kr4qrn52dtr161zdj7r",
+         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T07:43:29.581Z",
-         *         "updated": "2026-11-26T07:43:29.581Z",
+         *         "created": "2026-11-26T08:31:23.119Z",
+         *         "updated": "2026-11-26T08:31:23.119Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T07:43:29.581Z",
+         *         "trial_end": "2026-12-03T08:31:23.119Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-03T07:43:29.581Z",
+         *         "current_period_end": "2026-12-03T08:31:23.119Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T07:43:29.581Z",
+         *         "current_period_start": "2026-11-26T08:31:23.119Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksyty91y7hk6kb7qrrne229r",
+         *       "correlation_id": "req_prod_06h1dyrn05f4vsr682y8j7ctkafk8",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T07:43:29.581Z",
+         *       "created": "2026-11-30T08:31:23.119Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13221,16 +13221,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksq03kena6ah2ykp9e0sh7sm",
+         *       "id": "evt_prod_06h1dyrh01qt4vmv3aga2an3fw236",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *       "aggregate_id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *       "data": {
-         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *         "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13243,11 +13243,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T07:43:28.507Z",
+         *         "created": "2026-11-26T08:31:22.364Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:43:28.507Z",
+         *         "updated": "2026-11-26T08:31:22.364Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13272,18 +13272,22 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "hosted_invoice_url": null,
+         *         "ending_balance_atom": null,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": null,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkspz3te9fmz5h6kk5brgyqva",
-         *       "request_id": "req_prod_06h1dkspz3te9fmz5h6kk5brgyqva",
+         *       "correlation_id": "req_prod_06h1dyrgz5rm4xbmhxyazx3dhf034",
+         *       "request_id": "req_prod_06h1dyrgz5rm4xbmhxyazx3dhf034",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:28.512Z",
+         *       "created": "2026-11-26T08:31:22.368Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -13328,16 +13332,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksqgyk7gt67397pd3xd9wqmw",
+         *       "id": "evt_prod_06h1dyrh7c85mxnay8ahy8cg2ag6j",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *       "aggregate_id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *       "data": {
-         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *         "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13350,11 +13354,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:28.507Z",
+         *         "created": "2026-11-26T08:31:22.364Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:43:28.563Z",
+         *         "updated": "2026-11-26T08:31:22.394Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13362,11 +13366,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
+         *         "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:43:28.563Z",
+         *         "finalized_at": "2026-11-26T08:31:22.394Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13378,16 +13382,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
+         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *         "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13400,11 +13408,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T07:43:28.507Z",
+         *         "created": "2026-11-26T08:31:22.364Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:43:28.507Z",
+         *         "updated": "2026-11-26T08:31:22.364Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13429,17 +13437,21 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "hosted_invoice_url": null,
+         *         "ending_balance_atom": null,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": null,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksq4w9236dya2dwjxnn3h7wt",
-         *       "request_id": "req_prod_06h1dksq4w9236dya2dwjxnn3h7wt",
+         *       "correlation_id": "req_prod_06h1dyrh2jtpy1e7ry3rkjg43b6rw",
+         *       "request_id": "req_prod_06h1dyrh2jtpy1e7ry3rkjg43b6rw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:28.647Z",
+         *       "created": "2026-11-26T08:31:22.427Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -13484,16 +13496,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksqrw2znvvc6p33wc62h81er",
+         *       "id": "evt_prod_06h1dyrhbxbycmhwt9a1tbkkapk3a",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *       "aggregate_id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *       "data": {
-         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *         "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13506,11 +13518,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T07:43:28.507Z",
-         *         "paid_at": "2026-11-26T07:43:28.709Z",
-         *         "updated": "2026-11-26T07:43:28.709Z",
+         *         "created": "2026-11-26T08:31:22.364Z",
+         *         "paid_at": "2026-11-26T08:31:22.461Z",
+         *         "updated": "2026-11-26T08:31:22.461Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13518,32 +13530,36 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
+         *         "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:43:28.563Z",
+         *         "finalized_at": "2026-11-26T08:31:22.394Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
+         *         "payment_intent": "pi_prod_06h1dyrha3g129mztt6trf56tybdm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
+         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *         "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13556,11 +13572,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:28.507Z",
+         *         "created": "2026-11-26T08:31:22.364Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:43:28.563Z",
+         *         "updated": "2026-11-26T08:31:22.394Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13568,34 +13584,38 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
+         *         "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:43:28.563Z",
+         *         "finalized_at": "2026-11-26T08:31:22.394Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
+         *         "payment_intent": "pi_prod_06h1dyrha3g129mztt6trf56tybdm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
+         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksqnwwwnx9p6kej6sped51jj",
-         *       "request_id": "req_prod_06h1dksqnwwwnx9p6kej6sped51jj",
+         *       "correlation_id": "req_prod_06h1dyrh9parjfp2tajjggh3tn3fy",
+         *       "request_id": "req_prod_06h1dyrh9parjfp2tajjggh3tn3fy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:43:28.711Z",
+         *       "created": "2026-11-26T08:31:22.463Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         InvoicePaidEvent: {
@@ -13640,16 +13660,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksqs10was4zhm2rh12n81wsc",
+         *       "id": "evt_prod_06h1dyrhc6p6v5n16egb8f5wdvg20",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *       "aggregate_id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *       "data": {
-         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *         "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13662,11 +13682,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T07:43:28.507Z",
-         *         "paid_at": "2026-11-26T07:43:28.709Z",
-         *         "updated": "2026-11-26T07:43:28.709Z",
+         *         "created": "2026-11-26T08:31:22.364Z",
+         *         "paid_at": "2026-11-26T08:31:22.461Z",
+         *         "updated": "2026-11-26T08:31:22.461Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13674,32 +13694,36 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
+         *         "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:43:28.563Z",
+         *         "finalized_at": "2026-11-26T08:31:22.394Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
+         *         "payment_intent": "pi_prod_06h1dyrha3g129mztt6trf56tybdm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
+         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *         "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13712,11 +13736,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:28.507Z",
+         *         "created": "2026-11-26T08:31:22.364Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:43:28.563Z",
+         *         "updated": "2026-11-26T08:31:22.394Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13724,34 +13748,38 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
+         *         "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:43:28.563Z",
+         *         "finalized_at": "2026-11-26T08:31:22.394Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
+         *         "payment_intent": "pi_prod_06h1dyrha3g129mztt6trf56tybdm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
+         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksqnwwwnx9p6kej6sped51jj",
-         *       "request_id": "req_prod_06h1dksqnwwwnx9p6kej6sped51jj",
+         *       "correlation_id": "req_prod_06h1dyrh9parjfp2tajjggh3tn3fy",
+         *       "request_id": "req_prod_06h1dyrh9parjfp2tajjggh3tn3fy",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T07:43:28.712Z",
+         *       "created": "2026-11-26T08:31:22.465Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -13796,16 +13824,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksrggjxks580yxzvg6nr1j5j",
+         *       "id": "evt_prod_06h1dyrhqvpw9sexm0fqtrekw6ky0",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dksr3deh164zbza7nnh3a3fxy",
+         *       "aggregate_id": "in_prod_06h1dyrhgy9nm1bscwrxs376sn694",
          *       "data": {
-         *         "id": "in_prod_06h1dksr3deh164zbza7nnh3a3fxy",
+         *         "id": "in_prod_06h1dyrhgy9nm1bscwrxs376sn694",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dksr3deh164zbza7nnh3a3fy0",
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "id": "il_prod_06h1dyrhgy9nm1bscwrxs376sn696",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13818,11 +13846,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:28.794Z",
+         *         "created": "2026-11-26T08:31:22.503Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:43:28.821Z",
+         *         "updated": "2026-11-26T08:31:22.515Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13830,35 +13858,39 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "696ba13b1cc0f095d95a533919ab34538037e0b80bf7239bb632039f1c48a78e",
+         *         "pdf_sha256": "49946861d44424ed9c2b36c56509b527b566b1e3df532fcf0037e2033cbdfb3a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dksr3deh164zbza7nnh3a3fxy/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrhgy9nm1bscwrxs376sn694/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:43:28.821Z",
+         *         "finalized_at": "2026-11-26T08:31:22.515Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dksrdyqf726vvepmw067jw1s6",
+         *         "payment_intent": "pi_prod_06h1dyrhpk4b8crg4q6c5p8cfnasy",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/LiTicqD7c9x1EPDMuoPpyU2JH0wf_UEnakAXmXqjOn0",
+         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/XZRW5VLkNPQ24u2pz2E7rINIkaBIGX2u1bXCiKHyhIU",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksrdjm8q970pvh1vtksrhxej",
-         *       "request_id": "req_prod_06h1dksrdjm8q970pvh1vtksrhxej",
+         *       "correlation_id": "req_prod_06h1dyrhp7ttb15pjrsr01rew4hft",
+         *       "request_id": "req_prod_06h1dyrhp7ttb15pjrsr01rew4hft",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:43:28.900Z",
+         *       "created": "2026-11-26T08:31:22.558Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -13903,16 +13935,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksrxj24g03z91zxb8pg80d4c",
+         *       "id": "evt_prod_06h1dyrj02a9pykb05ehdw9m194zj",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4m",
+         *       "aggregate_id": "in_prod_06h1dyrhsavr5ek98wmrgdyxmgd88",
          *       "data": {
-         *         "id": "in_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4m",
+         *         "id": "in_prod_06h1dyrhsavr5ek98wmrgdyxmgd88",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4p",
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "id": "il_prod_06h1dyrhscssywcws984j1jgctppp",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13925,11 +13957,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:28.923Z",
+         *         "created": "2026-11-26T08:31:22.570Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:43:28.937Z",
+         *         "updated": "2026-11-26T08:31:22.583Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13937,35 +13969,39 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "08a90ceb3944f427d164beeb05d3160574d07d473a2b130fd09dfd31f7d11ab2",
+         *         "pdf_sha256": "69d8ab7534c7dc4904f7b6d5d8420d59626652a5dc81e1b3a826d605f2b02403",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4m/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrhsavr5ek98wmrgdyxmgd88/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:43:28.937Z",
+         *         "finalized_at": "2026-11-26T08:31:22.583Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dksrw0nen1w1dfyz4aafx1yqr",
+         *         "payment_intent": "pi_prod_06h1dyrhz76tvzb4new92p6hsdw1t",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/kXbW-cwse1MqR6JVTaUsB-3HK3MrmZqRQXH0TS_TIq0",
+         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/4xevVxGxJRx6CdUbVF95lpR3K0u1fGIrYIaWyfDFAf0",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksrvfb96afhwjvp8hvxajn2m",
-         *       "request_id": "req_prod_06h1dksrvfb96afhwjvp8hvxajn2m",
+         *       "correlation_id": "req_prod_06h1dyrhyr6p6g5hkr04pehkvj13y",
+         *       "request_id": "req_prod_06h1dyrhyr6p6g5hkr04pehkvj13y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:43:29.004Z",
+         *       "created": "2026-11-26T08:31:22.624Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -14010,16 +14046,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksyyfyf2m6gsrq7ynw5qctya",
+         *       "id": "evt_prod_06h1dyrn2qarm28spmbyvrn5f235c",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dkssx80ccq32ke3y0q5be67xr",
+         *       "aggregate_id": "in_prod_06h1dyrk70tf68zqzdankjtw4kqga",
          *       "data": {
-         *         "id": "in_prod_06h1dkssx80ccq32ke3y0q5be67xr",
+         *         "id": "in_prod_06h1dyrk70tf68zqzdankjtw4kqga",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dkssxdwe0wranye6yx2g1ektp",
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "id": "il_prod_06h1dyrk70tf68zqzdankjtw4kqgc",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14029,26 +14065,26 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0006",
+         *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:29.258Z",
+         *         "created": "2026-11-26T08:31:22.936Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T07:43:29.223Z",
+         *         "updated": "2026-11-27T08:31:22.921Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
-         *         "due_date": "2026-11-27T07:43:29.223Z",
+         *         "due_date": "2026-11-27T08:31:22.921Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T07:43:29.223Z",
-         *         "pdf_sha256": "2c2958d319262ce17568129f48174eda8aa4f28adfa54d546568f8240c15e8cc",
+         *         "overdue_at": "2026-11-27T08:31:22.921Z",
+         *         "pdf_sha256": "368e0ff40b3b48e6eedc8352a5ac62063039d4c6580faf62ae14465efa8c1fa2",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssx80ccq32ke3y0q5be67xr/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrk70tf68zqzdankjtw4kqga/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:43:29.277Z",
+         *         "finalized_at": "2026-11-26T08:31:22.947Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14060,16 +14096,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/xKfYjAAconnBpRRF-NASffxQ2VsrzSupoEii6Oo6Sp8",
+         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/RFq1aCUvt9EhBzjg7PZzc25oWWR7XQvNf5myfs4MynE",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dkssx80ccq32ke3y0q5be67xr",
+         *         "id": "in_prod_06h1dyrk70tf68zqzdankjtw4kqga",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dkssxdwe0wranye6yx2g1ektp",
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "id": "il_prod_06h1dyrk70tf68zqzdankjtw4kqgc",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14079,26 +14119,26 @@ export type components = {
          *             "unit_amount_atom": 500
          *           }
          *         ],
-         *         "number": "EXAMPLEGMBH-0006",
+         *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:29.258Z",
+         *         "created": "2026-11-26T08:31:22.936Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:43:29.277Z",
+         *         "updated": "2026-11-26T08:31:22.947Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
-         *         "due_date": "2026-11-27T07:43:29.223Z",
+         *         "due_date": "2026-11-27T08:31:22.921Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "2c2958d319262ce17568129f48174eda8aa4f28adfa54d546568f8240c15e8cc",
+         *         "pdf_sha256": "368e0ff40b3b48e6eedc8352a5ac62063039d4c6580faf62ae14465efa8c1fa2",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssx80ccq32ke3y0q5be67xr/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrk70tf68zqzdankjtw4kqga/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:43:29.277Z",
+         *         "finalized_at": "2026-11-26T08:31:22.947Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14110,16 +14150,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/xKfYjAAconnBpRRF-NASffxQ2VsrzSupoEii6Oo6Sp8",
+         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/RFq1aCUvt9EhBzjg7PZzc25oWWR7XQvNf5myfs4MynE",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksyty91y7hk6kb7qrrne229r",
+         *       "correlation_id": "req_prod_06h1dyrn05f4vsr682y8j7ctkafk8",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T07:43:29.223Z",
+         *       "created": "2026-11-27T08:31:22.921Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14166,16 +14210,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkss8ekk87fj7ve4x9caggfhp",
+         *       "id": "evt_prod_06h1dyrj8dtkevskzmv6jwb3qmnz2",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt",
+         *       "aggregate_id": "in_prod_06h1dyrj1bnwm7wn3kjzjegt7s1h8",
          *       "data": {
-         *         "id": "in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt",
+         *         "id": "in_prod_06h1dyrj1bnwm7wn3kjzjegt7s1h8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dkss0gn78ep84qkbcrqc3fbtw",
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "id": "il_prod_06h1dyrj1f5h8qernv3dvmp32c02w",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14188,23 +14232,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T07:43:29.028Z",
+         *         "created": "2026-11-26T08:31:22.634Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:43:29.089Z",
+         *         "updated": "2026-11-26T08:31:22.689Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T07:43:29.089Z",
+         *         "voided_at": "2026-11-26T08:31:22.689Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "49133d9ce0c242f95761de26a1ce2973dfb13f6f75c5719be96e8317c20864b0",
+         *         "pdf_sha256": "6cac6216e19b0a5bdd8fec59c203711d85c4138c5472dbdb73bc989e0dd48691",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrj1bnwm7wn3kjzjegt7s1h8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:43:29.046Z",
+         *         "finalized_at": "2026-11-26T08:31:22.648Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14216,16 +14260,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/Gm-fd5_7uQzMYAQ6O3fpFqUzPi2EduTv2yHoQSa3Xdg",
+         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/OWU1ohKtCEwFzglbS2U7zIq5HsP58tVy-4avWi_RaHg",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt",
+         *         "id": "in_prod_06h1dyrj1bnwm7wn3kjzjegt7s1h8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dkss0gn78ep84qkbcrqc3fbtw",
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "id": "il_prod_06h1dyrj1f5h8qernv3dvmp32c02w",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14238,11 +14286,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:29.028Z",
+         *         "created": "2026-11-26T08:31:22.634Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:43:29.046Z",
+         *         "updated": "2026-11-26T08:31:22.648Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14250,11 +14298,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "49133d9ce0c242f95761de26a1ce2973dfb13f6f75c5719be96e8317c20864b0",
+         *         "pdf_sha256": "6cac6216e19b0a5bdd8fec59c203711d85c4138c5472dbdb73bc989e0dd48691",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrj1bnwm7wn3kjzjegt7s1h8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:43:29.046Z",
+         *         "finalized_at": "2026-11-26T08:31:22.648Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14266,18 +14314,22 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/Gm-fd5_7uQzMYAQ6O3fpFqUzPi2EduTv2yHoQSa3Xdg",
+         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/OWU1ohKtCEwFzglbS2U7zIq5HsP58tVy-4avWi_RaHg",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkss7a7n3dezh3j6v79pbtfvc",
-         *       "request_id": "req_prod_06h1dkss7a7n3dezh3j6v79pbtfvc",
+         *       "correlation_id": "req_prod_06h1dyrj7sk1x5wj6gb6n68gbf9kj",
+         *       "request_id": "req_prod_06h1dyrj7sk1x5wj6gb6n68gbf9kj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:43:29.091Z",
+         *       "created": "2026-11-26T08:31:22.691Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -14322,16 +14374,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkssmxnk8wqry4mjncd3np1my",
+         *       "id": "evt_prod_06h1dyrjh729w5bmtj7zjf27gkfvc",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dkssc6n9naecabdqvn3ht1g4r",
+         *       "aggregate_id": "in_prod_06h1dyrjb83zrhh9sv34efdzkde4y",
          *       "data": {
-         *         "id": "in_prod_06h1dkssc6n9naecabdqvn3ht1g4r",
+         *         "id": "in_prod_06h1dyrjb83zrhh9sv34efdzkde4y",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dkssc89yeys9kebcfmrwcxcba",
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "id": "il_prod_06h1dyrjbcxvhmgvx60552vckcq8a",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14344,11 +14396,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T07:43:29.121Z",
+         *         "created": "2026-11-26T08:31:22.714Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:43:29.190Z",
+         *         "updated": "2026-11-26T08:31:22.760Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14356,11 +14408,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d0ddab215f1aee4d9648710bf9d23a80eaa28a0d074922a4860e2a5f6d4a60ce",
+         *         "pdf_sha256": "f2d4203e00d84cf485862bb069226ae019e2939c12c865ebd25455753911f42d",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssc6n9naecabdqvn3ht1g4r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrjb83zrhh9sv34efdzkde4y/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:43:29.142Z",
+         *         "finalized_at": "2026-11-26T08:31:22.728Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14372,16 +14424,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/vyJBoaI0S7fLgIRnZiw6wGBGYEbf2-sopiF72OfsoHM",
+         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/AlUKkGm1rWMmL6oFPqBuEJbrYbGpVM1Zf7KuxPqanh8",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": "2026-11-26T07:43:29.190Z"
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": "2026-11-26T08:31:22.760Z",
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dkssc6n9naecabdqvn3ht1g4r",
+         *         "id": "in_prod_06h1dyrjb83zrhh9sv34efdzkde4y",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dkssc89yeys9kebcfmrwcxcba",
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "id": "il_prod_06h1dyrjbcxvhmgvx60552vckcq8a",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14394,11 +14450,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:29.121Z",
+         *         "created": "2026-11-26T08:31:22.714Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T07:43:29.142Z",
+         *         "updated": "2026-11-26T08:31:22.728Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14406,11 +14462,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d0ddab215f1aee4d9648710bf9d23a80eaa28a0d074922a4860e2a5f6d4a60ce",
+         *         "pdf_sha256": "f2d4203e00d84cf485862bb069226ae019e2939c12c865ebd25455753911f42d",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssc6n9naecabdqvn3ht1g4r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrjb83zrhh9sv34efdzkde4y/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:43:29.142Z",
+         *         "finalized_at": "2026-11-26T08:31:22.728Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14422,18 +14478,22 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/vyJBoaI0S7fLgIRnZiw6wGBGYEbf2-sopiF72OfsoHM",
+         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/AlUKkGm1rWMmL6oFPqBuEJbrYbGpVM1Zf7KuxPqanh8",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkssmbbd4fpdem8mw2xzq0vf2",
-         *       "request_id": "req_prod_06h1dkssmbbd4fpdem8mw2xzq0vf2",
+         *       "correlation_id": "req_prod_06h1dyrjgpr0jkwd7g3npj3898yja",
+         *       "request_id": "req_prod_06h1dyrjgpr0jkwd7g3npj3898yja",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:43:29.191Z",
+         *       "created": "2026-11-26T08:31:22.761Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -14478,16 +14538,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksr1d86qcbb4a5rcavktbbpw",
+         *       "id": "evt_prod_06h1dyrhg22z4vj6e8vse8baf63f6",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *       "aggregate_id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *       "data": {
-         *         "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *         "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
-         *             "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *             "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
+         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14500,11 +14560,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T07:43:28.507Z",
-         *         "paid_at": "2026-11-26T07:43:28.709Z",
-         *         "updated": "2026-11-26T07:43:28.709Z",
+         *         "created": "2026-11-26T08:31:22.364Z",
+         *         "paid_at": "2026-11-26T08:31:22.461Z",
+         *         "updated": "2026-11-26T08:31:22.461Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14512,35 +14572,39 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
+         *         "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T07:43:28.563Z",
+         *         "finalized_at": "2026-11-26T08:31:22.394Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
+         *         "payment_intent": "pi_prod_06h1dyrha3g129mztt6trf56tybdm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
+         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": 0,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksqzs6t5cf9459zemhax2vkg",
-         *       "request_id": "req_prod_06h1dksqzs6t5cf9459zemhax2vkg",
+         *       "correlation_id": "req_prod_06h1dyrhf0x0wy51eq0wbr1dazdf6",
+         *       "request_id": "req_prod_06h1dyrhf0x0wy51eq0wbr1dazdf6",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T07:43:28.779Z",
+         *       "created": "2026-11-26T08:31:22.496Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -14585,16 +14649,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkszbe7rj5afxyzbpgpn14kby",
+         *       "id": "evt_prod_06h1dyrn9tznw8vjga4hbpytcb5rg",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dkszaf9df00fgk9dbsxsby75j",
+         *       "aggregate_id": "in_prod_06h1dyrn90rwzpxwfrnm4q6wf5mkr",
          *       "data": {
-         *         "id": "in_prod_06h1dkszaf9df00fgk9dbsxsby75j",
+         *         "id": "in_prod_06h1dyrn90rwzpxwfrnm4q6wf5mkr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dkszan4wtmscrx4xd34cdznkr",
-         *             "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *             "id": "il_prod_06h1dyrn9a4vzw5j4m8yp5gj5f2et",
+         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -14607,11 +14671,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T07:43:29.581Z",
+         *         "created": "2026-11-30T08:31:23.119Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T07:43:29.581Z",
+         *         "updated": "2026-11-30T08:31:23.119Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14620,11 +14684,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
+         *         "description": "Subscription sub_prod_06h1dyrky0kr4qrn52dtr161zdj7p",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
+         *         "subscription": "sub_prod_06h1dyrky0kr4qrn52dtr161zdj7p",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -14636,16 +14700,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
+         *         "ending_balance_atom": null,
          *         "next_payment_attempt": null,
-         *         "marked_uncollectible_at": null
+         *         "starting_balance_atom": null,
+         *         "marked_uncollectible_at": null,
+         *         "pre_payment_credit_notes_amount_atom": 0,
+         *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksyty91y7hk6kb7qrrne229r",
+         *       "correlation_id": "req_prod_06h1dyrn05f4vsr682y8j7ctkafk8",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T07:43:29.581Z",
+         *       "created": "2026-11-30T08:31:23.119Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14692,19 +14760,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksn559kerfh0z5kjb1r68974",
+         *       "id": "evt_prod_06h1dyrfwwvb5f39js6b9az54w56p",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *       "aggregate_id": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *       "data": {
-         *         "id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "id": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T07:43:28.037Z",
+         *         "created": "2026-11-26T08:31:22.083Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T07:43:28.037Z",
+         *         "updated": "2026-11-26T08:31:22.083Z",
+         *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14713,13 +14782,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksn4bm2ghzcr6je9ykn5fgpg",
-         *       "request_id": "req_prod_06h1dksn4bm2ghzcr6je9ykn5fgpg",
+         *       "correlation_id": "req_prod_06h1dyrfw17f0rbt0c25hhz897dgj",
+         *       "request_id": "req_prod_06h1dyrfw17f0rbt0c25hhz897dgj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:28.041Z",
+         *       "created": "2026-11-26T08:31:22.087Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CustomerCreatedEvent: {
@@ -14764,19 +14833,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksnar40ab3215fggdfk479qg",
+         *       "id": "evt_prod_06h1dyrfzarxys6yksjsxsa8apav4",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *       "aggregate_id": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *       "data": {
-         *         "id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "id": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T07:43:28.037Z",
+         *         "created": "2026-11-26T08:31:22.083Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T07:43:28.082Z",
+         *         "updated": "2026-11-26T08:31:22.103Z",
+         *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14784,14 +14854,15 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "id": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T07:43:28.037Z",
+         *         "created": "2026-11-26T08:31:22.083Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T07:43:28.037Z",
+         *         "updated": "2026-11-26T08:31:22.083Z",
+         *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14799,13 +14870,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksn8y4jrx5cwchxk49h8ccpm",
-         *       "request_id": "req_prod_06h1dksn8y4jrx5cwchxk49h8ccpm",
+         *       "correlation_id": "req_prod_06h1dyrfyjbp186tfn8hhchv9bfbt",
+         *       "request_id": "req_prod_06h1dyrfyjbp186tfn8hhchv9bfbt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:28.086Z",
+         *       "created": "2026-11-26T08:31:22.106Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -14850,20 +14921,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksnkx1zf3xmzxs6tym9gaema",
+         *       "id": "evt_prod_06h1dyrg3f2dnmkygz5v4dbj60r2e",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1dksnf11zewggq5xpg5aeps9a8",
+         *       "aggregate_id": "cus_prod_06h1dyrg1qsn1d661b4wnrmhmcbby",
          *       "data": {
-         *         "id": "cus_prod_06h1dksnf11zewggq5xpg5aeps9a8",
+         *         "id": "cus_prod_06h1dyrg1qsn1d661b4wnrmhmcbby",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T07:43:28.120Z",
+         *         "created": "2026-11-26T08:31:22.125Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T07:43:28.158Z",
+         *         "updated": "2026-11-26T08:31:22.138Z",
+         *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14871,14 +14943,15 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1dksnf11zewggq5xpg5aeps9a8",
+         *         "id": "cus_prod_06h1dyrg1qsn1d661b4wnrmhmcbby",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T07:43:28.120Z",
+         *         "created": "2026-11-26T08:31:22.125Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T07:43:28.120Z",
+         *         "updated": "2026-11-26T08:31:22.125Z",
+         *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
          *         "custom_fields": {},
@@ -14886,13 +14959,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksnjgz4ddzak5kx9h0q1f9w8",
-         *       "request_id": "req_prod_06h1dksnjgz4ddzak5kx9h0q1f9w8",
+         *       "correlation_id": "req_prod_06h1dyrg2hhs96yv056b83jf3y406",
+         *       "request_id": "req_prod_06h1dyrg2hhs96yv056b83jf3y406",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:28.159Z",
+         *       "created": "2026-11-26T08:31:22.139Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CustomerDeletedEvent: {
@@ -14937,21 +15010,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksnq0fkq0ps42b8185sjpjdp",
+         *       "id": "evt_prod_06h1dyrg5jctd0810pd0rvgrsydcy",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
+         *       "aggregate_id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
          *       "data": {
-         *         "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
+         *         "id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
          *         "end": null,
-         *         "start": "2026-11-26T07:43:28.180Z",
+         *         "start": "2026-11-26T08:31:22.150Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
+         *           "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T07:43:27.724Z",
-         *           "updated": "2026-11-26T07:43:28.180Z",
+         *           "created": "2026-11-26T08:31:21.833Z",
+         *           "updated": "2026-11-26T08:31:22.150Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -14964,18 +15037,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksnntxz01820s1ms3jeteb90",
-         *       "request_id": "req_prod_06h1dksnntxz01820s1ms3jeteb90",
+         *       "correlation_id": "req_prod_06h1dyrg498xtpf8nm0nkf2x0vsba",
+         *       "request_id": "req_prod_06h1dyrg498xtpf8nm0nkf2x0vsba",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:28.184Z",
+         *       "created": "2026-11-26T08:31:22.156Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -15020,21 +15093,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksntf3wvye41q1ek4x4twwnr",
+         *       "id": "evt_prod_06h1dyrg7rnfsmpkyps2pyrzqajkg",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
+         *       "aggregate_id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
          *       "data": {
-         *         "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
+         *         "id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
          *         "end": null,
-         *         "start": "2026-11-26T07:43:28.208Z",
+         *         "start": "2026-11-26T08:31:22.171Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dkskzq28s8sdys8vwnbf0fz2g",
+         *           "id": "cpn_prod_06h1dyrez1j0n59waj3mmeskz5mst",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T07:43:27.741Z",
-         *           "updated": "2026-11-26T07:43:28.208Z",
+         *           "created": "2026-11-26T08:31:21.848Z",
+         *           "updated": "2026-11-26T08:31:22.171Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15047,20 +15120,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
+         *         "id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
          *         "end": null,
-         *         "start": "2026-11-26T07:43:28.180Z",
+         *         "start": "2026-11-26T08:31:22.150Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
+         *           "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T07:43:27.724Z",
-         *           "updated": "2026-11-26T07:43:28.180Z",
+         *           "created": "2026-11-26T08:31:21.833Z",
+         *           "updated": "2026-11-26T08:31:22.150Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15073,17 +15146,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksnscegsatzwxjtpatt68ev0",
-         *       "request_id": "req_prod_06h1dksnscegsatzwxjtpatt68ev0",
+         *       "correlation_id": "req_prod_06h1dyrg70r91t0k2h9323gavr5fp",
+         *       "request_id": "req_prod_06h1dyrg70r91t0k2h9323gavr5fp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:28.211Z",
+         *       "created": "2026-11-26T08:31:22.174Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -15128,21 +15201,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksnwyhc4czd9fb8wyzfs2dem",
+         *       "id": "evt_prod_06h1dyrg953pjk5rd9fk2sx4wg098",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
+         *       "aggregate_id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
          *       "data": {
-         *         "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
+         *         "id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
          *         "end": null,
-         *         "start": "2026-11-26T07:43:28.208Z",
+         *         "start": "2026-11-26T08:31:22.171Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dkskzq28s8sdys8vwnbf0fz2g",
+         *           "id": "cpn_prod_06h1dyrez1j0n59waj3mmeskz5mst",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T07:43:27.741Z",
-         *           "updated": "2026-11-26T07:43:28.208Z",
+         *           "created": "2026-11-26T08:31:21.848Z",
+         *           "updated": "2026-11-26T08:31:22.171Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15156,20 +15229,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
+         *         "id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
          *         "end": null,
-         *         "start": "2026-11-26T07:43:28.208Z",
+         *         "start": "2026-11-26T08:31:22.171Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dkskzq28s8sdys8vwnbf0fz2g",
+         *           "id": "cpn_prod_06h1dyrez1j0n59waj3mmeskz5mst",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T07:43:27.741Z",
-         *           "updated": "2026-11-26T07:43:28.208Z",
+         *           "created": "2026-11-26T08:31:21.848Z",
+         *           "updated": "2026-11-26T08:31:22.171Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15182,17 +15255,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksnwfwn0qqc9c3bedx4f7v5r",
-         *       "request_id": "req_prod_06h1dksnwfwn0qqc9c3bedx4f7v5r",
+         *       "correlation_id": "req_prod_06h1dyrg8hj8015ma047dc0r8v34p",
+         *       "request_id": "req_prod_06h1dyrg8hj8015ma047dc0r8v34p",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:43:28.231Z",
+         *       "created": "2026-11-26T08:31:22.185Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -15237,17 +15310,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkskxydv5c1a0td03vjj0rb0t",
+         *       "id": "evt_prod_06h1dyrexcmv68f1zhwv31t1g2pmc",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
+         *       "aggregate_id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
          *       "data": {
-         *         "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
+         *         "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T07:43:27.724Z",
-         *         "updated": "2026-11-26T07:43:27.724Z",
+         *         "created": "2026-11-26T08:31:21.833Z",
+         *         "updated": "2026-11-26T08:31:21.833Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15261,13 +15334,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkskxencvzcjtdjys7ypf3njc",
-         *       "request_id": "req_prod_06h1dkskxencvzcjtdjys7ypf3njc",
+         *       "correlation_id": "req_prod_06h1dyrewwm80ssp4bhc5cxcfpdke",
+         *       "request_id": "req_prod_06h1dyrewwm80ssp4bhc5cxcfpdke",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:27.727Z",
+         *       "created": "2026-11-26T08:31:21.835Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CouponCreatedEvent: {
@@ -15312,17 +15385,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksm2dqzt80j3b93y5k9ra5da",
+         *       "id": "evt_prod_06h1dyrf0qwr8vetvzv2as5p869sa",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
+         *       "aggregate_id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
          *       "data": {
-         *         "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
+         *         "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T07:43:27.724Z",
-         *         "updated": "2026-11-26T07:43:27.759Z",
+         *         "created": "2026-11-26T08:31:21.833Z",
+         *         "updated": "2026-11-26T08:31:21.859Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15335,12 +15408,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
+         *         "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T07:43:27.724Z",
-         *         "updated": "2026-11-26T07:43:27.724Z",
+         *         "created": "2026-11-26T08:31:21.833Z",
+         *         "updated": "2026-11-26T08:31:21.833Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15353,13 +15426,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksm1ezp974qp1tbe65pevkey",
-         *       "request_id": "req_prod_06h1dksm1ezp974qp1tbe65pevkey",
+         *       "correlation_id": "req_prod_06h1dyrf003kwebg3njgqg7je12j4",
+         *       "request_id": "req_prod_06h1dyrf003kwebg3njgqg7je12j4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:27.763Z",
+         *       "created": "2026-11-26T08:31:21.861Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CouponUpdatedEvent: {
@@ -15404,18 +15477,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksm7ztc2v1nxh4s9gfz69240",
+         *       "id": "evt_prod_06h1dyrf3nhpe1qah0pnfjakj5nbj",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1dksm4s5hmvybpcne1hqxsd3xr",
+         *       "aggregate_id": "cpn_prod_06h1dyrf2fwsmwzpccszf9nahq7qw",
          *       "data": {
-         *         "id": "cpn_prod_06h1dksm4s5hmvybpcne1hqxsd3xr",
+         *         "id": "cpn_prod_06h1dyrf2fwsmwzpccszf9nahq7qw",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T07:43:27.782Z",
+         *         "created": "2026-11-26T08:31:21.875Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T07:43:27.805Z",
+         *         "updated": "2026-11-26T08:31:21.883Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15428,12 +15501,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1dksm4s5hmvybpcne1hqxsd3xr",
+         *         "id": "cpn_prod_06h1dyrf2fwsmwzpccszf9nahq7qw",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T07:43:27.782Z",
-         *         "updated": "2026-11-26T07:43:27.782Z",
+         *         "created": "2026-11-26T08:31:21.875Z",
+         *         "updated": "2026-11-26T08:31:21.875Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15446,13 +15519,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksm7cf40phb567gfs4g06f66",
-         *       "request_id": "req_prod_06h1dksm7cf40phb567gfs4g06f66",
+         *       "correlation_id": "req_prod_06h1dyrf39pdvdrm8a3rzcwst45dw",
+         *       "request_id": "req_prod_06h1dyrf39pdvdrm8a3rzcwst45dw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:27.807Z",
+         *       "created": "2026-11-26T08:31:21.885Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CouponDeletedEvent: {
@@ -15497,19 +15570,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksk9dx86rvmjx2h5jhb2jexc",
+         *       "id": "evt_prod_06h1dyrejwvj1d4vx4ytcjfe1gcw6",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *       "aggregate_id": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *       "data": {
-         *         "id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *         "id": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T07:43:27.559Z",
-         *         "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
-         *         "updated": "2026-11-26T07:43:27.559Z",
+         *         "created": "2026-11-26T08:31:21.749Z",
+         *         "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
+         *         "updated": "2026-11-26T08:31:21.749Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15526,13 +15599,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksk7xa6h3ke7x57s2tcettae",
-         *       "request_id": "req_prod_06h1dksk7xa6h3ke7x57s2tcettae",
+         *       "correlation_id": "req_prod_06h1dyrej7eje82kkbhqjj67xnbzw",
+         *       "request_id": "req_prod_06h1dyrej7eje82kkbhqjj67xnbzw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:27.563Z",
+         *       "created": "2026-11-26T08:31:21.751Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         PriceCreatedEvent: {
@@ -15577,19 +15650,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkskey3vy1x2g141sd9cydk0c",
+         *       "id": "evt_prod_06h1dyrepyj3eshrxszta3kr3qb78",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *       "aggregate_id": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *       "data": {
-         *         "id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *         "id": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T07:43:27.559Z",
-         *         "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
-         *         "updated": "2026-11-26T07:43:27.606Z",
+         *         "created": "2026-11-26T08:31:21.749Z",
+         *         "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
+         *         "updated": "2026-11-26T08:31:21.782Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15605,14 +15678,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *         "id": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T07:43:27.559Z",
-         *         "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
-         *         "updated": "2026-11-26T07:43:27.559Z",
+         *         "created": "2026-11-26T08:31:21.749Z",
+         *         "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
+         *         "updated": "2026-11-26T08:31:21.749Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15628,13 +15701,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkske1gr4nzskbjsxnxthq2ct",
-         *       "request_id": "req_prod_06h1dkske1gr4nzskbjsxnxthq2ct",
+         *       "correlation_id": "req_prod_06h1dyrepcd23q949ny867ksn4fng",
+         *       "request_id": "req_prod_06h1dyrepcd23q949ny867ksn4fng",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:27.607Z",
+         *       "created": "2026-11-26T08:31:21.783Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         PriceUpdatedEvent: {
@@ -15679,20 +15752,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkskr83cf2hkwjkp74r6d1mga",
+         *       "id": "evt_prod_06h1dyretcd1x7xap390bs4qkk46c",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1dkskmtzgb2yjf389y6p86chaj",
+         *       "aggregate_id": "price_prod_06h1dyres5kek3tc2r249p359jntr",
          *       "data": {
-         *         "id": "price_prod_06h1dkskmtzgb2yjf389y6p86chaj",
+         *         "id": "price_prod_06h1dyres5kek3tc2r249p359jntr",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T07:43:27.654Z",
+         *         "created": "2026-11-26T08:31:21.801Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
-         *         "updated": "2026-11-26T07:43:27.678Z",
+         *         "product": "prod_prod_06h1dyreh8sz87trmhhzycps8n0ew",
+         *         "updated": "2026-11-26T08:31:21.810Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15703,14 +15776,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1dkskmtzgb2yjf389y6p86chaj",
+         *         "id": "price_prod_06h1dyres5kek3tc2r249p359jntr",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T07:43:27.654Z",
-         *         "product": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
-         *         "updated": "2026-11-26T07:43:27.654Z",
+         *         "created": "2026-11-26T08:31:21.801Z",
+         *         "product": "prod_prod_06h1dyreh8sz87trmhhzycps8n0ew",
+         *         "updated": "2026-11-26T08:31:21.801Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15721,13 +15794,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkskpjm9nnyqeyg5g6xqcmnhg",
-         *       "request_id": "req_prod_06h1dkskpjm9nnyqeyg5g6xqcmnhg",
+         *       "correlation_id": "req_prod_06h1dyret3bbdvdp9yd157mhegn9m",
+         *       "request_id": "req_prod_06h1dyret3bbdvdp9yd157mhegn9m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:27.682Z",
+         *       "created": "2026-11-26T08:31:21.811Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         PriceDeletedEvent: {
@@ -15772,30 +15845,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksjxg1jj7nc9n9m00gdrmqtr",
+         *       "id": "evt_prod_06h1dyredxme8qd2452xadhw3ecg8",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *       "aggregate_id": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
          *       "data": {
-         *         "id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *         "id": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T07:43:27.466Z",
-         *         "updated": "2026-11-26T07:43:27.466Z",
+         *         "created": "2026-11-26T08:31:21.709Z",
+         *         "updated": "2026-11-26T08:31:21.709Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksjwm2q26m2w9fscsywt18y2",
-         *       "request_id": "req_prod_06h1dksjwm2q26m2w9fscsywt18y2",
+         *       "correlation_id": "req_prod_06h1dyredd3ykjn0dwbeexy6bbmfa",
+         *       "request_id": "req_prod_06h1dyredd3ykjn0dwbeexy6bbmfa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:27.468Z",
+         *       "created": "2026-11-26T08:31:21.711Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         ProductCreatedEvent: {
@@ -15840,40 +15913,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksk0zt7pry60pwmegx9yfxpg",
+         *       "id": "evt_prod_06h1dyreg3n1h14e3ev02ht88k0f6",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *       "aggregate_id": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
          *       "data": {
-         *         "id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *         "id": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T07:43:27.466Z",
-         *         "updated": "2026-11-26T07:43:27.493Z",
+         *         "created": "2026-11-26T08:31:21.709Z",
+         *         "updated": "2026-11-26T08:31:21.726Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *         "id": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T07:43:27.466Z",
-         *         "updated": "2026-11-26T07:43:27.466Z",
+         *         "created": "2026-11-26T08:31:21.709Z",
+         *         "updated": "2026-11-26T08:31:21.709Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksk08km3m7n0a1jg5dqxfkqp",
-         *       "request_id": "req_prod_06h1dksk08km3m7n0a1jg5dqxfkqp",
+         *       "correlation_id": "req_prod_06h1dyrefe4j3fzpt9yzmcdrx5st4",
+         *       "request_id": "req_prod_06h1dyrefe4j3fzpt9yzmcdrx5st4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:27.495Z",
+         *       "created": "2026-11-26T08:31:21.728Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         ProductUpdatedEvent: {
@@ -15918,41 +15991,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkskv5qg5kygh90a4z8wp1g22",
+         *       "id": "evt_prod_06h1dyrevsdgd22gw3akratgf5d7g",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
+         *       "aggregate_id": "prod_prod_06h1dyreh8sz87trmhhzycps8n0ew",
          *       "data": {
-         *         "id": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
+         *         "id": "prod_prod_06h1dyreh8sz87trmhhzycps8n0ew",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T07:43:27.529Z",
+         *         "created": "2026-11-26T08:31:21.738Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T07:43:27.701Z",
+         *         "updated": "2026-11-26T08:31:21.821Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
+         *         "id": "prod_prod_06h1dyreh8sz87trmhhzycps8n0ew",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T07:43:27.529Z",
-         *         "updated": "2026-11-26T07:43:27.529Z",
+         *         "created": "2026-11-26T08:31:21.738Z",
+         *         "updated": "2026-11-26T08:31:21.738Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkskt5zvqgea6jabrkt3n0ab2",
-         *       "request_id": "req_prod_06h1dkskt5zvqgea6jabrkt3n0ab2",
+         *       "correlation_id": "req_prod_06h1dyrevepbskrp3avy3myd03184",
+         *       "request_id": "req_prod_06h1dyrevepbskrp3avy3myd03184",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:27.705Z",
+         *       "created": "2026-11-26T08:31:21.822Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         ProductDeletedEvent: {
@@ -15997,18 +16070,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkspryezmpg4rqzzdf9dgwh84",
+         *       "id": "evt_prod_06h1dyrgvcn5g98ne5g1cf2dv9jye",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
+         *       "aggregate_id": "re_prod_06h1dyrgv5f8yx7tyhc6e1zv7c8v8",
          *       "data": {
-         *         "id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
+         *         "id": "re_prod_06h1dyrgv5f8yx7tyhc6e1zv7c8v8",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T07:43:28.453Z",
-         *         "payment": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
-         *         "updated": "2026-11-26T07:43:28.453Z",
+         *         "created": "2026-11-26T08:31:22.329Z",
+         *         "payment": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
+         *         "updated": "2026-11-26T08:31:22.329Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16017,13 +16090,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
-         *       "request_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
+         *       "correlation_id": "req_prod_06h1dyrgtxd8z4bb8743yymzrvgz2",
+         *       "request_id": "req_prod_06h1dyrgtxd8z4bb8743yymzrvgz2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:28.455Z",
+         *       "created": "2026-11-26T08:31:22.331Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         RefundCreatedEvent: {
@@ -16068,18 +16141,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkspsydnv3vg4fzxx53qjfh42",
+         *       "id": "evt_prod_06h1dyrgvswkxhsedv6ywt8w3ene8",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
+         *       "aggregate_id": "re_prod_06h1dyrgv5f8yx7tyhc6e1zv7c8v8",
          *       "data": {
-         *         "id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
+         *         "id": "re_prod_06h1dyrgv5f8yx7tyhc6e1zv7c8v8",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T07:43:28.453Z",
-         *         "payment": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
-         *         "updated": "2026-11-26T07:43:28.457Z",
+         *         "created": "2026-11-26T08:31:22.329Z",
+         *         "payment": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
+         *         "updated": "2026-11-26T08:31:22.333Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16087,13 +16160,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
+         *         "id": "re_prod_06h1dyrgv5f8yx7tyhc6e1zv7c8v8",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T07:43:28.453Z",
-         *         "payment": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
-         *         "updated": "2026-11-26T07:43:28.453Z",
+         *         "created": "2026-11-26T08:31:22.329Z",
+         *         "payment": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
+         *         "updated": "2026-11-26T08:31:22.329Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16101,13 +16174,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
-         *       "request_id": "req_prod_06h1dkspr0z1kgrjaqz6ax6qppjka",
+         *       "correlation_id": "req_prod_06h1dyrgtxd8z4bb8743yymzrvgz2",
+         *       "request_id": "req_prod_06h1dyrgtxd8z4bb8743yymzrvgz2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:28.463Z",
+         *       "created": "2026-11-26T08:31:22.334Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         RefundUpdatedEvent: {
@@ -16152,18 +16225,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkspxyek1gvb319phv05azsja",
+         *       "id": "evt_prod_06h1dyrgyd7e5za5azs9qn0dcbg78",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1dkspxa789qm9gcw2n21ecn4np",
+         *       "aggregate_id": "re_prod_06h1dyrgy3qa5rw7b26c50339af9p",
          *       "data": {
-         *         "id": "re_prod_06h1dkspxa789qm9gcw2n21ecn4np",
+         *         "id": "re_prod_06h1dyrgy3qa5rw7b26c50339af9p",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T07:43:28.490Z",
-         *         "payment": "py_prod_06h1dkspkw8jqarzdhgrevt374k5w",
-         *         "updated": "2026-11-26T07:43:28.495Z",
+         *         "created": "2026-11-26T08:31:22.352Z",
+         *         "payment": "py_prod_06h1dyrgr2agjdp8s5kz8n61zfr0t",
+         *         "updated": "2026-11-26T08:31:22.355Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16171,13 +16244,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1dkspxa789qm9gcw2n21ecn4np",
+         *         "id": "re_prod_06h1dyrgy3qa5rw7b26c50339af9p",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T07:43:28.490Z",
-         *         "payment": "py_prod_06h1dkspkw8jqarzdhgrevt374k5w",
-         *         "updated": "2026-11-26T07:43:28.490Z",
+         *         "created": "2026-11-26T08:31:22.352Z",
+         *         "payment": "py_prod_06h1dyrgr2agjdp8s5kz8n61zfr0t",
+         *         "updated": "2026-11-26T08:31:22.352Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16185,13 +16258,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkspx5d838ta7zeaz5cbzk8ty",
-         *       "request_id": "req_prod_06h1dkspx5d838ta7zeaz5cbzk8ty",
+         *       "correlation_id": "req_prod_06h1dyrgxstw5qqmk9w510qs8qrcw",
+         *       "request_id": "req_prod_06h1dyrgxstw5qqmk9w510qs8qrcw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:28.495Z",
+         *       "created": "2026-11-26T08:31:22.355Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         RefundFailedEvent: {
@@ -16236,18 +16309,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkscvvdvkh07camewk26wtvn0",
+         *       "id": "evt_prod_06h1dyrbhstv24ejmnq1p76pcebn6",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm",
+         *       "aggregate_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg",
          *       "data": {
-         *         "id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm",
+         *         "id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T07:43:25.913Z",
-         *         "display": "st_prod_…thyr",
+         *         "created": "2026-11-26T08:31:20.970Z",
+         *         "display": "st_prod_…2hav",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -16256,13 +16329,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dkscs5v3bnvt82gtnz54epc6a",
-         *       "request_id": "req_prod_06h1dkscs5v3bnvt82gtnz54epc6a",
+         *       "correlation_id": "req_prod_06h1dyrbgjydr4pgwhp998e87w3jg",
+         *       "request_id": "req_prod_06h1dyrbgjydr4pgwhp998e87w3jg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:25.918Z",
+         *       "created": "2026-11-26T08:31:20.974Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
+         *       "actor_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -16307,29 +16380,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksenfz39n10rrm943mr377ht",
+         *       "id": "evt_prod_06h1dyrc1jc9bma686bn5kdbwbrct",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1dksefvy43b0jn34rp4f3k8cna",
+         *       "aggregate_id": "key_prod_06h1dyrbzp6w48kp71vraqjz57kv6",
          *       "data": {
-         *         "id": "key_prod_06h1dksefvy43b0jn34rp4f3k8cna",
+         *         "id": "key_prod_06h1dyrbzp6w48kp71vraqjz57kv6",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-26T07:43:26.334Z",
-         *         "display": "pt_prod_…s5kv",
-         *         "revoked_at": "2026-11-26T07:43:26.378Z",
+         *         "created": "2026-11-26T08:31:21.085Z",
+         *         "display": "pt_prod_…h880",
+         *         "revoked_at": "2026-11-26T08:31:21.099Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h1dksefvy43b0jn34rp4f3k8cna",
+         *         "id": "key_prod_06h1dyrbzp6w48kp71vraqjz57kv6",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T07:43:26.334Z",
-         *         "display": "pt_prod_…s5kv",
+         *         "created": "2026-11-26T08:31:21.085Z",
+         *         "display": "pt_prod_…h880",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -16337,13 +16410,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dksem47kyjnxkfh0zzf6da7h2",
-         *       "request_id": "req_prod_06h1dksem47kyjnxkfh0zzf6da7h2",
+         *       "correlation_id": "req_prod_06h1dyrc0yyr4s5106y34q67bvp58",
+         *       "request_id": "req_prod_06h1dyrc0yyr4s5106y34q67bvp58",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:26.379Z",
+         *       "created": "2026-11-26T08:31:21.100Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
+         *       "actor_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -16388,20 +16461,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksevt4yxnf2s5jtg79kwjh4y",
+         *       "id": "evt_prod_06h1dyrc49s7s16t7sxc2vzmne5at",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *       "aggregate_id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *       "data": {
-         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:43:26.427Z",
+         *         "created": "2026-11-26T08:31:21.118Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T07:43:26.427Z",
+         *         "updated": "2026-11-26T08:31:21.118Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -16415,13 +16488,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dkserf0cqq7maa74ckvkxnc04",
-         *       "request_id": "req_prod_06h1dkserf0cqq7maa74ckvkxnc04",
+         *       "correlation_id": "req_prod_06h1dyrc33t0r3f4mxj1wpp65k7y8",
+         *       "request_id": "req_prod_06h1dyrc33t0r3f4mxj1wpp65k7y8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:26.430Z",
+         *       "created": "2026-11-26T08:31:21.122Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -16466,20 +16539,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksezh3x58c3k7wjbs9szyb5c",
+         *       "id": "evt_prod_06h1dyrc7bd0ajw38hkxktn6qfmv2",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *       "aggregate_id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *       "data": {
-         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:43:26.427Z",
+         *         "created": "2026-11-26T08:31:21.118Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T07:43:26.457Z",
+         *         "updated": "2026-11-26T08:31:21.143Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16489,15 +16562,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:43:26.427Z",
+         *         "created": "2026-11-26T08:31:21.118Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T07:43:26.427Z",
+         *         "updated": "2026-11-26T08:31:21.118Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -16510,13 +16583,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dkseyrm02q0rqk2wwskxppxbt",
-         *       "request_id": "req_prod_06h1dkseyrm02q0rqk2wwskxppxbt",
+         *       "correlation_id": "req_prod_06h1dyrc6hg75gksd42fqe0wdgv0e",
+         *       "request_id": "req_prod_06h1dyrc6hg75gksd42fqe0wdgv0e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:26.460Z",
+         *       "created": "2026-11-26T08:31:21.146Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -16561,58 +16634,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksfjcts8z8fvm59fqyg54e2e",
+         *       "id": "evt_prod_06h1dyrcewprb2vbkgrpmk7mpnp76",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *       "aggregate_id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *       "data": {
-         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:43:26.427Z",
+         *         "created": "2026-11-26T08:31:21.118Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-26T07:43:26.610Z",
+         *         "updated": "2026-11-26T08:31:21.205Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T07:43:26.545Z"
+         *         "previous_secret_expires_at": "2026-11-27T08:31:21.188Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:43:26.427Z",
+         *         "created": "2026-11-26T08:31:21.118Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T07:43:26.545Z",
+         *         "updated": "2026-11-26T08:31:21.188Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T07:43:26.545Z"
+         *         "previous_secret_expires_at": "2026-11-27T08:31:21.188Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dksffns7x3qq41hy24c6vn19e",
-         *       "request_id": "req_prod_06h1dksffns7x3qq41hy24c6vn19e",
+         *       "correlation_id": "req_prod_06h1dyrceagzyx4adtsv4zk39mj38",
+         *       "request_id": "req_prod_06h1dyrceagzyx4adtsv4zk39mj38",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-26T07:43:26.611Z",
+         *       "created": "2026-11-26T08:31:21.207Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -16657,20 +16730,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksf4h8jwgdq3a0nbq4wzc956",
+         *       "id": "evt_prod_06h1dyrc9mahq9gamzfxpjc062958",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *       "aggregate_id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *       "data": {
-         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:43:26.427Z",
+         *         "created": "2026-11-26T08:31:21.118Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T07:43:26.498Z",
+         *         "updated": "2026-11-26T08:31:21.163Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16680,15 +16753,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:43:26.427Z",
+         *         "created": "2026-11-26T08:31:21.118Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T07:43:26.457Z",
+         *         "updated": "2026-11-26T08:31:21.143Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16701,13 +16774,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dksf319y9nskdm6a0bt9f0ez0",
-         *       "request_id": "req_prod_06h1dksf319y9nskdm6a0bt9f0ez0",
+         *       "correlation_id": "req_prod_06h1dyrc92w8z6garrwkzt1xazryw",
+         *       "request_id": "req_prod_06h1dyrc92w8z6garrwkzt1xazryw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:43:26.500Z",
+         *       "created": "2026-11-26T08:31:21.165Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -16752,20 +16825,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksf6rrydjabbctcw52nw8dxj",
+         *       "id": "evt_prod_06h1dyrcbdf98hw1c1fanb3gyq25a",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *       "aggregate_id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *       "data": {
-         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:43:26.427Z",
+         *         "created": "2026-11-26T08:31:21.118Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T07:43:26.518Z",
+         *         "updated": "2026-11-26T08:31:21.178Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16775,15 +16848,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:43:26.427Z",
+         *         "created": "2026-11-26T08:31:21.118Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T07:43:26.498Z",
+         *         "updated": "2026-11-26T08:31:21.163Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16796,13 +16869,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dksf6e7gtr4ce7a4rhdq0222m",
-         *       "request_id": "req_prod_06h1dksf6e7gtr4ce7a4rhdq0222m",
+         *       "correlation_id": "req_prod_06h1dyrcb0mxqkjk77hzjk29d10vj",
+         *       "request_id": "req_prod_06h1dyrcb0mxqkjk77hzjk29d10vj",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T07:43:26.519Z",
+         *       "created": "2026-11-26T08:31:21.179Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -16847,38 +16920,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksfber6nbwpp3mndp7sgw2ka",
+         *       "id": "evt_prod_06h1dyrccv23p10ye9fh4jnc7vfya",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *       "aggregate_id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *       "data": {
-         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:43:26.427Z",
+         *         "created": "2026-11-26T08:31:21.118Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T07:43:26.545Z",
+         *         "updated": "2026-11-26T08:31:21.188Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T07:43:26.545Z"
+         *         "previous_secret_expires_at": "2026-11-27T08:31:21.188Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T07:43:26.427Z",
+         *         "created": "2026-11-26T08:31:21.118Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T07:43:26.518Z",
+         *         "updated": "2026-11-26T08:31:21.178Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16891,13 +16964,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dksf9ymxb9zx8hzynvevwae04",
-         *       "request_id": "req_prod_06h1dksf9ymxb9zx8hzynvevwae04",
+         *       "correlation_id": "req_prod_06h1dyrccf978vtq0w5qxtbe793at",
+         *       "request_id": "req_prod_06h1dyrccf978vtq0w5qxtbe793at",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T07:43:26.555Z",
+         *       "created": "2026-11-26T08:31:21.190Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -16942,15 +17015,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkscmt5b4m6nz7badtfa4z3gp",
+         *       "id": "evt_prod_06h1dyrbexte38zxbq4bf103fkznj",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
+         *       "aggregate_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
          *       "data": {
-         *         "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
+         *         "id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-2347cde242@example.com",
+         *         "email": "user-525850f854@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -16962,9 +17035,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:25.862Z",
+         *       "created": "2026-11-26T08:31:20.951Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
+         *       "actor_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j"
          *     }
          */
         UserSignedInEvent: {
@@ -17009,15 +17082,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksgb6fc078jcdw0wn3gpjea8",
+         *       "id": "evt_prod_06h1dyrcvvq1g1wme4ct59ne4p1me",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
+         *       "aggregate_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
          *       "data": {
-         *         "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
+         *         "id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-2347cde242@example.com",
+         *         "email": "user-525850f854@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17029,9 +17102,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:26.809Z",
+         *       "created": "2026-11-26T08:31:21.310Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
+         *       "actor_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j"
          *     }
          */
         UserSignInFailedEvent: {
@@ -17076,15 +17149,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksjf00kbzzbhgk0m3xnhrs92",
+         *       "id": "evt_prod_06h1dyre6pgcf0sbf98bfpkthdc1e",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
+         *       "aggregate_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
          *       "data": {
-         *         "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
+         *         "id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-2347cde242@example.com",
+         *         "email": "user-525850f854@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17096,9 +17169,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T07:43:27.352Z",
+         *       "created": "2026-11-26T08:31:21.653Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
+         *       "actor_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j"
          *     }
          */
         UserSignedOutEvent: {
@@ -17143,15 +17216,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksj4vcsxxd389kyc5r80y6ay",
+         *       "id": "evt_prod_06h1dyrdyyzc5xwdapjd9k8kzp53j",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
+         *       "aggregate_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
          *       "data": {
-         *         "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
+         *         "id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-2347cde242@example.com",
+         *         "email": "user-525850f854@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17163,9 +17236,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:43:27.271Z",
+         *       "created": "2026-11-26T08:31:21.591Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy"
+         *       "actor_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -17210,12 +17283,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksjhbakazwcsd98f6t0rsbcj",
+         *       "id": "evt_prod_06h1dyre87rqnjddvpv6eqe5jaf6m",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h1dksb7aq4kr7jqvt7c6he3fq5w",
+         *       "aggregate_id": "acc_prod_06h1dyraktyf2wv4rkeybv16kce3w",
          *       "data": {
-         *         "id": "acc_prod_06h1dksb7aq4kr7jqvt7c6he3fq5w",
+         *         "id": "acc_prod_06h1dyraktyf2wv4rkeybv16kce3w",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -17237,7 +17310,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h1dksb7aq4kr7jqvt7c6he3fq5w",
+         *         "id": "acc_prod_06h1dyraktyf2wv4rkeybv16kce3w",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -17253,13 +17326,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksjgfn25qzbtesdxvwkhc60y",
-         *       "request_id": "req_prod_06h1dksjgfn25qzbtesdxvwkhc60y",
+         *       "correlation_id": "req_prod_06h1dyre7caj3tpmz6zhxahwcb9wa",
+         *       "request_id": "req_prod_06h1dyre7caj3tpmz6zhxahwcb9wa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:27.370Z",
+         *       "created": "2026-11-26T08:31:21.665Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -17304,17 +17377,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksjpe5fybae7z96njvk8p1da",
+         *       "id": "evt_prod_06h1dyreab09p66pst1y4rntghavg",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
+         *       "aggregate_id": "txr_prod_06h1dyrea3zfa03dhqvmm8pyx3wwy",
          *       "data": {
-         *         "id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
+         *         "id": "txr_prod_06h1dyrea3zfa03dhqvmm8pyx3wwy",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T07:43:27.409Z",
-         *         "updated": "2026-11-26T07:43:27.409Z",
+         *         "created": "2026-11-26T08:31:21.680Z",
+         *         "updated": "2026-11-26T08:31:21.680Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17325,13 +17398,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksjnhattzm3hc1fy8wae59dg",
-         *       "request_id": "req_prod_06h1dksjnhattzm3hc1fy8wae59dg",
+         *       "correlation_id": "req_prod_06h1dyre9rchva9gty4340a0gqyva",
+         *       "request_id": "req_prod_06h1dyre9rchva9gty4340a0gqyva",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:27.411Z",
+         *       "created": "2026-11-26T08:31:21.682Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -17376,17 +17449,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksjt6pra7dnmyw72j7byww7c",
+         *       "id": "evt_prod_06h1dyrec8j03nqmz2gcg4jvf6sny",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
+         *       "aggregate_id": "txr_prod_06h1dyrea3zfa03dhqvmm8pyx3wwy",
          *       "data": {
-         *         "id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
+         *         "id": "txr_prod_06h1dyrea3zfa03dhqvmm8pyx3wwy",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T07:43:27.409Z",
-         *         "updated": "2026-11-26T07:43:27.440Z",
+         *         "created": "2026-11-26T08:31:21.680Z",
+         *         "updated": "2026-11-26T08:31:21.697Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17396,12 +17469,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
+         *         "id": "txr_prod_06h1dyrea3zfa03dhqvmm8pyx3wwy",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T07:43:27.409Z",
-         *         "updated": "2026-11-26T07:43:27.409Z",
+         *         "created": "2026-11-26T08:31:21.680Z",
+         *         "updated": "2026-11-26T08:31:21.680Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17411,13 +17484,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksjs3fvgb6nv2p3vj89te58g",
-         *       "request_id": "req_prod_06h1dksjs3fvgb6nv2p3vj89te58g",
+         *       "correlation_id": "req_prod_06h1dyrebrsven1804mg5z05nd8qp",
+         *       "request_id": "req_prod_06h1dyrebrsven1804mg5z05nd8qp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:27.441Z",
+         *       "created": "2026-11-26T08:31:21.698Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -17462,16 +17535,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksmvfezazrzh4a2q5ksapja6",
+         *       "id": "evt_prod_06h1dyrfmqry3jjtewze5ny5knb4m",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
+         *       "aggregate_id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
          *       "data": {
-         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
+         *         "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T07:43:27.961Z",
-         *         "updated": "2026-11-26T07:43:27.961Z",
+         *         "created": "2026-11-26T08:31:22.020Z",
+         *         "updated": "2026-11-26T08:31:22.020Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17480,13 +17553,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksmt2cvnr6szxwzrg285hr7a",
-         *       "request_id": "req_prod_06h1dksmt2cvnr6szxwzrg285hr7a",
+         *       "correlation_id": "req_prod_06h1dyrfm3r661y8zzp8rn497v7mg",
+         *       "request_id": "req_prod_06h1dyrfm3r661y8zzp8rn497v7mg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:27.963Z",
+         *       "created": "2026-11-26T08:31:22.021Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         MeterCreatedEvent: {
@@ -17531,16 +17604,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksmyb19k7zv4vhydf1xhh33y",
+         *       "id": "evt_prod_06h1dyrfpr4fvfcfx8hwe25jjtrft",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
+         *       "aggregate_id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
          *       "data": {
-         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
+         *         "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T07:43:27.961Z",
-         *         "updated": "2026-11-26T07:43:27.985Z",
+         *         "created": "2026-11-26T08:31:22.020Z",
+         *         "updated": "2026-11-26T08:31:22.037Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17548,11 +17621,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
+         *         "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T07:43:27.961Z",
-         *         "updated": "2026-11-26T07:43:27.961Z",
+         *         "created": "2026-11-26T08:31:22.020Z",
+         *         "updated": "2026-11-26T08:31:22.020Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17560,13 +17633,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksmxvs9cfxvhyxemw4qvcwyt",
-         *       "request_id": "req_prod_06h1dksmxvs9cfxvhyxemw4qvcwyt",
+         *       "correlation_id": "req_prod_06h1dyrfp94de1msyreafpyfeh3pe",
+         *       "request_id": "req_prod_06h1dyrfp94de1msyreafpyfeh3pe",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:27.986Z",
+         *       "created": "2026-11-26T08:31:22.039Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         MeterUpdatedEvent: {
@@ -17611,16 +17684,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksn06qb51cm3q00vnptsxdt8",
+         *       "id": "evt_prod_06h1dyrfrqej99fcxgxhgy9ksafny",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
+         *       "aggregate_id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
          *       "data": {
-         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
+         *         "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T07:43:27.961Z",
-         *         "updated": "2026-11-26T07:43:28.000Z",
+         *         "created": "2026-11-26T08:31:22.020Z",
+         *         "updated": "2026-11-26T08:31:22.052Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17628,11 +17701,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
+         *         "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T07:43:27.961Z",
-         *         "updated": "2026-11-26T07:43:27.985Z",
+         *         "created": "2026-11-26T08:31:22.020Z",
+         *         "updated": "2026-11-26T08:31:22.037Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17640,13 +17713,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksmzq2heesdn626n58k0dze6",
-         *       "request_id": "req_prod_06h1dksmzq2heesdn626n58k0dze6",
+         *       "correlation_id": "req_prod_06h1dyrfr4km7ahg29gqd427agjj4",
+         *       "request_id": "req_prod_06h1dyrfr4km7ahg29gqd427agjj4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:43:28.001Z",
+         *       "created": "2026-11-26T08:31:22.053Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -17691,16 +17764,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksn2vtem99qvde75ksyk5xd0",
+         *       "id": "evt_prod_06h1dyrftpajrzh2w9kj9a203n3t6",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
+         *       "aggregate_id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
          *       "data": {
-         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
+         *         "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T07:43:27.961Z",
-         *         "updated": "2026-11-26T07:43:28.021Z",
+         *         "created": "2026-11-26T08:31:22.020Z",
+         *         "updated": "2026-11-26T08:31:22.068Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17708,11 +17781,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
+         *         "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T07:43:27.961Z",
-         *         "updated": "2026-11-26T07:43:28.000Z",
+         *         "created": "2026-11-26T08:31:22.020Z",
+         *         "updated": "2026-11-26T08:31:22.052Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17720,13 +17793,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksn25aj4pbzzbp8zm9cmpbw0",
-         *       "request_id": "req_prod_06h1dksn25aj4pbzzbp8zm9cmpbw0",
+         *       "correlation_id": "req_prod_06h1dyrft4yxctmhrgn03mgqg6k8y",
+         *       "request_id": "req_prod_06h1dyrft4yxctmhrgn03mgqg6k8y",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T07:43:28.022Z",
+         *       "created": "2026-11-26T08:31:22.069Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         MeterReactivatedEvent: {
@@ -17771,29 +17844,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksm9w7dyp6qhg4v5c862wzsg",
+         *       "id": "evt_prod_06h1dyrf4z5ms7p7b7grhhp2r82gg",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
+         *       "aggregate_id": "feat_prod_06h1dyrf4nrczhh6pwsz7yf1vfdbm",
          *       "data": {
-         *         "id": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
+         *         "id": "feat_prod_06h1dyrf4nrczhh6pwsz7yf1vfdbm",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-26T07:43:27.822Z",
-         *         "updated": "2026-11-26T07:43:27.822Z",
+         *         "created": "2026-11-26T08:31:21.893Z",
+         *         "updated": "2026-11-26T08:31:21.893Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksm9ajqzg30s9ayfdzaq70bj",
-         *       "request_id": "req_prod_06h1dksm9ajqzg30s9ayfdzaq70bj",
+         *       "correlation_id": "req_prod_06h1dyrf4hjxpw3wcmw75ez4w9y9y",
+         *       "request_id": "req_prod_06h1dyrf4hjxpw3wcmw75ez4w9y9y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:27.824Z",
+         *       "created": "2026-11-26T08:31:21.895Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         FeatureCreatedEvent: {
@@ -17838,36 +17911,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksmc292sb0vyjc4q8j0tyrym",
+         *       "id": "evt_prod_06h1dyrf7ggeeq6rk9nbdawdj3npm",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1dksmbw4vybk4kjf7fj2pfz12p",
+         *       "aggregate_id": "prodft_prod_06h1dyrf7bx6r57dwa6sn1v386x5c",
          *       "data": {
-         *         "id": "prodft_prod_06h1dksmbw4vybk4kjf7fj2pfz12p",
+         *         "id": "prodft_prod_06h1dyrf7bx6r57dwa6sn1v386x5c",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T07:43:27.839Z",
+         *         "created": "2026-11-26T08:31:21.914Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
+         *           "id": "feat_prod_06h1dyrf4nrczhh6pwsz7yf1vfdbm",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T07:43:27.822Z",
-         *           "updated": "2026-11-26T07:43:27.822Z",
+         *           "created": "2026-11-26T08:31:21.893Z",
+         *           "updated": "2026-11-26T08:31:21.893Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *         "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksmbe06kca37efra3s2vxmzw",
-         *       "request_id": "req_prod_06h1dksmbe06kca37efra3s2vxmzw",
+         *       "correlation_id": "req_prod_06h1dyrf6hjdk7whrk7sykj28sdkr",
+         *       "request_id": "req_prod_06h1dyrf6hjdk7whrk7sykj28sdkr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:27.840Z",
+         *       "created": "2026-11-26T08:31:21.916Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -17912,36 +17985,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksmmnpbk66vttgxjefhq4342",
+         *       "id": "evt_prod_06h1dyrfd0d50yx5njtysrbr569bm",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1dksmgtxm9ranncgd74b77tp8c",
+         *       "aggregate_id": "prodft_prod_06h1dyrfb17pe9mc1zvmwbfyqk9wr",
          *       "data": {
-         *         "id": "prodft_prod_06h1dksmgtxm9ranncgd74b77tp8c",
+         *         "id": "prodft_prod_06h1dyrfb17pe9mc1zvmwbfyqk9wr",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T07:43:27.878Z",
+         *         "created": "2026-11-26T08:31:21.944Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1dksmdt8dqxhnk9p3kfypthtcr",
+         *           "id": "feat_prod_06h1dyrf9kf6sgbqh1xhxyh747q2p",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-26T07:43:27.854Z",
-         *           "updated": "2026-11-26T07:43:27.854Z",
+         *           "created": "2026-11-26T08:31:21.932Z",
+         *           "updated": "2026-11-26T08:31:21.932Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *         "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksmk19hpny5ksjqxfzhj9zg2",
-         *       "request_id": "req_prod_06h1dksmk19hpny5ksjqxfzhj9zg2",
+         *       "correlation_id": "req_prod_06h1dyrfcf13zdkrhm9nj6axazzjg",
+         *       "request_id": "req_prod_06h1dyrfcf13zdkrhm9nj6axazzjg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:27.909Z",
+         *       "created": "2026-11-26T08:31:21.960Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -17986,36 +18059,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkst9qchzctskqrnwy66z4zyj",
+         *       "id": "evt_prod_06h1dyrkdawsbv4bk0avhgb1ndaje",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *       "aggregate_id": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
+         *             "feature": "feat_prod_06h1dyrf4nrczhh6pwsz7yf1vfdbm",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y"
+         *             "source_subscription": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkst4p1caskdmh8rx4531gvvj",
-         *       "request_id": "req_prod_06h1dkst4p1caskdmh8rx4531gvvj",
+         *       "correlation_id": "req_prod_06h1dyrkb3pbtcqw4n50xx04n7cvy",
+         *       "request_id": "req_prod_06h1dyrkb3pbtcqw4n50xx04n7cvy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T07:43:29.357Z",
+         *       "created": "2026-11-26T08:31:22.986Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -18060,13 +18133,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksmqsdr2dk1ag4t1fnnk64dc",
+         *       "id": "evt_prod_06h1dyrffey03ejtp7sb285mzh84g",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h1dksb7aq4kr7jqvt7c6he3fq5w",
+         *       "aggregate_id": "acc_prod_06h1dyraktyf2wv4rkeybv16kce3w",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-26T07:43:27.929Z",
+         *         "updated": "2026-11-26T08:31:21.974Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -18169,13 +18242,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksmp8nt3vypze7kfywv2g6gj",
-         *       "request_id": "req_prod_06h1dksmp8nt3vypze7kfywv2g6gj",
+         *       "correlation_id": "req_prod_06h1dyrfedcgq654nbykv2s09kp28",
+         *       "request_id": "req_prod_06h1dyrfedcgq654nbykv2s09kp28",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:27.934Z",
+         *       "created": "2026-11-26T08:31:21.979Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -18218,6 +18291,62 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1dyrjvj4k0332h6z6eyx8d1j8c",
+         *       "type": "credit_note.created",
+         *       "aggregate_type": "credit_note",
+         *       "aggregate_id": "cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8",
+         *       "data": {
+         *         "id": "cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8",
+         *         "pdf": "http://127.0.0.1:36281/api/credit-notes/cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8/pdf",
+         *         "memo": null,
+         *         "type": "pre_payment",
+         *         "lines": [
+         *           {
+         *             "quantity": null,
+         *             "amount_atom": 100,
+         *             "description": null,
+         *             "tax_amounts": [],
+         *             "invoice_line": null,
+         *             "discount_atom": 0,
+         *             "total_amount_atom": 100
+         *           }
+         *         ],
+         *         "number": "EXAMPLEGMBH-CN-0001",
+         *         "object": "credit_note",
+         *         "reason": "order_change",
+         *         "status": "issued",
+         *         "created": "2026-11-26T08:31:22.830Z",
+         *         "invoice": "in_prod_06h1dyrjn2v7tk1rq0e8pdft5v74w",
+         *         "refunds": [],
+         *         "updated": "2026-11-26T08:31:22.830Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "livemode": false,
+         *         "tax_atom": 0,
+         *         "voided_at": null,
+         *         "pdf_sha256": "1d2e61dd36e32f8bd3ce83adde1e9326577436be57a064c0d098d01f38279d07",
+         *         "total_taxes": [],
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 100,
+         *         "total_amount_atom": 100,
+         *         "credit_amount_atom": 0,
+         *         "refund_amount_atom": 0,
+         *         "out_of_band_amount_atom": 0,
+         *         "customer_balance_transaction": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1dyrjs45n0sh2qfhdpddjfjxn0",
+         *       "request_id": "req_prod_06h1dyrjs45n0sh2qfhdpddjfjxn0",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T08:31:22.844Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *     }
+         */
         CreditNoteCreatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -18258,6 +18387,100 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1dyrjykmxccad8azhxtkp3mxra",
+         *       "type": "credit_note.voided",
+         *       "aggregate_type": "credit_note",
+         *       "aggregate_id": "cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8",
+         *       "data": {
+         *         "id": "cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8",
+         *         "pdf": "http://127.0.0.1:36281/api/credit-notes/cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8/pdf",
+         *         "memo": null,
+         *         "type": "pre_payment",
+         *         "lines": [
+         *           {
+         *             "quantity": null,
+         *             "amount_atom": 100,
+         *             "description": null,
+         *             "tax_amounts": [],
+         *             "invoice_line": null,
+         *             "discount_atom": 0,
+         *             "total_amount_atom": 100
+         *           }
+         *         ],
+         *         "number": "EXAMPLEGMBH-CN-0001",
+         *         "object": "credit_note",
+         *         "reason": "order_change",
+         *         "status": "void",
+         *         "created": "2026-11-26T08:31:22.830Z",
+         *         "invoice": "in_prod_06h1dyrjn2v7tk1rq0e8pdft5v74w",
+         *         "refunds": [],
+         *         "updated": "2026-11-26T08:31:22.867Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "livemode": false,
+         *         "tax_atom": 0,
+         *         "voided_at": "2026-11-26T08:31:22.867Z",
+         *         "pdf_sha256": "1d2e61dd36e32f8bd3ce83adde1e9326577436be57a064c0d098d01f38279d07",
+         *         "total_taxes": [],
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 100,
+         *         "total_amount_atom": 100,
+         *         "credit_amount_atom": 0,
+         *         "refund_amount_atom": 0,
+         *         "out_of_band_amount_atom": 0,
+         *         "customer_balance_transaction": null
+         *       },
+         *       "previous_data": {
+         *         "id": "cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8",
+         *         "pdf": "http://127.0.0.1:36281/api/credit-notes/cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8/pdf",
+         *         "memo": null,
+         *         "type": "pre_payment",
+         *         "lines": [
+         *           {
+         *             "quantity": null,
+         *             "amount_atom": 100,
+         *             "description": null,
+         *             "tax_amounts": [],
+         *             "invoice_line": null,
+         *             "discount_atom": 0,
+         *             "total_amount_atom": 100
+         *           }
+         *         ],
+         *         "number": "EXAMPLEGMBH-CN-0001",
+         *         "object": "credit_note",
+         *         "reason": "order_change",
+         *         "status": "issued",
+         *         "created": "2026-11-26T08:31:22.830Z",
+         *         "invoice": "in_prod_06h1dyrjn2v7tk1rq0e8pdft5v74w",
+         *         "refunds": [],
+         *         "updated": "2026-11-26T08:31:22.830Z",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "livemode": false,
+         *         "tax_atom": 0,
+         *         "voided_at": null,
+         *         "pdf_sha256": "1d2e61dd36e32f8bd3ce83adde1e9326577436be57a064c0d098d01f38279d07",
+         *         "total_taxes": [],
+         *         "discount_atom": 0,
+         *         "subtotal_atom": 100,
+         *         "total_amount_atom": 100,
+         *         "credit_amount_atom": 0,
+         *         "refund_amount_atom": 0,
+         *         "out_of_band_amount_atom": 0,
+         *         "customer_balance_transaction": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1dyrjxf7fdxq77cybs5enb7wew",
+         *       "request_id": "req_prod_06h1dyrjxf7fdxq77cybs5enb7wew",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-26T08:31:22.868Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *     }
+         */
         CreditNoteVoidedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -18298,6 +18521,37 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h1dyrk12542an7yj2t9gbgs4rat",
+         *       "type": "customer.balance_transaction.created",
+         *       "aggregate_type": "customer_balance_transaction",
+         *       "aggregate_id": "cbtxn_prod_06h1dyrk0yb8a5v7fzv60rm4th53y",
+         *       "data": {
+         *         "id": "cbtxn_prod_06h1dyrk0yb8a5v7fzv60rm4th53y",
+         *         "type": "credit_note",
+         *         "object": "customer_balance_transaction",
+         *         "created": "2026-11-26T08:31:22.887Z",
+         *         "invoice": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *         "currency": "usd",
+         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "livemode": false,
+         *         "amount_atom": 100,
+         *         "credit_note": "cn_prod_06h1dyrk0tkxyccb4v2pgdz4edx70",
+         *         "description": null,
+         *         "ending_balance_atom": 100
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h1dyrk06j4m32sfq4cntqca7738",
+         *       "request_id": "req_prod_06h1dyrk06j4m32sfq4cntqca7738",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-26T08:31:22.888Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *     }
+         */
         CustomerBalanceTransactionCreatedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -18340,57 +18594,57 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksx2w3969z01vv5z2571q4e6",
+         *       "id": "evt_prod_06h1dyrmc8pjrarhg56rnqzr7bhea",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *       "aggregate_id": "scr_prod_06h1dyrm8y05z3pab1e0j6g4yfwby",
          *       "data": {
-         *         "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *         "id": "scr_prod_06h1dyrm8y05z3pab1e0j6g4yfwby",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *             "price": "price_prod_06h1dyrm0yb0q5jp50qw85zg6wa86",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-26T07:43:30.022Z",
+         *         "created": "2026-11-26T08:31:23.203Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:30.058Z",
+         *         "updated": "2026-11-26T08:31:23.228Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T07:43:29.625Z",
-         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "effective_at": "2026-12-26T08:31:23.151Z",
+         *         "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T07:43:30.022Z",
+         *         "proration_date": "2026-11-26T08:31:23.203Z",
          *         "amount_due_now_atom": 0,
          *         "cancellation_reason": null,
          *         "payment_collected_at": null,
          *         "next_invoice_amount_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *         "id": "scr_prod_06h1dyrm8y05z3pab1e0j6g4yfwby",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *             "price": "price_prod_06h1dyrm0yb0q5jp50qw85zg6wa86",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-26T07:43:30.022Z",
+         *         "created": "2026-11-26T08:31:23.203Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:30.022Z",
+         *         "updated": "2026-11-26T08:31:23.203Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18398,22 +18652,22 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T07:43:30.022Z",
+         *         "proration_date": "2026-11-26T08:31:23.203Z",
          *         "amount_due_now_atom": 0,
          *         "cancellation_reason": null,
          *         "payment_collected_at": null,
          *         "next_invoice_amount_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dkswzpa0kxx3q2nab2kq0xdpr",
-         *       "request_id": "req_prod_06h1dkswzpa0kxx3q2nab2kq0xdpr",
+         *       "correlation_id": "req_prod_06h1dyrmaktb3tjt35bfgv51jta7a",
+         *       "request_id": "req_prod_06h1dyrmaktb3tjt35bfgv51jta7a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T07:43:30.071Z",
+         *       "created": "2026-11-26T08:31:23.234Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -18458,78 +18712,78 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dkt0e3fazke34ma1xqy7rkdzr",
+         *       "id": "evt_prod_06h1dyrnwym5r1g5fxy5cb0rj44pw",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *       "aggregate_id": "scr_prod_06h1dyrm8y05z3pab1e0j6g4yfwby",
          *       "data": {
-         *         "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *         "id": "scr_prod_06h1dyrm8y05z3pab1e0j6g4yfwby",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *             "price": "price_prod_06h1dyrm0yb0q5jp50qw85zg6wa86",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-26T07:43:30.022Z",
+         *         "created": "2026-11-26T08:31:23.203Z",
          *         "invoice": null,
-         *         "updated": "2026-12-26T07:43:29.625Z",
+         *         "updated": "2026-12-26T08:31:23.151Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-26T07:43:29.625Z",
+         *         "applied_at": "2026-12-26T08:31:23.151Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T07:43:29.625Z",
-         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "effective_at": "2026-12-26T08:31:23.151Z",
+         *         "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-26T07:43:30.022Z",
+         *         "proration_date": "2026-11-26T08:31:23.203Z",
          *         "amount_due_now_atom": 0,
          *         "cancellation_reason": null,
          *         "payment_collected_at": null,
          *         "next_invoice_amount_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *         "id": "scr_prod_06h1dyrm8y05z3pab1e0j6g4yfwby",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *             "price": "price_prod_06h1dyrm0yb0q5jp50qw85zg6wa86",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-26T07:43:30.022Z",
+         *         "created": "2026-11-26T08:31:23.203Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:30.058Z",
+         *         "updated": "2026-11-26T08:31:23.228Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T07:43:29.625Z",
-         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "effective_at": "2026-12-26T08:31:23.151Z",
+         *         "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T07:43:30.022Z",
+         *         "proration_date": "2026-11-26T08:31:23.203Z",
          *         "amount_due_now_atom": 0,
          *         "cancellation_reason": null,
          *         "payment_collected_at": null,
          *         "next_invoice_amount_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksyty91y7hk6kb7qrrne229r",
+         *       "correlation_id": "req_prod_06h1dyrn05f4vsr682y8j7ctkafk8",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-26T07:43:29.625Z",
+         *       "created": "2026-12-26T08:31:23.151Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -18576,15 +18830,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dksxkm5fvb6xygg94yg8vvmsa",
+         *       "id": "evt_prod_06h1dyrmhhcm7wdeg6q1xeznd2yh4",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h1dksx89zqrg76ymrqdsjmzh6fp",
+         *       "aggregate_id": "scr_prod_06h1dyrmefc29nme0d0e9sajfak9c",
          *       "data": {
-         *         "id": "scr_prod_06h1dksx89zqrg76ymrqdsjmzh6fp",
+         *         "id": "scr_prod_06h1dyrmefc29nme0d0e9sajfak9c",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -18593,29 +18847,29 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-26T07:43:30.107Z",
+         *         "created": "2026-11-26T08:31:23.249Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:30.204Z",
+         *         "updated": "2026-11-26T08:31:23.275Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T07:43:29.625Z",
-         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "effective_at": "2026-12-26T08:31:23.151Z",
+         *         "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T07:43:30.107Z",
+         *         "proration_date": "2026-11-26T08:31:23.249Z",
          *         "amount_due_now_atom": 0,
          *         "cancellation_reason": "requested",
          *         "payment_collected_at": null,
          *         "next_invoice_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h1dksx89zqrg76ymrqdsjmzh6fp",
+         *         "id": "scr_prod_06h1dyrmefc29nme0d0e9sajfak9c",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *             "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -18624,32 +18878,32 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-26T07:43:30.107Z",
+         *         "created": "2026-11-26T08:31:23.249Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T07:43:30.152Z",
+         *         "updated": "2026-11-26T08:31:23.261Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T07:43:29.625Z",
-         *         "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *         "effective_at": "2026-12-26T08:31:23.151Z",
+         *         "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T07:43:30.107Z",
+         *         "proration_date": "2026-11-26T08:31:23.249Z",
          *         "amount_due_now_atom": 0,
          *         "cancellation_reason": null,
          *         "payment_collected_at": null,
          *         "next_invoice_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dksxj0yvtm1x3cv1tc1mf0zkw",
-         *       "request_id": "req_prod_06h1dksxj0yvtm1x3cv1tc1mf0zkw",
+         *       "correlation_id": "req_prod_06h1dyrmgymhfbs88xtybvb32gscy",
+         *       "request_id": "req_prod_06h1dyrmgymhfbs88xtybvb32gscy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T07:43:30.205Z",
+         *       "created": "2026-11-26T08:31:23.276Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm"
+         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -19076,22 +19330,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1dksp0zsnve1vb4jyfsrsyq3f0",
+         *       "id": "evt_prod_06h1dyrgcnhhyza8rb0q1182k3510",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *           "id": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T07:43:28.261Z",
+         *           "created": "2026-11-26T08:31:22.211Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
+         *           "payment_intent": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -19149,22 +19403,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1dksp53rxap19xgmx27msr1apc",
+         *       "id": "evt_prod_06h1dyrgfdrq0m9xzw22w0dfkj8pc",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1dksp4v4tsj05k7rwthmbfhxsr",
+         *           "id": "py_prod_06h1dyrgf72dwydgdj8rnrr5z6fy4",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T07:43:28.294Z",
+         *           "created": "2026-11-26T08:31:22.233Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
+         *           "payment_intent": "pi_prod_06h1dyrgehwm7msfdkwm08k0qnjhj",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -19201,22 +19455,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1dksptm5xwd3tcs6qxdsv81xwt",
+         *       "id": "evt_prod_06h1dyrgw0k46cb084j3fetfrzfgg",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
+         *           "id": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T07:43:28.261Z",
+         *           "created": "2026-11-26T08:31:22.211Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
+         *           "payment_intent": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -19257,32 +19511,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1dksxszyz8jqks21d1k26js1mc",
+         *       "id": "evt_prod_06h1dyrmm441811dfaefma118k81p",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795679010,
+         *       "created": 1795681883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
-         *           "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *           "id": "cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
+         *           "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T07:43:30.248Z",
+         *           "created": "2026-11-26T08:31:23.293Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:43:30.248Z",
+         *           "updated": "2026-11-26T08:31:23.293Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T07:43:30.248Z",
+         *           "expires_at": "2026-11-27T08:31:23.293Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19387,22 +19641,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dksye4y12cajanrf5rd4dtywe",
+         *       "id": "evt_prod_06h1dyrmv99yf93rcc10a51r8ezgp",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795679010,
+         *       "created": 1795681883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
-         *           "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *           "id": "cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
+         *           "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T07:43:30.373Z",
+         *           "created": "2026-11-26T08:31:23.342Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:43:30.416Z",
+         *           "updated": "2026-11-26T08:31:23.353Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -19411,10 +19665,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T07:43:30.373Z",
+         *           "expires_at": "2026-11-27T08:31:23.342Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19431,7 +19685,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:43:30.373Z",
+         *           "updated": "2026-11-26T08:31:23.342Z",
          *           "metadata": {}
          *         }
          *       }
@@ -19466,23 +19720,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dksyk7jgfvnmygvmwwx3a1mxp",
+         *       "id": "evt_prod_06h1dyrmx04920q8h1r8jv4718ac4",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795679010,
+         *       "created": 1795681883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
-         *           "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksy8x5e3tmph1s3tr5339g1c",
+         *           "id": "cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
+         *           "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T07:43:30.373Z",
+         *           "created": "2026-11-26T08:31:23.342Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:43:30.454Z",
+         *           "updated": "2026-11-26T08:31:23.367Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -19491,10 +19745,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T07:43:30.373Z",
+         *           "expires_at": "2026-11-27T08:31:23.342Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19511,7 +19765,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:43:30.416Z",
+         *           "updated": "2026-11-26T08:31:23.353Z",
          *           "deleted": null
          *         }
          *       }
@@ -19604,32 +19858,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1dksy6df1f6bcxpgzambqa246a",
+         *       "id": "evt_prod_06h1dyrmrn2erh743rckvjpn7dsbe",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795679010,
+         *       "created": 1795681883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
-         *           "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksxsf363gtmfyn5v3pvqy5wc",
+         *           "id": "cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
+         *           "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T07:43:30.248Z",
+         *           "created": "2026-11-26T08:31:23.293Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:43:30.352Z",
+         *           "updated": "2026-11-26T08:31:23.331Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksy2w8syr009a566x1pgb66g",
+         *           "customer": "cus_prod_06h1dyrmpvv6tar0x6xxt03emfzwp",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T07:43:30.248Z",
+         *           "expires_at": "2026-11-27T08:31:23.293Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19637,17 +19891,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T07:43:30.352Z",
+         *           "completed_at": "2026-11-26T08:31:23.331Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1dksy3v3fe525yvyx94dktw4mr",
+         *           "payment_intent": "pi_prod_06h1dyrmqat1qgas3pyc3m561n40e",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T07:43:30.248Z",
+         *           "updated": "2026-11-26T08:31:23.293Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -19686,32 +19940,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1dksz5kfd15mtjzyw6zbetv2cp",
+         *       "id": "evt_prod_06h1dyrn5pk3spphhbxn6jtnpkb98",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795765410,
+         *       "created": 1795768283,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
-         *           "url": "http://127.0.0.1:46523/checkout/cs_prod_06h1dksyn5tjt5yy8tafpny4s5nec",
+         *           "id": "cs_prod_06h1dyrmy7t2ay959razmvyz77p0j",
+         *           "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmy7t2ay959razmvyz77p0j",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T07:43:30.472Z",
+         *           "created": "2026-11-26T08:31:23.375Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T07:43:30.472Z",
+         *           "updated": "2026-11-27T08:31:23.375Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T07:43:30.472Z",
-         *           "expires_at": "2026-11-27T07:43:30.472Z",
+         *           "expired_at": "2026-11-27T08:31:23.375Z",
+         *           "expires_at": "2026-11-27T08:31:23.375Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19729,7 +19983,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T07:43:30.472Z",
+         *           "updated": "2026-11-26T08:31:23.375Z",
          *           "expired_at": null
          *         }
          *       }
@@ -19764,22 +20018,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1dksnzsv8wyxahv6j0evkrxykw",
+         *       "id": "evt_prod_06h1dyrgbtqcwyytf1nwe4z7t3vcr",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
+         *           "id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T07:43:28.250Z",
+         *           "created": "2026-11-26T08:31:22.204Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:43:28.250Z",
+         *           "updated": "2026-11-26T08:31:22.204Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19856,22 +20110,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1dksp0fbzehd1nhz8d8bkexee6",
+         *       "id": "evt_prod_06h1dyrgc92jxh330d692kt56cw8c",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
+         *           "id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T07:43:28.250Z",
+         *           "created": "2026-11-26T08:31:22.204Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:43:28.258Z",
+         *           "updated": "2026-11-26T08:31:22.208Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19884,7 +20138,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T07:43:28.250Z"
+         *           "updated": "2026-11-26T08:31:22.204Z"
          *         }
          *       }
          *     }
@@ -19918,22 +20172,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1dksp8gyv58g2y2vr7bwak1ezr",
+         *       "id": "evt_prod_06h1dyrgh9zrtyyq9fzmy6tyydnnp",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dksp7pj96a7myvwsxj4n2rhf4",
+         *           "id": "pi_prod_06h1dyrggpmn2gz923zrajaked25c",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T07:43:28.317Z",
+         *           "created": "2026-11-26T08:31:22.245Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:43:28.323Z",
+         *           "updated": "2026-11-26T08:31:22.249Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -19946,7 +20200,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T07:43:28.317Z"
+         *           "updated": "2026-11-26T08:31:22.245Z"
          *         }
          *       }
          *     }
@@ -19980,22 +20234,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1dkspeetwrkb7sb501n21qhzjr",
+         *       "id": "evt_prod_06h1dyrgmh0gps7kxrbb8sk2mtxnm",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
+         *           "id": "pi_prod_06h1dyrgkwqszh3vrbhtza808yd08",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T07:43:28.366Z",
+         *           "created": "2026-11-26T08:31:22.271Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:43:28.370Z",
+         *           "updated": "2026-11-26T08:31:22.276Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20008,7 +20262,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T07:43:28.368Z",
+         *           "updated": "2026-11-26T08:31:22.273Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -20043,22 +20297,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1dksp1bcnngp1rv8q8q9rz673w",
+         *       "id": "evt_prod_06h1dyrgczf45jmqq53nkbb274zrg",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dksnzbxkxejmhy65ysaj0y3am",
+         *           "id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T07:43:28.250Z",
+         *           "created": "2026-11-26T08:31:22.204Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:43:28.265Z",
+         *           "updated": "2026-11-26T08:31:22.214Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20071,7 +20325,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T07:43:28.258Z",
+         *           "updated": "2026-11-26T08:31:22.208Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -20106,26 +20360,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1dkspgf26815x4e59pgfvrt8zw",
+         *       "id": "evt_prod_06h1dyrgnyex4wsz7m90g6zc3s37p",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dkspdt14xq5e4w7b2sjq7g25y",
+         *           "id": "pi_prod_06h1dyrgkwqszh3vrbhtza808yd08",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T07:43:28.366Z",
+         *           "created": "2026-11-26T08:31:22.271Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:43:28.386Z",
+         *           "updated": "2026-11-26T08:31:22.286Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T07:43:28.386Z",
+         *           "canceled_at": "2026-11-26T08:31:22.286Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -20134,7 +20388,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T07:43:28.370Z",
+         *           "updated": "2026-11-26T08:31:22.276Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -20170,22 +20424,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1dksp5h4zx4tnet7rdj8mt2tbc",
+         *       "id": "evt_prod_06h1dyrgfq8z7ppyema0dy0r5fwq4",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dksp423db1r43jq8te455ntr8",
+         *           "id": "pi_prod_06h1dyrgehwm7msfdkwm08k0qnjhj",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T07:43:28.288Z",
+         *           "created": "2026-11-26T08:31:22.228Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:43:28.299Z",
+         *           "updated": "2026-11-26T08:31:22.236Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20198,7 +20452,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T07:43:28.291Z",
+         *           "updated": "2026-11-26T08:31:22.231Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -20234,22 +20488,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1dkspbtesngp3yvqgwm3hmy324",
+         *       "id": "evt_prod_06h1dyrgk121f8s5bx8eqew1ch1ry",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dkspajzaz8nhn6qg3p87my17a",
+         *           "id": "pi_prod_06h1dyrgj2vqgs2spf0sm8eyxgwvj",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T07:43:28.340Z",
+         *           "created": "2026-11-26T08:31:22.256Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:43:28.349Z",
+         *           "updated": "2026-11-26T08:31:22.263Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20262,7 +20516,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T07:43:28.344Z",
+         *           "updated": "2026-11-26T08:31:22.259Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -20297,38 +20551,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1dkst80fqdx2y66y5qz2desk9c",
+         *       "id": "evt_prod_06h1dyrkcp20tszzyqdpkjyf89wg4",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795679009,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *           "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
-         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *               "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
+         *               "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T07:43:29.318Z",
-         *           "updated": "2026-11-26T07:43:29.318Z",
+         *           "created": "2026-11-26T08:31:22.969Z",
+         *           "updated": "2026-11-26T08:31:22.969Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *           "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T07:43:29.318Z",
+         *           "current_period_end": "2026-12-26T08:31:22.969Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T07:43:29.318Z",
+         *           "current_period_start": "2026-11-26T08:31:22.969Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -20412,28 +20666,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dkstmhd4epskhhfw3r3mct8tc",
+         *       "id": "evt_prod_06h1dyrkkqf7mb0xqmfm6e4vcm276",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795679009,
+         *       "created": 1795681883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *           "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
-         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *               "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
+         *               "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T07:43:29.318Z",
-         *           "updated": "2026-11-26T07:43:29.437Z",
+         *           "created": "2026-11-26T08:31:22.969Z",
+         *           "updated": "2026-11-26T08:31:23.034Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -20441,15 +20695,15 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *           "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T07:43:29.318Z",
+         *           "current_period_end": "2026-12-26T08:31:22.969Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T07:43:29.318Z",
+         *           "current_period_start": "2026-11-26T08:31:22.969Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:43:29.318Z",
+         *           "updated": "2026-11-26T08:31:22.969Z",
          *           "metadata": {}
          *         }
          *       }
@@ -20484,45 +20738,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1dkstt1zz8g71zbt3prxvhw56g",
+         *       "id": "evt_prod_06h1dyrkp2184ydty9qrepqkdwp6y",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795679009,
+         *       "created": 1795681883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *           "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
-         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *               "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
+         *               "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T07:43:29.318Z",
-         *           "updated": "2026-11-26T07:43:29.486Z",
+         *           "created": "2026-11-26T08:31:22.969Z",
+         *           "updated": "2026-11-26T08:31:23.053Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T07:43:29.486Z",
+         *           "paused_at": "2026-11-26T08:31:23.053Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *           "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T07:43:29.318Z",
+         *           "current_period_end": "2026-12-26T08:31:22.969Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T07:43:29.318Z",
+         *           "current_period_start": "2026-11-26T08:31:22.969Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T07:43:29.437Z",
+         *           "updated": "2026-11-26T08:31:23.034Z",
          *           "paused_at": null
          *         }
          *       }
@@ -20557,28 +20811,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1dkstxrs39bc52fq4w4672dtt6",
+         *       "id": "evt_prod_06h1dyrkrpcynapbay70m3eb2r83j",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795679009,
+         *       "created": 1795681883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *           "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
-         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *               "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
+         *               "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T07:43:29.318Z",
-         *           "updated": "2026-11-26T07:43:29.513Z",
+         *           "created": "2026-11-26T08:31:22.969Z",
+         *           "updated": "2026-11-26T08:31:23.074Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -20586,17 +20840,17 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *           "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T07:43:29.318Z",
+         *           "current_period_end": "2026-12-26T08:31:22.969Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T07:43:29.318Z",
+         *           "current_period_start": "2026-11-26T08:31:22.969Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T07:43:29.486Z",
-         *           "paused_at": "2026-11-26T07:43:29.486Z"
+         *           "updated": "2026-11-26T08:31:23.053Z",
+         *           "paused_at": "2026-11-26T08:31:23.053Z"
          *         }
          *       }
          *     }
@@ -20630,45 +20884,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1dksv1s1c6g8phf0jm6z242gsp",
+         *       "id": "evt_prod_06h1dyrkvw5y8cryvqztn2tamv69m",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795679009,
+         *       "created": 1795681883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y",
+         *           "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dkst546mzc0n7rzkrf7ez5r40",
-         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *               "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
+         *               "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T07:43:29.318Z",
-         *           "updated": "2026-11-26T07:43:29.543Z",
+         *           "created": "2026-11-26T08:31:22.969Z",
+         *           "updated": "2026-11-26T08:31:23.096Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T07:43:29.543Z",
-         *           "latest_invoice": "in_prod_06h1dkst5wsexvxgrq7d2bfaavter",
+         *           "cancelled_at": "2026-11-26T08:31:23.096Z",
+         *           "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T07:43:29.318Z",
+         *           "current_period_end": "2026-12-26T08:31:22.969Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T07:43:29.318Z",
+         *           "current_period_start": "2026-11-26T08:31:22.969Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T07:43:29.513Z",
+         *           "updated": "2026-11-26T08:31:23.074Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -20703,38 +20957,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1dksz9q3t5k4whbk1yj80n0hre",
+         *       "id": "evt_prod_06h1dyrn8e57ravtwfk53925vc1v8",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796024609,
+         *       "created": 1796027483,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
+         *           "id": "sub_prod_06h1dyrky0kr4qrn52dtr161zdj7p",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dksv5w9k1vymv6s3bv4bbhy9y",
-         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *               "id": "si_prod_06h1dyrky0kr4qrn52dtr161zdj7r",
+         *               "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T07:43:29.581Z",
-         *           "updated": "2026-11-26T07:43:29.581Z",
+         *           "created": "2026-11-26T08:31:23.119Z",
+         *           "updated": "2026-11-26T08:31:23.119Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T07:43:29.581Z",
+         *           "trial_end": "2026-12-03T08:31:23.119Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-03T07:43:29.581Z",
+         *           "current_period_end": "2026-12-03T08:31:23.119Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T07:43:29.581Z",
+         *           "current_period_start": "2026-11-26T08:31:23.119Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -20769,19 +21023,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1dksq03kena6ah2ykp9e0sh7sm",
+         *       "id": "evt_prod_06h1dyrh01qt4vmv3aga2an3fw236",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *           "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
-         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *               "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
+         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20794,11 +21048,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T07:43:28.507Z",
+         *           "created": "2026-11-26T08:31:22.364Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T07:43:28.507Z",
+         *           "updated": "2026-11-26T08:31:22.364Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20823,8 +21077,12 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "hosted_invoice_url": null,
+         *           "ending_balance_atom": null,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": null,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         }
          *       }
          *     }
@@ -20940,19 +21198,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1dksqgyk7gt67397pd3xd9wqmw",
+         *       "id": "evt_prod_06h1dyrh7c85mxnay8ahy8cg2ag6j",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *           "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
-         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *               "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
+         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -20965,11 +21223,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T07:43:28.507Z",
+         *           "created": "2026-11-26T08:31:22.364Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T07:43:28.563Z",
+         *           "updated": "2026-11-26T08:31:22.394Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -20977,11 +21235,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
+         *           "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:43:28.563Z",
+         *           "finalized_at": "2026-11-26T08:31:22.394Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -20993,20 +21251,26 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
+         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T07:43:28.507Z",
+         *           "updated": "2026-11-26T08:31:22.364Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
          *           "customer_name": null,
          *           "customer_email": null,
-         *           "hosted_invoice_url": null
+         *           "hosted_invoice_url": null,
+         *           "ending_balance_atom": null,
+         *           "starting_balance_atom": null
          *         }
          *       }
          *     }
@@ -21040,19 +21304,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1dksqrw2znvvc6p33wc62h81er",
+         *       "id": "evt_prod_06h1dyrhbxbycmhwt9a1tbkkapk3a",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *           "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
-         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *               "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
+         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21065,11 +21329,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T07:43:28.507Z",
-         *           "paid_at": "2026-11-26T07:43:28.709Z",
-         *           "updated": "2026-11-26T07:43:28.709Z",
+         *           "created": "2026-11-26T08:31:22.364Z",
+         *           "paid_at": "2026-11-26T08:31:22.461Z",
+         *           "updated": "2026-11-26T08:31:22.461Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21077,30 +21341,34 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
+         *           "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:43:28.563Z",
+         *           "finalized_at": "2026-11-26T08:31:22.394Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
+         *           "payment_intent": "pi_prod_06h1dyrha3g129mztt6trf56tybdm",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
+         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T07:43:28.563Z",
+         *           "updated": "2026-11-26T08:31:22.394Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -21136,19 +21404,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1dksqs10was4zhm2rh12n81wsc",
+         *       "id": "evt_prod_06h1dyrhc6p6v5n16egb8f5wdvg20",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *           "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
-         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *               "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
+         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21161,11 +21429,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T07:43:28.507Z",
-         *           "paid_at": "2026-11-26T07:43:28.709Z",
-         *           "updated": "2026-11-26T07:43:28.709Z",
+         *           "created": "2026-11-26T08:31:22.364Z",
+         *           "paid_at": "2026-11-26T08:31:22.461Z",
+         *           "updated": "2026-11-26T08:31:22.461Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21173,30 +21441,34 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
+         *           "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:43:28.563Z",
+         *           "finalized_at": "2026-11-26T08:31:22.394Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
+         *           "payment_intent": "pi_prod_06h1dyrha3g129mztt6trf56tybdm",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
+         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T07:43:28.563Z",
+         *           "updated": "2026-11-26T08:31:22.394Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -21232,19 +21504,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1dksrggjxks580yxzvg6nr1j5j",
+         *       "id": "evt_prod_06h1dyrhqvpw9sexm0fqtrekw6ky0",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dksr3deh164zbza7nnh3a3fxy",
+         *           "id": "in_prod_06h1dyrhgy9nm1bscwrxs376sn694",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dksr3deh164zbza7nnh3a3fy0",
-         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *               "id": "il_prod_06h1dyrhgy9nm1bscwrxs376sn696",
+         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21257,11 +21529,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T07:43:28.794Z",
+         *           "created": "2026-11-26T08:31:22.503Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T07:43:28.821Z",
+         *           "updated": "2026-11-26T08:31:22.515Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21269,25 +21541,29 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "696ba13b1cc0f095d95a533919ab34538037e0b80bf7239bb632039f1c48a78e",
+         *           "pdf_sha256": "49946861d44424ed9c2b36c56509b527b566b1e3df532fcf0037e2033cbdfb3a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dksr3deh164zbza7nnh3a3fxy/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrhgy9nm1bscwrxs376sn694/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:43:28.821Z",
+         *           "finalized_at": "2026-11-26T08:31:22.515Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dksrdyqf726vvepmw067jw1s6",
+         *           "payment_intent": "pi_prod_06h1dyrhpk4b8crg4q6c5p8cfnasy",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/LiTicqD7c9x1EPDMuoPpyU2JH0wf_UEnakAXmXqjOn0",
+         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/XZRW5VLkNPQ24u2pz2E7rINIkaBIGX2u1bXCiKHyhIU",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         }
          *       }
          *     }
@@ -21321,19 +21597,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1dksrxj24g03z91zxb8pg80d4c",
+         *       "id": "evt_prod_06h1dyrj02a9pykb05ehdw9m194zj",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795679009,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4m",
+         *           "id": "in_prod_06h1dyrhsavr5ek98wmrgdyxmgd88",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4p",
-         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *               "id": "il_prod_06h1dyrhscssywcws984j1jgctppp",
+         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21346,11 +21622,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T07:43:28.923Z",
+         *           "created": "2026-11-26T08:31:22.570Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T07:43:28.937Z",
+         *           "updated": "2026-11-26T08:31:22.583Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21358,25 +21634,29 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "08a90ceb3944f427d164beeb05d3160574d07d473a2b130fd09dfd31f7d11ab2",
+         *           "pdf_sha256": "69d8ab7534c7dc4904f7b6d5d8420d59626652a5dc81e1b3a826d605f2b02403",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dksrkfr0ch0pr4fjkc2kkmg4m/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrhsavr5ek98wmrgdyxmgd88/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:43:28.937Z",
+         *           "finalized_at": "2026-11-26T08:31:22.583Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dksrw0nen1w1dfyz4aafx1yqr",
+         *           "payment_intent": "pi_prod_06h1dyrhz76tvzb4new92p6hsdw1t",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/kXbW-cwse1MqR6JVTaUsB-3HK3MrmZqRQXH0TS_TIq0",
+         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/4xevVxGxJRx6CdUbVF95lpR3K0u1fGIrYIaWyfDFAf0",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         }
          *       }
          *     }
@@ -21410,19 +21690,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1dksyyfyf2m6gsrq7ynw5qctya",
+         *       "id": "evt_prod_06h1dyrn2qarm28spmbyvrn5f235c",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795765409,
+         *       "created": 1795768282,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dkssx80ccq32ke3y0q5be67xr",
+         *           "id": "in_prod_06h1dyrk70tf68zqzdankjtw4kqga",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dkssxdwe0wranye6yx2g1ektp",
-         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *               "id": "il_prod_06h1dyrk70tf68zqzdankjtw4kqgc",
+         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21432,26 +21712,26 @@ export type components = {
          *               "unit_amount_atom": 500
          *             }
          *           ],
-         *           "number": "EXAMPLEGMBH-0006",
+         *           "number": "EXAMPLEGMBH-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T07:43:29.258Z",
+         *           "created": "2026-11-26T08:31:22.936Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T07:43:29.223Z",
+         *           "updated": "2026-11-27T08:31:22.921Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "discount": null,
-         *           "due_date": "2026-11-27T07:43:29.223Z",
+         *           "due_date": "2026-11-27T08:31:22.921Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T07:43:29.223Z",
-         *           "pdf_sha256": "2c2958d319262ce17568129f48174eda8aa4f28adfa54d546568f8240c15e8cc",
+         *           "overdue_at": "2026-11-27T08:31:22.921Z",
+         *           "pdf_sha256": "368e0ff40b3b48e6eedc8352a5ac62063039d4c6580faf62ae14465efa8c1fa2",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssx80ccq32ke3y0q5be67xr/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrk70tf68zqzdankjtw4kqga/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:43:29.277Z",
+         *           "finalized_at": "2026-11-26T08:31:22.947Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -21463,12 +21743,16 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/xKfYjAAconnBpRRF-NASffxQ2VsrzSupoEii6Oo6Sp8",
+         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/RFq1aCUvt9EhBzjg7PZzc25oWWR7XQvNf5myfs4MynE",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:43:29.277Z",
+         *           "updated": "2026-11-26T08:31:22.947Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -21503,19 +21787,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1dkss8ekk87fj7ve4x9caggfhp",
+         *       "id": "evt_prod_06h1dyrj8dtkevskzmv6jwb3qmnz2",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795679009,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt",
+         *           "id": "in_prod_06h1dyrj1bnwm7wn3kjzjegt7s1h8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dkss0gn78ep84qkbcrqc3fbtw",
-         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *               "id": "il_prod_06h1dyrj1f5h8qernv3dvmp32c02w",
+         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21528,23 +21812,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T07:43:29.028Z",
+         *           "created": "2026-11-26T08:31:22.634Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T07:43:29.089Z",
+         *           "updated": "2026-11-26T08:31:22.689Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T07:43:29.089Z",
+         *           "voided_at": "2026-11-26T08:31:22.689Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "49133d9ce0c242f95761de26a1ce2973dfb13f6f75c5719be96e8317c20864b0",
+         *           "pdf_sha256": "6cac6216e19b0a5bdd8fec59c203711d85c4138c5472dbdb73bc989e0dd48691",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkss0gn78ep84qkbcrqc3fbtt/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrj1bnwm7wn3kjzjegt7s1h8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:43:29.046Z",
+         *           "finalized_at": "2026-11-26T08:31:22.648Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -21556,13 +21840,17 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/Gm-fd5_7uQzMYAQ6O3fpFqUzPi2EduTv2yHoQSa3Xdg",
+         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/OWU1ohKtCEwFzglbS2U7zIq5HsP58tVy-4avWi_RaHg",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T07:43:29.046Z",
+         *           "updated": "2026-11-26T08:31:22.648Z",
          *           "voided_at": null
          *         }
          *       }
@@ -21597,19 +21885,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1dkssmxnk8wqry4mjncd3np1my",
+         *       "id": "evt_prod_06h1dyrjh729w5bmtj7zjf27gkfvc",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795679009,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dkssc6n9naecabdqvn3ht1g4r",
+         *           "id": "in_prod_06h1dyrjb83zrhh9sv34efdzkde4y",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dkssc89yeys9kebcfmrwcxcba",
-         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *               "id": "il_prod_06h1dyrjbcxvhmgvx60552vckcq8a",
+         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21622,11 +21910,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T07:43:29.121Z",
+         *           "created": "2026-11-26T08:31:22.714Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T07:43:29.190Z",
+         *           "updated": "2026-11-26T08:31:22.760Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21634,11 +21922,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d0ddab215f1aee4d9648710bf9d23a80eaa28a0d074922a4860e2a5f6d4a60ce",
+         *           "pdf_sha256": "f2d4203e00d84cf485862bb069226ae019e2939c12c865ebd25455753911f42d",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkssc6n9naecabdqvn3ht1g4r/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrjb83zrhh9sv34efdzkde4y/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:43:29.142Z",
+         *           "finalized_at": "2026-11-26T08:31:22.728Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -21650,13 +21938,17 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/vyJBoaI0S7fLgIRnZiw6wGBGYEbf2-sopiF72OfsoHM",
+         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/AlUKkGm1rWMmL6oFPqBuEJbrYbGpVM1Zf7KuxPqanh8",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": "2026-11-26T07:43:29.190Z"
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": "2026-11-26T08:31:22.760Z",
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T07:43:29.142Z",
+         *           "updated": "2026-11-26T08:31:22.728Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -21691,19 +21983,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1dksr1d86qcbb4a5rcavktbbpw",
+         *       "id": "evt_prod_06h1dyrhg22z4vj6e8vse8baf63f6",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dkspzcpdjffn8dyd8rwcty318",
+         *           "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dkspzm42egz6hfrjpfjttc79j",
-         *               "price": "price_prod_06h1dkskc4968wresezxz1be23zea",
+         *               "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
+         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21716,11 +22008,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T07:43:28.507Z",
-         *           "paid_at": "2026-11-26T07:43:28.709Z",
-         *           "updated": "2026-11-26T07:43:28.709Z",
+         *           "created": "2026-11-26T08:31:22.364Z",
+         *           "paid_at": "2026-11-26T08:31:22.461Z",
+         *           "updated": "2026-11-26T08:31:22.461Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21728,25 +22020,29 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "a94314c6903501f0b15d0d0fe5234c3a27737857f0d81ed6eadc86265ee8c44e",
+         *           "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46523/api/invoices/in_prod_06h1dkspzcpdjffn8dyd8rwcty318/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T07:43:28.563Z",
+         *           "finalized_at": "2026-11-26T08:31:22.394Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dksqpdb6bfyq6s2xd910v7ara",
+         *           "payment_intent": "pi_prod_06h1dyrha3g129mztt6trf56tybdm",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46523/invoice/BQ7QLrnLRIb3Eym55AwAtLOHZGOFepvgAA27bGc1nbg",
+         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": 0,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         }
          *       }
          *     }
@@ -21780,19 +22076,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1dkszbe7rj5afxyzbpgpn14kby",
+         *       "id": "evt_prod_06h1dyrn9tznw8vjga4hbpytcb5rg",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796024609,
+         *       "created": 1796027483,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dkszaf9df00fgk9dbsxsby75j",
+         *           "id": "in_prod_06h1dyrn90rwzpxwfrnm4q6wf5mkr",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dkszan4wtmscrx4xd34cdznkr",
-         *               "price": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *               "id": "il_prod_06h1dyrn9a4vzw5j4m8yp5gj5f2et",
+         *               "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -21805,11 +22101,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T07:43:29.581Z",
+         *           "created": "2026-11-30T08:31:23.119Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T07:43:29.581Z",
+         *           "updated": "2026-11-30T08:31:23.119Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21818,11 +22114,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
+         *           "description": "Subscription sub_prod_06h1dyrky0kr4qrn52dtr161zdj7p",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1dksv5w9k1vymv6s3bv4bbhy9w",
+         *           "subscription": "sub_prod_06h1dyrky0kr4qrn52dtr161zdj7p",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -21834,8 +22130,12 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
+         *           "ending_balance_atom": null,
          *           "next_payment_attempt": null,
-         *           "marked_uncollectible_at": null
+         *           "starting_balance_atom": null,
+         *           "marked_uncollectible_at": null,
+         *           "pre_payment_credit_notes_amount_atom": 0,
+         *           "post_payment_credit_notes_amount_atom": 0
          *         }
          *       }
          *     }
@@ -21869,22 +22169,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1dksn559kerfh0z5kjb1r68974",
+         *       "id": "evt_prod_06h1dyrfwwvb5f39js6b9az54w56p",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "id": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T07:43:28.037Z",
+         *           "created": "2026-11-26T08:31:22.083Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T07:43:28.037Z",
+         *           "updated": "2026-11-26T08:31:22.083Z",
+         *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -21961,22 +22262,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dksnar40ab3215fggdfk479qg",
+         *       "id": "evt_prod_06h1dyrfzarxys6yksjsxsa8apav4",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "id": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T07:43:28.037Z",
+         *           "created": "2026-11-26T08:31:22.083Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T07:43:28.082Z",
+         *           "updated": "2026-11-26T08:31:22.103Z",
+         *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -21985,7 +22287,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T07:43:28.037Z"
+         *           "updated": "2026-11-26T08:31:22.083Z"
          *         }
          *       }
          *     }
@@ -22019,23 +22321,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dksnkx1zf3xmzxs6tym9gaema",
+         *       "id": "evt_prod_06h1dyrg3f2dnmkygz5v4dbj60r2e",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1dksnf11zewggq5xpg5aeps9a8",
+         *           "id": "cus_prod_06h1dyrg1qsn1d661b4wnrmhmcbby",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T07:43:28.120Z",
+         *           "created": "2026-11-26T08:31:22.125Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T07:43:28.158Z",
+         *           "updated": "2026-11-26T08:31:22.138Z",
+         *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
          *           "custom_fields": {},
@@ -22043,7 +22346,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:43:28.120Z",
+         *           "updated": "2026-11-26T08:31:22.125Z",
          *           "deleted": null
          *         }
          *       }
@@ -22117,24 +22420,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1dksnq0fkq0ps42b8185sjpjdp",
+         *       "id": "evt_prod_06h1dyrg5jctd0810pd0rvgrsydcy",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
+         *           "id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
          *           "end": null,
-         *           "start": "2026-11-26T07:43:28.180Z",
+         *           "start": "2026-11-26T08:31:22.150Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
+         *             "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T07:43:27.724Z",
-         *             "updated": "2026-11-26T07:43:28.180Z",
+         *             "created": "2026-11-26T08:31:21.833Z",
+         *             "updated": "2026-11-26T08:31:22.150Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -22147,7 +22450,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false
          *         }
          *       }
@@ -22200,24 +22503,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dksntf3wvye41q1ek4x4twwnr",
+         *       "id": "evt_prod_06h1dyrg7rnfsmpkyps2pyrzqajkg",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
+         *           "id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
          *           "end": null,
-         *           "start": "2026-11-26T07:43:28.208Z",
+         *           "start": "2026-11-26T08:31:22.171Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1dkskzq28s8sdys8vwnbf0fz2g",
+         *             "id": "cpn_prod_06h1dyrez1j0n59waj3mmeskz5mst",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T07:43:27.741Z",
-         *             "updated": "2026-11-26T07:43:28.208Z",
+         *             "created": "2026-11-26T08:31:21.848Z",
+         *             "updated": "2026-11-26T08:31:22.171Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -22230,18 +22533,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T07:43:28.180Z",
+         *           "start": "2026-11-26T08:31:22.150Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
+         *             "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T07:43:27.724Z",
-         *             "updated": "2026-11-26T07:43:28.180Z",
+         *             "created": "2026-11-26T08:31:21.833Z",
+         *             "updated": "2026-11-26T08:31:22.150Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -22286,24 +22589,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dksnwyhc4czd9fb8wyzfs2dem",
+         *       "id": "evt_prod_06h1dyrg953pjk5rd9fk2sx4wg098",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1dksnpxbdxea46rz5edckgds44",
+         *           "id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
          *           "end": null,
-         *           "start": "2026-11-26T07:43:28.208Z",
+         *           "start": "2026-11-26T08:31:22.171Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1dkskzq28s8sdys8vwnbf0fz2g",
+         *             "id": "cpn_prod_06h1dyrez1j0n59waj3mmeskz5mst",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T07:43:27.741Z",
-         *             "updated": "2026-11-26T07:43:28.208Z",
+         *             "created": "2026-11-26T08:31:21.848Z",
+         *             "updated": "2026-11-26T08:31:22.171Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -22317,7 +22620,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -22374,20 +22677,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1dkskxydv5c1a0td03vjj0rb0t",
+         *       "id": "evt_prod_06h1dyrexcmv68f1zhwv31t1g2pmc",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
+         *           "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T07:43:27.724Z",
-         *           "updated": "2026-11-26T07:43:27.724Z",
+         *           "created": "2026-11-26T08:31:21.833Z",
+         *           "updated": "2026-11-26T08:31:21.833Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -22469,20 +22772,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dksm2dqzt80j3b93y5k9ra5da",
+         *       "id": "evt_prod_06h1dyrf0qwr8vetvzv2as5p869sa",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1dkskxk2x8asjd5vwqfh1qq9c0",
+         *           "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T07:43:27.724Z",
-         *           "updated": "2026-11-26T07:43:27.759Z",
+         *           "created": "2026-11-26T08:31:21.833Z",
+         *           "updated": "2026-11-26T08:31:21.859Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -22496,7 +22799,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T07:43:27.724Z"
+         *           "updated": "2026-11-26T08:31:21.833Z"
          *         }
          *       }
          *     }
@@ -22530,21 +22833,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dksm7ztc2v1nxh4s9gfz69240",
+         *       "id": "evt_prod_06h1dyrf3nhpe1qah0pnfjakj5nbj",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1dksm4s5hmvybpcne1hqxsd3xr",
+         *           "id": "cpn_prod_06h1dyrf2fwsmwzpccszf9nahq7qw",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T07:43:27.782Z",
+         *           "created": "2026-11-26T08:31:21.875Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T07:43:27.805Z",
+         *           "updated": "2026-11-26T08:31:21.883Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -22558,7 +22861,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T07:43:27.782Z",
+         *           "updated": "2026-11-26T08:31:21.875Z",
          *           "deleted": null
          *         }
          *       }
@@ -22632,22 +22935,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1dksk9dx86rvmjx2h5jhb2jexc",
+         *       "id": "evt_prod_06h1dyrejwvj1d4vx4ytcjfe1gcw6",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *           "id": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T07:43:27.559Z",
-         *           "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
-         *           "updated": "2026-11-26T07:43:27.559Z",
+         *           "created": "2026-11-26T08:31:21.749Z",
+         *           "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
+         *           "updated": "2026-11-26T08:31:21.749Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22741,22 +23044,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dkskey3vy1x2g141sd9cydk0c",
+         *       "id": "evt_prod_06h1dyrepyj3eshrxszta3kr3qb78",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1dksk8ypbajygqk0b09d7pt8sw",
+         *           "id": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T07:43:27.559Z",
-         *           "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
-         *           "updated": "2026-11-26T07:43:27.606Z",
+         *           "created": "2026-11-26T08:31:21.749Z",
+         *           "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
+         *           "updated": "2026-11-26T08:31:21.782Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22772,7 +23075,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:43:27.559Z",
+         *           "updated": "2026-11-26T08:31:21.749Z",
          *           "nickname": null
          *         }
          *       }
@@ -22807,23 +23110,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dkskr83cf2hkwjkp74r6d1mga",
+         *       "id": "evt_prod_06h1dyretcd1x7xap390bs4qkk46c",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1dkskmtzgb2yjf389y6p86chaj",
+         *           "id": "price_prod_06h1dyres5kek3tc2r249p359jntr",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T07:43:27.654Z",
+         *           "created": "2026-11-26T08:31:21.801Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
-         *           "updated": "2026-11-26T07:43:27.678Z",
+         *           "product": "prod_prod_06h1dyreh8sz87trmhhzycps8n0ew",
+         *           "updated": "2026-11-26T08:31:21.810Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -22834,7 +23137,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:43:27.654Z",
+         *           "updated": "2026-11-26T08:31:21.801Z",
          *           "deleted": null
          *         }
          *       }
@@ -22917,20 +23220,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1dksjxg1jj7nc9n9m00gdrmqtr",
+         *       "id": "evt_prod_06h1dyredxme8qd2452xadhw3ecg8",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *           "id": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T07:43:27.466Z",
-         *           "updated": "2026-11-26T07:43:27.466Z",
+         *           "created": "2026-11-26T08:31:21.709Z",
+         *           "updated": "2026-11-26T08:31:21.709Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -22991,26 +23294,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dksk0zt7pry60pwmegx9yfxpg",
+         *       "id": "evt_prod_06h1dyreg3n1h14e3ev02ht88k0f6",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *           "id": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T07:43:27.466Z",
-         *           "updated": "2026-11-26T07:43:27.493Z",
+         *           "created": "2026-11-26T08:31:21.709Z",
+         *           "updated": "2026-11-26T08:31:21.726Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:43:27.466Z",
+         *           "updated": "2026-11-26T08:31:21.709Z",
          *           "description": null
          *         }
          *       }
@@ -23045,27 +23348,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dkskv5qg5kygh90a4z8wp1g22",
+         *       "id": "evt_prod_06h1dyrevsdgd22gw3akratgf5d7g",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1dksk56nyr0v8trjwpvmh0t77y",
+         *           "id": "prod_prod_06h1dyreh8sz87trmhhzycps8n0ew",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T07:43:27.529Z",
+         *           "created": "2026-11-26T08:31:21.738Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T07:43:27.701Z",
+         *           "updated": "2026-11-26T08:31:21.821Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:43:27.529Z",
+         *           "updated": "2026-11-26T08:31:21.738Z",
          *           "deleted": null
          *         }
          *       }
@@ -23125,21 +23428,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1dkspryezmpg4rqzzdf9dgwh84",
+         *       "id": "evt_prod_06h1dyrgvcn5g98ne5g1cf2dv9jye",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
+         *           "id": "re_prod_06h1dyrgv5f8yx7tyhc6e1zv7c8v8",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T07:43:28.453Z",
-         *           "payment": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
-         *           "updated": "2026-11-26T07:43:28.453Z",
+         *           "created": "2026-11-26T08:31:22.329Z",
+         *           "payment": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
+         *           "updated": "2026-11-26T08:31:22.329Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23206,21 +23509,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dkspsydnv3vg4fzxx53qjfh42",
+         *       "id": "evt_prod_06h1dyrgvswkxhsedv6ywt8w3ene8",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1dksprn185n31x3bsacqwszzxj",
+         *           "id": "re_prod_06h1dyrgv5f8yx7tyhc6e1zv7c8v8",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T07:43:28.453Z",
-         *           "payment": "py_prod_06h1dksp0psv38b5yt1w8eyngn0my",
-         *           "updated": "2026-11-26T07:43:28.457Z",
+         *           "created": "2026-11-26T08:31:22.329Z",
+         *           "payment": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
+         *           "updated": "2026-11-26T08:31:22.333Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23229,7 +23532,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T07:43:28.453Z"
+         *           "updated": "2026-11-26T08:31:22.329Z"
          *         }
          *       }
          *     }
@@ -23263,21 +23566,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1dkspxyek1gvb319phv05azsja",
+         *       "id": "evt_prod_06h1dyrgyd7e5za5azs9qn0dcbg78",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1dkspxa789qm9gcw2n21ecn4np",
+         *           "id": "re_prod_06h1dyrgy3qa5rw7b26c50339af9p",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T07:43:28.490Z",
-         *           "payment": "py_prod_06h1dkspkw8jqarzdhgrevt374k5w",
-         *           "updated": "2026-11-26T07:43:28.495Z",
+         *           "created": "2026-11-26T08:31:22.352Z",
+         *           "payment": "py_prod_06h1dyrgr2agjdp8s5kz8n61zfr0t",
+         *           "updated": "2026-11-26T08:31:22.355Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23286,7 +23589,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T07:43:28.490Z",
+         *           "updated": "2026-11-26T08:31:22.352Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -23321,21 +23624,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h1dkscvvdvkh07camewk26wtvn0",
+         *       "id": "evt_prod_06h1dyrbhstv24ejmnq1p76pcebn6",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795679005,
+         *       "created": 1795681880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1dkscv470cnj9qkxwcfhy6zvjm",
+         *           "id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-26T07:43:25.913Z",
-         *           "display": "st_prod_…thyr",
+         *           "created": "2026-11-26T08:31:20.970Z",
+         *           "display": "st_prod_…2hav",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -23392,22 +23695,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h1dksenfz39n10rrm943mr377ht",
+         *       "id": "evt_prod_06h1dyrc1jc9bma686bn5kdbwbrct",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795679006,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1dksefvy43b0jn34rp4f3k8cna",
+         *           "id": "key_prod_06h1dyrbzp6w48kp71vraqjz57kv6",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-26T07:43:26.334Z",
-         *           "display": "pt_prod_…s5kv",
-         *           "revoked_at": "2026-11-26T07:43:26.378Z",
+         *           "created": "2026-11-26T08:31:21.085Z",
+         *           "display": "pt_prod_…h880",
+         *           "revoked_at": "2026-11-26T08:31:21.099Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -23446,23 +23749,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h1dksevt4yxnf2s5jtg79kwjh4y",
+         *       "id": "evt_prod_06h1dyrc49s7s16t7sxc2vzmne5at",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795679006,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *           "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T07:43:26.427Z",
+         *           "created": "2026-11-26T08:31:21.118Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T07:43:26.427Z",
+         *           "updated": "2026-11-26T08:31:21.118Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -23538,23 +23841,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dksezh3x58c3k7wjbs9szyb5c",
+         *       "id": "evt_prod_06h1dyrc7bd0ajw38hkxktn6qfmv2",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795679006,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *           "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T07:43:26.427Z",
+         *           "created": "2026-11-26T08:31:21.118Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T07:43:26.457Z",
+         *           "updated": "2026-11-26T08:31:21.143Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -23564,7 +23867,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:43:26.427Z",
+         *           "updated": "2026-11-26T08:31:21.118Z",
          *           "description": null
          *         }
          *       }
@@ -23599,35 +23902,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dksfjcts8z8fvm59fqyg54e2e",
+         *       "id": "evt_prod_06h1dyrcewprb2vbkgrpmk7mpnp76",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795679006,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *           "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T07:43:26.427Z",
+         *           "created": "2026-11-26T08:31:21.118Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-26T07:43:26.610Z",
+         *           "updated": "2026-11-26T08:31:21.205Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T07:43:26.545Z"
+         *           "previous_secret_expires_at": "2026-11-27T08:31:21.188Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T07:43:26.545Z",
+         *           "updated": "2026-11-26T08:31:21.188Z",
          *           "deleted": null
          *         }
          *       }
@@ -23698,23 +24001,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h1dksf4h8jwgdq3a0nbq4wzc956",
+         *       "id": "evt_prod_06h1dyrc9mahq9gamzfxpjc062958",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795679006,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *           "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T07:43:26.427Z",
+         *           "created": "2026-11-26T08:31:21.118Z",
          *           "enabled": false,
-         *           "updated": "2026-11-26T07:43:26.498Z",
+         *           "updated": "2026-11-26T08:31:21.163Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -23725,7 +24028,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T07:43:26.457Z"
+         *           "updated": "2026-11-26T08:31:21.143Z"
          *         }
          *       }
          *     }
@@ -23759,23 +24062,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h1dksf6rrydjabbctcw52nw8dxj",
+         *       "id": "evt_prod_06h1dyrcbdf98hw1c1fanb3gyq25a",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795679006,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *           "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T07:43:26.427Z",
+         *           "created": "2026-11-26T08:31:21.118Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T07:43:26.518Z",
+         *           "updated": "2026-11-26T08:31:21.178Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -23786,7 +24089,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-26T07:43:26.498Z"
+         *           "updated": "2026-11-26T08:31:21.163Z"
          *         }
          *       }
          *     }
@@ -23820,33 +24123,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h1dksfber6nbwpp3mndp7sgw2ka",
+         *       "id": "evt_prod_06h1dyrccv23p10ye9fh4jnc7vfya",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795679006,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dksevfzqbfyhv6x1ar6kn7dsy",
+         *           "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T07:43:26.427Z",
+         *           "created": "2026-11-26T08:31:21.118Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T07:43:26.545Z",
+         *           "updated": "2026-11-26T08:31:21.188Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T07:43:26.545Z"
+         *           "previous_secret_expires_at": "2026-11-27T08:31:21.188Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:43:26.518Z",
+         *           "updated": "2026-11-26T08:31:21.178Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -23881,18 +24184,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h1dkscmt5b4m6nz7badtfa4z3gp",
+         *       "id": "evt_prod_06h1dyrbexte38zxbq4bf103fkznj",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795679005,
+         *       "created": 1795681880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
+         *           "id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-2347cde242@example.com",
+         *           "email": "user-525850f854@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -23938,18 +24241,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h1dksgb6fc078jcdw0wn3gpjea8",
+         *       "id": "evt_prod_06h1dyrcvvq1g1wme4ct59ne4p1me",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795679006,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
+         *           "id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-2347cde242@example.com",
+         *           "email": "user-525850f854@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -23984,18 +24287,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h1dksjf00kbzzbhgk0m3xnhrs92",
+         *       "id": "evt_prod_06h1dyre6pgcf0sbf98bfpkthdc1e",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
+         *           "id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-2347cde242@example.com",
+         *           "email": "user-525850f854@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -24030,18 +24333,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h1dksj4vcsxxd389kyc5r80y6ay",
+         *       "id": "evt_prod_06h1dyrdyyzc5xwdapjd9k8kzp53j",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1dksb7q21eyq0xcc10xsrx6xqy",
+         *           "id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-2347cde242@example.com",
+         *           "email": "user-525850f854@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -24076,15 +24379,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h1dksjhbakazwcsd98f6t0rsbcj",
+         *       "id": "evt_prod_06h1dyre87rqnjddvpv6eqe5jaf6m",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h1dksb7aq4kr7jqvt7c6he3fq5w",
+         *           "id": "acc_prod_06h1dyraktyf2wv4rkeybv16kce3w",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -24167,20 +24470,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h1dksjpe5fybae7z96njvk8p1da",
+         *       "id": "evt_prod_06h1dyreab09p66pst1y4rntghavg",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
+         *           "id": "txr_prod_06h1dyrea3zfa03dhqvmm8pyx3wwy",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T07:43:27.409Z",
-         *           "updated": "2026-11-26T07:43:27.409Z",
+         *           "created": "2026-11-26T08:31:21.680Z",
+         *           "updated": "2026-11-26T08:31:21.680Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -24249,20 +24552,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dksjt6pra7dnmyw72j7byww7c",
+         *       "id": "evt_prod_06h1dyrec8j03nqmz2gcg4jvf6sny",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1dksjp6dk5jc3bkhxteyapbwe4",
+         *           "id": "txr_prod_06h1dyrea3zfa03dhqvmm8pyx3wwy",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T07:43:27.409Z",
-         *           "updated": "2026-11-26T07:43:27.440Z",
+         *           "created": "2026-11-26T08:31:21.680Z",
+         *           "updated": "2026-11-26T08:31:21.697Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -24273,7 +24576,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-26T07:43:27.409Z"
+         *           "updated": "2026-11-26T08:31:21.680Z"
          *         }
          *       }
          *     }
@@ -24307,19 +24610,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h1dksmvfezazrzh4a2q5ksapja6",
+         *       "id": "evt_prod_06h1dyrfmqry3jjtewze5ny5knb4m",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795679007,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
+         *           "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T07:43:27.961Z",
-         *           "updated": "2026-11-26T07:43:27.961Z",
+         *           "created": "2026-11-26T08:31:22.020Z",
+         *           "updated": "2026-11-26T08:31:22.020Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -24389,19 +24692,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dksmyb19k7zv4vhydf1xhh33y",
+         *       "id": "evt_prod_06h1dyrfpr4fvfcfx8hwe25jjtrft",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795679007,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
+         *           "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T07:43:27.961Z",
-         *           "updated": "2026-11-26T07:43:27.985Z",
+         *           "created": "2026-11-26T08:31:22.020Z",
+         *           "updated": "2026-11-26T08:31:22.037Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -24409,7 +24712,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T07:43:27.961Z",
+         *           "updated": "2026-11-26T08:31:22.020Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -24444,19 +24747,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h1dksn06qb51cm3q00vnptsxdt8",
+         *       "id": "evt_prod_06h1dyrfrqej99fcxgxhgy9ksafny",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
+         *           "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-26T07:43:27.961Z",
-         *           "updated": "2026-11-26T07:43:28.000Z",
+         *           "created": "2026-11-26T08:31:22.020Z",
+         *           "updated": "2026-11-26T08:31:22.052Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -24465,7 +24768,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T07:43:27.985Z"
+         *           "updated": "2026-11-26T08:31:22.037Z"
          *         }
          *       }
          *     }
@@ -24499,19 +24802,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h1dksn2vtem99qvde75ksyk5xd0",
+         *       "id": "evt_prod_06h1dyrftpajrzh2w9kj9a203n3t6",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795679008,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1dksmv4dg5t12k45wagz7d5e5j",
+         *           "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T07:43:27.961Z",
-         *           "updated": "2026-11-26T07:43:28.021Z",
+         *           "created": "2026-11-26T08:31:22.020Z",
+         *           "updated": "2026-11-26T08:31:22.068Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -24520,7 +24823,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-26T07:43:28.000Z"
+         *           "updated": "2026-11-26T08:31:22.052Z"
          *         }
          *       }
          *     }
@@ -24554,19 +24857,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h1dksm9w7dyp6qhg4v5c862wzsg",
+         *       "id": "evt_prod_06h1dyrf4z5ms7p7b7grhhp2r82gg",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
+         *           "id": "feat_prod_06h1dyrf4nrczhh6pwsz7yf1vfdbm",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T07:43:27.822Z",
-         *           "updated": "2026-11-26T07:43:27.822Z",
+         *           "created": "2026-11-26T08:31:21.893Z",
+         *           "updated": "2026-11-26T08:31:21.893Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -24626,28 +24929,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h1dksmc292sb0vyjc4q8j0tyrym",
+         *       "id": "evt_prod_06h1dyrf7ggeeq6rk9nbdawdj3npm",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1dksmbw4vybk4kjf7fj2pfz12p",
+         *           "id": "prodft_prod_06h1dyrf7bx6r57dwa6sn1v386x5c",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T07:43:27.839Z",
+         *           "created": "2026-11-26T08:31:21.914Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
+         *             "id": "feat_prod_06h1dyrf4nrczhh6pwsz7yf1vfdbm",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-26T07:43:27.822Z",
-         *             "updated": "2026-11-26T07:43:27.822Z",
+         *             "created": "2026-11-26T08:31:21.893Z",
+         *             "updated": "2026-11-26T08:31:21.893Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *           "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
          *           "livemode": false
          *         }
          *       }
@@ -24697,28 +25000,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h1dksmmnpbk66vttgxjefhq4342",
+         *       "id": "evt_prod_06h1dyrfd0d50yx5njtysrbr569bm",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1dksmgtxm9ranncgd74b77tp8c",
+         *           "id": "prodft_prod_06h1dyrfb17pe9mc1zvmwbfyqk9wr",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T07:43:27.878Z",
+         *           "created": "2026-11-26T08:31:21.944Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1dksmdt8dqxhnk9p3kfypthtcr",
+         *             "id": "feat_prod_06h1dyrf9kf6sgbqh1xhxyh747q2p",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-26T07:43:27.854Z",
-         *             "updated": "2026-11-26T07:43:27.854Z",
+         *             "created": "2026-11-26T08:31:21.932Z",
+         *             "updated": "2026-11-26T08:31:21.932Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h1dksjxbc7qvdn8858aw2dhm7aw",
+         *           "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
          *           "livemode": false
          *         }
          *       }
@@ -24753,23 +25056,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dkst9qchzctskqrnwy66z4zyj",
+         *       "id": "evt_prod_06h1dyrkdawsbv4bk0avhgb1ndaje",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795679009,
+         *       "created": 1795681882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h1dksm9spv2ja7m84b1pkchy6zw",
+         *               "feature": "feat_prod_06h1dyrf4nrczhh6pwsz7yf1vfdbm",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h1dkst546mzc0n7rzkrf7ez5r3y"
+         *               "source_subscription": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h1dksn4nzk85jm4jt2qm3vpn7f8",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -24816,16 +25119,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dksmqsdr2dk1ag4t1fnnk64dc",
+         *       "id": "evt_prod_06h1dyrffey03ejtp7sb285mzh84g",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 2,
-         *       "created": 1795679007,
+         *       "created": 1795681881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-26T07:43:27.929Z",
+         *           "updated": "2026-11-26T08:31:21.974Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -25006,7 +25309,58 @@ export type components = {
             /** @description Null until the account first saves one (the defaults apply). */
             updated?: string | null;
         };
-        /** @description The webhook body of `credit_note.created`. */
+        /**
+         * @description The webhook body of `credit_note.created`.
+         * @example {
+         *       "id": "evt_prod_06h1dyrjvj4k0332h6z6eyx8d1j8c",
+         *       "object": "event",
+         *       "type": "credit_note.created",
+         *       "sequence": 1,
+         *       "created": 1795681882,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8",
+         *           "pdf": "http://127.0.0.1:36281/api/credit-notes/cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8/pdf",
+         *           "memo": null,
+         *           "type": "pre_payment",
+         *           "lines": [
+         *             {
+         *               "quantity": null,
+         *               "amount_atom": 100,
+         *               "description": null,
+         *               "tax_amounts": [],
+         *               "invoice_line": null,
+         *               "discount_atom": 0,
+         *               "total_amount_atom": 100
+         *             }
+         *           ],
+         *           "number": "EXAMPLEGMBH-CN-0001",
+         *           "object": "credit_note",
+         *           "reason": "order_change",
+         *           "status": "issued",
+         *           "created": "2026-11-26T08:31:22.830Z",
+         *           "invoice": "in_prod_06h1dyrjn2v7tk1rq0e8pdft5v74w",
+         *           "refunds": [],
+         *           "updated": "2026-11-26T08:31:22.830Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "livemode": false,
+         *           "tax_atom": 0,
+         *           "voided_at": null,
+         *           "pdf_sha256": "1d2e61dd36e32f8bd3ce83adde1e9326577436be57a064c0d098d01f38279d07",
+         *           "total_taxes": [],
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 100,
+         *           "total_amount_atom": 100,
+         *           "credit_amount_atom": 0,
+         *           "refund_amount_atom": 0,
+         *           "out_of_band_amount_atom": 0,
+         *           "customer_balance_transaction": null
+         *         }
+         *       }
+         *     }
+         */
         CreditNoteCreatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -25086,7 +25440,63 @@ export type components = {
              */
             updated?: string;
         };
-        /** @description The webhook body of `credit_note.voided`. */
+        /**
+         * @description The webhook body of `credit_note.voided`.
+         * @example {
+         *       "id": "evt_prod_06h1dyrjykmxccad8azhxtkp3mxra",
+         *       "object": "event",
+         *       "type": "credit_note.voided",
+         *       "sequence": 2,
+         *       "created": 1795681882,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8",
+         *           "pdf": "http://127.0.0.1:36281/api/credit-notes/cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8/pdf",
+         *           "memo": null,
+         *           "type": "pre_payment",
+         *           "lines": [
+         *             {
+         *               "quantity": null,
+         *               "amount_atom": 100,
+         *               "description": null,
+         *               "tax_amounts": [],
+         *               "invoice_line": null,
+         *               "discount_atom": 0,
+         *               "total_amount_atom": 100
+         *             }
+         *           ],
+         *           "number": "EXAMPLEGMBH-CN-0001",
+         *           "object": "credit_note",
+         *           "reason": "order_change",
+         *           "status": "void",
+         *           "created": "2026-11-26T08:31:22.830Z",
+         *           "invoice": "in_prod_06h1dyrjn2v7tk1rq0e8pdft5v74w",
+         *           "refunds": [],
+         *           "updated": "2026-11-26T08:31:22.867Z",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "livemode": false,
+         *           "tax_atom": 0,
+         *           "voided_at": "2026-11-26T08:31:22.867Z",
+         *           "pdf_sha256": "1d2e61dd36e32f8bd3ce83adde1e9326577436be57a064c0d098d01f38279d07",
+         *           "total_taxes": [],
+         *           "discount_atom": 0,
+         *           "subtotal_atom": 100,
+         *           "total_amount_atom": 100,
+         *           "credit_amount_atom": 0,
+         *           "refund_amount_atom": 0,
+         *           "out_of_band_amount_atom": 0,
+         *           "customer_balance_transaction": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "issued",
+         *           "updated": "2026-11-26T08:31:22.830Z",
+         *           "voided_at": null
+         *         }
+         *       }
+         *     }
+         */
         CreditNoteVoidedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -25113,7 +25523,33 @@ export type components = {
                 previous_attributes?: components["schemas"]["CreditNotePreviousAttributes"];
             };
         };
-        /** @description The webhook body of `customer.balance_transaction.created`. */
+        /**
+         * @description The webhook body of `customer.balance_transaction.created`.
+         * @example {
+         *       "id": "evt_prod_06h1dyrk12542an7yj2t9gbgs4rat",
+         *       "object": "event",
+         *       "type": "customer.balance_transaction.created",
+         *       "sequence": 1,
+         *       "created": 1795681882,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "cbtxn_prod_06h1dyrk0yb8a5v7fzv60rm4th53y",
+         *           "type": "credit_note",
+         *           "object": "customer_balance_transaction",
+         *           "created": "2026-11-26T08:31:22.887Z",
+         *           "invoice": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *           "currency": "usd",
+         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "livemode": false,
+         *           "amount_atom": 100,
+         *           "credit_note": "cn_prod_06h1dyrk0tkxyccb4v2pgdz4edx70",
+         *           "description": null,
+         *           "ending_balance_atom": 100
+         *         }
+         *       }
+         *     }
+         */
         CustomerBalanceTransactionCreatedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -25170,39 +25606,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h1dksx2w3969z01vv5z2571q4e6",
+         *       "id": "evt_prod_06h1dyrmc8pjrarhg56rnqzr7bhea",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795679010,
+         *       "created": 1795681883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *           "id": "scr_prod_06h1dyrm8y05z3pab1e0j6g4yfwby",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *               "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *               "price": "price_prod_06h1dyrm0yb0q5jp50qw85zg6wa86",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-26T07:43:30.022Z",
+         *           "created": "2026-11-26T08:31:23.203Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:43:30.058Z",
+         *           "updated": "2026-11-26T08:31:23.228Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-26T07:43:29.625Z",
-         *           "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *           "effective_at": "2026-12-26T08:31:23.151Z",
+         *           "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-26T07:43:30.022Z",
+         *           "proration_date": "2026-11-26T08:31:23.203Z",
          *           "amount_due_now_atom": 0,
          *           "cancellation_reason": null,
          *           "payment_collected_at": null,
@@ -25210,7 +25646,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T07:43:30.022Z",
+         *           "updated": "2026-11-26T08:31:23.203Z",
          *           "effective_at": null
          *         }
          *       }
@@ -25297,39 +25733,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h1dkt0e3fazke34ma1xqy7rkdzr",
+         *       "id": "evt_prod_06h1dyrnwym5r1g5fxy5cb0rj44pw",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798271009,
+         *       "created": 1798273883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h1dkswxbgp7hkns00aban9r97a8",
+         *           "id": "scr_prod_06h1dyrm8y05z3pab1e0j6g4yfwby",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *               "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *               "price": "price_prod_06h1dyrm0yb0q5jp50qw85zg6wa86",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-26T07:43:30.022Z",
+         *           "created": "2026-11-26T08:31:23.203Z",
          *           "invoice": null,
-         *           "updated": "2026-12-26T07:43:29.625Z",
+         *           "updated": "2026-12-26T08:31:23.151Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-26T07:43:29.625Z",
+         *           "applied_at": "2026-12-26T08:31:23.151Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-26T07:43:29.625Z",
-         *           "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *           "effective_at": "2026-12-26T08:31:23.151Z",
+         *           "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-26T07:43:30.022Z",
+         *           "proration_date": "2026-11-26T08:31:23.203Z",
          *           "amount_due_now_atom": 0,
          *           "cancellation_reason": null,
          *           "payment_collected_at": null,
@@ -25338,15 +25774,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *               "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h1dksv8zy82h46ds74v0c0y92ca",
+         *               "price": "price_prod_06h1dyrm0yb0q5jp50qw85zg6wa86",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-26T07:43:30.058Z",
+         *           "updated": "2026-11-26T08:31:23.228Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -25382,18 +25818,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1dksxkm5fvb6xygg94yg8vvmsa",
+         *       "id": "evt_prod_06h1dyrmhhcm7wdeg6q1xeznd2yh4",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795679010,
+         *       "created": 1795681883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h1dksx89zqrg76ymrqdsjmzh6fp",
+         *           "id": "scr_prod_06h1dyrmefc29nme0d0e9sajfak9c",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h1dksvbcb5vmnmpewey3xwpg3f2",
+         *               "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -25402,19 +25838,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-26T07:43:30.107Z",
+         *           "created": "2026-11-26T08:31:23.249Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T07:43:30.204Z",
+         *           "updated": "2026-11-26T08:31:23.275Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-26T07:43:29.625Z",
-         *           "subscription": "sub_prod_06h1dksvbcb5vmnmpewey3xwpg3f0",
+         *           "effective_at": "2026-12-26T08:31:23.151Z",
+         *           "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-26T07:43:30.107Z",
+         *           "proration_date": "2026-11-26T08:31:23.249Z",
          *           "amount_due_now_atom": 0,
          *           "cancellation_reason": "requested",
          *           "payment_collected_at": null,
@@ -25422,7 +25858,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-26T07:43:30.152Z",
+         *           "updated": "2026-11-26T08:31:23.261Z",
          *           "cancellation_reason": null
          *         }
          *       }
