@@ -193,4 +193,45 @@ describe("metered items in change requests", () => {
     expect(final.lines.map((l: Json) => [l.price, l.quantity, l.amount_atom])).toEqual([[perToken.id, 6, 24]]);
     expect(final.status).not.toBe("draft");
   });
+  it("switches a metered item at the period end: the old price bills the whole period, the new one from the period's end, grace-window events included", async () => {
+    const calls = await meter("calls_period_end");
+    const callsAt2 = await meteredPrice(calls.id, 2);
+    const callsAt5 = await meteredPrice(calls.id, 5);
+    const seat = await ok(sandbox.post(`/${account}/prices`, { product, currency: "usd", unit_amount_atom: 1000, type: "recurring", recurring: { interval: "month" } }));
+    const customer = await ok(sandbox.post(`/${account}/customers`, { email: "usage-period-end@example.com" }));
+    const subscription = await ok(sandbox.post(`/${account}/subscriptions`, { customer: customer.id, items: [{ price: seat.id }, { price: callsAt2.id }] }));
+    const callsItem = (subscription.items as Json[]).find((item) => item.price === callsAt2.id)!;
+    const start = Date.parse(subscription.current_period_start);
+    const end = Date.parse(subscription.current_period_end);
+    const send = (identifier: string, at: number, value: number) =>
+      ok(sandbox.post(`/${account}/usage-events`, { event_name: "calls_period_end", customer: customer.id, identifier, timestamp: seconds(at), payload: { value } }));
+    await advanceTo(start + HOUR);
+    await send("p1", start + 30 * MINUTE, 10);
+    const requests = `/${account}/subscriptions/${subscription.id}/change-requests` as const;
+    const change = await ok(sandbox.post(requests, { steps: [{ type: "switch_price", item: callsItem.id, price: callsAt5.id }], effective: "period_end" }));
+    expect((await ok(sandbox.post(`${requests}/${change.id}/apply`, {}))).status).toBe("scheduled");
+
+    // In the grace window: a late event of the old period, and one of the new period (after its end).
+    await advanceTo(end + 10 * MINUTE);
+    await send("p2", end - 10 * MINUTE, 4);
+    await send("p3", end + 5 * MINUTE, 3);
+    await advanceTo(end + 2 * HOUR);
+    const renewed = await ok(sandbox.get(`/${account}/subscriptions/${subscription.id}`));
+    expect(renewed.current_period_start).toBe(subscription.current_period_end);
+    expect(renewed.items.map((item: Json) => item.price)).toEqual([seat.id, callsAt5.id]);
+    const first = await ok(sandbox.get(`/${account}/invoices/${renewed.latest_invoice}`));
+    expect(first.lines.map((l: Json) => [l.price, l.quantity, l.amount_atom])).toEqual([
+      [seat.id, 1, 1000],
+      [callsAt2.id, 14, 28],
+    ]);
+
+    const next = Date.parse(renewed.current_period_end);
+    await advanceTo(next + 2 * HOUR);
+    const again = await ok(sandbox.get(`/${account}/subscriptions/${subscription.id}`));
+    const second = await ok(sandbox.get(`/${account}/invoices/${again.latest_invoice}`));
+    expect(second.lines.map((l: Json) => [l.price, l.quantity, l.amount_atom])).toEqual([
+      [seat.id, 1, 1000],
+      [callsAt5.id, 3, 15],
+    ]);
+  });
 });
