@@ -1,6 +1,6 @@
 import PDFDocument from "pdfkit";
 import type { InvoiceDocument } from "@/lib/invoices/schema";
-import { longDate, money, percent, printable } from "@/lib/invoices/pdf/render";
+import { longDate, money, printable, totalsColumn } from "@/lib/invoices/pdf/render";
 import type { Locale } from "@/lib/account-settings/schema";
 import type { CreditNoteRow } from "./serialize";
 
@@ -112,27 +112,16 @@ export async function renderCreditNotePdf(note: CreditNoteRow, invoice: { number
     text(cur(line.amount_atom), MARGIN + 395, y, { width: WIDTH - 395, align: "right" });
     y += 16;
   }
-  y += 8;
-  pdf.moveTo(MARGIN + WIDTH / 2, y).lineTo(MARGIN + WIDTH, y).stroke();
-  y += 8;
-  const total = (label: string, atoms: number, bold = false) => {
-    pdf.font(bold ? "Helvetica-Bold" : "Helvetica");
-    text(label, MARGIN + WIDTH / 2, y, { width: WIDTH / 4 + 20, ellipsis: true });
-    text(cur(atoms), MARGIN + (3 * WIDTH) / 4, y, { width: WIDTH / 4, align: "right" });
-    y += 15;
-  };
-  total(t.subtotal, note.subtotalAtom);
-  if (note.discountAtom > 0) total(t.discount, -note.discountAtom);
-  for (const tax of note.totalTaxes) {
-    const rate = rateOf.get(tax.tax_rate);
-    const name = rate ? `${rate.display_name} ${percent(invoice.reverseCharge ? 0 : rate.percentage_e4, locale)}` : t.tax;
-    total(tax.inclusive ? `${name} (${t.inclusive})` : name, tax.amount_atom);
-  }
-  total(t.total, note.totalAmountAtom, true);
-  if (note.type === "pre_payment") total(t.amountDueReduced, note.totalAmountAtom);
-  if (note.refundAmountAtom > 0) total(t.refund, note.refundAmountAtom);
-  if (note.creditAmountAtom > 0) total(t.credit, note.creditAmountAtom);
-  if (note.outOfBandAmountAtom > 0) total(t.outOfBand, note.outOfBandAmountAtom);
+  const totals = totalsColumn(pdf, text, cur, y, { rateOf, reverseCharge: invoice.reverseCharge, locale, tax: t.tax, inclusive: t.inclusive });
+  totals.row(t.subtotal, note.subtotalAtom);
+  if (note.discountAtom > 0) totals.row(t.discount, -note.discountAtom);
+  totals.taxes(note.totalTaxes);
+  totals.row(t.total, note.totalAmountAtom, true);
+  if (note.type === "pre_payment") totals.row(t.amountDueReduced, note.totalAmountAtom);
+  if (note.refundAmountAtom > 0) totals.row(t.refund, note.refundAmountAtom);
+  if (note.creditAmountAtom > 0) totals.row(t.credit, note.creditAmountAtom);
+  if (note.outOfBandAmountAtom > 0) totals.row(t.outOfBand, note.outOfBandAmountAtom);
+  y = totals.y;
   if (document.footer) {
     pdf.font("Helvetica").fontSize(9);
     pdf.text(printable(document.footer), MARGIN, y + 10, { width: WIDTH });

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import PDFDocument from "pdfkit";
 import type { PostalAddress } from "@/db/schema";
+import type { TaxAmount } from "@/lib/tax-rates/schema";
 import { formatAtoms } from "@/lib/money";
 import type { InvoiceLineRow, InvoiceRow } from "../serialize";
 import type { InvoiceDocument } from "../schema";
@@ -130,28 +131,17 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
   }
 
   // Totals.
-  y += 8;
-  pdf.moveTo(MARGIN + WIDTH / 2, y).lineTo(MARGIN + WIDTH, y).stroke();
-  y += 8;
-  const total = (label: string, atoms: number, bold = false) => {
-    pdf.font(bold ? "Helvetica-Bold" : "Helvetica");
-    text(label, MARGIN + WIDTH / 2, y, { width: WIDTH / 4 + 20, ellipsis: true });
-    text(cur(atoms), MARGIN + (3 * WIDTH) / 4, y, { width: WIDTH / 4, align: "right" });
-    y += 15;
-  };
-  total(t.subtotal, invoice.subtotalAtom);
-  if (invoice.discountAtom > 0) total(t.discount, -invoice.discountAtom);
-  for (const tax of invoice.totalTaxes) {
-    const rate = rateOf.get(tax.tax_rate);
-    const name = rate ? `${rate.display_name} ${percent(invoice.reverseCharge ? 0 : rate.percentage_e4, locale)}` : t.tax;
-    total(tax.inclusive ? `${name} (${t.inclusive})` : name, tax.amount_atom);
-  }
-  total(t.total, invoice.totalAmountAtom, true);
+  const totals = totalsColumn(pdf, text, cur, y, { rateOf, reverseCharge: invoice.reverseCharge, locale, tax: t.tax, inclusive: t.inclusive });
+  totals.row(t.subtotal, invoice.subtotalAtom);
+  if (invoice.discountAtom > 0) totals.row(t.discount, -invoice.discountAtom);
+  totals.taxes(invoice.totalTaxes);
+  totals.row(t.total, invoice.totalAmountAtom, true);
   // As issued (the document never changes): nothing paid yet, the total due less the balance applied then.
   const appliedBalance = (invoice.startingBalanceAtom ?? 0) - (invoice.endingBalanceAtom ?? 0);
-  if (appliedBalance !== 0) total(appliedBalance > 0 ? t.appliedCredit : t.appliedDebit, -appliedBalance);
-  total(t.paid, 0);
-  total(t.amountDue, invoice.totalAmountAtom - appliedBalance, true);
+  if (appliedBalance !== 0) totals.row(appliedBalance > 0 ? t.appliedCredit : t.appliedDebit, -appliedBalance);
+  totals.row(t.paid, 0);
+  totals.row(t.amountDue, invoice.totalAmountAtom - appliedBalance, true);
+  y = totals.y;
 
   pdf.font("Helvetica").fontSize(9);
   y += 10;
@@ -162,6 +152,45 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
   if (document.footer) pdf.text(printable(document.footer), MARGIN, y, { width: WIDTH });
   pdf.end();
   return done;
+}
+
+type PdfText = (value: string, x: number, y: number, options?: PDFKit.Mixins.TextOptions) => unknown;
+
+/**
+ * The totals column of an invoice or a credit note, from `start`: a rule, then one row per `row`
+ * (bold for a total), `taxes` naming each rate as issued (0 % under reverse charge); `y` is where
+ * what follows goes.
+ */
+export function totalsColumn(
+  pdf: PDFKit.PDFDocument,
+  text: PdfText,
+  cur: (atoms: number) => string,
+  start: number,
+  rates: { rateOf: ReadonlyMap<string, InvoiceDocument["tax_rates"][number]>; reverseCharge: boolean; locale: string; tax: string; inclusive: string },
+) {
+  let y = start + 8;
+  pdf.moveTo(MARGIN + WIDTH / 2, y).lineTo(MARGIN + WIDTH, y).stroke();
+  y += 8;
+  const row = (label: string, atoms: number, bold = false) => {
+    pdf.font(bold ? "Helvetica-Bold" : "Helvetica");
+    text(label, MARGIN + WIDTH / 2, y, { width: WIDTH / 4 + 20, ellipsis: true });
+    text(cur(atoms), MARGIN + (3 * WIDTH) / 4, y, { width: WIDTH / 4, align: "right" });
+    y += 15;
+  };
+  const taxes = (totalTaxes: readonly TaxAmount[]) => {
+    for (const tax of totalTaxes) {
+      const rate = rates.rateOf.get(tax.tax_rate);
+      const name = rate ? `${rate.display_name} ${percent(rates.reverseCharge ? 0 : rate.percentage_e4, rates.locale)}` : rates.tax;
+      row(tax.inclusive ? `${name} (${rates.inclusive})` : name, tax.amount_atom);
+    }
+  };
+  return {
+    row,
+    taxes,
+    get y() {
+      return y;
+    },
+  };
 }
 
 export function sha256Hex(bytes: Buffer): string {
