@@ -12,9 +12,8 @@
  * asserts nothing. Uses a fresh database (dropped at the end).
  */
 import "./limits";
-import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
-import { benchAccounts, benchDatabase, benchEnvironment, elapsed, load, log, option, seeded, type Latency } from "./http";
+import { benchAccounts, benchDatabase, benchEnvironment, elapsed, latencyRows, log, option, seeded } from "./http";
 import { loadSyntheticObjects } from "@/db/synthetic-objects";
 import { newId } from "@/lib/ids";
 import { startApp } from "@/tests/helpers/server";
@@ -64,23 +63,11 @@ async function main(): Promise<void> {
     closeLater(() => app.stop());
     const base = app.baseUrl;
     const pick = () => ids[Math.floor(random() * ids.length)]!;
-    const rows: [string, () => string][] = [
-      ["floor: GET /api/health", () => "/api/health"],
-      ["GET /api/customers/{id}/entitlements", () => `/api/${MAIN}/customers/${pick()}/entitlements`],
+    const rows: [string, () => string, string][] = [
+      ["floor: GET /api/health", () => "/api/health", token],
+      ["GET /api/customers/{id}/entitlements", () => `/api/${MAIN}/customers/${pick()}/entitlements`, token],
     ];
-    const results: [string, Latency][] = [];
-    for (const [name, next] of rows) {
-      const check = await fetch(`${base}${next()}`, { headers: { authorization: `Bearer ${token}` } });
-      if (check.status !== 200) throw new Error(`${name}: ${check.status} ${await check.text()}`);
-      await load(base, token, next, { connections: 16, duration: 2 });
-      const load1 = loadavg()[0]!.toFixed(2);
-      const result = await load(base, token, next, { connections: 16, duration: SECONDS });
-      results.push([name, result]);
-      log(`${name.padEnd(40)} p50 ${result.p50} ms  p99 ${result.p99} ms  ${result.rps.toFixed(0)} req/s  load ${load1}→${loadavg()[0]!.toFixed(2)}${result.errors ? `  (${result.errors} errors)` : ""}`);
-    }
-    console.log("\n| request | p50 ms | p99 ms | req/s |\n|---|---|---|---|");
-    for (const [name, result] of results) console.log(`| ${name} | ${result.p50} | **${result.p99}** | ${result.rps.toFixed(0)} |`);
-    console.log(`load average (1, 5, 15 min) at the end: ${loadavg().map((value) => value.toFixed(2)).join(", ")}`);
+    await latencyRows(base, rows, { connections: 16, seconds: SECONDS });
   } finally {
     await cleanUp();
   }

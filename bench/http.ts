@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -77,6 +78,32 @@ export async function benchAccounts(sql: postgres.Sql, main: string, noise: stri
     (${main}, ${organization}, 'Measured', true), (${noise}, ${organization}, 'Noise', true)`;
   const token = (await issueToken(drizzle(sql, { schema }), { accountId: main, kind: "secret", name: "bench" })).token;
   return { organization, token };
+}
+
+/**
+ * Each row checked once (a 200 or the run stops), warmed for 2 s, then loaded for `seconds` at
+ * `connections`; logged with the load average around it, then printed as a table for
+ * docs/performance.md. Latency benchmarks beside their floor (bench/entitlements.ts, bench/portal-pages.ts).
+ */
+export async function latencyRows(
+  base: string,
+  rows: [name: string, next: () => string, credential: string | { cookie: string }][],
+  options: { connections: number; seconds: number },
+): Promise<void> {
+  const results: [string, Latency][] = [];
+  for (const [name, next, credential] of rows) {
+    const headers: Record<string, string> = typeof credential === "string" ? { authorization: `Bearer ${credential}` } : { cookie: credential.cookie };
+    const check = await fetch(`${base}${next()}`, { headers, redirect: "manual" });
+    if (check.status !== 200) throw new Error(`${name}: ${check.status} ${await check.text()}`);
+    await load(base, credential, next, { connections: options.connections, duration: 2 });
+    const load1 = loadavg()[0]!.toFixed(2);
+    const result = await load(base, credential, next, { connections: options.connections, duration: options.seconds });
+    results.push([name, result]);
+    log(`${name.padEnd(40)} p50 ${result.p50} ms  p99 ${result.p99} ms  ${result.rps.toFixed(0)} req/s  load ${load1}→${loadavg()[0]!.toFixed(2)}${result.errors ? `  (${result.errors} errors)` : ""}`);
+  }
+  console.log("\n| request | p50 ms | p99 ms | req/s |\n|---|---|---|---|");
+  for (const [name, result] of results) console.log(`| ${name} | ${result.p50} | **${result.p99}** | ${result.rps.toFixed(0)} |`);
+  console.log(`load average (1, 5, 15 min) at the end: ${loadavg().map((value) => value.toFixed(2)).join(", ")}`);
 }
 
 /**

@@ -11,8 +11,7 @@
  * asserts nothing. Uses a fresh database (dropped at the end).
  */
 import "./limits";
-import { loadavg } from "node:os";
-import { benchAccounts, benchDatabase, benchEnvironment, load, log, option, type Latency } from "./http";
+import { benchAccounts, benchDatabase, benchEnvironment, latencyRows, option } from "./http";
 import { loadSyntheticObjects } from "@/db/synthetic-objects";
 import { newId } from "@/lib/ids";
 import { startApp } from "@/tests/helpers/server";
@@ -66,19 +65,7 @@ async function main(): Promise<void> {
       ["GET /portal/details", () => "/portal/details", { cookie }],
       ["GET /portal/subscriptions/{id}/change", () => `/portal/subscriptions/${subscriptions[0]}/change`, { cookie }],
     ];
-    const results: [string, Latency][] = [];
-    for (const [name, next, credential] of rows) {
-      const check = await fetch(`${base}${next()}`, { headers: typeof credential === "string" ? { authorization: `Bearer ${credential}` } : { cookie }, redirect: "manual" });
-      if (check.status !== 200) throw new Error(`${name}: ${check.status}`);
-      await load(base, credential, next, { connections: CONNECTIONS, duration: 2 });
-      const load1 = loadavg()[0]!.toFixed(2);
-      const result = await load(base, credential, next, { connections: CONNECTIONS, duration: SECONDS });
-      results.push([name, result]);
-      log(`${name.padEnd(40)} p50 ${result.p50} ms  p99 ${result.p99} ms  ${result.rps.toFixed(0)} req/s  load ${load1}→${loadavg()[0]!.toFixed(2)}${result.errors ? `  (${result.errors} errors)` : ""}`);
-    }
-    console.log("\n| request | p50 ms | p99 ms | req/s |\n|---|---|---|---|");
-    for (const [name, result] of results) console.log(`| ${name} | ${result.p50} | **${result.p99}** | ${result.rps.toFixed(0)} |`);
-    console.log(`load average (1, 5, 15 min) at the end: ${loadavg().map((value) => value.toFixed(2)).join(", ")}`);
+    await latencyRows(base, rows, { connections: CONNECTIONS, seconds: SECONDS });
   } finally {
     await cleanUp();
   }
