@@ -7,9 +7,10 @@
  * Loads `--customers` synthetic customers (and 10 % as many in a second account as noise), each
  * with one subscription (statuses cycling trialing, active, past_due, paused, cancelled) to one of
  * two products carrying 3 and 2 features, then `vacuum analyze`, then measures at 16 connections
- * for `--seconds` the entitlements of random customers, beside the floor (GET /api/health) of the
- * same run, and prints the 1-minute load average (the machine is shared). Prints figures only;
- * asserts nothing. Uses a fresh database (dropped at the end).
+ * for `--seconds` the entitlements of random customers, beside two floors of the same run (GET
+ * /api/health, and GET /api/customers/{id}: an authenticated one-row read), and prints the
+ * 1-minute load average (the machine is shared). Prints figures only; asserts nothing. Uses a
+ * fresh database (dropped at the end).
  */
 import "./limits";
 import { performance } from "node:perf_hooks";
@@ -65,6 +66,8 @@ async function main(): Promise<void> {
     const pick = () => ids[Math.floor(random() * ids.length)]!;
     const rows: [string, () => string, string][] = [
       ["floor: GET /api/health", () => "/api/health", token],
+      // An authenticated read of one row: the token, the request log and one query, as entitlements pay.
+      ["authenticated floor: GET /api/customers/{id}", () => `/api/${MAIN}/customers/${pick()}`, token],
       ["GET /api/customers/{id}/entitlements", () => `/api/${MAIN}/customers/${pick()}/entitlements`, token],
     ];
     await latencyRows(base, rows, { connections: 16, seconds: SECONDS });
