@@ -46,6 +46,21 @@ export default async function PortalHome({ searchParams }: { searchParams: Promi
                 Next invoice: {formatAtoms(sub.nextInvoice.amountAtom, sub.currency, "en")} on {date(sub.nextInvoice.date)}
               </p>
             )}
+            {sub.pendingChanges.map((change) => (
+              <div key={change.id} className="mt-2 rounded border border-sky-200 bg-sky-50 p-3 text-sm text-sky-900" data-testid="pending-change" data-id={change.id}>
+                <p className="font-medium">Scheduled for {date(change.effectiveAt)}</p>
+                <ul className="list-disc pl-5">
+                  {change.steps.map((text, index) => (
+                    <li key={index}>{text}</li>
+                  ))}
+                </ul>
+                {change.cancellable && features.subscription_update.enabled && (
+                  <ActionForm action="cancel-pending-change" back="/portal" fields={{ subscription: sub.id, request: change.id }} className="mt-2">
+                    <SecondaryButton testId="cancel-pending-change">Keep my current plan</SecondaryButton>
+                  </ActionForm>
+                )}
+              </div>
+            ))}
             <div className="mt-3 flex flex-wrap gap-2">
               {features.subscription_update.enabled && LIVE.includes(sub.status) && sub.items.length === 1 && (
                 <a href={`/portal/subscriptions/${sub.id}/change`} className="rounded border border-slate-300 bg-white px-3 py-2 text-sm font-medium" data-testid="change-plan">

@@ -33,6 +33,7 @@ function PortalForm({ accountId, initial }: { accountId: string; initial: Config
   const [mode, setMode] = useState(initial.features.subscription_cancel.mode);
   const [prices, setPrices] = useState(initial.features.subscription_update.prices.join(", "));
   const [quantity, setQuantity] = useState(initial.features.subscription_update.quantity);
+  const [planChange, setPlanChange] = useState(initial.features.subscription_update.plan_change);
   const [branding, setBranding] = useState(initial.branding);
   const [returnUrl, setReturnUrl] = useState(initial.default_return_url ?? "");
   const save = useMutation({
@@ -48,6 +49,7 @@ function PortalForm({ accountId, initial }: { accountId: string; initial: Config
             subscription_pause: { enabled: enabled.subscription_pause },
             subscription_update: {
               enabled: enabled.subscription_update,
+              plan_change: planChange,
               prices: prices.split(/[\s,]+/).filter(Boolean),
               quantity,
             },
@@ -97,6 +99,13 @@ function PortalForm({ accountId, initial }: { accountId: string; initial: Config
       </label>
       <Field label="Prices customers may switch between" hint="Price ids, separated by commas.">
         <input className={inputClass} value={prices} onChange={(event) => setPrices(event.target.value)} />
+      </Field>
+      <Field label="Plan changes" hint="A downgrade is one with nothing to pay now; at the period end it waits for the renewal.">
+        <select className={inputClass} value={planChange} onChange={(event) => setPlanChange(event.target.value as typeof planChange)}>
+          <option value="account_policy">As the account&apos;s plan change policy</option>
+          <option value="immediate">Every change now</option>
+          <option value="upgrade_now_downgrade_at_period_end">Upgrades now, downgrades at the period end</option>
+        </select>
       </Field>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-3">
         <Field label="Business name">

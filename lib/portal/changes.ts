@@ -96,7 +96,12 @@ export async function portalPreviewSwitch(session: PortalSession, input: { subsc
   if (input.price !== item.priceId) steps.push({ type: "switch_price", item: item.id, price: input.price });
   if (quantity !== item.quantity) steps.push({ type: "set_quantity", item: item.id, quantity });
   if (steps.length === 0) throw validationFailed([{ field: "price", message: "That is the current plan and quantity." }]);
-  return createChangeRequest({ ctx: session.ctx, input: { subscriptionId: current.subscription.id, steps, metadata: { source: "portal", portal_session: session.id } } });
+  // The configuration's plan-change rule, decided by the API's own verb (the same preview, the same test of an upgrade).
+  const policy = update.plan_change === "account_policy" ? undefined : update.plan_change;
+  return createChangeRequest({
+    ctx: session.ctx,
+    input: { subscriptionId: current.subscription.id, steps, policy, metadata: { source: "portal", portal_session: session.id } },
+  });
 }
 
 /** A change request this session previewed (another one, even of the same subscription, is not found). */
@@ -115,6 +120,20 @@ export async function portalConfirmSwitch(session: PortalSession, input: { subsc
 
 export async function portalDiscardSwitch(session: PortalSession, input: { subscription: string; id: string }): Promise<ChangeRequestRow> {
   const request = await portalChangeRequest(session, input);
+  return cancelChangeRequest({ ctx: session.ctx, input: { subscriptionId: request.subscriptionId, id: request.id } });
+}
+
+/**
+ * Cancels a change scheduled for the period end (the customer keeps the current plan), through the
+ * API's cancel. Only one the portal scheduled (in any of this customer's sessions): a change the
+ * merchant scheduled is the merchant's to drop.
+ */
+export async function portalCancelPendingChange(session: PortalSession, input: { subscription: string; id: string }): Promise<ChangeRequestRow> {
+  await requireFeature(session, "subscription_update");
+  const current = await ownSubscription(session, input.subscription);
+  if (!current.subscription.pendingChanges.some((change) => change.change_request === input.id)) throw notFound("pending change", input.id);
+  const request = await getChangeRequest({ ctx: session.ctx, input: { subscriptionId: input.subscription, id: input.id } });
+  if (request.metadata.source !== "portal") throw new ServiceError("conflict", "This change was scheduled by the merchant; contact them to change it.");
   return cancelChangeRequest({ ctx: session.ctx, input: { subscriptionId: request.subscriptionId, id: request.id } });
 }
 

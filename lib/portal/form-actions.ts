@@ -1,6 +1,7 @@
 import { notFound } from "@/lib/errors";
 import {
   portalCancel,
+  portalCancelPendingChange,
   portalConfirmSwitch,
   portalDiscardSwitch,
   portalPause,
@@ -17,6 +18,7 @@ import type { PortalSession } from "./sessions";
 export type PortalForm = Record<string, string>;
 
 const field = (form: PortalForm, name: string) => form[name] ?? "";
+const longDate = (at: Date) => new Intl.DateTimeFormat("en", { dateStyle: "long", timeZone: "UTC" }).format(at);
 const notice = (path: string, text: string) => `${path}?${new URLSearchParams({ notice: text })}`;
 
 /** The billing-details form's fields as the API's customer update body (empty optional fields: none). */
@@ -61,8 +63,13 @@ const ACTIONS: Record<string, (session: PortalSession, form: PortalForm) => Prom
     return `/portal/subscriptions/${subscription}/change/${request.id}`;
   },
   "confirm-switch": async (session, form) => {
-    await portalConfirmSwitch(session, { subscription: field(form, "subscription"), id: field(form, "request") });
+    const applied = await portalConfirmSwitch(session, { subscription: field(form, "subscription"), id: field(form, "request") });
+    if (applied.status === "scheduled" && applied.effectiveAt) return notice("/portal", `Your plan changes on ${longDate(applied.effectiveAt)}.`);
     return notice("/portal", "Your plan is changed.");
+  },
+  "cancel-pending-change": async (session, form) => {
+    await portalCancelPendingChange(session, { subscription: field(form, "subscription"), id: field(form, "request") });
+    return notice("/portal", "The scheduled change is cancelled; your plan stays as it is.");
   },
   "discard-switch": async (session, form) => {
     await portalDiscardSwitch(session, { subscription: field(form, "subscription"), id: field(form, "request") });

@@ -44,8 +44,16 @@ const CancelSection = z.strictObject({
   }),
 });
 
+/** When a portal switch takes effect; `account_policy` follows the account's `plan_change_policy`. */
+export const PORTAL_PLAN_CHANGES = ["account_policy", "immediate", "upgrade_now_downgrade_at_period_end"] as const;
+export type PortalPlanChange = (typeof PORTAL_PLAN_CHANGES)[number];
+
 const UpdateSection = z.strictObject({
   enabled: z.boolean().meta({ description: "Switch plan (between `prices`)." }),
+  plan_change: z.enum(PORTAL_PLAN_CHANGES).meta({
+    description:
+      "The plan-change rule of a customer's switch. `immediate`: every switch applies now (an upgrade charged the change-request preview's proration). `upgrade_now_downgrade_at_period_end`: a switch with something due now (an upgrade) applies now; any other (a downgrade) is scheduled for the period end and listed in `pending_changes`, where the customer can cancel it. `account_policy` (default): the account's `plan_change_policy`.",
+  }),
   prices: z.array(z.string().min(1)).max(20).meta({ description: "The recurring prices a customer may switch between (ids)." }),
   quantity: z.strictObject({
     enabled: z.boolean().meta({ description: "Change quantity." }),
@@ -86,7 +94,7 @@ export const DEFAULT_PORTAL_SETTINGS: PortalSettings = {
       cancellation_reasons: { enabled: true, options: [...CANCELLATION_REASONS] },
     },
     subscription_pause: { enabled: false },
-    subscription_update: { enabled: false, prices: [], quantity: { enabled: false, minimum: 1, maximum: 100 } },
+    subscription_update: { enabled: false, plan_change: "account_policy", prices: [], quantity: { enabled: false, minimum: 1, maximum: 100 } },
   },
   branding: { business_name: null, accent_color: null, logo_url: null },
   default_return_url: null,

@@ -13,7 +13,10 @@ type Stored = { settings: PortalSettings; updated: Date | null };
 /** The account's portal settings (the defaults until it saves some): the one reader, for the API and the portal. */
 export async function portalSettingsOf(executor: Executor, accountId: string): Promise<Stored> {
   const [row] = await executor.select().from(portalConfigurations).where(eq(portalConfigurations.accountId, accountId));
-  return row ? { settings: row.settings, updated: row.updated } : { settings: DEFAULT_PORTAL_SETTINGS, updated: null };
+  if (!row) return { settings: DEFAULT_PORTAL_SETTINGS, updated: null };
+  // A row saved before a field existed has that field's default (jsonb keeps what was saved).
+  const update = { ...DEFAULT_PORTAL_SETTINGS.features.subscription_update, ...row.settings.features.subscription_update };
+  return { settings: { ...row.settings, features: { ...row.settings.features, subscription_update: update } }, updated: row.updated };
 }
 
 export function serializePortalConfiguration(stored: Stored, livemode: boolean): PortalConfigurationObject {

@@ -6,7 +6,9 @@ import { hostedInvoiceUrl, type InvoiceWithLines } from "@/lib/invoices/serializ
 import { getInvoice, listInvoices } from "@/lib/invoices/service";
 import { getPrice } from "@/lib/prices/service";
 import { getProduct } from "@/lib/products/service";
+import type { ChangeStep } from "@/db/schema";
 import { preview } from "@/lib/subscription-changes/core";
+import { getChangeRequest } from "@/lib/subscription-changes/service";
 import type { SubscriptionWithItems } from "@/lib/subscriptions/serialize";
 import { getSubscription, listSubscriptions } from "@/lib/subscriptions/service";
 import { renewalBills } from "@/lib/subscriptions/time";
@@ -55,6 +57,25 @@ export async function planLabel(session: PortalSession, priceId: string): Promis
   return { priceId: price.id, label: name, unitAmountAtom: price.unitAmountAtom ?? 0, currency: price.currency, interval };
 }
 
+/** A change request's steps as the customer reads them. */
+export async function stepLabels(session: PortalSession, steps: readonly ChangeStep[]): Promise<string[]> {
+  return Promise.all(
+    steps.map(async (step) =>
+      step.type === "switch_price" && step.price ? `New plan: ${(await planLabel(session, step.price)).label}` : step.type === "set_quantity" ? `New quantity: ${step.quantity}` : step.type,
+    ),
+  );
+}
+
+export type PortalPendingChange = {
+  id: string;
+  effectiveAt: string;
+  steps: string[];
+  /** One period after the change (the request's `next_invoice_amount_atom`). */
+  nextInvoiceAmountAtom: number;
+  /** Scheduled in the portal: the customer may cancel it (one the merchant scheduled is the merchant's). */
+  cancellable: boolean;
+};
+
 export type PortalSubscription = {
   id: string;
   status: string;
@@ -65,12 +86,28 @@ export type PortalSubscription = {
   items: { id: string; quantity: number; plan: PlanLabel }[];
   /** The renewal's date and amount (the change-request preview's `next_invoice_amount` with no change), null when nothing renews. */
   nextInvoice: { date: string; amountAtom: number } | null;
+  /** Changes scheduled for the period end, in the order the renewal applies them. */
+  pendingChanges: PortalPendingChange[];
 };
 
 export async function portalSubscription(session: PortalSession, found: SubscriptionWithItems): Promise<PortalSubscription> {
   const { subscription } = found;
   const items = await Promise.all(found.items.map(async (item) => ({ id: item.id, quantity: item.quantity, plan: await planLabel(session, item.priceId) })));
   const amounts = renewalBills(subscription) ? await preview(await getDb(), session.ctx, found, [], session.ctx.now()) : null;
+  const pendingChanges = await Promise.all(
+    subscription.pendingChanges.map(async (change): Promise<PortalPendingChange> => {
+      const request = await getChangeRequest({ ctx: session.ctx, input: { subscriptionId: subscription.id, id: change.change_request } });
+      return {
+        id: request.id,
+        effectiveAt: (request.effectiveAt ?? subscription.currentPeriodEnd).toISOString(),
+        steps: await stepLabels(session, request.steps),
+        nextInvoiceAmountAtom: request.nextInvoiceAmountAtom,
+        cancellable: request.metadata.source === "portal",
+      };
+    }),
+  );
+  // The renewal applies the pending changes before it bills: the next invoice is the last one's amount.
+  const nextAmount = pendingChanges.at(-1)?.nextInvoiceAmountAtom ?? amounts?.nextInvoiceAmountAtom;
   return {
     id: subscription.id,
     status: subscription.status,
@@ -79,7 +116,8 @@ export async function portalSubscription(session: PortalSession, found: Subscrip
     currentPeriodEnd: subscription.currentPeriodEnd.toISOString(),
     defaultPaymentMethod: subscription.defaultPaymentMethod,
     items,
-    nextInvoice: amounts ? { date: subscription.currentPeriodEnd.toISOString(), amountAtom: amounts.nextInvoiceAmountAtom } : null,
+    nextInvoice: amounts && nextAmount !== undefined ? { date: subscription.currentPeriodEnd.toISOString(), amountAtom: nextAmount } : null,
+    pendingChanges,
   };
 }
 

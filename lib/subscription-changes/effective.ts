@@ -6,12 +6,19 @@ import type { SubscriptionWithItems } from "@/lib/subscriptions/serialize";
 import { preview, previewAtPeriodEnd } from "./core";
 import type { ChangeEffect } from "./schema";
 
+export type PlanChangePolicy = "immediate" | "upgrade_now_downgrade_at_period_end";
+
+async function accountPolicy(executor: Executor, accountId: string): Promise<PlanChangePolicy | undefined> {
+  const [account] = await executor.select({ policy: accounts.planChangePolicy }).from(accounts).where(eq(accounts.id, accountId));
+  return account?.policy;
+}
+
 /**
  * When a new change request takes effect, and its preview. An explicit `effective` wins; without
  * one the account's `plan_change_policy` decides: `immediate` → now; `upgrade_now_downgrade_at_period_end`
  * → now when the preview now has `amount_due_now_atom` > 0 (an upgrade, billed for the rest of the
  * period), else at the period end (a downgrade, an equal change, or anything while nothing is billed
- * now: trialing, paused).
+ * now: trialing, paused). `policy` stands in for the account's (the portal configuration's rule).
  */
 export async function effectiveAndPreview(
   executor: Executor,
@@ -20,11 +27,12 @@ export async function effectiveAndPreview(
   steps: readonly ChangeStep[],
   now: Date,
   explicit: ChangeEffect | undefined,
+  policy?: PlanChangePolicy,
 ): Promise<{ effective: ChangeEffect; amountDueNowAtom: number; nextInvoiceAmountAtom: number }> {
   if (explicit === "period_end") return { effective: explicit, ...(await previewAtPeriodEnd(executor, ctx, current, steps)) };
   const immediate = await preview(executor, ctx, current, steps, now);
   if (explicit === "now" || immediate.amountDueNowAtom > 0) return { effective: "now", ...immediate };
-  const [account] = await executor.select({ policy: accounts.planChangePolicy }).from(accounts).where(eq(accounts.id, ctx.accountId));
-  if (account?.policy !== "upgrade_now_downgrade_at_period_end") return { effective: "now", ...immediate };
+  const rule = policy ?? (await accountPolicy(executor, ctx.accountId));
+  if (rule !== "upgrade_now_downgrade_at_period_end") return { effective: "now", ...immediate };
   return { effective: "period_end", ...(await previewAtPeriodEnd(executor, ctx, current, steps)) };
 }

@@ -15,7 +15,7 @@ import type { SubscriptionWithItems } from "@/lib/subscriptions/serialize";
 import { getSubscription } from "@/lib/subscriptions/service";
 import { applyChangeRequest } from "./apply";
 import { assertChangeable, loadRequest, lockRequest, table } from "./core";
-import { effectiveAndPreview } from "./effective";
+import { effectiveAndPreview, type PlanChangePolicy } from "./effective";
 import { cancelScheduledChangeRequest } from "./schedule";
 import type { ChangeEffect, ChangeRequestStatus, ChangeStepInputValue } from "./schema";
 import type { ChangeRequestRow } from "./serialize";
@@ -53,14 +53,21 @@ async function refuseMeteredQuantities(executor: Executor, accountId: string, st
 export async function createChangeRequest({
   ctx,
   input,
-}: Verb<{ subscriptionId: string; steps: ChangeStepInputValue[]; effective?: ChangeEffect; metadata?: Record<string, string> }>): Promise<ChangeRequestRow> {
+}: Verb<{
+  subscriptionId: string;
+  steps: ChangeStepInputValue[];
+  effective?: ChangeEffect;
+  /** Without `effective`: this rule instead of the account's `plan_change_policy` (the portal's configuration). */
+  policy?: PlanChangePolicy;
+  metadata?: Record<string, string>;
+}>): Promise<ChangeRequestRow> {
   const db = await getDb();
   const current = await getSubscription({ ctx, input: { id: input.subscriptionId } });
   assertChangeable(current.subscription);
   await refuseMeteredQuantities(db, ctx.accountId, input.steps);
   const now = ctx.now();
   const steps = input.steps.map(storedStep);
-  const { effective, ...amounts } = await effectiveAndPreview(db, ctx, current, steps, now, input.effective);
+  const { effective, ...amounts } = await effectiveAndPreview(db, ctx, current, steps, now, input.effective, input.policy);
   // A change request is a plan: creating (or cancelling) an open one emits nothing. Its effects do:
   // the proration invoice, its payment, each item change; and a scheduled one's life (schedule.ts).
   const row = one(await db

@@ -27,7 +27,12 @@ describe("portal configuration", () => {
     expect(initial.status, initial.text).toBe(200);
     expect(initial.body).toMatchObject({
       object: "portal_configuration",
-      features: { invoice_history: { enabled: true }, subscription_cancel: { enabled: true, mode: "at_period_end" }, subscription_pause: { enabled: false } },
+      features: {
+        invoice_history: { enabled: true },
+        subscription_cancel: { enabled: true, mode: "at_period_end" },
+        subscription_pause: { enabled: false },
+        subscription_update: { plan_change: "account_policy" },
+      },
       branding: { business_name: null, accent_color: null, logo_url: null },
       default_return_url: null,
       plan_change_rule: "change_request",
@@ -38,7 +43,7 @@ describe("portal configuration", () => {
     const saved = await client.post(path, {
       features: {
         subscription_pause: { enabled: true },
-        subscription_update: { enabled: true, prices: [monthly], quantity: { enabled: true, maximum: 5 } },
+        subscription_update: { enabled: true, plan_change: "upgrade_now_downgrade_at_period_end", prices: [monthly], quantity: { enabled: true, maximum: 5 } },
         subscription_cancel: { mode: "immediately", cancellation_reasons: { options: ["too_expensive", "other"] } },
       },
       branding: { business_name: "Acme", accent_color: "#112233", logo_url: "https://acme.example/logo.png" },
@@ -49,7 +54,7 @@ describe("portal configuration", () => {
       features: {
         invoice_history: { enabled: true },
         subscription_pause: { enabled: true },
-        subscription_update: { enabled: true, prices: [monthly], quantity: { enabled: true, minimum: 1, maximum: 5 } },
+        subscription_update: { enabled: true, plan_change: "upgrade_now_downgrade_at_period_end", prices: [monthly], quantity: { enabled: true, minimum: 1, maximum: 5 } },
         subscription_cancel: { enabled: true, mode: "immediately", cancellation_reasons: { enabled: true, options: ["too_expensive", "other"] } },
       },
       branding: { business_name: "Acme", accent_color: "#112233", logo_url: "https://acme.example/logo.png" },
@@ -73,6 +78,7 @@ describe("portal configuration", () => {
     [{ features: { subscription_update: { enabled: true } } }, /at least one price/],
     [{ features: { subscription_update: { prices: ["price_prod_nope"] } } }, /No such price/],
     [{ features: { subscription_cancel: { mode: "sometimes" } } }, undefined],
+    [{ features: { subscription_update: { plan_change: "whenever" } } }, /plan_change/],
     [{ features: { subscription_cancel: { cancellation_reasons: { options: ["bored"] } } } }, undefined],
     [{ features: { unknown: { enabled: true } } }, undefined],
   ])("refuses %j with a 422 and changes nothing", async (body, detail) => {

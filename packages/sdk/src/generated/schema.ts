@@ -6146,6 +6146,11 @@ export type components = {
                 subscription_update?: {
                     /** @description Switch plan (between `prices`). */
                     enabled?: boolean;
+                    /**
+                     * @description The plan-change rule of a customer's switch. `immediate`: every switch applies now (an upgrade charged the change-request preview's proration). `upgrade_now_downgrade_at_period_end`: a switch with something due now (an upgrade) applies now; any other (a downgrade) is scheduled for the period end and listed in `pending_changes`, where the customer can cancel it. `account_policy` (default): the account's `plan_change_policy`.
+                     * @enum {string}
+                     */
+                    plan_change?: "account_policy" | "immediate" | "upgrade_now_downgrade_at_period_end";
                     /** @description The recurring prices a customer may switch between (ids). */
                     prices?: string[];
                     quantity?: {
@@ -10878,6 +10883,11 @@ export type components = {
                 subscription_update: {
                     /** @description Switch plan (between `prices`). */
                     enabled: boolean;
+                    /**
+                     * @description The plan-change rule of a customer's switch. `immediate`: every switch applies now (an upgrade charged the change-request preview's proration). `upgrade_now_downgrade_at_period_end`: a switch with something due now (an upgrade) applies now; any other (a downgrade) is scheduled for the period end and listed in `pending_changes`, where the customer can cancel it. `account_policy` (default): the account's `plan_change_policy`.
+                     * @enum {string}
+                     */
+                    plan_change: "account_policy" | "immediate" | "upgrade_now_downgrade_at_period_end";
                     /** @description The recurring prices a customer may switch between (ids). */
                     prices: string[];
                     quantity: {
@@ -25283,6 +25293,11 @@ export type components = {
                 subscription_update: {
                     /** @description Switch plan (between `prices`). */
                     enabled: boolean;
+                    /**
+                     * @description The plan-change rule of a customer's switch. `immediate`: every switch applies now (an upgrade charged the change-request preview's proration). `upgrade_now_downgrade_at_period_end`: a switch with something due now (an upgrade) applies now; any other (a downgrade) is scheduled for the period end and listed in `pending_changes`, where the customer can cancel it. `account_policy` (default): the account's `plan_change_policy`.
+                     * @enum {string}
+                     */
+                    plan_change: "account_policy" | "immediate" | "upgrade_now_downgrade_at_period_end";
                     /** @description The recurring prices a customer may switch between (ids). */
                     prices: string[];
                     quantity: {

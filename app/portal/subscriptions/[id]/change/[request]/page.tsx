@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { ActionForm, Flash, PortalShell, PrimaryButton, SecondaryButton } from "@/components/portal/shell";
 import { formatAtoms } from "@/lib/money";
 import { portalChangeRequest } from "@/lib/portal/changes";
-import { planLabel } from "@/lib/portal/view";
+import { ownSubscription, stepLabels } from "@/lib/portal/view";
 import { orNotFound, portalPage } from "../../../../_lib/portal";
 
 export const metadata: Metadata = { title: "Review the change", robots: { index: false, follow: false } };
@@ -20,12 +20,11 @@ export default async function ReviewChangePage({ params, searchParams }: { param
   const { error } = await searchParams;
   const request = await orNotFound(portalChangeRequest(session, { subscription: id, id: requestId }));
   const money = (atoms: number) => formatAtoms(atoms, request.currency, "en");
-  const steps = await Promise.all(
-    request.steps.map(async (step) =>
-      step.type === "switch_price" && step.price ? `New plan: ${(await planLabel(session, step.price)).label}` : step.type === "set_quantity" ? `New quantity: ${step.quantity}` : step.type,
-    ),
-  );
+  const steps = await stepLabels(session, request.steps);
   const open = request.status === "open";
+  // A period-end change (the configuration's rule: a downgrade) starts with the next period: nothing is due now.
+  const later = request.effective === "period_end";
+  const periodEnd = request.effectiveAt ?? (await ownSubscription(session, id)).subscription.currentPeriodEnd;
   return (
     <PortalShell settings={settings} returnUrl={returnUrl}>
       <h1 className="mb-2 text-xl font-semibold">Review the change</h1>
@@ -35,9 +34,14 @@ export default async function ReviewChangePage({ params, searchParams }: { param
           <li key={index}>{text}</li>
         ))}
       </ul>
+      {later && (
+        <p className="mb-4 rounded bg-sky-50 p-3 text-sm text-sky-900" data-testid="effective-at" data-effective="period_end">
+          This change takes effect at the end of the current period, on {date(periodEnd)}. Until then you keep your current plan.
+        </p>
+      )}
       <dl className="mb-4 space-y-2 rounded-lg border border-slate-200 bg-white p-4 text-sm">
         <div className="flex justify-between gap-4">
-          <dt>Due now (prorated to {date(request.prorationDate)})</dt>
+          <dt>{later ? "Due now" : `Due now (prorated to ${date(request.prorationDate)})`}</dt>
           <dd className="font-semibold tabular-nums" data-testid="amount-due-now" data-atoms={request.amountDueNowAtom}>
             {money(request.amountDueNowAtom)}
           </dd>
@@ -55,7 +59,7 @@ export default async function ReviewChangePage({ params, searchParams }: { param
       {open && (
         <div className="flex flex-wrap gap-2">
           <ActionForm action="confirm-switch" back={`/portal/subscriptions/${id}/change/${request.id}`} fields={{ subscription: id, request: request.id }}>
-            <PrimaryButton testId="confirm-change">{request.amountDueNowAtom > 0 ? `Pay ${money(request.amountDueNowAtom)} and change` : "Confirm the change"}</PrimaryButton>
+            <PrimaryButton testId="confirm-change">{later ? `Change on ${date(periodEnd)}` : request.amountDueNowAtom > 0 ? `Pay ${money(request.amountDueNowAtom)} and change` : "Confirm the change"}</PrimaryButton>
           </ActionForm>
           <ActionForm action="discard-switch" back={`/portal/subscriptions/${id}/change/${request.id}`} fields={{ subscription: id, request: request.id }}>
             <SecondaryButton testId="discard-change">Back</SecondaryButton>
