@@ -6,13 +6,13 @@ import { api, baseUrl, createToken, signUp } from "./fixtures";
 /*
  * The customer portal's journeys, in Chromium: a sandbox merchant (its server's secret token) gives
  * its customer a portal link; the customer cancels and undoes, upgrades (the amount shown is the
- * API preview's), downloads an invoice, is refused a reused or expired link, and all of it fits 390 px.
- * Not here: a downgrade applied at renewal (period-end changes are another issue's; the portal's
- * switches are today's change requests, `plan_change_rule: change_request`).
+ * API preview's), downloads an invoice, is refused a reused or expired link, and all of it fits 390 px;
+ * last (the sandbox's clock moves a month for the whole account), a downgrade scheduled in the portal
+ * (`plan_change: upgrade_now_downgrade_at_period_end`) is applied by the renewal.
  */
 
 type Server = ReturnType<typeof api>;
-type Setup = { server: Server; account: string; base: string; upgrade: string; customer: string; subscription: string };
+type Setup = { server: Server; account: string; base: string; basic: string; upgrade: string; customer: string; subscription: string };
 
 test.describe.configure({ mode: "serial" });
 
@@ -40,7 +40,7 @@ async function sandboxMerchant(browser: Browser): Promise<Setup> {
     const product = await ok(server.post(`${root}/products`, { name }));
     return (await ok(server.post(`${root}/prices`, { product: product.id, currency: "usd", unit_amount_atom: amount, type: "recurring", recurring: { interval: "month" } }))).id;
   };
-  const base = await plan("Basic", 1000);
+  const basic = await plan("Basic", 1000);
   const upgrade = await plan("Pro", 3000);
   await ok(
     server.post(`${root}/portal-configuration`, {
@@ -50,8 +50,8 @@ async function sandboxMerchant(browser: Browser): Promise<Setup> {
     }),
   );
   const customer = await ok(server.post(`${root}/customers`, { email: `portal-${Date.now()}@example.com`, name: "Grace Customer" }));
-  const subscription = await ok(server.post(`${root}/subscriptions`, { customer: customer.id, items: [{ price: base }], default_payment_method: "pm_sandbox_succeeds" }));
-  return { server, account, base: baseUrl(), upgrade, customer: customer.id, subscription: subscription.id };
+  const subscription = await ok(server.post(`${root}/subscriptions`, { customer: customer.id, items: [{ price: basic }], default_payment_method: "pm_sandbox_succeeds" }));
+  return { server, account, base: baseUrl(), basic, upgrade, customer: customer.id, subscription: subscription.id };
 }
 
 /** A new link for the customer (`flow` optional), opened in `page`. */
@@ -161,4 +161,48 @@ test("a reused link and an expired link are refused, with the way back", async (
   await expect(second.getByTestId("refused-reason")).toHaveAttribute("data-reason", "expired");
   await expect(second.getByText("This link has expired.")).toBeVisible();
   await other.close();
+});
+
+test("a downgrade scheduled in the portal is applied at the renewal by the sandbox test clock", async ({ page }) => {
+  const root = `/${setup.account}`;
+  await ok(setup.server.post(`${root}/portal-configuration`, { features: { subscription_update: { prices: [setup.upgrade, setup.basic], plan_change: "upgrade_now_downgrade_at_period_end" } } }));
+  const before = (await setup.server.get(`${root}/subscriptions/${setup.subscription}`)).body;
+  expect(before.items[0].price).toBe(setup.upgrade);
+
+  // Pro (30.00) → Basic (10.00): nothing due now, it waits for the period's end.
+  await openPortal(page, { flow: { type: "subscription_update", subscription: setup.subscription } });
+  await page.getByTestId(`plan-${setup.basic}`).check();
+  await page.getByTestId("review-change").click();
+  await expect(page.getByTestId("effective-at")).toHaveAttribute("data-effective", "period_end");
+  await expect(page.getByTestId("amount-due-now")).toHaveAttribute("data-atoms", "0");
+  const requestId = (await page.getByTestId("change-request").getAttribute("data-id"))!;
+  await page.getByTestId("confirm-change").click();
+  await expect(page.getByRole("status")).toHaveText(/^Your plan changes on /);
+  const card = page.getByTestId("portal-subscription");
+  await expect(card.getByTestId("pending-change")).toHaveAttribute("data-id", requestId);
+  await expect(card.getByTestId("pending-change")).toContainText("New plan: Basic");
+  await expect(card.getByTestId("next-invoice")).toHaveAttribute("data-atoms", "1000");
+  await page.setViewportSize({ width: 390, height: 844 });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+  expect((await setup.server.get(`${root}/subscriptions/${setup.subscription}`)).body).toMatchObject({
+    items: [{ price: setup.upgrade }],
+    pending_changes: [{ change_request: requestId }],
+  });
+
+  // A minute past the period's end on the sandbox's clock: the renewal applies it, then bills Basic.
+  await ok(setup.server.post(`${root}/test-clock/advance`, { to: new Date(Date.parse(before.current_period_end) + 60_000).toISOString() }));
+  const after = (await setup.server.get(`${root}/subscriptions/${setup.subscription}`)).body;
+  expect(after).toMatchObject({ items: [{ price: setup.basic }], pending_changes: [], current_period_start: before.current_period_end });
+  expect((await setup.server.get(`${root}/subscriptions/${setup.subscription}/change-requests/${requestId}`)).body.status).toBe("applied");
+  const renewal = (await setup.server.get(`${root}/invoices/${after.latest_invoice}`)).body;
+  expect(renewal).toMatchObject({ total_amount_atom: 1000, status: "paid" });
+  expect(renewal.lines.map((line: { price: string | null }) => line.price)).toEqual([setup.basic]);
+
+  // The customer's next visit: Basic, nothing pending, and the renewal among the invoices.
+  await openPortal(page);
+  await expect(card.getByText("Basic")).toBeVisible();
+  await expect(card.getByTestId("pending-change")).toHaveCount(0);
+  await expect(card.getByTestId("next-invoice")).toHaveAttribute("data-atoms", "1000");
+  await page.getByRole("link", { name: "Invoices" }).click();
+  await expect(page.locator(`[data-testid="portal-invoice"][data-id="${after.latest_invoice}"]`)).toContainText(formatAtoms(1000, "usd", "en"));
 });

@@ -47,6 +47,8 @@ const ACTIONS = (ids: Ids, own: Ids): [string, Record<string, string>][] => [
   ["discard-switch", { subscription: ids.subscription, request: ids.request }],
   ["confirm-switch", { subscription: own.subscription, request: ids.request }],
   ["discard-switch", { subscription: own.subscription, request: ids.request }],
+  ["cancel-pending-change", { subscription: ids.subscription, request: ids.request }],
+  ["cancel-pending-change", { subscription: own.subscription, request: ids.request }],
   ["payment-method", { subscription: ids.subscription, payment_method: "pm_sandbox_declined" }],
 ];
 
