@@ -14,6 +14,12 @@ test("a credit note issued and voided from the invoice page; the balance adjuste
   await page.goto(`${base}/invoices/${draft.body.id}`);
   const form = page.getByRole("form", { name: "Issue a credit note" });
   await form.getByLabel("Amount (tax included)").fill("12.00");
+  // Live totals as typed: the note's total, what is left to credit, and the amount due after it.
+  const totals = form.getByRole("definition");
+  await expect(form.getByTestId("cn-total")).toHaveText("$12.00");
+  await expect(form.getByTestId("cn-creditable")).toHaveText("$50.00");
+  await expect(form.getByTestId("cn-due-after")).toHaveText("$38.00");
+  await expect(totals).toHaveCount(3);
   await form.getByRole("button", { name: "Issue credit note" }).click();
   await page.getByRole("dialog", { name: "Issue this credit note?" }).getByRole("button", { name: "Issue" }).click();
   await expect(page.getByText(/^Issued .*-CN-0001/)).toBeVisible();
@@ -38,4 +44,50 @@ test("a credit note issued and voided from the invoice page; the balance adjuste
   await expect(page.getByText(/^Done: the balance is now -\$7\.50\.$/)).toBeVisible();
   expect((await server.get(`/customers/${customer.body.id}`)).body.balances).toEqual({ usd: -750 });
   await expect(page.getByRole("table", { name: "Balance transactions" }).getByText("Late fee")).toBeVisible();
+});
+
+test("a paid invoice's credit note: refund / credit / out-of-band split with live totals; the button waits until they add up", async ({ page }) => {
+  const merchant = await signUp(page);
+  const server = api(await createToken(page, merchant, "Server token"));
+  const customer = await server.post("/customers", { email: "split@example.com" });
+  const draft = await server.post("/invoices", { customer: customer.body.id, currency: "usd", lines: [{ unit_amount_atom: 5000, description: "Consulting" }] });
+  await server.post(`/invoices/${draft.body.id}/finalize`);
+  expect((await server.post(`/invoices/${draft.body.id}/pay`, { paid_out_of_band: true })).body.status).toBe("paid");
+
+  await page.goto(`${baseUrl()}/accounts/${merchant.accountId}/invoices/${draft.body.id}`);
+  const form = page.getByRole("form", { name: "Issue a credit note" });
+  const issue = form.getByRole("button", { name: "Issue credit note" });
+  const figures = async (total: string, split: string, remaining: string) => {
+    await expect(form.getByTestId("cn-total")).toHaveText(total);
+    await expect(form.getByTestId("cn-split")).toHaveText(split);
+    await expect(form.getByTestId("cn-remaining")).toHaveText(remaining);
+  };
+  await form.getByLabel("Amount (tax included)").fill("20.00");
+  // Nothing split: all of it to the balance (the API's default), so it adds up.
+  await figures("$20.00", "$20.00 (all to the balance)", "$0.00");
+  await expect(form.getByTestId("cn-creditable")).toHaveText("$50.00");
+  await expect(issue).toBeEnabled();
+
+  await form.getByLabel("Credit to the customer's balance").fill("5.00");
+  await figures("$20.00", "$5.00", "$15.00");
+  await expect(issue).toBeDisabled();
+  await expect(form.getByTestId("form-blocked")).toContainText("allocate $15.00 more");
+  await form.getByLabel("Settled out of band").fill("20.00");
+  await figures("$20.00", "$25.00", "-$5.00");
+  await expect(form.getByTestId("form-blocked")).toContainText("$5.00 more than the credit note's total");
+  await expect(issue).toBeDisabled();
+  await form.getByLabel("Settled out of band").fill("15.00");
+  await figures("$20.00", "$20.00", "$0.00");
+  await expect(form.getByTestId("form-blocked")).toHaveCount(0);
+  await issue.click();
+  await page.getByRole("dialog", { name: "Issue this credit note?" }).getByRole("button", { name: "Issue" }).click();
+  await expect(page.getByText(/^Issued .*-CN-0001/)).toBeVisible();
+  const [note] = (await server.get(`/credit-notes?invoice=${draft.body.id}`)).body.items;
+  expect(note).toMatchObject({ total_amount_atom: 2000, refund_amount_atom: 0, credit_amount_atom: 500, out_of_band_amount_atom: 1500 });
+
+  // Left to credit is now 30.00: more than that is held, with the reason.
+  await expect(form.getByTestId("cn-creditable")).toHaveText("$30.00");
+  await form.getByLabel("Amount (tax included)").fill("40.00");
+  await expect(form.getByTestId("form-blocked")).toContainText("more than the $30.00 left to credit");
+  await expect(issue).toBeDisabled();
 });

@@ -164,7 +164,7 @@ test("a reused link and an expired link are refused, with the way back", async (
 });
 
 test("a downgrade scheduled in the portal is applied at the renewal by the sandbox test clock", async ({ page }) => {
-  const root = `/${setup.account}`;
+  const root: `/${string}` = `/${setup.account}`;
   await ok(setup.server.post(`${root}/portal-configuration`, { features: { subscription_update: { prices: [setup.upgrade, setup.basic], plan_change: "upgrade_now_downgrade_at_period_end" } } }));
   const before = (await setup.server.get(`${root}/subscriptions/${setup.subscription}`)).body;
   expect(before.items[0].price).toBe(setup.upgrade);

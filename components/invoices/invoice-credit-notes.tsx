@@ -8,12 +8,14 @@ import { ApiAction } from "@/components/objects/confirm-action";
 import { Card, ErrorBox, formatTime, Loading, StatusBadge, Table } from "@/components/ui";
 import { operationPath } from "@/lib/operation-paths";
 import { CREDIT_NOTE_REASONS } from "@/lib/credit-notes/statuses";
+import { creditNoteTotals } from "./credit-note-totals";
 import { formatMoney, invoiceQueryKeys } from "./format";
 
 /**
  * The invoice's credit notes and "Issue a credit note": an amount (tax included) and a reason;
  * on a paid invoice, how it is settled (refund, balance credit, out of band; together the amount).
- * The same `POST /credit-notes` merchants' servers call; the API refuses what does not add up.
+ * The same `POST /credit-notes` merchants' servers call; live totals explain (and hold the button
+ * while the split does not add up), the API refuses what does not add up.
  */
 export function InvoiceCreditNotes({ accountId, invoice }: { accountId: string; invoice: Invoice }) {
   const notesKey = [...invoiceQueryKeys.invoice(accountId, invoice.id), "credit-notes"] as const;
@@ -81,6 +83,7 @@ export function InvoiceCreditNotes({ accountId, invoice }: { accountId: string; 
               body: paid ? "The refund part is refunded to the customer's payment now; the credit part goes to their balance." : "The invoice's amount due goes down by its total.",
               label: "Issue",
             }}
+            summary={creditNoteTotals({ currency: invoice.currency, paid, creditableAtom: creditable, dueAtom: invoice.due_amount_atom, money })}
             confirmation={(note) => `Issued ${note.number} for ${money(note.total_amount_atom)}.`}
             fields={[
               {

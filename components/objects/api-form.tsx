@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState, useSyncExternalStore, type FormEvent, type ReactNode } from "react";
+import { useId, useState, useSyncExternalStore, type FormEvent, type ReactNode } from "react";
 import { ApiError, dashboardSubmit, type CallInput, type CallOutput, type OperationId } from "@/components/api-client";
 import { useCan } from "@/components/dashboard/role";
 import { Button, ErrorBox, Field, inputClass } from "@/components/ui";
@@ -51,6 +51,7 @@ export function ApiForm<Id extends OperationId>({
   variant = "primary",
   adjust,
   confirmation,
+  summary,
 }: {
   fields: FormField[];
   submitLabel: string;
@@ -68,10 +69,13 @@ export function ApiForm<Id extends OperationId>({
   adjust?: (changed: string, values: Record<string, string>) => Record<string, string>;
   /** After success: this message shows and the form starts over (for forms that stay on the page). */
   confirmation?: (result: CallOutput<Id>) => ReactNode;
+  /** Live figures of the values as typed, above the button; `blocked` (why) disables it. The API stays the authority. */
+  summary?: (values: Record<string, string>, context: FormContext) => { content: ReactNode; blocked: string | null };
 }) {
   // Billing objects change for admins and owners only (lib/teams/roles.ts); the server checks too.
   const allowed = useCan("admin");
   const locale = useBrowserLocale();
+  const blockedId = useId();
   const [confirmed, setConfirmed] = useState<ReactNode>(null);
   const [moneyErrors, setMoneyErrors] = useState<Record<string, string>>({});
   const [confirming, setConfirming] = useState(false);
@@ -109,6 +113,7 @@ export function ApiForm<Id extends OperationId>({
   Object.assign(inline, moneyErrors);
   const unmatched = problems.filter((problem) => !fieldOf(problem.field));
   const showGeneral = mutation.error && (problems.length === 0 || unmatched.length > 0);
+  const live = summary?.(values, { locale });
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -174,7 +179,19 @@ export function ApiForm<Id extends OperationId>({
           {confirmed}
         </p>
       )}
-      <Button type="submit" variant={variant} disabled={mutation.isPending} aria-busy={mutation.isPending}>
+      {live?.content}
+      {live?.blocked && (
+        <p id={blockedId} className="text-sm text-amber-800" data-testid="form-blocked">
+          {live.blocked}
+        </p>
+      )}
+      <Button
+        type="submit"
+        variant={variant}
+        disabled={mutation.isPending || Boolean(live?.blocked)}
+        aria-busy={mutation.isPending}
+        aria-describedby={live?.blocked ? blockedId : undefined}
+      >
         {mutation.isPending ? "Working…" : submitLabel}
       </Button>
       {confirming && confirm && (
