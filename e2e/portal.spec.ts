@@ -206,3 +206,27 @@ test("a downgrade scheduled in the portal is applied at the renewal by the sandb
   await page.getByRole("link", { name: "Invoices" }).click();
   await expect(page.locator(`[data-testid="portal-invoice"][data-id="${after.latest_invoice}"]`)).toContainText(formatAtoms(1000, "usd", "en"));
 });
+
+test("the dashboard's customer page creates a portal link, shown once, that opens the customer's portal", async ({ page, browser }) => {
+  const merchant = await signUp(page, "Link Co");
+  const server = api(await createToken(page, merchant, "Link server"));
+  const customer = await ok<{ email: string }>(server.post("/customers", { email: `link-${Date.now()}@example.com` }));
+  await page.goto(`${baseUrl()}/accounts/${merchant.accountId}/customers/${customer.id}`);
+  const card = page.locator("section", { has: page.getByRole("heading", { name: "Customer portal" }) });
+  await card.getByRole("button", { name: "Create portal link" }).click();
+  const url = (await card.getByTestId("shown-once-value").textContent())!;
+  expect(url).toMatch(/\/portal\/start\//);
+  // Shown once: after a reload the page has no link to show.
+  // The customer's browser, not the merchant's: the link opens their portal.
+  const theirs = await browser.newContext();
+  const portal = await theirs.newPage();
+  await portal.goto(url);
+  await expect(portal.getByRole("heading", { name: "Subscriptions" })).toBeVisible();
+  await expect(portal.getByText("You have no subscriptions.")).toBeVisible();
+  await portal.goto(`${baseUrl()}/portal/details`);
+  await expect(portal.getByLabel("Email")).toHaveValue(customer.email);
+  await theirs.close();
+  await page.reload();
+  await expect(card.getByRole("button", { name: "Create portal link" })).toBeVisible();
+  await expect(card.getByTestId("shown-once-value")).toHaveCount(0);
+});

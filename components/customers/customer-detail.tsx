@@ -7,6 +7,7 @@ import { eventsHref } from "@/components/events/format";
 import { dashboardCall } from "@/components/api-client";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, Loading } from "@/components/ui";
+import { CustomerPortalLink } from "./customer-portal-link";
 import { CustomerUsage } from "@/components/meters/customer-usage";
 import { CustomerEntitlements } from "./customer-entitlements";
 import { CustomerBalance } from "./customer-balance";
@@ -75,6 +76,7 @@ export function CustomerDetail({ accountId, customerId }: { accountId: string; c
         </Card>
         <CustomerBalance accountId={accountId} customerId={customer.id} balances={customer.balances} />
         <CustomerEntitlements accountId={accountId} customerId={customer.id} />
+        <CustomerPortalLink accountId={accountId} customerId={customer.id} />
         <CustomerUsage accountId={accountId} customerId={customer.id} />
         {/* The related lists keep their page and filter in the URL (useSearchParams). */}
         <Suspense fallback={<Loading what="Loading related lists" />}>
