@@ -36,9 +36,12 @@ test("settings: the customer portal section saves through the API and refuses an
   await expect(form.getByText(/https/).first()).toBeVisible();
   await form.getByLabel("Logo URL").fill("https://acme.example/logo.png");
   await form.getByLabel("Business name").fill("Acme");
+  await expect(form.getByLabel("Plan changes")).toHaveValue("account_policy");
+  await form.getByLabel("Plan changes").selectOption("upgrade_now_downgrade_at_period_end");
   await form.getByRole("button", { name: "Save portal settings" }).click();
   await expect(form.getByRole("status")).toHaveText("Saved.");
   await page.reload();
   await expect(page.getByRole("form", { name: "Customer portal configuration" }).getByLabel("Logo URL")).toHaveValue("https://acme.example/logo.png");
   await expect(page.getByRole("form", { name: "Customer portal configuration" }).getByLabel("Pause and resume")).toBeChecked();
+  await expect(page.getByRole("form", { name: "Customer portal configuration" }).getByLabel("Plan changes")).toHaveValue("upgrade_now_downgrade_at_period_end");
 });
