@@ -126,7 +126,7 @@ export const PortalConfiguration = z
     default_return_url: z.string().nullable(),
     plan_change_rule: z.literal("change_request").meta({
       description:
-        "How a plan or quantity switch applies: through a subscription change request, charged now with the preview's proration. Period-end downgrades come with period-end changes.",
+        "How a plan or quantity switch applies: through a subscription change request (its preview's amounts). When it takes effect: `features.subscription_update.plan_change`.",
     }),
     livemode: z.boolean(),
     updated: DateTime.nullable().meta({ description: "Null until the account first saves one (the defaults apply)." }),

@@ -10906,7 +10906,7 @@ export type components = {
             };
             default_return_url: string | null;
             /**
-             * @description How a plan or quantity switch applies: through a subscription change request, charged now with the preview's proration. Period-end downgrades come with period-end changes.
+             * @description How a plan or quantity switch applies: through a subscription change request (its preview's amounts). When it takes effect: `features.subscription_update.plan_change`.
              * @constant
              */
             plan_change_rule: "change_request";
@@ -18189,7 +18189,8 @@ export type components = {
          *               "enabled": false,
          *               "maximum": 100,
          *               "minimum": 1
-         *             }
+         *             },
+         *             "plan_change": "account_policy"
          *           },
          *           "payment_method_update": {
          *             "enabled": true
@@ -18241,7 +18242,8 @@ export type components = {
          *               "enabled": false,
          *               "maximum": 100,
          *               "minimum": 1
-         *             }
+         *             },
+         *             "plan_change": "account_policy"
          *           },
          *           "payment_method_update": {
          *             "enabled": true
@@ -25178,7 +25180,8 @@ export type components = {
          *                 "enabled": false,
          *                 "maximum": 100,
          *                 "minimum": 1
-         *               }
+         *               },
+         *               "plan_change": "account_policy"
          *             },
          *             "payment_method_update": {
          *               "enabled": true
@@ -25224,7 +25227,8 @@ export type components = {
          *                 "enabled": false,
          *                 "maximum": 100,
          *                 "minimum": 1
-         *               }
+         *               },
+         *               "plan_change": "account_policy"
          *             },
          *             "payment_method_update": {
          *               "enabled": true
@@ -25316,7 +25320,7 @@ export type components = {
             };
             default_return_url?: string | null;
             /**
-             * @description How a plan or quantity switch applies: through a subscription change request, charged now with the preview's proration. Period-end downgrades come with period-end changes.
+             * @description How a plan or quantity switch applies: through a subscription change request (its preview's amounts). When it takes effect: `features.subscription_update.plan_change`.
              * @constant
              */
             plan_change_rule?: "change_request";
