@@ -299,4 +299,59 @@ describe("a cancellation and pending changes", () => {
       if (scr.status === "canceled" && scr.cancellation_reason === "requested") expect(quantity).toBe(1);
     }
   });
+
+  it("an immediate cancellation racing the renewal that runs a scheduled change: either the change ran and then the subscription ended, or it ended first and the change was dropped, never both nor neither", async () => {
+    /** One race on a fresh account: 8 subscriptions, each with a scheduled change, cancelled `spacing` ms apart while the advance renews them. */
+    const race = async (spacing: number): Promise<string[]> => {
+      const s = await sandbox();
+      const subs = await Promise.all(Array.from({ length: 8 }, () => s.subscribe()));
+      const end = Math.max(...subs.map((sub) => Date.parse(sub.current_period_end)));
+      const scrs = await Promise.all(subs.map((sub) => s.create(sub, [{ type: "set_quantity", item: sub.items[0].id, quantity: 2 }], "period_end")));
+      await Promise.all(subs.map(async (sub, k) => expect((await s.apply(sub, scrs[k]!)).status).toBe(200)));
+      await s.advance(end - MINUTE);
+
+      const advanced = s.client.post(`/${s.account}/test-clock/advance`, { to: iso(end + MINUTE) });
+      const cancels = subs.map(async (sub, k) => {
+        await new Promise((resolve) => setTimeout(resolve, k * spacing));
+        return s.client.post(`/${s.account}/subscriptions/${sub.id}/cancel`, {});
+      });
+      const first = await advanced;
+      expect([200, 409], first.text).toContain(first.status);
+      for (const cancel of await Promise.all(cancels)) expect(cancel.status, cancel.text).toBe(200);
+      if (first.status === 409) await s.advance(end + MINUTE);
+
+      const outcomes: string[] = [];
+      for (const [k, sub] of subs.entries()) {
+        const now = await s.getSub(sub);
+        const scr = await s.getRequest(sub, scrs[k]!);
+        const invoices = await s.invoicesOf(sub);
+        expect(now).toMatchObject({ status: "cancelled", pending_changes: [], cancel_at_period_end: false });
+        if (scr.status === "applied") {
+          // The renewal came first: it ran the change and invoiced the new period at its quantity; the cancellation ended that period.
+          expect(now.items[0].quantity).toBe(2);
+          expect(now.current_period_start).toBe(sub.current_period_end);
+          expect(invoices.map((invoice) => invoice.total_amount_atom)).toEqual([3000, 6000]);
+          expect(Date.parse(now.cancelled_at)).toBeGreaterThanOrEqual(Date.parse(sub.current_period_end));
+          outcomes.push("renewed, then cancelled");
+        } else {
+          // The cancellation came first: the change was dropped, recorded, and nothing renewed.
+          expect(scr).toMatchObject({ status: "canceled", cancellation_reason: "subscription_cancelled" });
+          expect(now.items[0].quantity).toBe(1);
+          expect(now.current_period_start).toBe(sub.current_period_start);
+          expect(invoices).toHaveLength(1);
+          // (At the latest during the advance's stop at the period end, before the renewal reached it: the clock stands there while it runs.)
+          expect(Date.parse(now.cancelled_at)).toBeLessThan(end + MINUTE);
+          const types = (await s.timeline(scr.id)).map((event) => event.type);
+          expect([...types].sort()).toEqual(["subscription_change_request.canceled", "subscription_change_request.scheduled"]);
+          outcomes.push("cancelled first");
+        }
+      }
+      return outcomes;
+    };
+    // A real race lands cancellations on both sides of the renewals: the spacing doubles until it has
+    // (an advance renewing 8 subscriptions takes ~0.5 s here; a slower machine needs a wider spread).
+    const seen = new Set<string>();
+    for (let spacing = 100; seen.size < 2 && spacing <= 400; spacing *= 2) for (const outcome of await race(spacing)) seen.add(outcome);
+    expect([...seen].sort()).toEqual(["cancelled first", "renewed, then cancelled"]);
+  }, 120_000);
 });

@@ -192,17 +192,19 @@ const sum = (values: readonly number[]) => values.reduce((total, value) => total
  *    no one of them can make true alone:
  *
  *      captured + out_of_band_in − refunded − credit_note_out_of_band
- *        = Σ_finalized (total − pre − post − due) − direct_refunds + (balance − adjustments)
+ *        = Σ_finalized (total − pre − post − due) − direct_refunds + (balance − granted)
  *
  *    captured: Σ payments not failed (payments); refunded: Σ succeeded refunds of them (refunds);
  *    out_of_band_in: what the invoices paid out of band had due (the model: the service records no
  *    amount); credit_note_out_of_band: what post-payment credit notes say was returned outside the
  *    service; Σ_finalized: what the customer owed and settled, net of every credit note, from the
  *    invoices' own amounts; direct_refunds: refunds no credit note made (the invoice stays paid and
- *    unchanged, so that money left without reducing what was billed); balance − adjustments: the
- *    credit the customer's money (and credit notes) left on the balance, less what the merchant gave
- *    by hand. A refund not recorded, a balance credit applied twice, a credit note whose amounts do
- *    not match its refunds, or a payment collected beyond the due amount breaks it.
+ *    unchanged, so that money left without reducing what was billed); balance − granted: the credit
+ *    the customer's money and credit notes left on the balance, less the ledger rows that are neither
+ *    a credit note's credit nor a balance applied to an invoice (the merchant's adjustments; a
+ *    credit the service grants, as for unused time on a downgrade, is such a row too). A refund not
+ *    recorded, a balance credit applied twice, a credit note whose amounts do not match its refunds,
+ *    or a payment collected beyond the due amount breaks it.
  */
 export async function checkInvariants(model: Model, where: string): Promise<void> {
   const db = await getDb();
@@ -253,10 +255,11 @@ export async function checkInvariants(model: Model, where: string): Promise<void
   const directRefunds = sum(succeeded.filter((row) => !byNotes.has(row.id)).map((row) => row.amountAtom));
   const noteOutOfBand = sum(issued.map((note) => note.outOfBandAmountAtom));
   const settled = sum(rows.filter((row) => row.status !== "void").map((row) => row.totalAmountAtom - row.prePaymentCreditNotesAmountAtom - row.postPaymentCreditNotesAmountAtom - row.dueAmountAtom));
-  const adjustments = sum(ledger.filter((row) => row.type === "adjustment").map((row) => row.amountAtom));
+  // Credit no payment or credit note made: the merchant's adjustments (and any credit the service grants, e.g. for a downgrade).
+  const granted = sum(ledger.filter((row) => row.type !== "applied_to_invoice" && row.type !== "credit_note").map((row) => row.amountAtom));
   const kept = captured + model.outOfBandInAtom - refunded - noteOutOfBand;
-  const became = settled - directRefunds + balance - adjustments;
-  check(kept === became, `money in − money out = ${kept}, but settled − direct refunds + balance − adjustments = ${became}`);
+  const became = settled - directRefunds + balance - granted;
+  check(kept === became, `money in − money out = ${kept}, but settled − direct refunds + balance − granted = ${became}`);
 
   if (broken.length > 0) throw new Error(`${where}:\n${broken.join("\n")}\n${JSON.stringify({ model, rows, notes, ledger, paid, made }, null, 1)}`);
 }
