@@ -27,7 +27,7 @@ import { newMerchant } from "../helpers/merchant";
  * customer, against the real PostgreSQL and the real service code, with every invariant of
  * tests/helpers/billing-sequences.ts checked after every step.
  *
- * Why in-process (docs/decisions.md, "Property tests of the billing invariants"): over HTTP a
+ * Why in-process (docs/decisions.md, "Credit notes and the customer balance"): over HTTP a
  * sequence costs ~0.3 s, so 10,000 would take ~50 min; the HTTP layer only parses, authorizes and
  * serializes around the same verbs, and keeps its own 150 sequences
  * (tests/api/credit-notes-property.test.ts). Here the verbs run in the test worker on the test
