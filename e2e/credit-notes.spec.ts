@@ -150,3 +150,41 @@ test("a credit note by lines: a quantity on one line of a multi-line invoice, it
   await form.getByLabel("Issue by").selectOption("lines");
   await expect(lines.getByRole("row", { name: /Seats/ }).getByRole("cell").nth(3)).toHaveText("$39.98");
 });
+
+test("a paid invoice credited by an amount on one line: the previewed total splits into refund / credit / out of band", async ({ page }) => {
+  const merchant = await signUp(page);
+  const server = api(await createToken(page, merchant, "Server token"));
+  const customer = await server.post("/customers", { email: "paid-lines@example.com" });
+  const draft = await server.post("/invoices", {
+    customer: customer.body.id,
+    currency: "usd",
+    lines: [
+      { unit_amount_atom: 3000, description: "Consulting" },
+      { unit_amount_atom: 2000, description: "Travel" },
+    ],
+  });
+  const open = (await server.post(`/invoices/${draft.body.id}/finalize`)).body;
+  expect((await server.post(`/invoices/${open.id}/pay`, { paid_out_of_band: true })).body.status).toBe("paid");
+  const travel = open.lines.find((line: { description: string }) => line.description === "Travel");
+
+  await page.goto(`${baseUrl()}/accounts/${merchant.accountId}/invoices/${open.id}`);
+  const form = page.getByRole("form", { name: "Issue a credit note" });
+  const issue = form.getByRole("button", { name: "Issue credit note" });
+  await form.getByLabel("Issue by").selectOption("lines");
+  await form.getByLabel("Amount to credit: Travel").fill("12.50");
+  await expect(form.getByTestId("cn-total")).toHaveText("$12.50");
+  await expect(form.getByTestId("cn-split")).toHaveText("$12.50 (all to the balance)");
+  await form.getByLabel("Settled out of band").fill("10.00");
+  await expect(form.getByTestId("cn-remaining")).toHaveText("$2.50");
+  await expect(form.getByTestId("form-blocked")).toContainText("allocate $2.50 more");
+  await expect(issue).toBeDisabled();
+  await form.getByLabel("Credit to the customer's balance").fill("2.50");
+  await expect(form.getByTestId("cn-remaining")).toHaveText("$0.00");
+  await issue.click();
+  await page.getByRole("dialog", { name: "Issue this credit note?" }).getByRole("button", { name: "Issue" }).click();
+  await expect(page.getByText(/^Issued .*-CN-0001 for \$12\.50\.$/)).toBeVisible();
+  const [note] = (await server.get(`/credit-notes?invoice=${open.id}`)).body.items;
+  expect(note).toMatchObject({ type: "post_payment", total_amount_atom: 1250, credit_amount_atom: 250, out_of_band_amount_atom: 1000, refund_amount_atom: 0 });
+  expect(note.lines).toEqual([expect.objectContaining({ invoice_line: travel.id, quantity: null, amount_atom: 1250, total_amount_atom: 1250 })]);
+  expect((await server.get(`/customers/${customer.body.id}`)).body.balances).toEqual({ usd: 250 });
+});
