@@ -127,6 +127,13 @@ test("a credit note by lines: a quantity on one line of a multi-line invoice, it
   await expect(form.getByTestId("form-blocked")).toContainText("Seats: Must be at most the line's quantity (3).");
   await expect(issue).toBeDisabled();
 
+  // Not a whole number: no preview to show, and the API's refusal on issuing, named by the line.
+  await form.getByLabel("Quantity to credit: Seats").fill("1.5");
+  await expect(form.getByTestId("cn-total")).toHaveText("—");
+  await issue.click();
+  await page.getByRole("dialog", { name: "Issue this credit note?" }).getByRole("button", { name: "Issue" }).click();
+  await expect(form.getByText("Seats: Must be a whole number of 1 or more.")).toBeVisible();
+
   // 2 of the 3 seats: the displayed total is the API's preview of that selection.
   await form.getByLabel("Quantity to credit: Seats").fill("2");
   const preview = await server.post("/credit-notes/preview", { invoice: open.id, reason: "order_change", lines: [{ invoice_line: seats.id, quantity: 2 }] });

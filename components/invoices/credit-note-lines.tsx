@@ -65,15 +65,21 @@ function useSettled(value: string | null, ms: number): string | null {
   return settled;
 }
 
-/** The API's problem in words, its `lines.N.…` fields named by the line's description. */
+/** An API field `lines.N.…` as the description of the line the body's N-th entry credits. */
+export function lineName(field: string, sent: readonly SentLine[] | null, lines: readonly Line[]): string | undefined {
+  const index = /^lines\.(\d+)\./.exec(field)?.[1];
+  const id = index === undefined ? undefined : sent?.[Number(index)]?.invoice_line;
+  const line = lines.find((candidate) => candidate.id === id);
+  return line ? (line.description ?? line.id) : undefined;
+}
+
+/** The API's problem in words, its `lines.N.…` fields named by the line. */
 function problemText(error: Error, body: PreviewBody, lines: readonly Line[]): string {
   if (!(error instanceof ApiError) || !error.problem.errors?.length) return error.message;
   return error.problem.errors
     .map(({ field, message }) => {
-      const index = /^lines\.(\d+)\./.exec(field)?.[1];
-      const id = index === undefined ? undefined : body.lines?.[Number(index)]?.invoice_line;
-      const line = lines.find((candidate) => candidate.id === id);
-      return line ? `${line.description ?? line.id}: ${plainMessage(message)}` : plainMessage(message);
+      const name = lineName(field, body.lines ?? null, lines);
+      return name ? `${name}: ${plainMessage(message)}` : plainMessage(message);
     })
     .join(" ");
 }

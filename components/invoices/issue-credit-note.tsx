@@ -4,7 +4,7 @@ import { useState } from "react";
 import type { CreditNote, Invoice } from "@/components/api-types";
 import { ApiForm, toAtoms, useBrowserLocale } from "@/components/objects/api-form";
 import { CREDIT_NOTE_REASONS } from "@/lib/credit-notes/statuses";
-import { CreditNoteLinesTable, creditLines, useLinesPreview } from "./credit-note-lines";
+import { CreditNoteLinesTable, creditLines, lineName, useLinesPreview } from "./credit-note-lines";
 import { creditNoteTotals } from "./credit-note-totals";
 
 /**
@@ -42,6 +42,8 @@ export function IssueCreditNote({
       params={{ path: { account_id: accountId } }}
       invalidate={invalidate}
       onValues={setValues}
+      // The values are as sent until the next change, so the body's N-th line is found again.
+      fieldName={(field, typed) => lineName(field, creditLines(typed, invoice.lines, invoice.currency, locale, false), invoice.lines)}
       confirm={{
         title: "Issue this credit note?",
         body: paid ? "The refund part is refunded to the customer's payment now; the credit part goes to their balance." : "The invoice's amount due goes down by its total.",

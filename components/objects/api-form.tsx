@@ -56,6 +56,7 @@ export function ApiForm<Id extends OperationId>({
   summary,
   extra,
   onValues,
+  fieldName,
 }: {
   fields: FormField[];
   submitLabel: string;
@@ -79,6 +80,8 @@ export function ApiForm<Id extends OperationId>({
   extra?: (values: Record<string, string>, set: (patch: Record<string, string>) => void) => ReactNode;
   /** The values as they change (and start over), for a parent that fetches something from them. */
   onValues?: (values: Record<string, string>) => void;
+  /** An API field no form field shows (e.g. `lines.0.quantity`) in words, before its message; the field itself without it. */
+  fieldName?: (apiField: string, values: Record<string, string>) => string | undefined;
 }) {
   // Billing objects change for admins and owners only (lib/teams/roles.ts); the server checks too.
   const allowed = useCan("admin");
@@ -187,7 +190,7 @@ export function ApiForm<Id extends OperationId>({
         <ErrorBox
           error={
             unmatched.length > 0
-              ? new Error(unmatched.map((problem) => `${problem.field}: ${plainMessage(problem.message)}`).join(" "))
+              ? new Error(unmatched.map((problem) => `${fieldName?.(problem.field, values) ?? problem.field}: ${plainMessage(problem.message)}`).join(" "))
               : mutation.error
           }
         />
