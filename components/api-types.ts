@@ -12,6 +12,7 @@ export type Customer = Schemas["Customer"];
 export type Discount = Schemas["Discount"];
 export type Invoice = Schemas["Invoice"];
 export type InvoiceLine = Schemas["InvoiceLine"];
+export type CreditNote = Schemas["CreditNote"];
 export type InvoiceStatus = Invoice["status"];
 export type Subscription = Schemas["Subscription"];
 export type SubscriptionItem = Subscription["items"][number];

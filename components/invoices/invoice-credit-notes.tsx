@@ -3,20 +3,13 @@
 import { useQuery } from "@tanstack/react-query";
 import { dashboardCall } from "@/components/api-client";
 import type { Invoice } from "@/components/api-types";
-import { ApiForm, toAtoms } from "@/components/objects/api-form";
 import { ApiAction } from "@/components/objects/confirm-action";
 import { Card, ErrorBox, formatTime, Loading, StatusBadge, Table } from "@/components/ui";
 import { operationPath } from "@/lib/operation-paths";
-import { CREDIT_NOTE_REASONS } from "@/lib/credit-notes/statuses";
-import { creditNoteTotals } from "./credit-note-totals";
 import { formatMoney, invoiceQueryKeys } from "./format";
+import { IssueCreditNote } from "./issue-credit-note";
 
-/**
- * The invoice's credit notes and "Issue a credit note": an amount (tax included) and a reason;
- * on a paid invoice, how it is settled (refund, balance credit, out of band; together the amount).
- * The same `POST /credit-notes` merchants' servers call; live totals explain (and hold the button
- * while the split does not add up), the API refuses what does not add up.
- */
+/** The invoice's credit notes (void a pre-payment one) and "Issue a credit note" (issue-credit-note.tsx). */
 export function InvoiceCreditNotes({ accountId, invoice }: { accountId: string; invoice: Invoice }) {
   const notesKey = [...invoiceQueryKeys.invoice(accountId, invoice.id), "credit-notes"] as const;
   const notes = useQuery({
@@ -25,7 +18,6 @@ export function InvoiceCreditNotes({ accountId, invoice }: { accountId: string; 
   });
   const creditable = invoice.total_amount_atom - invoice.pre_payment_credit_notes_amount_atom - invoice.post_payment_credit_notes_amount_atom;
   const canIssue = ["open", "uncollectible", "paid"].includes(invoice.status) && creditable > 0;
-  const paid = invoice.status === "paid";
   const money = (atoms: number) => formatMoney(atoms, invoice.currency);
   const invalidate = [invoiceQueryKeys.invoices(accountId), ["events", accountId], ["customers", accountId]];
   if (invoice.status === "draft") return null;
@@ -72,53 +64,7 @@ export function InvoiceCreditNotes({ accountId, invoice }: { accountId: string; 
           </Table>
         )}
         {canIssue && (
-          <ApiForm
-            label="Issue a credit note"
-            submitLabel="Issue credit note"
-            operation="createCreditNote"
-            params={{ path: { account_id: accountId } }}
-            invalidate={invalidate}
-            confirm={{
-              title: "Issue this credit note?",
-              body: paid ? "The refund part is refunded to the customer's payment now; the credit part goes to their balance." : "The invoice's amount due goes down by its total.",
-              label: "Issue",
-            }}
-            summary={creditNoteTotals({ currency: invoice.currency, paid, creditableAtom: creditable, dueAtom: invoice.due_amount_atom, money })}
-            confirmation={(note) => `Issued ${note.number} for ${money(note.total_amount_atom)}.`}
-            fields={[
-              {
-                name: "amount",
-                label: "Amount (tax included)",
-                kind: "money",
-                currency: invoice.currency,
-                required: true,
-                hint: `At most ${money(Math.min(creditable, paid ? creditable : invoice.due_amount_atom))}.`,
-                errorFields: ["amount_atom", "lines"],
-              },
-              { name: "reason", label: "Reason", kind: "select", initial: "order_change", options: CREDIT_NOTE_REASONS.map((value) => ({ value, label: value.replaceAll("_", " ") })) },
-              { name: "memo", label: "Memo (optional)" },
-              ...(paid
-                ? [
-                    { name: "refund", label: "Refund to the payment", kind: "money" as const, currency: invoice.currency, errorFields: ["refund_amount_atom"] },
-                    { name: "credit", label: "Credit to the customer's balance", kind: "money" as const, currency: invoice.currency, errorFields: ["credit_amount_atom"] },
-                    { name: "out_of_band", label: "Settled out of band", kind: "money" as const, currency: invoice.currency, errorFields: ["out_of_band_amount_atom"] },
-                  ]
-                : []),
-            ]}
-            toBody={(values, { locale }) => {
-              const atoms = (value: string | undefined) => (value?.trim() ? toAtoms(value, invoice.currency, locale) : undefined);
-              const split = paid
-                ? { refund_amount_atom: atoms(values.refund), credit_amount_atom: atoms(values.credit), out_of_band_amount_atom: atoms(values.out_of_band) }
-                : {};
-              return {
-                invoice: invoice.id,
-                amount_atom: atoms(values.amount),
-                reason: values.reason,
-                ...(values.memo ? { memo: values.memo } : {}),
-                ...Object.fromEntries(Object.entries(split).filter(([, value]) => value !== undefined)),
-              };
-            }}
-          />
+          <IssueCreditNote accountId={accountId} invoice={invoice} notes={notes.data?.items ?? []} creditable={creditable} invalidate={invalidate} money={money} />
         )}
       </div>
     </Card>

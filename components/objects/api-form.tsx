@@ -23,6 +23,8 @@ export type FormField = {
   errorFields?: readonly string[];
   /** A money field's currency: a code, or the name of the field that holds it. */
   currency?: string | { field: string };
+  /** Shown (and validated, and given its errors) only while this holds, e.g. for one mode of the form. */
+  when?: (values: Record<string, string>) => boolean;
 };
 
 /** What `toBody` gets besides the values: the browser's locale, for money typed in it. */
@@ -52,6 +54,9 @@ export function ApiForm<Id extends OperationId>({
   adjust,
   confirmation,
   summary,
+  extra,
+  onValues,
+  fieldName,
 }: {
   fields: FormField[];
   submitLabel: string;
@@ -71,6 +76,12 @@ export function ApiForm<Id extends OperationId>({
   confirmation?: (result: CallOutput<Id>) => ReactNode;
   /** Live figures of the values as typed, above the button; `blocked` (why) disables it. The API stays the authority. */
   summary?: (values: Record<string, string>, context: FormContext) => { content: ReactNode; blocked: string | null };
+  /** Inputs beyond `fields` (e.g. a table of lines), kept in the same values: `set` changes several at once. */
+  extra?: (values: Record<string, string>, set: (patch: Record<string, string>) => void) => ReactNode;
+  /** The values as they change (and start over), for a parent that fetches something from them. */
+  onValues?: (values: Record<string, string>) => void;
+  /** An API field no form field shows (e.g. `lines.0.quantity`) in words, before its message; the field itself without it. */
+  fieldName?: (apiField: string, values: Record<string, string>) => string | undefined;
 }) {
   // Billing objects change for admins and owners only (lib/teams/roles.ts); the server checks too.
   const allowed = useCan("admin");
@@ -81,12 +92,21 @@ export function ApiForm<Id extends OperationId>({
   const [confirming, setConfirming] = useState(false);
   const queryClient = useQueryClient();
   const initialValues = () => Object.fromEntries(fields.map((field) => [field.name, field.initial ?? field.options?.[0]?.value ?? ""]));
-  const [values, setValues] = useState<Record<string, string>>(initialValues);
+  const [values, setValuesState] = useState<Record<string, string>>(initialValues);
+  const setValues = (next: Record<string, string>) => {
+    setValuesState(next);
+    onValues?.(next);
+  };
   const change = (name: string, value: string) => {
     const next = { ...values, [name]: value };
     setValues(adjust ? adjust(name, next) : next);
     setConfirmed(null);
   };
+  const set = (patch: Record<string, string>) => {
+    setValues({ ...values, ...patch });
+    setConfirmed(null);
+  };
+  const shown = fields.filter((field) => field.when?.(values) ?? true);
   const currencyOf = (field: FormField) =>
     typeof field.currency === "object" ? (values[field.currency.field] ?? "") : (field.currency ?? "");
   const mutation = useMutation({
@@ -104,7 +124,7 @@ export function ApiForm<Id extends OperationId>({
 
   const problems = mutation.error instanceof ApiError ? (mutation.error.problem.errors ?? []) : [];
   const fieldOf = (apiField: string) =>
-    fields.find((field) => field.name === apiField || field.errorFields?.includes(apiField))?.name;
+    shown.find((field) => field.name === apiField || field.errorFields?.includes(apiField))?.name;
   const inline: Record<string, string> = {};
   for (const problem of problems) {
     const name = fieldOf(problem.field);
@@ -119,7 +139,7 @@ export function ApiForm<Id extends OperationId>({
     event.preventDefault();
     // Money that does not read as an amount of its currency is named beside its field, unsent.
     const refused = Object.fromEntries(
-      fields.flatMap((field) => {
+      shown.flatMap((field) => {
         const typed = values[field.name]?.trim();
         // An unknown currency is the API's to name, beside the currency field.
         if (field.kind !== "money" || !field.currency || !typed || currencyExponent(currencyOf(field)) === null) return [];
@@ -137,7 +157,7 @@ export function ApiForm<Id extends OperationId>({
   return (
     <form onSubmit={submit} aria-label={label} className="space-y-3">
       <div className="grid gap-3 sm:grid-cols-2">
-        {fields.map((field) => (
+        {shown.map((field) => (
           <Field key={field.name} label={field.label} error={inline[field.name]} hint={field.kind === "money" && field.currency ? moneyHint(field, values[field.name] ?? "", currencyOf(field), locale) : field.hint}>
             {field.kind === "select" ? (
               <select
@@ -165,11 +185,12 @@ export function ApiForm<Id extends OperationId>({
           </Field>
         ))}
       </div>
+      {extra?.(values, set)}
       {showGeneral && (
         <ErrorBox
           error={
             unmatched.length > 0
-              ? new Error(unmatched.map((problem) => `${problem.field}: ${plainMessage(problem.message)}`).join(" "))
+              ? new Error(unmatched.map((problem) => `${fieldName?.(problem.field, values) ?? problem.field}: ${plainMessage(problem.message)}`).join(" "))
               : mutation.error
           }
         />
