@@ -61,6 +61,12 @@ export function startDevApp(env: Record<string, string | undefined>): Promise<Ru
   return runServer("dev", { NODE_ENV: undefined, ...env });
 }
 
+/**
+ * The app keeps idle connections 65 s (Node's default is 5 s), far beyond the test clients' 1 s
+ * (tests/setup/worker-env.ts), so a client never sends on a socket the app is closing.
+ */
+const KEEP_ALIVE_MS = "65000";
+
 async function runServer(mode: "start" | "dev", env: Record<string, string | undefined>): Promise<RunningApp> {
   const port = await freePort();
   let output = "";
@@ -76,10 +82,10 @@ async function runServer(mode: "start" | "dev", env: Record<string, string | und
     process.execPath,
     standalone
       ? [...nodeArgs, path.join(root, ".next/standalone/server.js")]
-      : [...nodeArgs, path.join(root, "node_modules/next/dist/bin/next"), mode, "-p", String(port), "-H", "127.0.0.1"],
+      : [...nodeArgs, path.join(root, "node_modules/next/dist/bin/next"), mode, "-p", String(port), "-H", "127.0.0.1", ...(mode === "start" ? ["--keepAliveTimeout", KEEP_ALIVE_MS] : [])],
     {
       cwd: standalone ? path.join(root, ".next/standalone") : root,
-      env: { ...process.env, NEXTAUTH_URL: `http://127.0.0.1:${port}`, ...env, PORT: String(port), ...(standalone ? { HOSTNAME: "127.0.0.1" } : {}) },
+      env: { ...process.env, NEXTAUTH_URL: `http://127.0.0.1:${port}`, ...env, PORT: String(port), ...(standalone ? { HOSTNAME: "127.0.0.1", KEEP_ALIVE_TIMEOUT: KEEP_ALIVE_MS } : {}) },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );

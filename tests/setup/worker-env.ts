@@ -1,3 +1,4 @@
+import { Agent, setGlobalDispatcher } from "undici";
 import { afterEach, inject } from "vitest";
 import { takeValidatedResponseCount } from "../helpers/api-contract";
 
@@ -10,6 +11,11 @@ declare module "vitest" {
 
 // Test helpers use lib/ directly (to create merchants, inspect rows) on the app's database.
 process.env.DATABASE_URL = inject("databaseUrl");
+
+// fetch drops an idle socket after 1 s, long before the test app closes it (65 s,
+// tests/helpers/server.ts). With Node's defaults (the app 5 s, fetch 2 s less) a worker blocked for
+// seconds on a loaded machine reused a socket the app had just closed: "fetch failed: other side closed".
+setGlobalDispatcher(new Agent({ keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 }));
 
 // The summary reporter adds these up and fails an api run that validated nothing.
 afterEach(({ task }) => {
