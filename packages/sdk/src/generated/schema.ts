@@ -10256,9 +10256,9 @@ export type components = {
             pre_payment_credit_notes_amount_atom: number;
             /** @description Σ of the issued credit notes made once it was paid (refunded, credited to the balance, or settled out of band). */
             post_payment_credit_notes_amount_atom: number;
-            /** @description The customer's balance in the invoice's currency when it was finalized (positive: credit, negative: owed); null on drafts. */
+            /** @description The customer's balance in the invoice's currency when it was finalized (positive: credit, negative: owed); null on drafts, except the previews (`invoice.upcoming`, `previewInvoice`), which show it as finalization would meet it. */
             starting_balance_atom: number | null;
-            /** @description The balance after finalization applied it: a credit lowers the amount due (what exceeds the total stays), a debit is added whole; null on drafts. */
+            /** @description The balance after finalization applied it: a credit lowers the amount due (what exceeds the total stays), a debit is added whole; null on drafts, except the previews. */
             ending_balance_atom: number | null;
             /** @description The customer discount (`di_…`) applied at finalization. */
             discount: string | null;
@@ -10275,7 +10275,7 @@ export type components = {
             overdue_at: string | null;
             /** @description Automatic collection attempts made with the subscription's `default_payment_method` (the renewal's attempt, then dunning retries). */
             attempt_count: number;
-            /** @description When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted). */
+            /** @description When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted). On the previews: when the renewal would collect with the subscription's `default_payment_method`. */
             next_payment_attempt: string | null;
             metadata: {
                 [key: string]: string;
@@ -21434,9 +21434,9 @@ export type components = {
             pre_payment_credit_notes_amount_atom?: number;
             /** @description Σ of the issued credit notes made once it was paid (refunded, credited to the balance, or settled out of band). */
             post_payment_credit_notes_amount_atom?: number;
-            /** @description The customer's balance in the invoice's currency when it was finalized (positive: credit, negative: owed); null on drafts. */
+            /** @description The customer's balance in the invoice's currency when it was finalized (positive: credit, negative: owed); null on drafts, except the previews (`invoice.upcoming`, `previewInvoice`), which show it as finalization would meet it. */
             starting_balance_atom?: number | null;
-            /** @description The balance after finalization applied it: a credit lowers the amount due (what exceeds the total stays), a debit is added whole; null on drafts. */
+            /** @description The balance after finalization applied it: a credit lowers the amount due (what exceeds the total stays), a debit is added whole; null on drafts, except the previews. */
             ending_balance_atom?: number | null;
             /** @description The customer discount (`di_…`) applied at finalization. */
             discount?: string | null;
@@ -21453,7 +21453,7 @@ export type components = {
             overdue_at?: string | null;
             /** @description Automatic collection attempts made with the subscription's `default_payment_method` (the renewal's attempt, then dunning retries). */
             attempt_count?: number;
-            /** @description When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted). */
+            /** @description When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted). On the previews: when the renewal would collect with the subscription's `default_payment_method`. */
             next_payment_attempt?: string | null;
             metadata?: {
                 [key: string]: string;
