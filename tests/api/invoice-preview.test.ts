@@ -203,6 +203,10 @@ describe("previewing the next invoice", () => {
     const sub = await s.subscribe(customer, [{ price: pro }]);
     const later = await s.ok(s.preview({ customer, changes: { steps: [{ type: "switch_price", item: sub.items[0].id, price: basic }], effective: "period_end" } }));
     expect(later).toMatchObject({ subscription: sub.id, proration_invoice: null, subtotal_atom: 1000, starting_balance_atom: 0, due_amount_atom: later.total_amount_atom });
+    // With an Idempotency-Key it runs inside the request's transaction: the same answer.
+    const keyed = await s.client.post(`/${s.account}/invoices/preview`, { customer, subscription: sub.id }, { headers: { "Idempotency-Key": "preview-once" } });
+    expect(keyed.status, keyed.text).toBe(200);
+    expect(keyed.body).toEqual(await s.ok(s.preview({ customer, subscription: sub.id })));
     // A downgrade now is due 0 (no credit): no proration invoice either; the renewal bills the new price.
     const t0 = await s.clockNow();
     const now = await s.ok(s.preview({ customer, subscription: sub.id, changes: { steps: [{ type: "switch_price", item: sub.items[0].id, price: basic }], effective: "now" } }));
