@@ -1,6 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
-import { getDb } from "@/db/client";
+import { getDb, type Executor } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { customerBalanceTransactions, customers } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
@@ -93,7 +93,7 @@ export async function applyBalanceToInvoice(
 ): Promise<{ startingAtom: number; endingAtom: number; dueAtom: number }> {
   const customer = await lockCustomer(tx, ctx.accountId, invoice.customerId, { deleted: true });
   const startingAtom = customer?.balances[invoice.currency] ?? 0;
-  const appliedAtom = startingAtom > 0 ? Math.min(startingAtom, invoice.totalAtom) : startingAtom;
+  const { appliedAtom, ...result } = balanceApplied(startingAtom, invoice.totalAtom);
   if (customer && appliedAtom !== 0) {
     await writeChange(tx, ctx, customer.balances, {
       customerId: invoice.customerId,
@@ -104,7 +104,22 @@ export async function applyBalanceToInvoice(
       invoiceId: invoice.id,
     });
   }
-  return { startingAtom, endingAtom: startingAtom - appliedAtom, dueAtom: invoice.totalAtom - appliedAtom };
+  return result;
+}
+
+/**
+ * The one rule of finalization (and of the previews that announce it): a credit (positive) lowers
+ * the amount due, at most to 0, and what is left stays; a debit (negative) is added whole.
+ */
+export function balanceApplied(startingAtom: number, totalAtom: number): { startingAtom: number; appliedAtom: number; endingAtom: number; dueAtom: number } {
+  const appliedAtom = startingAtom > 0 ? Math.min(startingAtom, totalAtom) : startingAtom;
+  return { startingAtom, appliedAtom, endingAtom: startingAtom - appliedAtom, dueAtom: totalAtom - appliedAtom };
+}
+
+/** The customer's balance in `currency` as it stands (0 when none), read without a lock: for previews. */
+export async function balanceOf(executor: Executor, customerId: string, currency: string): Promise<number> {
+  const [row] = await executor.select({ balances: customers.balances }).from(customers).where(eq(customers.id, customerId));
+  return row?.balances[currency] ?? 0;
 }
 
 /** A manual adjustment (`POST /customers/{id}/balance-transactions`). */

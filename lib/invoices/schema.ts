@@ -133,10 +133,12 @@ export const Invoice = z
     pre_payment_credit_notes_amount_atom: z.number().int().meta({ description: "Σ of the issued credit notes made while it was open or uncollectible: they lowered the amount due." }),
     post_payment_credit_notes_amount_atom: z.number().int().meta({ description: "Σ of the issued credit notes made once it was paid (refunded, credited to the balance, or settled out of band)." }),
     starting_balance_atom: z.number().int().nullable().meta({
-      description: "The customer's balance in the invoice's currency when it was finalized (positive: credit, negative: owed); null on drafts.",
+      description:
+        "The customer's balance in the invoice's currency when it was finalized (positive: credit, negative: owed); null on drafts, except the previews (`invoice.upcoming`, `previewInvoice`), which show it as finalization would meet it.",
     }),
     ending_balance_atom: z.number().int().nullable().meta({
-      description: "The balance after finalization applied it: a credit lowers the amount due (what exceeds the total stays), a debit is added whole; null on drafts.",
+      description:
+        "The balance after finalization applied it: a credit lowers the amount due (what exceeds the total stays), a debit is added whole; null on drafts, except the previews.",
     }),
     discount: z.string().nullable().meta({ description: "The customer discount (`di_…`) applied at finalization." }),
     payment_intent: z
@@ -157,7 +159,8 @@ export const Invoice = z
       description: "Automatic collection attempts made with the subscription's `default_payment_method` (the renewal's attempt, then dunning retries).",
     }),
     next_payment_attempt: DateTime.nullable().meta({
-      description: "When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted).",
+      description:
+        "When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted). On the previews: when the renewal would collect with the subscription's `default_payment_method`.",
     }),
     metadata: z.record(z.string(), z.string()),
     livemode: z.boolean(),

@@ -6,7 +6,7 @@ import { coupons, customerDiscounts, customers, invoiceLines, invoices } from "@
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
-import { withChangeTransaction, type ChangeTransaction, type WithinChange } from "@/lib/events/transaction";
+import { withChangeTransaction, type WithinChange } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { transitionScheduled } from "@/lib/clock/schedule";
 import { applyDiscounts, type Discount } from "@/lib/money";
@@ -20,7 +20,7 @@ import { applyBalanceToInvoice } from "@/lib/customer-balance/service";
 import type { InvoiceCreateInput, InvoiceStatus } from "./schema";
 import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
 
-/* Invoices: create a draft, read, list, finalize, and the preview `invoice.upcoming` carries. Lines: lines.ts; paying and ending: settle.ts. */
+/* Invoices: create a draft, read, list, finalize. Lines: lines.ts; paying and ending: settle.ts; previews: preview.ts. */
 
 export type CreateInvoiceInput = z.output<typeof InvoiceCreateInput> & {
   /** Set by subscriptions only (clients cannot): the id `invoice.upcoming` reserved, and the subscription billed. */
@@ -122,7 +122,7 @@ export async function listInvoices({
  * deleted after it was applied still honours the discount (as in Stripe); an amount-off coupon
  * in another currency cannot apply to this invoice.
  */
-async function discountFor(tx: Executor, invoice: Pick<InvoiceRow, "customerId" | "currency">, now: Date): Promise<{ id: string; terms: Discount } | null> {
+export async function discountFor(tx: Executor, invoice: Pick<InvoiceRow, "customerId" | "currency">, now: Date): Promise<{ id: string; terms: Discount } | null> {
   const [row] = await tx
     .select({ id: customerDiscounts.id, percentOffBps: coupons.percentOffBps, amountOffAtom: coupons.amountOffAtom, currency: coupons.currency })
     .from(customerDiscounts)
@@ -207,76 +207,4 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
   const { status, dueDate } = finalized.invoice;
   if (status === "open" && dueDate) await transitionScheduled(ctx, dueDate);
   return finalized;
-}
-
-/**
- * What `createInvoice` followed by `finalizeInvoice` at `at` would make of these lines (the
- * customer's discount in force at `at` included), stored nowhere: the preview `invoice.upcoming`
- * carries, status `draft`. Its line ids are not kept; the invoice itself will carry `input.id`.
- */
-export async function previewInvoice({
-  ctx,
-  input,
-  tx,
-}: Verb<CreateInvoiceInput & { id: string; at: Date }> & { tx: ChangeTransaction }): Promise<InvoiceWithLines> {
-  const now = ctx.now();
-  const header = { id: input.id, accountId: ctx.accountId, customerId: input.customer, currency: input.currency };
-  const lines: InvoiceLineRow[] = [];
-  for (const [index, line] of (input.lines ?? []).entries()) {
-    const row = await lineRow(tx, header, line, `lines.${index}.`, now);
-    lines.push({
-      ...row,
-      id: row.id!,
-      priceId: row.priceId ?? null,
-      description: row.description ?? null,
-      taxRateIds: row.taxRateIds ?? [],
-      discountAtom: 0,
-      taxAmounts: [],
-      created: now,
-    });
-  }
-  const { subtotalAtom } = draftTotals(lines);
-  const discount = await discountFor(tx, header, input.at);
-  const { discountAtom, totalAtom: discountedAtom } = applyDiscounts(subtotalAtom, discount ? [discount.terms] : []);
-  const taxes = await invoiceTaxes(tx, header, lines, discountAtom);
-  const totalAtom = discountedAtom + taxes.exclusiveTaxAtom;
-  for (const [index, line] of lines.entries()) {
-    Object.assign(line, { taxRateIds: taxes.rateIds[index]!, discountAtom: taxes.lines[index]!.discountAtom, taxAmounts: taxes.lines[index]!.taxes });
-  }
-  const invoice: InvoiceRow = {
-    ...header,
-    subscriptionId: input.subscription ?? null,
-    status: "draft",
-    number: null,
-    numberSequence: null,
-    document: null,
-    pdfSha256: null,
-    hostedToken: null,
-    subtotalAtom,
-    discountAtom,
-    taxAtom: taxes.taxAtom,
-    totalTaxes: taxes.totalTaxes,
-    reverseCharge: taxes.reverseCharge,
-    totalAmountAtom: totalAtom,
-    dueAmountAtom: totalAtom,
-    paidAmountAtom: 0,
-    prePaymentCreditNotesAmountAtom: 0,
-    postPaymentCreditNotesAmountAtom: 0,
-    startingBalanceAtom: null,
-    endingBalanceAtom: null,
-    discountId: discount?.id ?? null,
-    description: input.description ?? null,
-    dueDate: input.due_date ? new Date(input.due_date) : null,
-    finalizedAt: null,
-    paidAt: null,
-    voidedAt: null,
-    markedUncollectibleAt: null,
-    overdueAt: null,
-    attemptCount: 0,
-    nextPaymentAttempt: null,
-    metadata: input.metadata ?? {},
-    created: now,
-    updated: now,
-  };
-  return { invoice, lines, paymentIntent: null };
 }

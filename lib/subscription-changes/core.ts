@@ -81,22 +81,6 @@ export async function itemsAfterPending(context: StepContext, items: PlannedItem
   return after;
 }
 
-/**
- * The items the next renewal will bill, for `invoice.upcoming`'s preview: the current ones after
- * the pending changes that still apply (an added item has no tax rates, as when a change adds it).
- */
-export async function itemsAtRenewal(executor: Executor, accountId: string, current: SubscriptionWithItems) {
-  const { items, subscription } = current;
-  if (subscription.pendingChanges.length === 0 || items.length === 0) return items;
-  const context = { executor, accountId, schedule: await scheduleOfSubscription(executor, items) };
-  const after = await itemsAfterPending(context, await plannedItems(executor, items), subscription.pendingChanges);
-  return after.map((item) => ({
-    priceId: item.priceId,
-    quantity: item.quantity,
-    taxRateIds: items.find((row) => row.id === item.id)?.taxRateIds ?? [],
-  }));
-}
-
 /** Plans every pending step on `items`; the first invalid one throws (422 naming `steps.N.field`). */
 export async function planSteps(context: StepContext, items: PlannedItem[], steps: readonly ChangeStep[]): Promise<PlannedItem[]> {
   let after = items;

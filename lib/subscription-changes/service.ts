@@ -1,7 +1,7 @@
-import { and, eq, inArray, type SQL } from "drizzle-orm";
-import { getDb, type Executor } from "@/db/client";
+import { and, eq, type SQL } from "drizzle-orm";
+import { getDb } from "@/db/client";
 import { pageOf } from "@/db/page";
-import { prices, type ChangeStep } from "@/db/schema";
+import { prices } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { ServiceError, validationFailed, type FieldError } from "@/lib/errors";
@@ -17,38 +17,11 @@ import { applyChangeRequest } from "./apply";
 import { assertChangeable, loadRequest, lockRequest, table } from "./core";
 import { effectiveAndPreview, type PlanChangePolicy } from "./effective";
 import { cancelScheduledChangeRequest } from "./schedule";
+import { refuseMeteredQuantities, storedStep } from "./steps";
 import type { ChangeEffect, ChangeRequestStatus, ChangeStepInputValue } from "./schema";
 import type { ChangeRequestRow } from "./serialize";
 
 /* Change requests: create (with its preview), read, list, cancel, and the deprecated change-plan. Applying one: apply.ts. */
-
-function storedStep(step: ChangeStepInputValue): ChangeStep {
-  switch (step.type) {
-    case "switch_price":
-      return { type: step.type, item: step.item, price: step.price, quantity: null, state: "pending" };
-    case "set_quantity":
-      return { type: step.type, item: step.item, price: null, quantity: step.quantity, state: "pending" };
-    case "add_item":
-      return { type: step.type, item: null, price: step.price, quantity: step.quantity ?? 1, state: "pending" };
-    case "remove_item":
-      return { type: step.type, item: step.item, price: null, quantity: null, state: "pending" };
-  }
-}
-
-/** An `add_item` of a metered price takes no quantity (its usage is billed): one given is a 422. */
-async function refuseMeteredQuantities(executor: Executor, accountId: string, steps: readonly ChangeStepInputValue[]): Promise<void> {
-  const priced = steps.flatMap((step, index) => (step.type === "add_item" && step.quantity !== undefined ? [{ index, price: step.price }] : []));
-  if (priced.length === 0) return;
-  const rows = await executor
-    .select({ id: prices.id, usageType: prices.usageType })
-    .from(prices)
-    .where(and(eq(prices.accountId, accountId), inArray(prices.id, priced.map((step) => step.price))));
-  for (const { index, price } of priced) {
-    if (rows.find((row) => row.id === price)?.usageType !== "metered") continue;
-    const message = `Price '${price}' is metered: its item has no quantity (usage is billed).`;
-    throw validationFailed([{ field: `steps.${index}.quantity`, message }], `steps.${index}.quantity: ${message}`);
-  }
-}
 
 export async function createChangeRequest({
   ctx,

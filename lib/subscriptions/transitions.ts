@@ -8,12 +8,10 @@ import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { serializeInvoice } from "@/lib/invoices/serialize";
-import { previewInvoice } from "@/lib/invoices/service";
 import { serializeSubscription } from "./serialize";
-import { renewalLines } from "./core";
 import { renewalDueAt } from "@/lib/usage/billing";
 import { renewOnePeriod } from "./renewal";
-import { itemsAtRenewal } from "@/lib/subscription-changes/core";
+import { upcomingInvoices } from "./upcoming";
 import { TRIAL_WILL_END_NOTICE_MS, UPCOMING_INVOICE_LEAD_MS } from "./time";
 
 /*
@@ -135,8 +133,8 @@ const upcomingDue = (now: Instant) => and(upcomingPending, lte(subscriptions.cur
 /**
  * `invoice.upcoming` before a renewal that will bill: the id the renewal invoice will carry is
  * reserved (`subscriptions.upcoming_invoice_id`) and the event is emitted on it, so that invoice's
- * timeline starts with its announcement. data = the preview (status draft, the items' lines, the
- * customer's discount in force at the period end), previous_data null.
+ * timeline starts with its announcement. data = the preview (lib/subscriptions/upcoming.ts: status
+ * draft, as the renewal would finalize it: lines, usage so far, discount, taxes, balance), previous_data null.
  */
 async function announceUpcoming(ctx: ServiceContext, id: string): Promise<boolean> {
   return withChangeTransaction(async (tx) => {
@@ -148,20 +146,9 @@ async function announceUpcoming(ctx: ServiceContext, id: string): Promise<boolea
       .for("update", { skipLocked: true });
     if (!row) return false;
     const invoiceId = newId("invoice");
-    const preview = await previewInvoice({
-      ctx,
-      tx,
-      input: {
-        id: invoiceId,
-        at: row.currentPeriodEnd,
-        subscription: row.id,
-        customer: row.customerId,
-        currency: row.currency,
-        description: `Subscription ${row.id}`,
-        // The changes scheduled for this period end apply before the renewal bills (lib/subscription-changes/pending.ts).
-        lines: await renewalLines(tx, await itemsAtRenewal(tx, ctx.accountId, { subscription: row, items: await itemsOf(tx, id) })),
-      },
-    });
+    // The renewal as it would be finalized (the pending changes applied, usage so far, balance), on the id reserved.
+    const { renewal } = await upcomingInvoices(tx, ctx, { subscription: row, items: await itemsOf(tx, id) }, { id: invoiceId });
+    const preview = { invoice: renewal.invoice, lines: renewal.lines, paymentIntent: null };
     await tx.update(subscriptions).set({ upcomingInvoiceId: invoiceId }).where(eq(subscriptions.id, id));
     await emitEvent(tx, ctx, {
       type: "invoice.upcoming",

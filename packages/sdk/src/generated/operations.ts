@@ -80,6 +80,8 @@ export const OPERATIONS = {
   listInvoicesForTokenAccount: { method: "GET", path: "/invoices" },
   createInvoice: { method: "POST", path: "/{account_id}/invoices" },
   createInvoiceForTokenAccount: { method: "POST", path: "/invoices" },
+  previewInvoice: { method: "POST", path: "/{account_id}/invoices/preview" },
+  previewInvoiceForTokenAccount: { method: "POST", path: "/invoices/preview" },
   getInvoice: { method: "GET", path: "/{account_id}/invoices/{invoice_id}" },
   getInvoiceForTokenAccount: { method: "GET", path: "/invoices/{invoice_id}" },
   addInvoiceLine: { method: "POST", path: "/{account_id}/invoices/{invoice_id}/lines" },

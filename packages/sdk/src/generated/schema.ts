@@ -994,6 +994,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/invoices/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview the next invoice of a subscription
+         * @description The invoice the subscription's next renewal (at `current_period_end`) would finalize, computed as the renewal does and stored nowhere (no invoice, no event, no balance transaction): the items after the pending changes, the usage of metered items so far, the customer's discount in force then, the taxes, and the customer's balance. With `changes` (a change request's `steps` and `effective`), as if that change were applied at `proration_date`: `proration_invoice` is what applying it would collect at once, and the renewal bills the items after it. Unknown customer or subscription: 404; a subscription of another customer, or a customer without exactly one live subscription and none named: 422; a step refused as a change request would refuse it: 400/422 naming `changes.steps.N.field`; a cancelled or paused subscription, or one ending at the period end: 409.
+         */
+        post: operations["previewInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview the next invoice of a subscription
+         * @description The invoice the subscription's next renewal (at `current_period_end`) would finalize, computed as the renewal does and stored nowhere (no invoice, no event, no balance transaction): the items after the pending changes, the usage of metered items so far, the customer's discount in force then, the taxes, and the customer's balance. With `changes` (a change request's `steps` and `effective`), as if that change were applied at `proration_date`: `proration_invoice` is what applying it would collect at once, and the renewal bills the items after it. Unknown customer or subscription: 404; a subscription of another customer, or a customer without exactly one live subscription and none named: 422; a step refused as a change request would refuse it: 400/422 naming `changes.steps.N.field`; a cancelled or paused subscription, or one ending at the period end: 409.
+         */
+        post: operations["previewInvoiceForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/invoices/{invoice_id}": {
         parameters: {
             query?: never;
@@ -5630,6 +5670,57 @@ export type components = {
             /** @description Active tax rates (`txr_…`) of the account for this line. None: the customer's `default_tax_rate`, else the account's, applies at finalization. */
             tax_rates?: string[];
         };
+        InvoicePreviewInput: {
+            /**
+             * @description The customer (`cus_…`) of this account.
+             * @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
+             */
+            customer: string;
+            /** @description The customer's subscription (`sub_…`) whose next renewal to preview. Absent: the customer's only subscription that is not cancelled (422 when it has none or several). */
+            subscription?: string;
+            /** @description A change to preview as if a change request with these `steps` (and `effective`) were created and applied at `proration_date`: nothing is stored. `now`: `proration_invoice` is what applying it collects at once; the renewal bills the items after it. `period_end`: it joins the pending changes. */
+            changes?: {
+                /** @description Item changes, applied in this order; every intermediate state must be a valid subscription. */
+                steps: components["schemas"]["SubscriptionChangeStepInput"][];
+                /**
+                 * @description `now`: applying it changes the items at once (proration collected first). `period_end`: applying it schedules it (`scheduled`, listed in the subscription's `pending_changes`) and the renewal applies it before the new period's invoice; nothing is prorated. Absent: the account's `plan_change_policy` decides.
+                 * @enum {string}
+                 */
+                effective?: "now" | "period_end";
+            };
+            /**
+             * Format: date-time
+             * @description With `changes`: the instant the change is prorated at, within the current period (default: the account's clock now).
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            proration_date?: string;
+        };
+        SubscriptionChangeStepInput: {
+            /** @constant */
+            type: "switch_price";
+            /** @description A current item (`si_…`) of the subscription. */
+            item: string;
+            /** @description An active recurring price (`price_…`) on the subscription's currency and interval. */
+            price: string;
+        } | {
+            /** @constant */
+            type: "set_quantity";
+            /** @description A current item (`si_…`) of the subscription. */
+            item: string;
+            quantity: number;
+        } | {
+            /** @constant */
+            type: "add_item";
+            /** @description An active recurring price (`price_…`) on the subscription's currency and interval. */
+            price: string;
+            /** @description Default 1. Not with a metered price (422): its usage is billed. */
+            quantity?: number;
+        } | {
+            /** @constant */
+            type: "remove_item";
+            /** @description A current item (`si_…`) of the subscription. */
+            item: string;
+        };
         InvoicePayInput: {
             /** @description true: the payment happened outside the service (cash, bank transfer). Give exactly one of this (true) and `payment_method`. */
             paid_out_of_band?: boolean;
@@ -5760,32 +5851,6 @@ export type components = {
              */
             effective?: "now" | "period_end";
             metadata?: components["schemas"]["Metadata"];
-        };
-        SubscriptionChangeStepInput: {
-            /** @constant */
-            type: "switch_price";
-            /** @description A current item (`si_…`) of the subscription. */
-            item: string;
-            /** @description An active recurring price (`price_…`) on the subscription's currency and interval. */
-            price: string;
-        } | {
-            /** @constant */
-            type: "set_quantity";
-            /** @description A current item (`si_…`) of the subscription. */
-            item: string;
-            quantity: number;
-        } | {
-            /** @constant */
-            type: "add_item";
-            /** @description An active recurring price (`price_…`) on the subscription's currency and interval. */
-            price: string;
-            /** @description Default 1. Not with a metered price (422): its usage is billed. */
-            quantity?: number;
-        } | {
-            /** @constant */
-            type: "remove_item";
-            /** @description A current item (`si_…`) of the subscription. */
-            item: string;
         };
         SubscriptionChangeRequestApplyInput: {
             /**
@@ -10196,9 +10261,9 @@ export type components = {
             pre_payment_credit_notes_amount_atom: number;
             /** @description Σ of the issued credit notes made once it was paid (refunded, credited to the balance, or settled out of band). */
             post_payment_credit_notes_amount_atom: number;
-            /** @description The customer's balance in the invoice's currency when it was finalized (positive: credit, negative: owed); null on drafts. */
+            /** @description The customer's balance in the invoice's currency when it was finalized (positive: credit, negative: owed); null on drafts, except the previews (`invoice.upcoming`, `previewInvoice`), which show it as finalization would meet it. */
             starting_balance_atom: number | null;
-            /** @description The balance after finalization applied it: a credit lowers the amount due (what exceeds the total stays), a debit is added whole; null on drafts. */
+            /** @description The balance after finalization applied it: a credit lowers the amount due (what exceeds the total stays), a debit is added whole; null on drafts, except the previews. */
             ending_balance_atom: number | null;
             /** @description The customer discount (`di_…`) applied at finalization. */
             discount: string | null;
@@ -10215,7 +10280,7 @@ export type components = {
             overdue_at: string | null;
             /** @description Automatic collection attempts made with the subscription's `default_payment_method` (the renewal's attempt, then dunning retries). */
             attempt_count: number;
-            /** @description When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted). */
+            /** @description When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted). On the previews: when the renewal would collect with the subscription's `default_payment_method`. */
             next_payment_attempt: string | null;
             metadata: {
                 [key: string]: string;
@@ -19090,6 +19155,216 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
+        InvoicePreview: {
+            /** @description Null: a preview is not stored; the invoice gets its id when it is made. */
+            id: null;
+            /** @constant */
+            object: "invoice";
+            customer: string;
+            subscription: string | null;
+            /** @constant */
+            status: "draft";
+            /**
+             * @description `{invoice_prefix}-{sequence}` (at least 4 digits), given at finalization: gapless and unique per account (a sandbox has its own sequence); null on drafts. A voided invoice keeps its number.
+             * @example ACME-0001
+             */
+            number: string | null;
+            currency: string;
+            /** @description The customer's name as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_name: string | null;
+            /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_email: string | null;
+            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            pdf_sha256: string | null;
+            /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
+            invoice_pdf: string | null;
+            /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
+            hosted_invoice_url: string | null;
+            /** @description Σ line amounts. */
+            subtotal_atom: number;
+            /** @description Set at finalization from the customer's discount. */
+            discount_atom: number;
+            /** @description Σ of the lines' taxes, inclusive (contained in the subtotal) and exclusive (added); set at finalization. */
+            tax_atom: number;
+            /** @description The tax per rate, summed over the lines. */
+            total_taxes: components["schemas"]["TaxAmount"][];
+            /** @description true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note. */
+            reverse_charge: boolean;
+            /** @description subtotal − discount + exclusive tax, never negative. */
+            total_amount_atom: number;
+            /** @description What is left to collect: total − pre-payment credit notes − the balance applied (starting − ending balance; a debit adds) − partial payments. 0 once paid. */
+            due_amount_atom: number;
+            /** @description Partial payments collected while open; the total once paid (as the spec says), whatever part credit notes or the balance settled. */
+            paid_amount_atom: number;
+            /** @description Σ of the issued credit notes made while it was open or uncollectible: they lowered the amount due. */
+            pre_payment_credit_notes_amount_atom: number;
+            /** @description Σ of the issued credit notes made once it was paid (refunded, credited to the balance, or settled out of band). */
+            post_payment_credit_notes_amount_atom: number;
+            /** @description The customer's balance in the currency as finalization would meet it (as it stands now, less what an earlier previewed invoice takes). */
+            starting_balance_atom: number;
+            /** @description The balance left after it: a credit lowers `due_amount_atom`, a debit adds to it. */
+            ending_balance_atom: number;
+            /** @description The customer discount (`di_…`) applied at finalization. */
+            discount: string | null;
+            /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
+            payment_intent: string | null;
+            description: string | null;
+            due_date: string | null;
+            lines: components["schemas"]["InvoicePreviewLine"][];
+            finalized_at: string | null;
+            paid_at: string | null;
+            voided_at: string | null;
+            marked_uncollectible_at: string | null;
+            /** @description When the open invoice passed its `due_date` and `invoice.overdue` was emitted; null until then. */
+            overdue_at: string | null;
+            /** @description Automatic collection attempts made with the subscription's `default_payment_method` (the renewal's attempt, then dunning retries). */
+            attempt_count: number;
+            /** @description When it would be finalized and its payment attempted with the subscription's `default_payment_method`; null without one (the invoice stays open to be paid). */
+            next_payment_attempt: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /**
+             * Format: date-time
+             * @description The start of what it bills: the next period for the renewal, `proration_date` for a proration.
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            period_start: string;
+            /**
+             * Format: date-time
+             * @description The end of what it bills.
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            period_end: string;
+            /** @description With `changes`: the instant the change was prorated at; else null. */
+            proration_date: string | null;
+            /** @description With `changes` effective now and something due now: the invoice applying the change makes and collects at once (one proration line), finalized before the renewal (it takes from the balance first). Null otherwise (nothing due now: a downgrade, a trial, `period_end`). */
+            proration_invoice: components["schemas"]["ProrationInvoicePreview"] | null;
+        };
+        InvoicePreviewLine: {
+            /** @description A preview's lines have no id: nothing is stored. */
+            id: null;
+            price: string | null;
+            description: string | null;
+            /** @description The units billed. A metered price's line (made by a subscription's renewal or cancellation): the meter's aggregated usage over the range its description names, 0 or more, up to 2^53 - 1. */
+            quantity: number;
+            /** @description The price per unit; 0 for a tiered price (its amount is the tiers', not quantity × a unit amount). */
+            unit_amount_atom: number;
+            /** @description quantity × unit_amount_atom; for a tiered price, its tiers' amount for the quantity (then `unit_amount_atom` is 0). */
+            amount_atom: number;
+            /** @description The line's tax rates; on a finalized invoice, the ones that applied (the defaults included). */
+            tax_rates: string[];
+            /** @description The line's share of the invoice's discount (set at finalization). */
+            discount_atom: number;
+            /** @description The line's tax per rate (set at finalization; empty on drafts). */
+            tax_amounts: components["schemas"]["TaxAmount"][];
+            /** @description true: the line bills part of the current period for a change (from `proration_date` to the period end). */
+            proration: boolean;
+        };
+        ProrationInvoicePreview: {
+            /** @description Null: a preview is not stored; the invoice gets its id when it is made. */
+            id: null;
+            /** @constant */
+            object: "invoice";
+            customer: string;
+            subscription: string | null;
+            /** @constant */
+            status: "draft";
+            /**
+             * @description `{invoice_prefix}-{sequence}` (at least 4 digits), given at finalization: gapless and unique per account (a sandbox has its own sequence); null on drafts. A voided invoice keeps its number.
+             * @example ACME-0001
+             */
+            number: string | null;
+            currency: string;
+            /** @description The customer's name as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_name: string | null;
+            /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
+            customer_email: string | null;
+            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            pdf_sha256: string | null;
+            /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
+            invoice_pdf: string | null;
+            /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
+            hosted_invoice_url: string | null;
+            /** @description Σ line amounts. */
+            subtotal_atom: number;
+            /** @description Set at finalization from the customer's discount. */
+            discount_atom: number;
+            /** @description Σ of the lines' taxes, inclusive (contained in the subtotal) and exclusive (added); set at finalization. */
+            tax_atom: number;
+            /** @description The tax per rate, summed over the lines. */
+            total_taxes: components["schemas"]["TaxAmount"][];
+            /** @description true: a B2B customer with a valid EU VAT id in another EU country than the seller; every rate applies at 0 % and the invoice carries the reverse-charge note. */
+            reverse_charge: boolean;
+            /** @description subtotal − discount + exclusive tax, never negative. */
+            total_amount_atom: number;
+            /** @description What is left to collect: total − pre-payment credit notes − the balance applied (starting − ending balance; a debit adds) − partial payments. 0 once paid. */
+            due_amount_atom: number;
+            /** @description Partial payments collected while open; the total once paid (as the spec says), whatever part credit notes or the balance settled. */
+            paid_amount_atom: number;
+            /** @description Σ of the issued credit notes made while it was open or uncollectible: they lowered the amount due. */
+            pre_payment_credit_notes_amount_atom: number;
+            /** @description Σ of the issued credit notes made once it was paid (refunded, credited to the balance, or settled out of band). */
+            post_payment_credit_notes_amount_atom: number;
+            /** @description The customer's balance in the currency as finalization would meet it (as it stands now, less what an earlier previewed invoice takes). */
+            starting_balance_atom: number;
+            /** @description The balance left after it: a credit lowers `due_amount_atom`, a debit adds to it. */
+            ending_balance_atom: number;
+            /** @description The customer discount (`di_…`) applied at finalization. */
+            discount: string | null;
+            /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
+            payment_intent: string | null;
+            description: string | null;
+            due_date: string | null;
+            lines: components["schemas"]["InvoicePreviewLine"][];
+            finalized_at: string | null;
+            paid_at: string | null;
+            voided_at: string | null;
+            marked_uncollectible_at: string | null;
+            /** @description When the open invoice passed its `due_date` and `invoice.overdue` was emitted; null until then. */
+            overdue_at: string | null;
+            /** @description Automatic collection attempts made with the subscription's `default_payment_method` (the renewal's attempt, then dunning retries). */
+            attempt_count: number;
+            /** @description When it would be finalized and its payment attempted with the subscription's `default_payment_method`; null without one (the invoice stays open to be paid). */
+            next_payment_attempt: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /**
+             * Format: date-time
+             * @description The start of what it bills: the next period for the renewal, `proration_date` for a proration.
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            period_start: string;
+            /**
+             * Format: date-time
+             * @description The end of what it bills.
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            period_end: string;
+        };
         /** Format: binary */
         InvoicePdf: string;
         CreditNoteList: {
@@ -21171,9 +21446,9 @@ export type components = {
             pre_payment_credit_notes_amount_atom?: number;
             /** @description Σ of the issued credit notes made once it was paid (refunded, credited to the balance, or settled out of band). */
             post_payment_credit_notes_amount_atom?: number;
-            /** @description The customer's balance in the invoice's currency when it was finalized (positive: credit, negative: owed); null on drafts. */
+            /** @description The customer's balance in the invoice's currency when it was finalized (positive: credit, negative: owed); null on drafts, except the previews (`invoice.upcoming`, `previewInvoice`), which show it as finalization would meet it. */
             starting_balance_atom?: number | null;
-            /** @description The balance after finalization applied it: a credit lowers the amount due (what exceeds the total stays), a debit is added whole; null on drafts. */
+            /** @description The balance after finalization applied it: a credit lowers the amount due (what exceeds the total stays), a debit is added whole; null on drafts, except the previews. */
             ending_balance_atom?: number | null;
             /** @description The customer discount (`di_…`) applied at finalization. */
             discount?: string | null;
@@ -21190,7 +21465,7 @@ export type components = {
             overdue_at?: string | null;
             /** @description Automatic collection attempts made with the subscription's `default_payment_method` (the renewal's attempt, then dunning retries). */
             attempt_count?: number;
-            /** @description When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted). */
+            /** @description When dunning retries the payment next; null when no retry is scheduled (paid, no automatic collection, or retries exhausted). On the previews: when the renewal would collect with the subscription's `default_payment_method`. */
             next_payment_attempt?: string | null;
             metadata?: {
                 [key: string]: string;
@@ -31656,6 +31931,189 @@ export interface operations {
             };
             /** @description The token may not call this operation or act on this account. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    previewInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicePreviewInput"];
+            };
+        };
+        responses: {
+            /** @description The preview (`id` null, `status` draft). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoicePreview"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    previewInvoiceForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicePreviewInput"];
+            };
+        };
+        responses: {
+            /** @description The preview (`id` null, `status` draft). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoicePreview"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,98 @@
+import type { Executor } from "@/db/client";
+import type { ServiceContext } from "@/lib/context";
+import { balanceOf } from "@/lib/customer-balance/service";
+import { ServiceError } from "@/lib/errors";
+import { previewInvoice, type InvoicePreview } from "@/lib/invoices/preview";
+import { changeOutcome, type ChangeToPreview } from "@/lib/subscription-changes/outcome";
+import { renewalGraceMs, usageLines } from "@/lib/usage/billing";
+import { renewalLines, scheduleOfSubscription } from "./core";
+import { nextPeriodEnd } from "./period";
+import type { SubscriptionWithItems } from "./serialize";
+
+/*
+ * The next invoices of a subscription, as they would be finalized, stored nowhere: one builder for
+ * `invoice.upcoming` (lib/subscriptions/transitions.ts) and `POST /invoices/preview`
+ * (lib/invoices/upcoming.ts). It follows the renewal (renewal.ts) step by step; docs/decisions.md,
+ * "Invoice previews".
+ */
+
+export type Period = { start: Date; end: Date };
+
+export type UpcomingInvoices = {
+  /** The renewal's invoice at the end of the current period (finalized when the renewal falls due). */
+  renewal: InvoicePreview & { period: Period };
+  /** A change applied now: the proration invoice applying it collects at once, before the renewal; else null. */
+  proration: (InvoicePreview & { period: Period }) | null;
+};
+
+/** Refuses (409) a subscription whose next renewal makes no invoice. */
+export function assertRenewalBills(current: SubscriptionWithItems): void {
+  const { subscription } = current;
+  const why =
+    subscription.status === "cancelled"
+      ? "is cancelled"
+      : subscription.status === "paused"
+        ? "is paused (its renewal bills nothing)"
+        : subscription.cancelAtPeriodEnd
+          ? "ends at the period end (cancel_at_period_end; no renewal invoice)"
+          : null;
+  if (why) throw new ServiceError("conflict", `Subscription '${subscription.id}' ${why}: there is no upcoming invoice to preview.`);
+}
+
+/**
+ * The renewal at `current_period_end` as renewOnePeriod would make it: the usage of the period's
+ * metered items so far (read before the changes, as the renewal does), the items after the pending
+ * changes (and `change`), the customer's discount in force when it falls due, the taxes, and the
+ * balance as it stands (less what a proration invoice takes first). `id`: the id the renewal
+ * invoice will carry (`invoice.upcoming` reserves it).
+ */
+export async function upcomingInvoices(
+  executor: Executor,
+  ctx: ServiceContext,
+  current: SubscriptionWithItems,
+  options: { id?: string; change?: ChangeToPreview },
+): Promise<UpcomingInvoices> {
+  assertRenewalBills(current);
+  const { subscription } = current;
+  const outcome = await changeOutcome(executor, ctx, current, options.change ?? null);
+  const balance = await balanceOf(executor, subscription.customerId, subscription.currency);
+  let proration: UpcomingInvoices["proration"] = null;
+  if (options.change && outcome.amountDueNowAtom > 0) {
+    // As collect.ts makes it: one custom line, finalized and collected when the change is applied.
+    const at = options.change.prorationDate;
+    const invoice = await previewInvoice(executor, ctx, {
+      customer: subscription.customerId,
+      currency: subscription.currency,
+      subscription: subscription.id,
+      description: `Proration (subscription ${subscription.id})`,
+      lines: [{ unit_amount_atom: outcome.amountDueNowAtom, quantity: 1, description: `Proration from ${at.toISOString()} to ${subscription.currentPeriodEnd.toISOString()}`, proration: true }],
+      at,
+      startingBalanceAtom: balance,
+      nextPaymentAttempt: at,
+    });
+    proration = { ...invoice, period: { start: at, end: subscription.currentPeriodEnd } };
+  }
+  // An item a change adds has no tax rates (as when the change writes it).
+  const items = outcome.itemsAtRenewal.map((item) => ({
+    priceId: item.priceId,
+    quantity: item.quantity,
+    taxRateIds: current.items.find((row) => row.id === item.id)?.taxRateIds ?? [],
+  }));
+  const dueAt = new Date(subscription.currentPeriodEnd.getTime() + (await renewalGraceMs(executor, subscription.id)));
+  const schedule = await scheduleOfSubscription(executor, current.items);
+  const invoice = await previewInvoice(executor, ctx, {
+    id: options.id,
+    customer: subscription.customerId,
+    currency: subscription.currency,
+    subscription: subscription.id,
+    description: `Subscription ${subscription.id}`,
+    lines: await renewalLines(executor, items),
+    usage: await usageLines(executor, subscription, subscription.currentPeriodStart, subscription.currentPeriodEnd),
+    at: dueAt,
+    startingBalanceAtom: proration ? proration.invoice.endingBalanceAtom! : balance,
+    // The renewal collects with the default payment method when it falls due (dunning.ts).
+    nextPaymentAttempt: subscription.defaultPaymentMethod ? dueAt : null,
+  });
+  const end = nextPeriodEnd(subscription.trialEnd ?? subscription.created, subscription.currentPeriodEnd, schedule.interval, schedule.intervalCount);
+  return { renewal: { ...invoice, period: { start: subscription.currentPeriodEnd, end } }, proration };
+}
