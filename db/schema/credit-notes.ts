@@ -97,6 +97,8 @@ export const customerBalanceTransactions = pgTable(
     description: text("description"),
     invoiceId: text("invoice_id"),
     creditNoteId: text("credit_note_id"),
+    /** A `proration` credit: the change request (`scr_…`) whose net decrease it credits. */
+    changeRequestId: text("change_request_id"),
     created: createdAt(),
   },
   (t) => [index("customer_balance_transactions_customer_idx").on(t.customerId, t.created, t.id)],

@@ -2,6 +2,7 @@ import { bigint, index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-or
 import { accounts } from "./accounts";
 import { createdAt, id, time, updatedAt } from "./columns";
 import { subscriptions } from "./subscriptions";
+import type { ProrationBehavior } from "@/lib/subscription-changes/statuses";
 
 export const changeRequestStatusEnum = pgEnum("change_request_status", ["open", "partially_applied", "applied", "canceled", "scheduled"]);
 
@@ -37,6 +38,11 @@ export const subscriptionChangeRequests = pgTable(
     /** The preview, fixed at creation: prorated amount owed now for the rest of the period, and the next invoice. */
     amountDueNowAtom: bigint("amount_due_now_atom", { mode: "number" }).notNull(),
     nextInvoiceAmountAtom: bigint("next_invoice_amount_atom", { mode: "number" }).notNull(),
+    /** How it prorates (lib/subscription-changes/proration.ts), and the signed proration fixed at creation: > 0 charged now, < 0 credited to the balance. */
+    prorationBehavior: text("proration_behavior").$type<ProrationBehavior>().notNull().default("create_prorations"),
+    prorationAmountAtom: bigint("proration_amount_atom", { mode: "number" }).notNull().default(0),
+    /** The balance transaction that credited a negative proration (written with the last step, once). */
+    balanceTransactionId: text("balance_transaction_id"),
     currency: text("currency").notNull(),
     prorationDate: time("proration_date").notNull(),
     /** The proration invoice for `amount_due_now_atom`, from its creation (a failed payment is retried on it). */

@@ -33,11 +33,12 @@ export const CustomerBalanceTransaction = z
     ending_balance_atom: z.number().int().meta({ description: "The customer's balance in this currency after this transaction." }),
     type: z.enum(BALANCE_TRANSACTION_TYPES).meta({
       description:
-        "`adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`).",
+        "`adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`).",
     }),
     description: z.string().nullable(),
     invoice: z.string().nullable(),
     credit_note: z.string().nullable(),
+    subscription_change_request: z.string().nullable().meta({ description: "For `proration`: the change request (`scr_…`) whose net decrease it credits." }),
     livemode: z.boolean(),
     created: DateTime,
   })

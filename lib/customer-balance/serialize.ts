@@ -15,6 +15,7 @@ export function serializeBalanceTransaction(row: BalanceTransactionRow, livemode
     description: row.description,
     invoice: row.invoiceId,
     credit_note: row.creditNoteId,
+    subscription_change_request: row.changeRequestId,
     livemode,
     created: row.created.toISOString(),
   };

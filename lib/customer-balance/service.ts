@@ -27,6 +27,8 @@ export type BalanceChange = {
   description: string | null;
   invoiceId?: string | null;
   creditNoteId?: string | null;
+  /** A `proration` credit's change request (`scr_…`). */
+  changeRequestId?: string | null;
 };
 
 /** The customer row, locked until the transaction ends (every balance change takes this lock first). */
@@ -60,6 +62,7 @@ async function writeChange(tx: ChangeTransaction, ctx: ServiceContext, balances:
         description: change.description,
         invoiceId: change.invoiceId ?? null,
         creditNoteId: change.creditNoteId ?? null,
+        changeRequestId: change.changeRequestId ?? null,
         created: ctx.now(),
       })
       .returning(),
@@ -73,7 +76,7 @@ async function writeChange(tx: ChangeTransaction, ctx: ServiceContext, balances:
   return row;
 }
 
-/** One change of a customer's balance in the caller's transaction (credit notes, finalization). */
+/** One change of a customer's balance in the caller's transaction (credit notes, finalization, a change request's proration credit). */
 export async function changeCustomerBalance(tx: ChangeTransaction, ctx: ServiceContext, change: BalanceChange): Promise<BalanceTransactionRow> {
   const customer = await lockCustomer(tx, ctx.accountId, change.customerId, { deleted: true });
   if (!customer) throw notFound("customer", change.customerId);

@@ -93,7 +93,7 @@ export type PortalSubscription = {
 export async function portalSubscription(session: PortalSession, found: SubscriptionWithItems): Promise<PortalSubscription> {
   const { subscription } = found;
   const items = await Promise.all(found.items.map(async (item) => ({ id: item.id, quantity: item.quantity, plan: await planLabel(session, item.priceId) })));
-  const amounts = renewalBills(subscription) ? await preview(await getDb(), session.ctx, found, [], session.ctx.now()) : null;
+  const amounts = renewalBills(subscription) ? await preview(await getDb(), session.ctx, found, [], session.ctx.now(), "none") : null;
   const pendingChanges = await Promise.all(
     subscription.pendingChanges.map(async (change): Promise<PortalPendingChange> => {
       const request = await getChangeRequest({ ctx: session.ctx, input: { subscriptionId: subscription.id, id: change.change_request } });

@@ -9,7 +9,8 @@ import { lockSubscription, scheduleOfSubscription } from "@/lib/subscriptions/co
 import { applyItemChange } from "@/lib/subscriptions/items";
 import { getSubscription } from "@/lib/subscriptions/service";
 import { collectPayment } from "./collect";
-import { assertChangeable, loadRequest, lockRequest, noLongerApplies, preview, recordError, table } from "./core";
+import { assertChangeable, loadRequest, lockRequest, noLongerApplies, preview, recordError, samePreview, table } from "./core";
+import { creditProration } from "./credit";
 import { planStep, plannedItems } from "./plan";
 import { scheduleChangeRequest } from "./schedule";
 import type { ChangeRequestRow } from "./serialize";
@@ -61,6 +62,8 @@ async function applyNextStep(ctx: ServiceContext, request: ChangeRequestRow, fai
     const { itemId } = await applyItemChange(tx, ctx, before, planned.change, now);
     const steps = locked.steps.map((step, i) => (i === index ? { ...step, item: step.item ?? itemId, state: "applied" as const } : step));
     const done = steps.every((step) => step.state === "applied");
+    // With the last step, in its transaction: the change is whole, and this runs once (the request's lock).
+    const credit = done ? await creditProration(tx, ctx, locked, before.subscription) : null;
     const row = one(await tx
       .update(table)
       .set({
@@ -68,6 +71,7 @@ async function applyNextStep(ctx: ServiceContext, request: ChangeRequestRow, fai
         appliedSteps: locked.appliedSteps + 1,
         status: done ? "applied" : "partially_applied",
         appliedAt: done ? now : null,
+        balanceTransactionId: credit?.id ?? locked.balanceTransactionId,
         lastError: null,
         updated: now,
       })
@@ -125,14 +129,15 @@ export async function applyChangeRequest({ ctx, input }: Verb<ApplyInput>): Prom
     }
     let amounts;
     try {
-      amounts = await preview(db, ctx, current, request.steps, request.prorationDate);
+      amounts = await preview(db, ctx, current, request.steps, request.prorationDate, request.prorationBehavior);
     } catch (error) {
       throw error instanceof ServiceError && error.category === "validation" ? noLongerApplies(request, error) : error;
     }
-    if (amounts.amountDueNowAtom !== request.amountDueNowAtom || amounts.nextInvoiceAmountAtom !== request.nextInvoiceAmountAtom) {
+    // The credit of a decrease depends on the items before, too: the whole preview must still hold.
+    if (!samePreview(amounts, request)) {
       throw new ServiceError(
         "conflict",
-        `Subscription '${current.subscription.id}' changed after change request '${request.id}' was previewed (its amounts would now be ${amounts.amountDueNowAtom} due now and ${amounts.nextInvoiceAmountAtom} per period); cancel it and create a new one.`,
+        `Subscription '${current.subscription.id}' changed after change request '${request.id}' was previewed (its amounts would now be ${amounts.amountDueNowAtom} due now, a proration of ${amounts.prorationAmountAtom} and ${amounts.nextInvoiceAmountAtom} per period); cancel it and create a new one.`,
       );
     }
   }

@@ -8,7 +8,7 @@ import { one } from "@/lib/rows";
 import { scheduleOfSubscription } from "@/lib/subscriptions/core";
 import type { SubscriptionRow, SubscriptionWithItems } from "@/lib/subscriptions/serialize";
 import { planStep, plannedItems, type PlannedItem, type StepContext } from "./plan";
-import { perPeriodAtom, prorate } from "./proration";
+import { perPeriodAtom, prorationOutcome, signedProration, type ProrationBehavior } from "./proration";
 import type { ChangeRequestRow } from "./serialize";
 
 /* What the change-request verbs share (service.ts, collect.ts, apply.ts): the locked read, the preview, the recorded error. */
@@ -39,10 +39,19 @@ export function assertChangeable(subscription: SubscriptionRow): void {
 export const billed = (subscription: SubscriptionRow) => subscription.status === "active" || subscription.status === "past_due";
 
 /**
- * The preview of the pending steps on the subscription as it is now, prorated at `at`. Every step
- * is checked against the items the previous steps leave; the first invalid one throws (422).
+ * The preview of the pending steps on the subscription as it is now, prorated at `at` with
+ * `behavior`. Every step is checked against the items the previous steps leave; the first invalid
+ * one throws (422). `netProrationAtom` is the signed proration whatever the behaviour (what makes
+ * the change an upgrade or a downgrade).
  */
-export async function preview(executor: Executor, ctx: ServiceContext, current: SubscriptionWithItems, steps: readonly ChangeStep[], at: Date) {
+export async function preview(
+  executor: Executor,
+  ctx: ServiceContext,
+  current: SubscriptionWithItems,
+  steps: readonly ChangeStep[],
+  at: Date,
+  behavior: ProrationBehavior,
+): Promise<ChangePreview & { netProrationAtom: number }> {
   const context = { executor, accountId: ctx.accountId, schedule: await scheduleOfSubscription(executor, current.items) };
   const before = await plannedItems(executor, current.items);
   let items: PlannedItem[] = before;
@@ -50,7 +59,11 @@ export async function preview(executor: Executor, ctx: ServiceContext, current: 
     if (step.state === "pending") items = (await planStep(context, items, step, index)).items;
   }
   const { subscription } = current;
-  const amounts = prorate({
+  const next = perPeriodAtom(items);
+  if (next > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw validationFailed([{ field: "steps", message: "The subscription's amount per period would exceed 2^53 - 1 atoms." }]);
+  }
+  const net = signedProration({
     before,
     after: items,
     periodStart: subscription.currentPeriodStart,
@@ -58,12 +71,21 @@ export async function preview(executor: Executor, ctx: ServiceContext, current: 
     prorationDate: at,
     billed: billed(subscription),
   });
-  if (amounts.nextInvoiceAmountAtom > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw validationFailed([{ field: "steps", message: "The subscription's amount per period would exceed 2^53 - 1 atoms." }]);
-  }
-  // Due now is at most the increase, which is at most the new per-period amount.
-  return { amountDueNowAtom: Number(amounts.amountDueNowAtom), nextInvoiceAmountAtom: Number(amounts.nextInvoiceAmountAtom) };
+  const outcome = prorationOutcome(behavior, net);
+  // |net| is at most the larger per-period amount: both are safe integers.
+  return {
+    amountDueNowAtom: Number(outcome.amountDueNowAtom),
+    prorationAmountAtom: Number(outcome.prorationAmountAtom),
+    nextInvoiceAmountAtom: Number(next),
+    netProrationAtom: Number(net),
+  };
 }
+
+/** The amounts a change request fixes at creation (and checks again before it is applied). */
+export type ChangePreview = { amountDueNowAtom: number; prorationAmountAtom: number; nextInvoiceAmountAtom: number };
+
+export const samePreview = (a: ChangePreview, b: ChangePreview) =>
+  a.amountDueNowAtom === b.amountDueNowAtom && a.prorationAmountAtom === b.prorationAmountAtom && a.nextInvoiceAmountAtom === b.nextInvoiceAmountAtom;
 
 /**
  * The items after the pending changes (`pending_changes`), planned in order as the renewal applies
@@ -94,7 +116,12 @@ export async function planSteps(context: StepContext, items: PlannedItem[], step
  * The preview of a change at the period end: the steps planned after the pending changes; nothing
  * is due now (the change starts with the next period), the next invoice bills the items after all of them.
  */
-export async function previewAtPeriodEnd(executor: Executor, ctx: ServiceContext, current: SubscriptionWithItems, steps: readonly ChangeStep[]) {
+export async function previewAtPeriodEnd(
+  executor: Executor,
+  ctx: ServiceContext,
+  current: SubscriptionWithItems,
+  steps: readonly ChangeStep[],
+): Promise<ChangePreview> {
   const context = { executor, accountId: ctx.accountId, schedule: await scheduleOfSubscription(executor, current.items) };
   const base = await itemsAfterPending(context, await plannedItems(executor, current.items), current.subscription.pendingChanges);
   const after = await planSteps(context, base, steps);
@@ -102,7 +129,8 @@ export async function previewAtPeriodEnd(executor: Executor, ctx: ServiceContext
   if (next > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw validationFailed([{ field: "steps", message: "The subscription's amount per period would exceed 2^53 - 1 atoms." }]);
   }
-  return { amountDueNowAtom: 0, nextInvoiceAmountAtom: Number(next) };
+  // At the period boundary nothing is left to prorate, whatever `proration_behavior` says.
+  return { amountDueNowAtom: 0, prorationAmountAtom: 0, nextInvoiceAmountAtom: Number(next) };
 }
 
 /** Records why an apply stopped (no event: the change request has none). */

@@ -3,7 +3,8 @@ import type { Executor } from "@/db/client";
 import { accounts, type ChangeStep } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import type { SubscriptionWithItems } from "@/lib/subscriptions/serialize";
-import { preview, previewAtPeriodEnd } from "./core";
+import { preview, previewAtPeriodEnd, type ChangePreview } from "./core";
+import type { ProrationBehavior } from "./proration";
 import type { ChangeEffect } from "./schema";
 
 export type PlanChangePolicy = "immediate" | "upgrade_now_downgrade_at_period_end";
@@ -16,9 +17,10 @@ async function accountPolicy(executor: Executor, accountId: string): Promise<Pla
 /**
  * When a new change request takes effect, and its preview. An explicit `effective` wins; without
  * one the account's `plan_change_policy` decides: `immediate` → now; `upgrade_now_downgrade_at_period_end`
- * → now when the preview now has `amount_due_now_atom` > 0 (an upgrade, billed for the rest of the
- * period), else at the period end (a downgrade, an equal change, or anything while nothing is billed
- * now: trialing, paused). `policy` stands in for the account's (the portal configuration's rule).
+ * → now when the proration now is positive (an upgrade, billed for the rest of the period; with
+ * `proration_behavior: none` too, though nothing is then charged), else at the period end (a
+ * downgrade, an equal change, or anything while nothing is billed now: trialing, paused). `policy`
+ * stands in for the account's (the portal configuration's rule).
  */
 export async function effectiveAndPreview(
   executor: Executor,
@@ -27,11 +29,12 @@ export async function effectiveAndPreview(
   steps: readonly ChangeStep[],
   now: Date,
   explicit: ChangeEffect | undefined,
+  behavior: ProrationBehavior,
   policy?: PlanChangePolicy,
-): Promise<{ effective: ChangeEffect; amountDueNowAtom: number; nextInvoiceAmountAtom: number }> {
+): Promise<{ effective: ChangeEffect } & ChangePreview> {
   if (explicit === "period_end") return { effective: explicit, ...(await previewAtPeriodEnd(executor, ctx, current, steps)) };
-  const immediate = await preview(executor, ctx, current, steps, now);
-  if (explicit === "now" || immediate.amountDueNowAtom > 0) return { effective: "now", ...immediate };
+  const { netProrationAtom, ...immediate } = await preview(executor, ctx, current, steps, now, behavior);
+  if (explicit === "now" || netProrationAtom > 0) return { effective: "now", ...immediate };
   const rule = policy ?? (await accountPolicy(executor, ctx.accountId));
   if (rule !== "upgrade_now_downgrade_at_period_end") return { effective: "now", ...immediate };
   return { effective: "period_end", ...(await previewAtPeriodEnd(executor, ctx, current, steps)) };

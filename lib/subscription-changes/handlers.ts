@@ -22,7 +22,19 @@ import { applyChangeRequest } from "./apply";
 /** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
 export const subscriptionChangeHandlers = [
   handle(createChangeRequestOperation, async ({ ctx, params, body }) =>
-    serializeChangeRequest(await createChangeRequest({ ctx, input: { ...body, subscriptionId: params.subscription_id } }), ctx.livemode),
+    serializeChangeRequest(
+      await createChangeRequest({
+        ctx,
+        input: {
+          subscriptionId: params.subscription_id,
+          steps: body.steps,
+          effective: body.effective,
+          prorationBehavior: body.proration_behavior,
+          metadata: body.metadata,
+        },
+      }),
+      ctx.livemode,
+    ),
   ),
   handle(listChangeRequestsOperation, async ({ ctx, params, query }) => {
     const { items, ...info } = await listChangeRequests({ ctx, input: { ...query, subscriptionId: params.subscription_id } });

@@ -1,14 +1,23 @@
 /**
- * The preview of a change request, in integer atoms (BigInt: quantity × unit amount × milliseconds
- * overflows 2^53 long before any realistic price does).
+ * The proration of a change, in integer atoms (BigInt: quantity × unit amount × milliseconds
+ * overflows 2^53 long before any realistic price does). Pure (the change requests and the invoice
+ * preview both read it).
  *
  * - per-period amount of a set of items: Σ unit_amount × quantity;
  * - next invoice: the per-period amount of the items after the change;
- * - due now: floor(max(0, after − before) × remaining / length), where `length` is the current
- *   period in milliseconds and `remaining` the part of it after the proration date (clamped to
- *   [0, length]). A downgrade (after < before) is due 0 and gives no credit. Nothing is due while
- *   nothing is billed for the period (trialing, paused).
+ * - signed proration (`signedProration`): (after − before) × remaining / length, rounded toward
+ *   zero, so a charge is floor(increase × remaining / length) and a credit floor(decrease ×
+ *   remaining / length) with the sign reversed. `length` is the current period in milliseconds,
+ *   `remaining` the part of it after the proration date (clamped to [0, length]). 0 while nothing
+ *   is billed for the period (trialing, paused).
+ * - what a change request does with it (`prorationOutcome`): `create_prorations` and
+ *   `always_invoice` charge a positive proration now and credit a negative one to the customer's
+ *   balance; `none` does neither (docs/billing.md, "Proration both ways").
  */
+
+import type { ProrationBehavior } from "./statuses";
+
+export { PRORATION_BEHAVIORS, type ProrationBehavior } from "./statuses";
 
 export type PricedItem = { unitAmountAtom: number; quantity: number };
 
@@ -22,23 +31,43 @@ export type ProrationInput = {
   periodStart: Date;
   periodEnd: Date;
   prorationDate: Date;
-  /** False while the current period is not billed (trialing, paused): nothing is due now. */
+  /** False while the current period is not billed (trialing, paused): nothing is prorated. */
   billed: boolean;
 };
 
+const ZERO = BigInt(0);
+
+/**
+ * The signed proration of replacing `before` by `after` at the proration date, for the rest of the
+ * current period: > 0 the customer owes it, < 0 it is owed to the customer. |result| =
+ * floor(|after − before| × remaining / length).
+ */
+export function signedProration(input: ProrationInput): bigint {
+  const length = input.periodEnd.getTime() - input.periodStart.getTime();
+  if (!input.billed || length <= 0) return ZERO;
+  const remaining = Math.min(Math.max(0, input.periodEnd.getTime() - input.prorationDate.getTime()), length);
+  // BigInt division truncates toward zero: the floor of the magnitude, whichever the sign.
+  return ((perPeriodAtom(input.after) - perPeriodAtom(input.before)) * BigInt(remaining)) / BigInt(length);
+}
+
 export type Proration = { amountDueNowAtom: bigint; nextInvoiceAmountAtom: bigint };
 
+/** The default behaviour's charge side: due now is the positive part of the signed proration. */
 export function prorate(input: ProrationInput): Proration {
-  const before = perPeriodAtom(input.before);
-  const after = perPeriodAtom(input.after);
-  const length = BigInt(Math.max(0, input.periodEnd.getTime() - input.periodStart.getTime()));
-  const remainingMs = Math.min(
-    Math.max(0, input.periodEnd.getTime() - input.prorationDate.getTime()),
-    input.periodEnd.getTime() - input.periodStart.getTime(),
-  );
-  const increase = after - before;
-  const zero = BigInt(0);
-  // BigInt division truncates toward zero: for non-negative operands that is the floor.
-  const amountDueNowAtom = !input.billed || increase <= zero || length === zero ? zero : (increase * BigInt(Math.max(0, remainingMs))) / length;
-  return { amountDueNowAtom, nextInvoiceAmountAtom: after };
+  const signed = signedProration(input);
+  return { amountDueNowAtom: signed > ZERO ? signed : ZERO, nextInvoiceAmountAtom: perPeriodAtom(input.after) };
+}
+
+export type ProrationOutcome = {
+  /** What the change request applies: the signed proration, or 0 for `none`. */
+  prorationAmountAtom: bigint;
+  /** Collected before the steps are applied (the proration invoice). */
+  amountDueNowAtom: bigint;
+  /** Credited to the customer's balance with the last step. */
+  creditAtom: bigint;
+};
+
+export function prorationOutcome(behavior: ProrationBehavior, signed: bigint): ProrationOutcome {
+  const amount = behavior === "none" ? ZERO : signed;
+  return { prorationAmountAtom: amount, amountDueNowAtom: amount > ZERO ? amount : ZERO, creditAtom: amount < ZERO ? -amount : ZERO };
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { DateTime, Metadata } from "@/lib/schemas";
+import { PRORATION_BEHAVIORS } from "./statuses";
 
 export const CHANGE_REQUEST_STATUSES = ["open", "partially_applied", "applied", "canceled", "scheduled"] as const;
 /** When an applied change request takes effect: at once, or at the end of the current period (the renewal applies it). */
@@ -8,6 +9,7 @@ export const CHANGE_EFFECTS = ["now", "period_end"] as const;
 export type ChangeEffect = (typeof CHANGE_EFFECTS)[number];
 export const CANCELLATION_REASONS = ["requested", "subscription_cancelled", "no_longer_applies"] as const;
 export type ChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
+export { PRORATION_BEHAVIORS };
 
 /** Enough for replacing every one of 20 items (20 removals + 20 additions) with room to spare. */
 export const MAX_STEPS = 50;
@@ -58,6 +60,13 @@ export const ChangeRequestCreateInput = z
       description:
         "`now`: applying it changes the items at once (proration collected first). `period_end`: applying it schedules it (`scheduled`, listed in the subscription's `pending_changes`) and the renewal applies it before the new period's invoice; nothing is prorated. Absent: the account's `plan_change_policy` decides.",
     }),
+    proration_behavior: z
+      .enum(PRORATION_BEHAVIORS, { error: `Must be one of ${PRORATION_BEHAVIORS.join(", ")}.` })
+      .optional()
+      .meta({
+        description:
+          "How the rest of the current period is prorated (default `create_prorations`). `create_prorations`: a net increase is charged now (`amount_due_now_atom`, paid before the steps are applied); a net decrease credits the unused time, floor(|Δ per-period amount| × remaining / period length), to the customer's balance when the last step is applied. `always_invoice`: the net is settled at once, the same way (an invoice cannot be negative here, so a net decrease is the same balance credit, which Stripe's negative invoice also becomes). `none`: nothing is charged or credited. With `period_end` nothing is prorated whatever it says (the change starts with the next period).",
+      }),
     metadata: Metadata.optional(),
   })
   .meta({ id: "SubscriptionChangeRequestCreateInput" });
@@ -109,7 +118,19 @@ export const ChangeRequest = z
     steps: z.array(ChangeStep),
     amount_due_now_atom: z.number().int().meta({
       description:
-        "Proration for the rest of the current period, fixed at creation: floor(max(0, Δ per-period amount) × remaining / period length); 0 while trialing or paused, and 0 for `period_end` (the change starts with the next period). Before the customer's discount. Metered items count 0 (their usage is billed in arrears).",
+        "Collected before the steps are applied, fixed at creation: the positive part of `proration_amount_atom`, floor(max(0, Δ per-period amount) × remaining / period length); 0 for a net decrease, with `proration_behavior: none`, while trialing or paused, and for `period_end` (the change starts with the next period). Before the customer's discount. Metered items count 0 (their usage is billed in arrears).",
+    }),
+    proration_behavior: z.enum(PRORATION_BEHAVIORS).meta({ description: "As given at creation (default `create_prorations`)." }),
+    proration_amount_atom: z.number().int().meta({
+      description:
+        "The signed proration this request applies, fixed at creation (shown before it is applied): > 0 is charged now (equals `amount_due_now_atom`), < 0 is credited to the customer's balance (its magnitude is `proration_credit_atom`). |value| = floor(|Δ per-period amount| × remaining / period length). 0 with `none`, while trialing or paused, and for `period_end`.",
+    }),
+    proration_credit_atom: z.number().int().min(0).meta({
+      description:
+        "Credited to the customer's balance (in `currency`) in the same transaction as the last step: −`proration_amount_atom` when it is negative, else 0. The balance applies it to the customer's next finalized invoice.",
+    }),
+    balance_transaction: z.string().nullable().meta({
+      description: "The customer balance transaction (`cbtxn_…`, type `proration`) that credited `proration_credit_atom`, once applied; null before and when nothing is credited.",
     }),
     next_invoice_amount_atom: z.number().int().meta({ description: "The licensed items after the change for one period, before discounts; metered items' usage is not included." }),
     currency: z.string(),

@@ -18,6 +18,7 @@ import { assertChangeable, loadRequest, lockRequest, table } from "./core";
 import { effectiveAndPreview, type PlanChangePolicy } from "./effective";
 import { cancelScheduledChangeRequest } from "./schedule";
 import { refuseMeteredQuantities, storedStep } from "./steps";
+import type { ProrationBehavior } from "./proration";
 import type { ChangeEffect, ChangeRequestStatus, ChangeStepInputValue } from "./schema";
 import type { ChangeRequestRow } from "./serialize";
 
@@ -32,6 +33,9 @@ export async function createChangeRequest({
   effective?: ChangeEffect;
   /** Without `effective`: this rule instead of the account's `plan_change_policy` (the portal's configuration). */
   policy?: PlanChangePolicy;
+  prorationBehavior?: ProrationBehavior;
+  /** The deprecated change-plan only: a net decrease credits nothing, as it never did (stored as `none`). */
+  creditDecrease?: boolean;
   metadata?: Record<string, string>;
 }>): Promise<ChangeRequestRow> {
   const db = await getDb();
@@ -40,7 +44,13 @@ export async function createChangeRequest({
   await refuseMeteredQuantities(db, ctx.accountId, input.steps);
   const now = ctx.now();
   const steps = input.steps.map(storedStep);
-  const { effective, ...amounts } = await effectiveAndPreview(db, ctx, current, steps, now, input.effective, input.policy);
+  let prorationBehavior = input.prorationBehavior ?? "create_prorations";
+  const { effective, ...amounts } = await effectiveAndPreview(db, ctx, current, steps, now, input.effective, prorationBehavior, input.policy);
+  if (input.creditDecrease === false && amounts.prorationAmountAtom < 0) {
+    // `none` of the same change: nothing due (it already was) and nothing credited.
+    prorationBehavior = "none";
+    amounts.prorationAmountAtom = 0;
+  }
   // A change request is a plan: creating (or cancelling) an open one emits nothing. Its effects do:
   // the proration invoice, its payment, each item change; and a scheduled one's life (schedule.ts).
   const row = one(await db
@@ -52,6 +62,7 @@ export async function createChangeRequest({
       status: "open",
       steps,
       ...amounts,
+      prorationBehavior,
       effective,
       currency: current.subscription.currency,
       prorationDate: now,
@@ -155,7 +166,10 @@ export async function changePlan({
   }
   let request: ChangeRequestRow;
   try {
-    request = await createChangeRequest({ ctx, input: { subscriptionId: current.subscription.id, steps, effective: "now", metadata: { source: "change-plan" } } });
+    request = await createChangeRequest({
+      ctx,
+      input: { subscriptionId: current.subscription.id, steps, effective: "now", creditDecrease: false, metadata: { source: "change-plan" } },
+    });
   } catch (error) {
     throw asChangePlanError(error);
   }

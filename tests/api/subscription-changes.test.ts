@@ -103,6 +103,11 @@ describe("creating a change request", () => {
         { type: "add_item", item: null, price: s.prices.addon, quantity: 2, state: "pending" },
       ],
       amount_due_now_atom: expectedDue(sub, scr.proration_date, 3000 + 1000 - 1000),
+      // The default behaviour: an increase is charged now (tests/api/proration-behavior.test.ts has the rest).
+      proration_behavior: "create_prorations",
+      proration_amount_atom: expectedDue(sub, scr.proration_date, 3000 + 1000 - 1000),
+      proration_credit_atom: 0,
+      balance_transaction: null,
       next_invoice_amount_atom: 4000,
       currency: "usd",
       proration_date: expect.stringMatching(ISO),
@@ -325,7 +330,7 @@ describe("applying a change request", () => {
     expect(await getRequest(plain, upgrade)).toEqual(upgrade);
     expect(await invoicesOf(plain.customer)).toHaveLength(1); // the subscription's first invoice only
 
-    // A downgrade is due 0: no invoice, no method needed, no credit.
+    // A downgrade is due 0: no invoice, no method needed (its unused time is credited to the balance).
     const downgrade = await createRequest(plain, [{ type: "switch_price", item: plain.items[0].id, price: s.prices.basic }]);
     const done = await apply(plain, downgrade);
     expect(done.status, done.text).toBe(200);

@@ -48,7 +48,7 @@ describe("the proration of a change request", () => {
     expect(result).toEqual({ amountDueNowAtom: BigInt(1333), nextInvoiceAmountAtom: BigInt(3000) });
   });
 
-  it("nets the items: a mixed change pays its net increase, a downgrade pays nothing and gets no credit", () => {
+  it("nets the items: a mixed change pays its net increase, a downgrade is due nothing now (its credit: tests/unit/proration.test.ts)", () => {
     const before = [{ unitAmountAtom: 1000, quantity: 2 }, { unitAmountAtom: 500, quantity: 1 }];
     const mixed = prorate({ ...base, before, after: [{ unitAmountAtom: 1000, quantity: 3 }], prorationDate: at(15) });
     expect(mixed).toEqual({ amountDueNowAtom: BigInt(250), nextInvoiceAmountAtom: BigInt(3000) });

@@ -5850,6 +5850,11 @@ export type components = {
              * @enum {string}
              */
             effective?: "now" | "period_end";
+            /**
+             * @description How the rest of the current period is prorated (default `create_prorations`). `create_prorations`: a net increase is charged now (`amount_due_now_atom`, paid before the steps are applied); a net decrease credits the unused time, floor(|Δ per-period amount| × remaining / period length), to the customer's balance when the last step is applied. `always_invoice`: the net is settled at once, the same way (an invoice cannot be negative here, so a net decrease is the same balance credit, which Stripe's negative invoice also becomes). `none`: nothing is charged or credited. With `period_end` nothing is prorated whatever it says (the change starts with the next period).
+             * @enum {string}
+             */
+            proration_behavior?: "create_prorations" | "always_invoice" | "none";
             metadata?: components["schemas"]["Metadata"];
         };
         SubscriptionChangeRequestApplyInput: {
@@ -11056,13 +11061,15 @@ export type components = {
             /** @description The customer's balance in this currency after this transaction. */
             ending_balance_atom: number;
             /**
-             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`).
+             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`).
              * @enum {string}
              */
-            type: "adjustment" | "applied_to_invoice" | "credit_note";
+            type: "adjustment" | "applied_to_invoice" | "credit_note" | "proration";
             description: string | null;
             invoice: string | null;
             credit_note: string | null;
+            /** @description For `proration`: the change request (`scr_…`) whose net decrease it credits. */
+            subscription_change_request: string | null;
             livemode: boolean;
             /**
              * Format: date-time
@@ -11079,8 +11086,19 @@ export type components = {
             /** @enum {string} */
             status: "open" | "partially_applied" | "applied" | "canceled" | "scheduled";
             steps: components["schemas"]["SubscriptionChangeStep"][];
-            /** @description Proration for the rest of the current period, fixed at creation: floor(max(0, Δ per-period amount) × remaining / period length); 0 while trialing or paused, and 0 for `period_end` (the change starts with the next period). Before the customer's discount. Metered items count 0 (their usage is billed in arrears). */
+            /** @description Collected before the steps are applied, fixed at creation: the positive part of `proration_amount_atom`, floor(max(0, Δ per-period amount) × remaining / period length); 0 for a net decrease, with `proration_behavior: none`, while trialing or paused, and for `period_end` (the change starts with the next period). Before the customer's discount. Metered items count 0 (their usage is billed in arrears). */
             amount_due_now_atom: number;
+            /**
+             * @description As given at creation (default `create_prorations`).
+             * @enum {string}
+             */
+            proration_behavior: "create_prorations" | "always_invoice" | "none";
+            /** @description The signed proration this request applies, fixed at creation (shown before it is applied): > 0 is charged now (equals `amount_due_now_atom`), < 0 is credited to the customer's balance (its magnitude is `proration_credit_atom`). |value| = floor(|Δ per-period amount| × remaining / period length). 0 with `none`, while trialing or paused, and for `period_end`. */
+            proration_amount_atom: number;
+            /** @description Credited to the customer's balance (in `currency`) in the same transaction as the last step: −`proration_amount_atom` when it is negative, else 0. The balance applies it to the customer's next finalized invoice. */
+            proration_credit_atom: number;
+            /** @description The customer balance transaction (`cbtxn_…`, type `proration`) that credited `proration_credit_atom`, once applied; null before and when nothing is credited. */
+            balance_transaction: string | null;
             /** @description The licensed items after the change for one period, before discounts; metered items' usage is not included. */
             next_invoice_amount_atom: number;
             currency: string;
@@ -25883,13 +25901,15 @@ export type components = {
             /** @description The customer's balance in this currency after this transaction. */
             ending_balance_atom?: number;
             /**
-             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`).
+             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`).
              * @enum {string}
              */
-            type?: "adjustment" | "applied_to_invoice" | "credit_note";
+            type?: "adjustment" | "applied_to_invoice" | "credit_note" | "proration";
             description?: string | null;
             invoice?: string | null;
             credit_note?: string | null;
+            /** @description For `proration`: the change request (`scr_…`) whose net decrease it credits. */
+            subscription_change_request?: string | null;
             livemode?: boolean;
             /**
              * Format: date-time
@@ -25982,8 +26002,19 @@ export type components = {
             /** @enum {string} */
             status?: "open" | "partially_applied" | "applied" | "canceled" | "scheduled";
             steps?: components["schemas"]["SubscriptionChangeStep"][];
-            /** @description Proration for the rest of the current period, fixed at creation: floor(max(0, Δ per-period amount) × remaining / period length); 0 while trialing or paused, and 0 for `period_end` (the change starts with the next period). Before the customer's discount. Metered items count 0 (their usage is billed in arrears). */
+            /** @description Collected before the steps are applied, fixed at creation: the positive part of `proration_amount_atom`, floor(max(0, Δ per-period amount) × remaining / period length); 0 for a net decrease, with `proration_behavior: none`, while trialing or paused, and for `period_end` (the change starts with the next period). Before the customer's discount. Metered items count 0 (their usage is billed in arrears). */
             amount_due_now_atom?: number;
+            /**
+             * @description As given at creation (default `create_prorations`).
+             * @enum {string}
+             */
+            proration_behavior?: "create_prorations" | "always_invoice" | "none";
+            /** @description The signed proration this request applies, fixed at creation (shown before it is applied): > 0 is charged now (equals `amount_due_now_atom`), < 0 is credited to the customer's balance (its magnitude is `proration_credit_atom`). |value| = floor(|Δ per-period amount| × remaining / period length). 0 with `none`, while trialing or paused, and for `period_end`. */
+            proration_amount_atom?: number;
+            /** @description Credited to the customer's balance (in `currency`) in the same transaction as the last step: −`proration_amount_atom` when it is negative, else 0. The balance applies it to the customer's next finalized invoice. */
+            proration_credit_atom?: number;
+            /** @description The customer balance transaction (`cbtxn_…`, type `proration`) that credited `proration_credit_atom`, once applied; null before and when nothing is credited. */
+            balance_transaction?: string | null;
             /** @description The licensed items after the change for one period, before discounts; metered items' usage is not included. */
             next_invoice_amount_atom?: number;
             currency?: string;
