@@ -17,6 +17,7 @@ export type InvoiceStatus = Invoice["status"];
 export type Subscription = Schemas["Subscription"];
 export type SubscriptionItem = Subscription["items"][number];
 export type SubscriptionStatus = Subscription["status"];
+export type SubscriptionChangeRequest = Schemas["SubscriptionChangeRequest"];
 export type ApiToken = Schemas["ApiToken"];
 export type ApiTokenWithSecret = Schemas["ApiTokenWithSecret"];
 export type RequestLog = Schemas["RequestLog"];

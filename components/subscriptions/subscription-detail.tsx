@@ -11,6 +11,7 @@ import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, StatusBadge, Table } from "@/components/ui";
 import { subscriptionQueryKeys, subscriptionsHref } from "./format";
 import { SubscriptionActions } from "./subscription-actions";
+import { ChangeRequestForm } from "./change-request-form";
 import { PendingChanges } from "./pending-changes";
 import { UnpaidInvoiceNotice } from "./unpaid-invoice";
 
@@ -120,6 +121,7 @@ export function SubscriptionDetail({ accountId, subscriptionId }: { accountId: s
             </Table>
           )}
         </Card>
+        <ChangeRequestForm accountId={accountId} subscription={subscription} />
         <PendingChanges accountId={accountId} subscription={subscription} />
         <Card title="Metadata">
           {metadata.length === 0 ? (

@@ -81,7 +81,7 @@ export const SETTINGS_FIELDS = {
   plan_change_policy: {
     input: z.enum(PLAN_CHANGE_POLICIES, { error: `Must be one of ${PLAN_CHANGE_POLICIES.join(", ")}.` }).meta({
       description:
-        "When a change request without `effective` takes effect: `immediate` (default: now), or `upgrade_now_downgrade_at_period_end` (now when its `amount_due_now_atom` previewed now is above 0, else at the period end; docs/billing.md).",
+        "When a change request without `effective` takes effect: `immediate` (default: now), or `upgrade_now_downgrade_at_period_end` (now when its proration previewed now is above 0, an upgrade, whatever its `proration_behavior`; else at the period end; docs/billing.md).",
       example: "upgrade_now_downgrade_at_period_end",
     }),
     output: z.enum(PLAN_CHANGE_POLICIES),

@@ -12,7 +12,8 @@ const date = (iso: Date) => new Intl.DateTimeFormat("en", { dateStyle: "long", t
 
 /**
  * The amounts of the change request this session previewed: the very numbers the API's
- * change-request preview holds (`amount_due_now_atom`, `next_invoice_amount_atom`); confirming applies it.
+ * change-request preview holds (`amount_due_now_atom`, the credit of `proration_amount_atom`,
+ * `next_invoice_amount_atom`); confirming applies it.
  */
 export default async function ReviewChangePage({ params, searchParams }: { params: Promise<{ id: string; request: string }>; searchParams: Promise<{ error?: string }> }) {
   const { session, settings, returnUrl } = await portalPage();
@@ -46,6 +47,14 @@ export default async function ReviewChangePage({ params, searchParams }: { param
             {money(request.amountDueNowAtom)}
           </dd>
         </div>
+        {request.prorationAmountAtom < 0 && (
+          <div className="flex justify-between gap-4">
+            <dt>Credited to your balance (unused time)</dt>
+            <dd className="font-semibold tabular-nums" data-testid="proration-credit" data-atoms={-request.prorationAmountAtom}>
+              {money(-request.prorationAmountAtom)}
+            </dd>
+          </div>
+        )}
         <div className="flex justify-between gap-4">
           <dt>Next invoice, per period</dt>
           <dd className="font-semibold tabular-nums" data-testid="next-invoice-amount" data-atoms={request.nextInvoiceAmountAtom}>
