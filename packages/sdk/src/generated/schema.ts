@@ -1953,7 +1953,7 @@ export type paths = {
         put?: never;
         /**
          * Create a subscription change request
-         * @description A plan of item changes (`switch_price`, `set_quantity`, `add_item`, `remove_item`), all checked now (422 naming `steps.N.field`), with a preview fixed at creation: `amount_due_now_atom` (the proration for the rest of the current period, never negative: a downgrade is due 0 and gives no credit) and `next_invoice_amount_atom`. Nothing changes until it is applied. `effective` (`now` or `period_end`; absent: the account's `plan_change_policy`) says whether applying it changes the items at once or schedules them for the renewal; a `period_end` request previews after the changes already pending, with nothing due now. 409 once the subscription is cancelled.
+         * @description A plan of item changes (`switch_price`, `set_quantity`, `add_item`, `remove_item`), all checked now (422 naming `steps.N.field`), with a preview fixed at creation: `amount_due_now_atom` (the proration charged for the rest of the current period, never negative), `proration_amount_atom` / `proration_credit_atom` (signed; a net decrease's unused time is credited to the customer's balance, per `proration_behavior`) and `next_invoice_amount_atom`. Nothing changes until it is applied. `effective` (`now` or `period_end`; absent: the account's `plan_change_policy`) says whether applying it changes the items at once or schedules them for the renewal; a `period_end` request previews after the changes already pending, with nothing due now. 409 once the subscription is cancelled.
          */
         post: operations["createSubscriptionChangeRequest"];
         delete?: never;
@@ -1977,7 +1977,7 @@ export type paths = {
         put?: never;
         /**
          * Create a subscription change request
-         * @description A plan of item changes (`switch_price`, `set_quantity`, `add_item`, `remove_item`), all checked now (422 naming `steps.N.field`), with a preview fixed at creation: `amount_due_now_atom` (the proration for the rest of the current period, never negative: a downgrade is due 0 and gives no credit) and `next_invoice_amount_atom`. Nothing changes until it is applied. `effective` (`now` or `period_end`; absent: the account's `plan_change_policy`) says whether applying it changes the items at once or schedules them for the renewal; a `period_end` request previews after the changes already pending, with nothing due now. 409 once the subscription is cancelled.
+         * @description A plan of item changes (`switch_price`, `set_quantity`, `add_item`, `remove_item`), all checked now (422 naming `steps.N.field`), with a preview fixed at creation: `amount_due_now_atom` (the proration charged for the rest of the current period, never negative), `proration_amount_atom` / `proration_credit_atom` (signed; a net decrease's unused time is credited to the customer's balance, per `proration_behavior`) and `next_invoice_amount_atom`. Nothing changes until it is applied. `effective` (`now` or `period_end`; absent: the account's `plan_change_policy`) says whether applying it changes the items at once or schedules them for the renewal; a `period_end` request previews after the changes already pending, with nothing due now. 409 once the subscription is cancelled.
          */
         post: operations["createSubscriptionChangeRequestForTokenAccount"];
         delete?: never;
@@ -2031,7 +2031,7 @@ export type paths = {
         put?: never;
         /**
          * Apply a subscription change request
-         * @description Payment first: when `amount_due_now_atom` > 0, a proration invoice is created, finalized and paid with `payment_method` (default the subscription's `default_payment_method`; 400 when neither exists). A failed payment is a 409 that applied nothing (the request stays `open`, the invoice open for the next try). Then each step in its own transaction with its `customer.subscription.updated`. A step failing after the payment was collected (or after earlier steps) is a 409 `PARTIAL_APPLY_RETRYABLE` whose `detail` is a stringified object; applying again resumes at the failed step and never charges again. A `period_end` request is not paid nor applied now: it becomes `scheduled` (`subscription_change_request.scheduled`), joins the subscription's `pending_changes` (`customer.subscription.updated`) and the renewal applies it before the new period's invoice (409 when its steps no longer apply after the changes already pending). 409 once applied, scheduled or canceled.
+         * @description Payment first: when `amount_due_now_atom` > 0, a proration invoice is created, finalized and paid with `payment_method` (default the subscription's `default_payment_method`; 400 when neither exists). A failed payment is a 409 that applied nothing (the request stays `open`, the invoice open for the next try). Then each step in its own transaction with its `customer.subscription.updated`; with the last one, a negative `proration_amount_atom` is credited to the customer's balance (a `proration` balance transaction, `customer.balance_transaction.created`), once even when a failed step is resumed. A step failing after the payment was collected (or after earlier steps) is a 409 `PARTIAL_APPLY_RETRYABLE` whose `detail` is a stringified object; applying again resumes at the failed step and never charges again. A `period_end` request is not paid nor applied now: it becomes `scheduled` (`subscription_change_request.scheduled`), joins the subscription's `pending_changes` (`customer.subscription.updated`) and the renewal applies it before the new period's invoice (409 when its steps no longer apply after the changes already pending). 409 once applied, scheduled or canceled.
          */
         post: operations["applySubscriptionChangeRequest"];
         delete?: never;
@@ -2051,7 +2051,7 @@ export type paths = {
         put?: never;
         /**
          * Apply a subscription change request
-         * @description Payment first: when `amount_due_now_atom` > 0, a proration invoice is created, finalized and paid with `payment_method` (default the subscription's `default_payment_method`; 400 when neither exists). A failed payment is a 409 that applied nothing (the request stays `open`, the invoice open for the next try). Then each step in its own transaction with its `customer.subscription.updated`. A step failing after the payment was collected (or after earlier steps) is a 409 `PARTIAL_APPLY_RETRYABLE` whose `detail` is a stringified object; applying again resumes at the failed step and never charges again. A `period_end` request is not paid nor applied now: it becomes `scheduled` (`subscription_change_request.scheduled`), joins the subscription's `pending_changes` (`customer.subscription.updated`) and the renewal applies it before the new period's invoice (409 when its steps no longer apply after the changes already pending). 409 once applied, scheduled or canceled.
+         * @description Payment first: when `amount_due_now_atom` > 0, a proration invoice is created, finalized and paid with `payment_method` (default the subscription's `default_payment_method`; 400 when neither exists). A failed payment is a 409 that applied nothing (the request stays `open`, the invoice open for the next try). Then each step in its own transaction with its `customer.subscription.updated`; with the last one, a negative `proration_amount_atom` is credited to the customer's balance (a `proration` balance transaction, `customer.balance_transaction.created`), once even when a failed step is resumed. A step failing after the payment was collected (or after earlier steps) is a 409 `PARTIAL_APPLY_RETRYABLE` whose `detail` is a stringified object; applying again resumes at the failed step and never charges again. A `period_end` request is not paid nor applied now: it becomes `scheduled` (`subscription_change_request.scheduled`), joins the subscription's `pending_changes` (`customer.subscription.updated`) and the renewal applies it before the new period's invoice (409 when its steps no longer apply after the changes already pending). 409 once applied, scheduled or canceled.
          */
         post: operations["applySubscriptionChangeRequestForTokenAccount"];
         delete?: never;
@@ -6062,7 +6062,7 @@ export type components = {
              */
             entitlement_past_due_grace_days?: number;
             /**
-             * @description When a change request without `effective` takes effect: `immediate` (default: now), or `upgrade_now_downgrade_at_period_end` (now when its `amount_due_now_atom` previewed now is above 0, else at the period end; docs/billing.md).
+             * @description When a change request without `effective` takes effect: `immediate` (default: now), or `upgrade_now_downgrade_at_period_end` (now when its proration previewed now is above 0, an upgrade, whatever its `proration_behavior`; else at the period end; docs/billing.md).
              * @example upgrade_now_downgrade_at_period_end
              * @enum {string}
              */
@@ -11142,32 +11142,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrgcnhhyza8rb0q1182k3510",
+         *       "id": "evt_prod_06h1esa2rmeevzbj1mtqyqn9kpfp4",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
+         *       "aggregate_id": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
          *       "data": {
-         *         "id": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
+         *         "id": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T08:31:22.211Z",
+         *         "created": "2026-11-26T10:27:21.921Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
+         *         "payment_intent": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrgb8kekdhr83n86dh7asgwr",
-         *       "request_id": "req_prod_06h1dyrgb8kekdhr83n86dh7asgwr",
+         *       "correlation_id": "req_prod_06h1esa2pkam52w4qs3xzkwk14qsr",
+         *       "request_id": "req_prod_06h1esa2pkam52w4qs3xzkwk14qsr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:22.213Z",
+         *       "created": "2026-11-26T10:27:21.925Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         PaymentSucceededEvent: {
@@ -11212,32 +11212,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrgfdrq0m9xzw22w0dfkj8pc",
+         *       "id": "evt_prod_06h1esa2zebh6qr3e60vd0z5e0kva",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1dyrgf72dwydgdj8rnrr5z6fy4",
+         *       "aggregate_id": "py_prod_06h1esa2z58kta6gpvvpkkf3rqsty",
          *       "data": {
-         *         "id": "py_prod_06h1dyrgf72dwydgdj8rnrr5z6fy4",
+         *         "id": "py_prod_06h1esa2z58kta6gpvvpkkf3rqsty",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T08:31:22.233Z",
+         *         "created": "2026-11-26T10:27:21.977Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1dyrgehwm7msfdkwm08k0qnjhj",
+         *         "payment_intent": "pi_prod_06h1esa2wzzngzf9bcxan7zhd1ke0",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrgeag2jbnahdqykk5pnv0ca",
-         *       "request_id": "req_prod_06h1dyrgeag2jbnahdqykk5pnv0ca",
+         *       "correlation_id": "req_prod_06h1esa2wnqq3v998hewbkanwsrc2",
+         *       "request_id": "req_prod_06h1esa2wnqq3v998hewbkanwsrc2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:22.235Z",
+         *       "created": "2026-11-26T10:27:21.979Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         PaymentFailedEvent: {
@@ -11282,44 +11282,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrgw0k46cb084j3fetfrzfgg",
+         *       "id": "evt_prod_06h1esa3xhtckz2mzc7pffbjbz7gc",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
+         *       "aggregate_id": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
          *       "data": {
-         *         "id": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
+         *         "id": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T08:31:22.211Z",
+         *         "created": "2026-11-26T10:27:21.921Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
+         *         "payment_intent": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
+         *         "id": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T08:31:22.211Z",
+         *         "created": "2026-11-26T10:27:21.921Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
+         *         "payment_intent": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrgtxd8z4bb8743yymzrvgz2",
-         *       "request_id": "req_prod_06h1dyrgtxd8z4bb8743yymzrvgz2",
+         *       "correlation_id": "req_prod_06h1esa3tbk1j95bwsm1p2fsjs7q6",
+         *       "request_id": "req_prod_06h1esa3tbk1j95bwsm1p2fsjs7q6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:22.336Z",
+         *       "created": "2026-11-26T10:27:22.220Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         PaymentRefundedEvent: {
@@ -11364,29 +11364,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrmm441811dfaefma118k81p",
+         *       "id": "evt_prod_06h1esaf7rxjz8bfvndjdhx8h2e70",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
+         *       "aggregate_id": "cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
          *       "data": {
-         *         "id": "cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
-         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
+         *         "id": "cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
+         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:23.293Z",
+         *         "created": "2026-11-26T10:27:25.107Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:23.293Z",
+         *         "updated": "2026-11-26T10:27:25.107Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T08:31:23.293Z",
+         *         "expires_at": "2026-11-27T10:27:25.107Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11404,13 +11404,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrmkdty9spmzyscd1p62stsa",
-         *       "request_id": "req_prod_06h1dyrmkdty9spmzyscd1p62stsa",
+         *       "correlation_id": "req_prod_06h1esaf69k8m5045sp51qep91k0c",
+         *       "request_id": "req_prod_06h1esaf69k8m5045sp51qep91k0c",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:23.297Z",
+         *       "created": "2026-11-26T10:27:25.118Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -11455,19 +11455,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrmv99yf93rcc10a51r8ezgp",
+         *       "id": "evt_prod_06h1esaft2z9hr0bwj0mr0rsw5dva",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
+         *       "aggregate_id": "cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
          *       "data": {
-         *         "id": "cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
-         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
+         *         "id": "cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
+         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:23.342Z",
+         *         "created": "2026-11-26T10:27:25.238Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:23.353Z",
+         *         "updated": "2026-11-26T10:27:25.263Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11476,10 +11476,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T08:31:23.342Z",
+         *         "expires_at": "2026-11-27T10:27:25.238Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11496,24 +11496,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
-         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
+         *         "id": "cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
+         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:23.342Z",
+         *         "created": "2026-11-26T10:27:25.238Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:23.342Z",
+         *         "updated": "2026-11-26T10:27:25.238Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T08:31:23.342Z",
+         *         "expires_at": "2026-11-27T10:27:25.238Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11530,13 +11530,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrmtzvgr0grm9tk4gg1rrex8",
-         *       "request_id": "req_prod_06h1dyrmtzvgr0grm9tk4gg1rrex8",
+         *       "correlation_id": "req_prod_06h1esafsjy0nagyz6q5p4b9mzqvr",
+         *       "request_id": "req_prod_06h1esafsjy0nagyz6q5p4b9mzqvr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:23.354Z",
+         *       "created": "2026-11-26T10:27:25.264Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -11581,20 +11581,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrmx04920q8h1r8jv4718ac4",
+         *       "id": "evt_prod_06h1esafx9yqqq65snshgzjcqbjjj",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
+         *       "aggregate_id": "cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
          *       "data": {
-         *         "id": "cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
-         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
+         *         "id": "cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
+         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:23.342Z",
+         *         "created": "2026-11-26T10:27:25.238Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:23.367Z",
+         *         "updated": "2026-11-26T10:27:25.289Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11603,10 +11603,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T08:31:23.342Z",
+         *         "expires_at": "2026-11-27T10:27:25.238Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11623,14 +11623,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
-         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
+         *         "id": "cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
+         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:23.342Z",
+         *         "created": "2026-11-26T10:27:25.238Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:23.353Z",
+         *         "updated": "2026-11-26T10:27:25.263Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11639,10 +11639,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T08:31:23.342Z",
+         *         "expires_at": "2026-11-27T10:27:25.238Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11659,13 +11659,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrmwnrd12tgsq8nannxztp16",
-         *       "request_id": "req_prod_06h1dyrmwnrd12tgsq8nannxztp16",
+         *       "correlation_id": "req_prod_06h1esafwh1xbfq6rw1grrwdhbc76",
+         *       "request_id": "req_prod_06h1esafwh1xbfq6rw1grrwdhbc76",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:31:23.368Z",
+         *       "created": "2026-11-26T10:27:25.290Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -11710,29 +11710,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrmrn2erh743rckvjpn7dsbe",
+         *       "id": "evt_prod_06h1esafmgqj9kb3trwg8q4shjbb4",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
+         *       "aggregate_id": "cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
          *       "data": {
-         *         "id": "cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
-         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
+         *         "id": "cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
+         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T08:31:23.293Z",
+         *         "created": "2026-11-26T10:27:25.107Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:23.331Z",
+         *         "updated": "2026-11-26T10:27:25.204Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrmpvv6tar0x6xxt03emfzwp",
+         *         "customer": "cus_prod_06h1esafbemjp27hbs9f4c1tvcqbr",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T08:31:23.293Z",
+         *         "expires_at": "2026-11-27T10:27:25.107Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11740,33 +11740,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T08:31:23.331Z",
+         *         "completed_at": "2026-11-26T10:27:25.204Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1dyrmqat1qgas3pyc3m561n40e",
+         *         "payment_intent": "pi_prod_06h1esafep2pt09y6ehjzgpdh0dn4",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
-         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
+         *         "id": "cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
+         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:23.293Z",
+         *         "created": "2026-11-26T10:27:25.107Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:23.293Z",
+         *         "updated": "2026-11-26T10:27:25.107Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T08:31:23.293Z",
+         *         "expires_at": "2026-11-27T10:27:25.107Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11783,13 +11783,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrmnzwaa2x4hw2z28fc0zkt8",
-         *       "request_id": "req_prod_06h1dyrmnzwaa2x4hw2z28fc0zkt8",
+         *       "correlation_id": "req_prod_06h1esaf9v50zc3hz7t4cv51hadr4",
+         *       "request_id": "req_prod_06h1esaf9v50zc3hz7t4cv51hadr4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:23.333Z",
+         *       "created": "2026-11-26T10:27:25.220Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1dyrmpvv6tar0x6xxt03emfzwp"
+         *       "actor_id": "cus_prod_06h1esafbemjp27hbs9f4c1tvcqbr"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -11834,29 +11834,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrn5pk3spphhbxn6jtnpkb98",
+         *       "id": "evt_prod_06h1esagj7x3q5ehz51cr975asfzy",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1dyrmy7t2ay959razmvyz77p0j",
+         *       "aggregate_id": "cs_prod_06h1esafz0vdhx9mpfehae3beww5m",
          *       "data": {
-         *         "id": "cs_prod_06h1dyrmy7t2ay959razmvyz77p0j",
-         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmy7t2ay959razmvyz77p0j",
+         *         "id": "cs_prod_06h1esafz0vdhx9mpfehae3beww5m",
+         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafz0vdhx9mpfehae3beww5m",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T08:31:23.375Z",
+         *         "created": "2026-11-26T10:27:25.303Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T08:31:23.375Z",
+         *         "updated": "2026-11-27T10:27:25.303Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T08:31:23.375Z",
-         *         "expires_at": "2026-11-27T08:31:23.375Z",
+         *         "expired_at": "2026-11-27T10:27:25.303Z",
+         *         "expires_at": "2026-11-27T10:27:25.303Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11873,24 +11873,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1dyrmy7t2ay959razmvyz77p0j",
-         *         "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmy7t2ay959razmvyz77p0j",
+         *         "id": "cs_prod_06h1esafz0vdhx9mpfehae3beww5m",
+         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafz0vdhx9mpfehae3beww5m",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:23.375Z",
+         *         "created": "2026-11-26T10:27:25.303Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:23.375Z",
+         *         "updated": "2026-11-26T10:27:25.303Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T08:31:23.375Z",
+         *         "expires_at": "2026-11-27T10:27:25.303Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11907,11 +11907,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrn05f4vsr682y8j7ctkafk8",
+         *       "correlation_id": "req_prod_06h1esag4f68y6n9mcwa5d0c3h9x2",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T08:31:23.375Z",
+         *       "created": "2026-11-27T10:27:25.303Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -11958,19 +11958,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrgbtqcwyytf1nwe4z7t3vcr",
+         *       "id": "evt_prod_06h1esa2q1e927e71rtxtda9kr2vt",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
+         *       "aggregate_id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
          *       "data": {
-         *         "id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
+         *         "id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T08:31:22.204Z",
+         *         "created": "2026-11-26T10:27:21.910Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:22.204Z",
+         *         "updated": "2026-11-26T10:27:21.910Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11983,13 +11983,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrgb8kekdhr83n86dh7asgwr",
-         *       "request_id": "req_prod_06h1dyrgb8kekdhr83n86dh7asgwr",
+         *       "correlation_id": "req_prod_06h1esa2pkam52w4qs3xzkwk14qsr",
+         *       "request_id": "req_prod_06h1esa2pkam52w4qs3xzkwk14qsr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:22.207Z",
+         *       "created": "2026-11-26T10:27:21.912Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -12034,19 +12034,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrgc92jxh330d692kt56cw8c",
+         *       "id": "evt_prod_06h1esa2qdcakqfdjfb73bynfdajt",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
+         *       "aggregate_id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
          *       "data": {
-         *         "id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
+         *         "id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T08:31:22.204Z",
+         *         "created": "2026-11-26T10:27:21.910Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:22.208Z",
+         *         "updated": "2026-11-26T10:27:21.914Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12058,14 +12058,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
+         *         "id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T08:31:22.204Z",
+         *         "created": "2026-11-26T10:27:21.910Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:22.204Z",
+         *         "updated": "2026-11-26T10:27:21.910Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12077,13 +12077,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrgb8kekdhr83n86dh7asgwr",
-         *       "request_id": "req_prod_06h1dyrgb8kekdhr83n86dh7asgwr",
+         *       "correlation_id": "req_prod_06h1esa2pkam52w4qs3xzkwk14qsr",
+         *       "request_id": "req_prod_06h1esa2pkam52w4qs3xzkwk14qsr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:22.210Z",
+         *       "created": "2026-11-26T10:27:21.915Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -12128,19 +12128,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrgh9zrtyyq9fzmy6tyydnnp",
+         *       "id": "evt_prod_06h1esa32n58zsebt6k1xyp7r1572",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dyrggpmn2gz923zrajaked25c",
+         *       "aggregate_id": "pi_prod_06h1esa325kgthx2mqsp6dtq4hjde",
          *       "data": {
-         *         "id": "pi_prod_06h1dyrggpmn2gz923zrajaked25c",
+         *         "id": "pi_prod_06h1esa325kgthx2mqsp6dtq4hjde",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T08:31:22.245Z",
+         *         "created": "2026-11-26T10:27:22.001Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:22.249Z",
+         *         "updated": "2026-11-26T10:27:22.004Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12152,14 +12152,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dyrggpmn2gz923zrajaked25c",
+         *         "id": "pi_prod_06h1esa325kgthx2mqsp6dtq4hjde",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T08:31:22.245Z",
+         *         "created": "2026-11-26T10:27:22.001Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:22.245Z",
+         *         "updated": "2026-11-26T10:27:22.001Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12171,13 +12171,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrggjec0y3byppd61zbzbwbt",
-         *       "request_id": "req_prod_06h1dyrggjec0y3byppd61zbzbwbt",
+         *       "correlation_id": "req_prod_06h1esa31y58mmy6bd9s75dz0nk08",
+         *       "request_id": "req_prod_06h1esa31y58mmy6bd9s75dz0nk08",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:22.250Z",
+         *       "created": "2026-11-26T10:27:22.005Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -12222,19 +12222,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrgmh0gps7kxrbb8sk2mtxnm",
+         *       "id": "evt_prod_06h1esa39ezvej346rx9xfn6qnghp",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dyrgkwqszh3vrbhtza808yd08",
+         *       "aggregate_id": "pi_prod_06h1esa38h5a0w8xbqd9yehcwahkr",
          *       "data": {
-         *         "id": "pi_prod_06h1dyrgkwqszh3vrbhtza808yd08",
+         *         "id": "pi_prod_06h1esa38h5a0w8xbqd9yehcwahkr",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T08:31:22.271Z",
+         *         "created": "2026-11-26T10:27:22.052Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:22.276Z",
+         *         "updated": "2026-11-26T10:27:22.058Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12246,14 +12246,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dyrgkwqszh3vrbhtza808yd08",
+         *         "id": "pi_prod_06h1esa38h5a0w8xbqd9yehcwahkr",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T08:31:22.271Z",
+         *         "created": "2026-11-26T10:27:22.052Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:22.273Z",
+         *         "updated": "2026-11-26T10:27:22.055Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12265,13 +12265,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrgkq3v6978kp39d668edgct",
-         *       "request_id": "req_prod_06h1dyrgkq3v6978kp39d668edgct",
+         *       "correlation_id": "req_prod_06h1esa38fwkrycy1cdh4gqr9kmce",
+         *       "request_id": "req_prod_06h1esa38fwkrycy1cdh4gqr9kmce",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:31:22.276Z",
+         *       "created": "2026-11-26T10:27:22.059Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -12316,19 +12316,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrgczf45jmqq53nkbb274zrg",
+         *       "id": "evt_prod_06h1esa2s7k1mvqwyygsq5grj9xmg",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
+         *       "aggregate_id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
          *       "data": {
-         *         "id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
+         *         "id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T08:31:22.204Z",
+         *         "created": "2026-11-26T10:27:21.910Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:22.214Z",
+         *         "updated": "2026-11-26T10:27:21.927Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12340,14 +12340,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
+         *         "id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T08:31:22.204Z",
+         *         "created": "2026-11-26T10:27:21.910Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:22.208Z",
+         *         "updated": "2026-11-26T10:27:21.914Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12359,13 +12359,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrgb8kekdhr83n86dh7asgwr",
-         *       "request_id": "req_prod_06h1dyrgb8kekdhr83n86dh7asgwr",
+         *       "correlation_id": "req_prod_06h1esa2pkam52w4qs3xzkwk14qsr",
+         *       "request_id": "req_prod_06h1esa2pkam52w4qs3xzkwk14qsr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:31:22.215Z",
+         *       "created": "2026-11-26T10:27:21.929Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -12410,23 +12410,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrgnyex4wsz7m90g6zc3s37p",
+         *       "id": "evt_prod_06h1esa3bqgzym69rg8r8ea3hmbza",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dyrgkwqszh3vrbhtza808yd08",
+         *       "aggregate_id": "pi_prod_06h1esa38h5a0w8xbqd9yehcwahkr",
          *       "data": {
-         *         "id": "pi_prod_06h1dyrgkwqszh3vrbhtza808yd08",
+         *         "id": "pi_prod_06h1esa38h5a0w8xbqd9yehcwahkr",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T08:31:22.271Z",
+         *         "created": "2026-11-26T10:27:22.052Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:22.286Z",
+         *         "updated": "2026-11-26T10:27:22.076Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T08:31:22.286Z",
+         *         "canceled_at": "2026-11-26T10:27:22.076Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -12434,14 +12434,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dyrgkwqszh3vrbhtza808yd08",
+         *         "id": "pi_prod_06h1esa38h5a0w8xbqd9yehcwahkr",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T08:31:22.271Z",
+         *         "created": "2026-11-26T10:27:22.052Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:22.276Z",
+         *         "updated": "2026-11-26T10:27:22.058Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12453,13 +12453,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrgnjjxzgvv6xedtttskbt12",
-         *       "request_id": "req_prod_06h1dyrgnjjxzgvv6xedtttskbt12",
+         *       "correlation_id": "req_prod_06h1esa3b9j4dq4mjkfta0g0az15m",
+         *       "request_id": "req_prod_06h1esa3b9j4dq4mjkfta0g0az15m",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T08:31:22.287Z",
+         *       "created": "2026-11-26T10:27:22.077Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -12504,19 +12504,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrgfq8z7ppyema0dy0r5fwq4",
+         *       "id": "evt_prod_06h1esa2zrj394pdwhawj0rbbhm4p",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dyrgehwm7msfdkwm08k0qnjhj",
+         *       "aggregate_id": "pi_prod_06h1esa2wzzngzf9bcxan7zhd1ke0",
          *       "data": {
-         *         "id": "pi_prod_06h1dyrgehwm7msfdkwm08k0qnjhj",
+         *         "id": "pi_prod_06h1esa2wzzngzf9bcxan7zhd1ke0",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T08:31:22.228Z",
+         *         "created": "2026-11-26T10:27:21.959Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:22.236Z",
+         *         "updated": "2026-11-26T10:27:21.980Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12528,14 +12528,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dyrgehwm7msfdkwm08k0qnjhj",
+         *         "id": "pi_prod_06h1esa2wzzngzf9bcxan7zhd1ke0",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T08:31:22.228Z",
+         *         "created": "2026-11-26T10:27:21.959Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:22.231Z",
+         *         "updated": "2026-11-26T10:27:21.963Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12547,13 +12547,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrgeag2jbnahdqykk5pnv0ca",
-         *       "request_id": "req_prod_06h1dyrgeag2jbnahdqykk5pnv0ca",
+         *       "correlation_id": "req_prod_06h1esa2wnqq3v998hewbkanwsrc2",
+         *       "request_id": "req_prod_06h1esa2wnqq3v998hewbkanwsrc2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:31:22.237Z",
+         *       "created": "2026-11-26T10:27:21.982Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -12598,19 +12598,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrgk121f8s5bx8eqew1ch1ry",
+         *       "id": "evt_prod_06h1esa365gzwya5xkknk973ba5zj",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1dyrgj2vqgs2spf0sm8eyxgwvj",
+         *       "aggregate_id": "pi_prod_06h1esa34k0eyn62ch6mr3em7vsfc",
          *       "data": {
-         *         "id": "pi_prod_06h1dyrgj2vqgs2spf0sm8eyxgwvj",
+         *         "id": "pi_prod_06h1esa34k0eyn62ch6mr3em7vsfc",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T08:31:22.256Z",
+         *         "created": "2026-11-26T10:27:22.020Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:22.263Z",
+         *         "updated": "2026-11-26T10:27:22.030Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12622,14 +12622,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1dyrgj2vqgs2spf0sm8eyxgwvj",
+         *         "id": "pi_prod_06h1esa34k0eyn62ch6mr3em7vsfc",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T08:31:22.256Z",
+         *         "created": "2026-11-26T10:27:22.020Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:22.259Z",
+         *         "updated": "2026-11-26T10:27:22.022Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12641,13 +12641,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrghyqg6nf2a3j8vz9zk588a",
-         *       "request_id": "req_prod_06h1dyrghyqg6nf2a3j8vz9zk588a",
+         *       "correlation_id": "req_prod_06h1esa349c6ahjz0wrdv9ggfnj40",
+         *       "request_id": "req_prod_06h1esa349c6ahjz0wrdv9ggfnj40",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:31:22.264Z",
+         *       "created": "2026-11-26T10:27:22.033Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -12692,46 +12692,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrkcp20tszzyqdpkjyf89wg4",
+         *       "id": "evt_prod_06h1esacjkztpgbxb3zp09k1338t8",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *       "aggregate_id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *       "data": {
-         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
-         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
+         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T08:31:22.969Z",
-         *         "updated": "2026-11-26T08:31:22.969Z",
+         *         "created": "2026-11-26T10:27:24.408Z",
+         *         "updated": "2026-11-26T10:27:24.408Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
+         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T08:31:22.969Z",
+         *         "current_period_end": "2026-12-26T10:27:24.408Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:31:22.969Z",
+         *         "current_period_start": "2026-11-26T10:27:24.408Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrkb3pbtcqw4n50xx04n7cvy",
-         *       "request_id": "req_prod_06h1dyrkb3pbtcqw4n50xx04n7cvy",
+         *       "correlation_id": "req_prod_06h1esaceyq7m11kkyfv5na5et096",
+         *       "request_id": "req_prod_06h1esaceyq7m11kkyfv5na5et096",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:22.981Z",
+         *       "created": "2026-11-26T10:27:24.436Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -12776,25 +12776,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrkkqf7mb0xqmfm6e4vcm276",
+         *       "id": "evt_prod_06h1esad5hh0p1kj8284xt1mp5pwr",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *       "aggregate_id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *       "data": {
-         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
-         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
+         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T08:31:22.969Z",
-         *         "updated": "2026-11-26T08:31:23.034Z",
+         *         "created": "2026-11-26T10:27:24.408Z",
+         *         "updated": "2026-11-26T10:27:24.585Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12802,48 +12802,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
+         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T08:31:22.969Z",
+         *         "current_period_end": "2026-12-26T10:27:24.408Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:31:22.969Z",
+         *         "current_period_start": "2026-11-26T10:27:24.408Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
-         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
+         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T08:31:22.969Z",
-         *         "updated": "2026-11-26T08:31:22.969Z",
+         *         "created": "2026-11-26T10:27:24.408Z",
+         *         "updated": "2026-11-26T10:27:24.408Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
+         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T08:31:22.969Z",
+         *         "current_period_end": "2026-12-26T10:27:24.408Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:31:22.969Z",
+         *         "current_period_start": "2026-11-26T10:27:24.408Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrkjzhqe11htczcwx2vff91t",
-         *       "request_id": "req_prod_06h1dyrkjzhqe11htczcwx2vff91t",
+         *       "correlation_id": "req_prod_06h1esad4v9s20wg8zerd48x3kb2w",
+         *       "request_id": "req_prod_06h1esad4v9s20wg8zerd48x3kb2w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:23.037Z",
+         *       "created": "2026-11-26T10:27:24.588Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -12888,54 +12888,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrkp2184ydty9qrepqkdwp6y",
+         *       "id": "evt_prod_06h1esadd4t7xd3mewq9f1516r032",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *       "aggregate_id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *       "data": {
-         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
-         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
+         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T08:31:22.969Z",
-         *         "updated": "2026-11-26T08:31:23.053Z",
+         *         "created": "2026-11-26T10:27:24.408Z",
+         *         "updated": "2026-11-26T10:27:24.645Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T08:31:23.053Z",
+         *         "paused_at": "2026-11-26T10:27:24.645Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
+         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T08:31:22.969Z",
+         *         "current_period_end": "2026-12-26T10:27:24.408Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:31:22.969Z",
+         *         "current_period_start": "2026-11-26T10:27:24.408Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
-         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
+         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T08:31:22.969Z",
-         *         "updated": "2026-11-26T08:31:23.034Z",
+         *         "created": "2026-11-26T10:27:24.408Z",
+         *         "updated": "2026-11-26T10:27:24.585Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12943,21 +12943,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
+         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T08:31:22.969Z",
+         *         "current_period_end": "2026-12-26T10:27:24.408Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:31:22.969Z",
+         *         "current_period_start": "2026-11-26T10:27:24.408Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrknftwtg9c0jfn6mpjeabra",
-         *       "request_id": "req_prod_06h1dyrknftwtg9c0jfn6mpjeabra",
+         *       "correlation_id": "req_prod_06h1esadcdca460bw5q7za7732kj4",
+         *       "request_id": "req_prod_06h1esadcdca460bw5q7za7732kj4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:31:23.056Z",
+         *       "created": "2026-11-26T10:27:24.649Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -13002,25 +13002,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrkrpcynapbay70m3eb2r83j",
+         *       "id": "evt_prod_06h1esadjpb8jcpjwq090ykjpkbgy",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *       "aggregate_id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *       "data": {
-         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
-         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
+         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T08:31:22.969Z",
-         *         "updated": "2026-11-26T08:31:23.074Z",
+         *         "created": "2026-11-26T10:27:24.408Z",
+         *         "updated": "2026-11-26T10:27:24.689Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13028,50 +13028,50 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
+         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T08:31:22.969Z",
+         *         "current_period_end": "2026-12-26T10:27:24.408Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:31:22.969Z",
+         *         "current_period_start": "2026-11-26T10:27:24.408Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
-         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
+         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T08:31:22.969Z",
-         *         "updated": "2026-11-26T08:31:23.053Z",
+         *         "created": "2026-11-26T10:27:24.408Z",
+         *         "updated": "2026-11-26T10:27:24.645Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T08:31:23.053Z",
+         *         "paused_at": "2026-11-26T10:27:24.645Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
+         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T08:31:22.969Z",
+         *         "current_period_end": "2026-12-26T10:27:24.408Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:31:22.969Z",
+         *         "current_period_start": "2026-11-26T10:27:24.408Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrkr201wa3x2rwfcdh726jg2",
-         *       "request_id": "req_prod_06h1dyrkr201wa3x2rwfcdh726jg2",
+         *       "correlation_id": "req_prod_06h1esadhm025zxrz1cfmv73eg828",
+         *       "request_id": "req_prod_06h1esadhm025zxrz1cfmv73eg828",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T08:31:23.077Z",
+         *       "created": "2026-11-26T10:27:24.693Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -13116,54 +13116,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrkvw5y8cryvqztn2tamv69m",
+         *       "id": "evt_prod_06h1esadrvm3cg818vpj1qj6hbs1t",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *       "aggregate_id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *       "data": {
-         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
-         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
+         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T08:31:22.969Z",
-         *         "updated": "2026-11-26T08:31:23.096Z",
+         *         "created": "2026-11-26T10:27:24.408Z",
+         *         "updated": "2026-11-26T10:27:24.721Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T08:31:23.096Z",
-         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
+         *         "cancelled_at": "2026-11-26T10:27:24.721Z",
+         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T08:31:22.969Z",
+         *         "current_period_end": "2026-12-26T10:27:24.408Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:31:22.969Z",
+         *         "current_period_start": "2026-11-26T10:27:24.408Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
-         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
+         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T08:31:22.969Z",
-         *         "updated": "2026-11-26T08:31:23.074Z",
+         *         "created": "2026-11-26T10:27:24.408Z",
+         *         "updated": "2026-11-26T10:27:24.689Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13171,21 +13171,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
+         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T08:31:22.969Z",
+         *         "current_period_end": "2026-12-26T10:27:24.408Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:31:22.969Z",
+         *         "current_period_start": "2026-11-26T10:27:24.408Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrktnztpx5jd7f8g2f2hb3jt",
-         *       "request_id": "req_prod_06h1dyrktnztpx5jd7f8g2f2hb3jt",
+         *       "correlation_id": "req_prod_06h1esadmjsxscqkcww09gxxnmcb8",
+         *       "request_id": "req_prod_06h1esadmjsxscqkcww09gxxnmcb8",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T08:31:23.103Z",
+         *       "created": "2026-11-26T10:27:24.742Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -13230,44 +13230,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrn8e57ravtwfk53925vc1v8",
+         *       "id": "evt_prod_06h1esagr56t9h98stpy5w1a0rpap",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1dyrky0kr4qrn52dtr161zdj7p",
+         *       "aggregate_id": "sub_prod_06h1esadxqea9kr89eakhg3sffc7y",
          *       "data": {
-         *         "id": "sub_prod_06h1dyrky0kr4qrn52dtr161zdj7p",
+         *         "id": "sub_prod_06h1esadxqea9kr89eakhg3sffc7y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1dyrky0kr4qrn52dtr161zdj7r",
-         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *             "id": "si_prod_06h1esadxqea9kr89eakhg3sffc80",
+         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T08:31:23.119Z",
-         *         "updated": "2026-11-26T08:31:23.119Z",
+         *         "created": "2026-11-26T10:27:24.780Z",
+         *         "updated": "2026-11-26T10:27:24.780Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T08:31:23.119Z",
+         *         "trial_end": "2026-12-03T10:27:24.780Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-03T08:31:23.119Z",
+         *         "current_period_end": "2026-12-03T10:27:24.780Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T08:31:23.119Z",
+         *         "current_period_start": "2026-11-26T10:27:24.780Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrn05f4vsr682y8j7ctkafk8",
+         *       "correlation_id": "req_prod_06h1esag4f68y6n9mcwa5d0c3h9x2",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T08:31:23.119Z",
+         *       "created": "2026-11-30T10:27:24.780Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13314,16 +13314,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrh01qt4vmv3aga2an3fw236",
+         *       "id": "evt_prod_06h1esa49p44deeh5zafab8pww474",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *       "aggregate_id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *       "data": {
-         *         "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *         "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13336,11 +13336,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T08:31:22.364Z",
+         *         "created": "2026-11-26T10:27:22.308Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:31:22.364Z",
+         *         "updated": "2026-11-26T10:27:22.308Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13374,13 +13374,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrgz5rm4xbmhxyazx3dhf034",
-         *       "request_id": "req_prod_06h1dyrgz5rm4xbmhxyazx3dhf034",
+         *       "correlation_id": "req_prod_06h1esa481qj52zd7rhcpyhk6y80w",
+         *       "request_id": "req_prod_06h1esa481qj52zd7rhcpyhk6y80w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:22.368Z",
+         *       "created": "2026-11-26T10:27:22.317Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -13425,16 +13425,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrh7c85mxnay8ahy8cg2ag6j",
+         *       "id": "evt_prod_06h1esa5mwnhb3vr3ecqy8a17rqvr",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *       "aggregate_id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *       "data": {
-         *         "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *         "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13447,11 +13447,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:22.364Z",
+         *         "created": "2026-11-26T10:27:22.308Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:31:22.394Z",
+         *         "updated": "2026-11-26T10:27:22.395Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13459,11 +13459,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
+         *         "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:31:22.394Z",
+         *         "finalized_at": "2026-11-26T10:27:22.395Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13475,7 +13475,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13484,11 +13484,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *         "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13501,11 +13501,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T08:31:22.364Z",
+         *         "created": "2026-11-26T10:27:22.308Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:31:22.364Z",
+         *         "updated": "2026-11-26T10:27:22.308Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13538,13 +13538,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrh2jtpy1e7ry3rkjg43b6rw",
-         *       "request_id": "req_prod_06h1dyrh2jtpy1e7ry3rkjg43b6rw",
+         *       "correlation_id": "req_prod_06h1esa4ewjy1en753jebsn14c5ty",
+         *       "request_id": "req_prod_06h1esa4ewjy1en753jebsn14c5ty",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:22.427Z",
+         *       "created": "2026-11-26T10:27:22.663Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -13589,16 +13589,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrhbxbycmhwt9a1tbkkapk3a",
+         *       "id": "evt_prod_06h1esa63nsga37ac656rfehzfxc4",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *       "aggregate_id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *       "data": {
-         *         "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *         "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13611,11 +13611,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T08:31:22.364Z",
-         *         "paid_at": "2026-11-26T08:31:22.461Z",
-         *         "updated": "2026-11-26T08:31:22.461Z",
+         *         "created": "2026-11-26T10:27:22.308Z",
+         *         "paid_at": "2026-11-26T10:27:22.777Z",
+         *         "updated": "2026-11-26T10:27:22.777Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13623,23 +13623,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
+         *         "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:31:22.394Z",
+         *         "finalized_at": "2026-11-26T10:27:22.395Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dyrha3g129mztt6trf56tybdm",
+         *         "payment_intent": "pi_prod_06h1esa5x9bmjf08jt9crfvbv1350",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13648,11 +13648,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *         "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13665,11 +13665,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:22.364Z",
+         *         "created": "2026-11-26T10:27:22.308Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:31:22.394Z",
+         *         "updated": "2026-11-26T10:27:22.395Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13677,23 +13677,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
+         *         "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:31:22.394Z",
+         *         "finalized_at": "2026-11-26T10:27:22.395Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dyrha3g129mztt6trf56tybdm",
+         *         "payment_intent": "pi_prod_06h1esa5x9bmjf08jt9crfvbv1350",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13702,13 +13702,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrh9parjfp2tajjggh3tn3fy",
-         *       "request_id": "req_prod_06h1dyrh9parjfp2tajjggh3tn3fy",
+         *       "correlation_id": "req_prod_06h1esa5tvjarvascm86nyv2dxvf4",
+         *       "request_id": "req_prod_06h1esa5tvjarvascm86nyv2dxvf4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:31:22.463Z",
+         *       "created": "2026-11-26T10:27:22.781Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         InvoicePaidEvent: {
@@ -13753,16 +13753,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrhc6p6v5n16egb8f5wdvg20",
+         *       "id": "evt_prod_06h1esa63t2b4qs1mdzdvkys5at2m",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *       "aggregate_id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *       "data": {
-         *         "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *         "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13775,11 +13775,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T08:31:22.364Z",
-         *         "paid_at": "2026-11-26T08:31:22.461Z",
-         *         "updated": "2026-11-26T08:31:22.461Z",
+         *         "created": "2026-11-26T10:27:22.308Z",
+         *         "paid_at": "2026-11-26T10:27:22.777Z",
+         *         "updated": "2026-11-26T10:27:22.777Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13787,23 +13787,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
+         *         "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:31:22.394Z",
+         *         "finalized_at": "2026-11-26T10:27:22.395Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dyrha3g129mztt6trf56tybdm",
+         *         "payment_intent": "pi_prod_06h1esa5x9bmjf08jt9crfvbv1350",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13812,11 +13812,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *         "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13829,11 +13829,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:22.364Z",
+         *         "created": "2026-11-26T10:27:22.308Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:31:22.394Z",
+         *         "updated": "2026-11-26T10:27:22.395Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13841,23 +13841,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
+         *         "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:31:22.394Z",
+         *         "finalized_at": "2026-11-26T10:27:22.395Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dyrha3g129mztt6trf56tybdm",
+         *         "payment_intent": "pi_prod_06h1esa5x9bmjf08jt9crfvbv1350",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13866,13 +13866,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrh9parjfp2tajjggh3tn3fy",
-         *       "request_id": "req_prod_06h1dyrh9parjfp2tajjggh3tn3fy",
+         *       "correlation_id": "req_prod_06h1esa5tvjarvascm86nyv2dxvf4",
+         *       "request_id": "req_prod_06h1esa5tvjarvascm86nyv2dxvf4",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T08:31:22.465Z",
+         *       "created": "2026-11-26T10:27:22.782Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -13917,16 +13917,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrhqvpw9sexm0fqtrekw6ky0",
+         *       "id": "evt_prod_06h1esa7wsh1z3tadf5e4w27nqt46",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dyrhgy9nm1bscwrxs376sn694",
+         *       "aggregate_id": "in_prod_06h1esa6n173wd0tmp1szsw51gr6w",
          *       "data": {
-         *         "id": "in_prod_06h1dyrhgy9nm1bscwrxs376sn694",
+         *         "id": "in_prod_06h1esa6n173wd0tmp1szsw51gr6w",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrhgy9nm1bscwrxs376sn696",
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "id": "il_prod_06h1esa6na766dy253kyhxymyhc34",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13939,11 +13939,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:22.503Z",
+         *         "created": "2026-11-26T10:27:22.920Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:31:22.515Z",
+         *         "updated": "2026-11-26T10:27:22.942Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13951,23 +13951,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "49946861d44424ed9c2b36c56509b527b566b1e3df532fcf0037e2033cbdfb3a",
+         *         "pdf_sha256": "5ea23e050a8eebb5e71d2dcf52b7730611e02d131f075c060fa6df942e9fa866",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrhgy9nm1bscwrxs376sn694/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa6n173wd0tmp1szsw51gr6w/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:31:22.515Z",
+         *         "finalized_at": "2026-11-26T10:27:22.942Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dyrhpk4b8crg4q6c5p8cfnasy",
+         *         "payment_intent": "pi_prod_06h1esa7bxs5pzhrp2k5wkxvb98jm",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/XZRW5VLkNPQ24u2pz2E7rINIkaBIGX2u1bXCiKHyhIU",
+         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/1D1FQEnwW0K5CnEJ9SQklrirzdwbQoctkgFm2f06P-Q",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13977,13 +13977,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrhp7ttb15pjrsr01rew4hft",
-         *       "request_id": "req_prod_06h1dyrhp7ttb15pjrsr01rew4hft",
+         *       "correlation_id": "req_prod_06h1esa771ee29f8pcvw42zdp3w6a",
+         *       "request_id": "req_prod_06h1esa771ee29f8pcvw42zdp3w6a",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:31:22.558Z",
+         *       "created": "2026-11-26T10:27:23.238Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -14028,16 +14028,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrj02a9pykb05ehdw9m194zj",
+         *       "id": "evt_prod_06h1esa8gdmdbxz5j41y94hayghf4",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dyrhsavr5ek98wmrgdyxmgd88",
+         *       "aggregate_id": "in_prod_06h1esa84qxx4pz876883m92zhzb2",
          *       "data": {
-         *         "id": "in_prod_06h1dyrhsavr5ek98wmrgdyxmgd88",
+         *         "id": "in_prod_06h1esa84qxx4pz876883m92zhzb2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrhscssywcws984j1jgctppp",
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "id": "il_prod_06h1esa84t8ypnes73rxwtd0b51m2",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14050,11 +14050,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:22.570Z",
+         *         "created": "2026-11-26T10:27:23.301Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:31:22.583Z",
+         *         "updated": "2026-11-26T10:27:23.340Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14062,23 +14062,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "69d8ab7534c7dc4904f7b6d5d8420d59626652a5dc81e1b3a826d605f2b02403",
+         *         "pdf_sha256": "6af84a46a6e9023490e176f35571a3bf59379f762ab82c604f0e14b3d9298142",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrhsavr5ek98wmrgdyxmgd88/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa84qxx4pz876883m92zhzb2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:31:22.583Z",
+         *         "finalized_at": "2026-11-26T10:27:23.340Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dyrhz76tvzb4new92p6hsdw1t",
+         *         "payment_intent": "pi_prod_06h1esa8ff9wxf9tftzh4e1tdcf3j",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/4xevVxGxJRx6CdUbVF95lpR3K0u1fGIrYIaWyfDFAf0",
+         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/fCy6S0RICTwQ_owbdRt-a81fQa-tCUvIKj5BcJKI2Eo",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14088,13 +14088,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrhyr6p6g5hkr04pehkvj13y",
-         *       "request_id": "req_prod_06h1dyrhyr6p6g5hkr04pehkvj13y",
+         *       "correlation_id": "req_prod_06h1esa8f33a1mntq84esjyysn6se",
+         *       "request_id": "req_prod_06h1esa8f33a1mntq84esjyysn6se",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:31:22.624Z",
+         *       "created": "2026-11-26T10:27:23.396Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -14139,16 +14139,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrn2qarm28spmbyvrn5f235c",
+         *       "id": "evt_prod_06h1esaga8f3p406ff9dz40rpreaa",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dyrk70tf68zqzdankjtw4kqga",
+         *       "aggregate_id": "in_prod_06h1esac5qy3me7z1taapatkpj8r8",
          *       "data": {
-         *         "id": "in_prod_06h1dyrk70tf68zqzdankjtw4kqga",
+         *         "id": "in_prod_06h1esac5qy3me7z1taapatkpj8r8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrk70tf68zqzdankjtw4kqgc",
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "id": "il_prod_06h1esac5ty1vgzza30mzbgn34g8c",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14161,23 +14161,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:22.936Z",
+         *         "created": "2026-11-26T10:27:24.333Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T08:31:22.921Z",
+         *         "updated": "2026-11-27T10:27:24.245Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
-         *         "due_date": "2026-11-27T08:31:22.921Z",
+         *         "due_date": "2026-11-27T10:27:24.245Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T08:31:22.921Z",
-         *         "pdf_sha256": "368e0ff40b3b48e6eedc8352a5ac62063039d4c6580faf62ae14465efa8c1fa2",
+         *         "overdue_at": "2026-11-27T10:27:24.245Z",
+         *         "pdf_sha256": "4c55038e844d371c3a52366807fed74904932e56205b2424a883461b6ecc86e8",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrk70tf68zqzdankjtw4kqga/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esac5qy3me7z1taapatkpj8r8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:31:22.947Z",
+         *         "finalized_at": "2026-11-26T10:27:24.376Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14189,7 +14189,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/RFq1aCUvt9EhBzjg7PZzc25oWWR7XQvNf5myfs4MynE",
+         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/-QU69H2OPyE0YKXCeGbzu0W0u_Lqt9DMm3P1vz0blAk",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14198,11 +14198,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dyrk70tf68zqzdankjtw4kqga",
+         *         "id": "in_prod_06h1esac5qy3me7z1taapatkpj8r8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrk70tf68zqzdankjtw4kqgc",
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "id": "il_prod_06h1esac5ty1vgzza30mzbgn34g8c",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14215,23 +14215,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:22.936Z",
+         *         "created": "2026-11-26T10:27:24.333Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:31:22.947Z",
+         *         "updated": "2026-11-26T10:27:24.376Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
-         *         "due_date": "2026-11-27T08:31:22.921Z",
+         *         "due_date": "2026-11-27T10:27:24.245Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "368e0ff40b3b48e6eedc8352a5ac62063039d4c6580faf62ae14465efa8c1fa2",
+         *         "pdf_sha256": "4c55038e844d371c3a52366807fed74904932e56205b2424a883461b6ecc86e8",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrk70tf68zqzdankjtw4kqga/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esac5qy3me7z1taapatkpj8r8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:31:22.947Z",
+         *         "finalized_at": "2026-11-26T10:27:24.376Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14243,7 +14243,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/RFq1aCUvt9EhBzjg7PZzc25oWWR7XQvNf5myfs4MynE",
+         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/-QU69H2OPyE0YKXCeGbzu0W0u_Lqt9DMm3P1vz0blAk",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14252,11 +14252,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrn05f4vsr682y8j7ctkafk8",
+         *       "correlation_id": "req_prod_06h1esag4f68y6n9mcwa5d0c3h9x2",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T08:31:22.921Z",
+         *       "created": "2026-11-27T10:27:24.245Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14303,16 +14303,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrj8dtkevskzmv6jwb3qmnz2",
+         *       "id": "evt_prod_06h1esa8sy8vt0nj31qnmf0qxpvf4",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dyrj1bnwm7wn3kjzjegt7s1h8",
+         *       "aggregate_id": "in_prod_06h1esa8kr0ad1zyssc4nqe6sp8hr",
          *       "data": {
-         *         "id": "in_prod_06h1dyrj1bnwm7wn3kjzjegt7s1h8",
+         *         "id": "in_prod_06h1esa8kr0ad1zyssc4nqe6sp8hr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrj1f5h8qernv3dvmp32c02w",
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "id": "il_prod_06h1esa8kxxs49wct35g7z6h7vfvc",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14325,23 +14325,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T08:31:22.634Z",
+         *         "created": "2026-11-26T10:27:23.422Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:31:22.689Z",
+         *         "updated": "2026-11-26T10:27:23.469Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T08:31:22.689Z",
+         *         "voided_at": "2026-11-26T10:27:23.469Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "6cac6216e19b0a5bdd8fec59c203711d85c4138c5472dbdb73bc989e0dd48691",
+         *         "pdf_sha256": "73343deeeba870ade85ac0746ff93138dab1008028960875b574842fd837f17c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrj1bnwm7wn3kjzjegt7s1h8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa8kr0ad1zyssc4nqe6sp8hr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:31:22.648Z",
+         *         "finalized_at": "2026-11-26T10:27:23.435Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14353,7 +14353,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/OWU1ohKtCEwFzglbS2U7zIq5HsP58tVy-4avWi_RaHg",
+         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/cVj9sZYxo790tMaFwg1TuhuAjU4wxBM2FIi8F0FhtWU",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14362,11 +14362,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dyrj1bnwm7wn3kjzjegt7s1h8",
+         *         "id": "in_prod_06h1esa8kr0ad1zyssc4nqe6sp8hr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrj1f5h8qernv3dvmp32c02w",
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "id": "il_prod_06h1esa8kxxs49wct35g7z6h7vfvc",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14379,11 +14379,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:22.634Z",
+         *         "created": "2026-11-26T10:27:23.422Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:31:22.648Z",
+         *         "updated": "2026-11-26T10:27:23.435Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14391,11 +14391,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6cac6216e19b0a5bdd8fec59c203711d85c4138c5472dbdb73bc989e0dd48691",
+         *         "pdf_sha256": "73343deeeba870ade85ac0746ff93138dab1008028960875b574842fd837f17c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrj1bnwm7wn3kjzjegt7s1h8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa8kr0ad1zyssc4nqe6sp8hr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:31:22.648Z",
+         *         "finalized_at": "2026-11-26T10:27:23.435Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14407,7 +14407,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/OWU1ohKtCEwFzglbS2U7zIq5HsP58tVy-4avWi_RaHg",
+         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/cVj9sZYxo790tMaFwg1TuhuAjU4wxBM2FIi8F0FhtWU",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14416,13 +14416,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrj7sk1x5wj6gb6n68gbf9kj",
-         *       "request_id": "req_prod_06h1dyrj7sk1x5wj6gb6n68gbf9kj",
+         *       "correlation_id": "req_prod_06h1esa8sft0zfmdapf1p73kx2c0a",
+         *       "request_id": "req_prod_06h1esa8sft0zfmdapf1p73kx2c0a",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:31:22.691Z",
+         *       "created": "2026-11-26T10:27:23.471Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -14467,16 +14467,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrjh729w5bmtj7zjf27gkfvc",
+         *       "id": "evt_prod_06h1esa9a3ef1q237ty1xqd4gh18y",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dyrjb83zrhh9sv34efdzkde4y",
+         *       "aggregate_id": "in_prod_06h1esa8w5v4yx9a9c5mmve44jbb0",
          *       "data": {
-         *         "id": "in_prod_06h1dyrjb83zrhh9sv34efdzkde4y",
+         *         "id": "in_prod_06h1esa8w5v4yx9a9c5mmve44jbb0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrjbcxvhmgvx60552vckcq8a",
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "id": "il_prod_06h1esa8w5v4yx9a9c5mmve44jbb2",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14489,11 +14489,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T08:31:22.714Z",
+         *         "created": "2026-11-26T10:27:23.489Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:31:22.760Z",
+         *         "updated": "2026-11-26T10:27:23.589Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14501,11 +14501,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "f2d4203e00d84cf485862bb069226ae019e2939c12c865ebd25455753911f42d",
+         *         "pdf_sha256": "d80a470de0d592064af99a7f3a47c790e4ea35ddc1e1466a9b6b8d10cad39e77",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrjb83zrhh9sv34efdzkde4y/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa8w5v4yx9a9c5mmve44jbb0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:31:22.728Z",
+         *         "finalized_at": "2026-11-26T10:27:23.505Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14517,20 +14517,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/AlUKkGm1rWMmL6oFPqBuEJbrYbGpVM1Zf7KuxPqanh8",
+         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/V2hl_GBhJrIbHCBugaxUv-gk3E3h9EFBCrX-KcHiask",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-26T08:31:22.760Z",
+         *         "marked_uncollectible_at": "2026-11-26T10:27:23.589Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1dyrjb83zrhh9sv34efdzkde4y",
+         *         "id": "in_prod_06h1esa8w5v4yx9a9c5mmve44jbb0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrjbcxvhmgvx60552vckcq8a",
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "id": "il_prod_06h1esa8w5v4yx9a9c5mmve44jbb2",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14543,11 +14543,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:22.714Z",
+         *         "created": "2026-11-26T10:27:23.489Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T08:31:22.728Z",
+         *         "updated": "2026-11-26T10:27:23.505Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14555,11 +14555,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "f2d4203e00d84cf485862bb069226ae019e2939c12c865ebd25455753911f42d",
+         *         "pdf_sha256": "d80a470de0d592064af99a7f3a47c790e4ea35ddc1e1466a9b6b8d10cad39e77",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrjb83zrhh9sv34efdzkde4y/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa8w5v4yx9a9c5mmve44jbb0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:31:22.728Z",
+         *         "finalized_at": "2026-11-26T10:27:23.505Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14571,7 +14571,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/AlUKkGm1rWMmL6oFPqBuEJbrYbGpVM1Zf7KuxPqanh8",
+         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/V2hl_GBhJrIbHCBugaxUv-gk3E3h9EFBCrX-KcHiask",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14580,13 +14580,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrjgpr0jkwd7g3npj3898yja",
-         *       "request_id": "req_prod_06h1dyrjgpr0jkwd7g3npj3898yja",
+         *       "correlation_id": "req_prod_06h1esa98bcbte3rbsfm79scwswej",
+         *       "request_id": "req_prod_06h1esa98bcbte3rbsfm79scwswej",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:31:22.761Z",
+         *       "created": "2026-11-26T10:27:23.600Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -14631,16 +14631,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrhg22z4vj6e8vse8baf63f6",
+         *       "id": "evt_prod_06h1esa6gw8sg14dxwacdv5hcr6wt",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *       "aggregate_id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *       "data": {
-         *         "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *         "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
-         *             "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *             "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
+         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14653,11 +14653,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T08:31:22.364Z",
-         *         "paid_at": "2026-11-26T08:31:22.461Z",
-         *         "updated": "2026-11-26T08:31:22.461Z",
+         *         "created": "2026-11-26T10:27:22.308Z",
+         *         "paid_at": "2026-11-26T10:27:22.777Z",
+         *         "updated": "2026-11-26T10:27:22.777Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14665,23 +14665,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
+         *         "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T08:31:22.394Z",
+         *         "finalized_at": "2026-11-26T10:27:22.395Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1dyrha3g129mztt6trf56tybdm",
+         *         "payment_intent": "pi_prod_06h1esa5x9bmjf08jt9crfvbv1350",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14691,13 +14691,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrhf0x0wy51eq0wbr1dazdf6",
-         *       "request_id": "req_prod_06h1dyrhf0x0wy51eq0wbr1dazdf6",
+         *       "correlation_id": "req_prod_06h1esa69hfqckazxndww1rb39e2j",
+         *       "request_id": "req_prod_06h1esa69hfqckazxndww1rb39e2j",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T08:31:22.496Z",
+         *       "created": "2026-11-26T10:27:22.887Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -14742,16 +14742,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrn9tznw8vjga4hbpytcb5rg",
+         *       "id": "evt_prod_06h1esagtzxf04tn5wke4ajstex24",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1dyrn90rwzpxwfrnm4q6wf5mkr",
+         *       "aggregate_id": "in_prod_06h1esagrx2zsmdxeah5takmc6zkm",
          *       "data": {
-         *         "id": "in_prod_06h1dyrn90rwzpxwfrnm4q6wf5mkr",
+         *         "id": "in_prod_06h1esagrx2zsmdxeah5takmc6zkm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1dyrn9a4vzw5j4m8yp5gj5f2et",
-         *             "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *             "id": "il_prod_06h1esagtmhtse4r8sxvdahqh7y0c",
+         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -14764,11 +14764,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T08:31:23.119Z",
+         *         "created": "2026-11-30T10:27:24.780Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T08:31:23.119Z",
+         *         "updated": "2026-11-30T10:27:24.780Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14777,11 +14777,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h1dyrky0kr4qrn52dtr161zdj7p",
+         *         "description": "Subscription sub_prod_06h1esadxqea9kr89eakhg3sffc7y",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1dyrky0kr4qrn52dtr161zdj7p",
+         *         "subscription": "sub_prod_06h1esadxqea9kr89eakhg3sffc7y",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -14802,11 +14802,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrn05f4vsr682y8j7ctkafk8",
+         *       "correlation_id": "req_prod_06h1esag4f68y6n9mcwa5d0c3h9x2",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T08:31:23.119Z",
+         *       "created": "2026-11-30T10:27:24.780Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14853,19 +14853,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrfwwvb5f39js6b9az54w56p",
+         *       "id": "evt_prod_06h1esa1w3yscshgd2cgbp590y9t0",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *       "aggregate_id": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *       "data": {
-         *         "id": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "id": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T08:31:22.083Z",
+         *         "created": "2026-11-26T10:27:21.688Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T08:31:22.083Z",
+         *         "updated": "2026-11-26T10:27:21.688Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -14875,13 +14875,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrfw17f0rbt0c25hhz897dgj",
-         *       "request_id": "req_prod_06h1dyrfw17f0rbt0c25hhz897dgj",
+         *       "correlation_id": "req_prod_06h1esa1s98s5z1m8cna0hf147j5y",
+         *       "request_id": "req_prod_06h1esa1s98s5z1m8cna0hf147j5y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:22.087Z",
+         *       "created": "2026-11-26T10:27:21.696Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CustomerCreatedEvent: {
@@ -14926,19 +14926,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrfzarxys6yksjsxsa8apav4",
+         *       "id": "evt_prod_06h1esa21js87qzrkawdmpg1jybcg",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *       "aggregate_id": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *       "data": {
-         *         "id": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "id": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T08:31:22.083Z",
+         *         "created": "2026-11-26T10:27:21.688Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T08:31:22.103Z",
+         *         "updated": "2026-11-26T10:27:21.732Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -14947,14 +14947,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "id": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T08:31:22.083Z",
+         *         "created": "2026-11-26T10:27:21.688Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T08:31:22.083Z",
+         *         "updated": "2026-11-26T10:27:21.688Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -14963,13 +14963,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrfyjbp186tfn8hhchv9bfbt",
-         *       "request_id": "req_prod_06h1dyrfyjbp186tfn8hhchv9bfbt",
+         *       "correlation_id": "req_prod_06h1esa20b9gtmn8wvcygcbxwg52e",
+         *       "request_id": "req_prod_06h1esa20b9gtmn8wvcygcbxwg52e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:22.106Z",
+         *       "created": "2026-11-26T10:27:21.740Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -15014,20 +15014,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrg3f2dnmkygz5v4dbj60r2e",
+         *       "id": "evt_prod_06h1esa2b1cn30hhczyfbzjh6cc0g",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1dyrg1qsn1d661b4wnrmhmcbby",
+         *       "aggregate_id": "cus_prod_06h1esa266b4tpz6jezx2jjtcz36w",
          *       "data": {
-         *         "id": "cus_prod_06h1dyrg1qsn1d661b4wnrmhmcbby",
+         *         "id": "cus_prod_06h1esa266b4tpz6jezx2jjtcz36w",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T08:31:22.125Z",
+         *         "created": "2026-11-26T10:27:21.777Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T08:31:22.138Z",
+         *         "updated": "2026-11-26T10:27:21.807Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15036,14 +15036,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1dyrg1qsn1d661b4wnrmhmcbby",
+         *         "id": "cus_prod_06h1esa266b4tpz6jezx2jjtcz36w",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T08:31:22.125Z",
+         *         "created": "2026-11-26T10:27:21.777Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T08:31:22.125Z",
+         *         "updated": "2026-11-26T10:27:21.777Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15052,13 +15052,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrg2hhs96yv056b83jf3y406",
-         *       "request_id": "req_prod_06h1dyrg2hhs96yv056b83jf3y406",
+         *       "correlation_id": "req_prod_06h1esa28v4sdbb11119g77cwa8tt",
+         *       "request_id": "req_prod_06h1esa28v4sdbb11119g77cwa8tt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:22.139Z",
+         *       "created": "2026-11-26T10:27:21.816Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CustomerDeletedEvent: {
@@ -15103,21 +15103,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrg5jctd0810pd0rvgrsydcy",
+         *       "id": "evt_prod_06h1esa2cnjn2cbzdc0jnkfa2x32e",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
+         *       "aggregate_id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
          *       "data": {
-         *         "id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
+         *         "id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
          *         "end": null,
-         *         "start": "2026-11-26T08:31:22.150Z",
+         *         "start": "2026-11-26T10:27:21.826Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
+         *           "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T08:31:21.833Z",
-         *           "updated": "2026-11-26T08:31:22.150Z",
+         *           "created": "2026-11-26T10:27:21.031Z",
+         *           "updated": "2026-11-26T10:27:21.826Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15130,18 +15130,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrg498xtpf8nm0nkf2x0vsba",
-         *       "request_id": "req_prod_06h1dyrg498xtpf8nm0nkf2x0vsba",
+         *       "correlation_id": "req_prod_06h1esa2c10pam9srfzwkt86089t0",
+         *       "request_id": "req_prod_06h1esa2c10pam9srfzwkt86089t0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:22.156Z",
+         *       "created": "2026-11-26T10:27:21.829Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -15186,21 +15186,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrg7rnfsmpkyps2pyrzqajkg",
+         *       "id": "evt_prod_06h1esa2hpg6smygvkrvkfdp5hm5g",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
+         *       "aggregate_id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
          *       "data": {
-         *         "id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
+         *         "id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
          *         "end": null,
-         *         "start": "2026-11-26T08:31:22.171Z",
+         *         "start": "2026-11-26T10:27:21.855Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dyrez1j0n59waj3mmeskz5mst",
+         *           "id": "cpn_prod_06h1es9zcfmctpnfxy2g2mjp6j4x6",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T08:31:21.848Z",
-         *           "updated": "2026-11-26T08:31:22.171Z",
+         *           "created": "2026-11-26T10:27:21.059Z",
+         *           "updated": "2026-11-26T10:27:21.855Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15213,20 +15213,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
+         *         "id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
          *         "end": null,
-         *         "start": "2026-11-26T08:31:22.150Z",
+         *         "start": "2026-11-26T10:27:21.826Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
+         *           "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T08:31:21.833Z",
-         *           "updated": "2026-11-26T08:31:22.150Z",
+         *           "created": "2026-11-26T10:27:21.031Z",
+         *           "updated": "2026-11-26T10:27:21.826Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15239,17 +15239,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrg70r91t0k2h9323gavr5fp",
-         *       "request_id": "req_prod_06h1dyrg70r91t0k2h9323gavr5fp",
+         *       "correlation_id": "req_prod_06h1esa2fppx2qk2gezp34fp2fnry",
+         *       "request_id": "req_prod_06h1esa2fppx2qk2gezp34fp2fnry",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:22.174Z",
+         *       "created": "2026-11-26T10:27:21.869Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -15294,21 +15294,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrg953pjk5rd9fk2sx4wg098",
+         *       "id": "evt_prod_06h1esa2kxbtczg668hnadm1cdfaj",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
+         *       "aggregate_id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
          *       "data": {
-         *         "id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
+         *         "id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
          *         "end": null,
-         *         "start": "2026-11-26T08:31:22.171Z",
+         *         "start": "2026-11-26T10:27:21.855Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dyrez1j0n59waj3mmeskz5mst",
+         *           "id": "cpn_prod_06h1es9zcfmctpnfxy2g2mjp6j4x6",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T08:31:21.848Z",
-         *           "updated": "2026-11-26T08:31:22.171Z",
+         *           "created": "2026-11-26T10:27:21.059Z",
+         *           "updated": "2026-11-26T10:27:21.855Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15322,20 +15322,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
+         *         "id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
          *         "end": null,
-         *         "start": "2026-11-26T08:31:22.171Z",
+         *         "start": "2026-11-26T10:27:21.855Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1dyrez1j0n59waj3mmeskz5mst",
+         *           "id": "cpn_prod_06h1es9zcfmctpnfxy2g2mjp6j4x6",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T08:31:21.848Z",
-         *           "updated": "2026-11-26T08:31:22.171Z",
+         *           "created": "2026-11-26T10:27:21.059Z",
+         *           "updated": "2026-11-26T10:27:21.855Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15348,17 +15348,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrg8hj8015ma047dc0r8v34p",
-         *       "request_id": "req_prod_06h1dyrg8hj8015ma047dc0r8v34p",
+         *       "correlation_id": "req_prod_06h1esa2kc350tanx3rvkrven5dse",
+         *       "request_id": "req_prod_06h1esa2kc350tanx3rvkrven5dse",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:31:22.185Z",
+         *       "created": "2026-11-26T10:27:21.887Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -15403,17 +15403,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrexcmv68f1zhwv31t1g2pmc",
+         *       "id": "evt_prod_06h1es9z96jg2g3r8k6vmjztnx7aw",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
+         *       "aggregate_id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
          *       "data": {
-         *         "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
+         *         "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T08:31:21.833Z",
-         *         "updated": "2026-11-26T08:31:21.833Z",
+         *         "created": "2026-11-26T10:27:21.031Z",
+         *         "updated": "2026-11-26T10:27:21.031Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15427,13 +15427,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrewwm80ssp4bhc5cxcfpdke",
-         *       "request_id": "req_prod_06h1dyrewwm80ssp4bhc5cxcfpdke",
+         *       "correlation_id": "req_prod_06h1es9z8n88pbmkn54p066s4kzgr",
+         *       "request_id": "req_prod_06h1es9z8n88pbmkn54p066s4kzgr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:21.835Z",
+         *       "created": "2026-11-26T10:27:21.033Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CouponCreatedEvent: {
@@ -15478,17 +15478,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrf0qwr8vetvzv2as5p869sa",
+         *       "id": "evt_prod_06h1es9zgk22q3n06cxhn7phxf1pp",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
+         *       "aggregate_id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
          *       "data": {
-         *         "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
+         *         "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T08:31:21.833Z",
-         *         "updated": "2026-11-26T08:31:21.859Z",
+         *         "created": "2026-11-26T10:27:21.031Z",
+         *         "updated": "2026-11-26T10:27:21.089Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15501,12 +15501,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
+         *         "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T08:31:21.833Z",
-         *         "updated": "2026-11-26T08:31:21.833Z",
+         *         "created": "2026-11-26T10:27:21.031Z",
+         *         "updated": "2026-11-26T10:27:21.031Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15519,13 +15519,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrf003kwebg3njgqg7je12j4",
-         *       "request_id": "req_prod_06h1dyrf003kwebg3njgqg7je12j4",
+         *       "correlation_id": "req_prod_06h1es9zftsvzs024690vbhva5cnm",
+         *       "request_id": "req_prod_06h1es9zftsvzs024690vbhva5cnm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:21.861Z",
+         *       "created": "2026-11-26T10:27:21.092Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CouponUpdatedEvent: {
@@ -15570,18 +15570,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrf3nhpe1qah0pnfjakj5nbj",
+         *       "id": "evt_prod_06h1es9zr0hbga6se8x7fxe95qgfp",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1dyrf2fwsmwzpccszf9nahq7qw",
+         *       "aggregate_id": "cpn_prod_06h1es9zk908vdvhtrk649zpb0qfj",
          *       "data": {
-         *         "id": "cpn_prod_06h1dyrf2fwsmwzpccszf9nahq7qw",
+         *         "id": "cpn_prod_06h1es9zk908vdvhtrk649zpb0qfj",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T08:31:21.875Z",
+         *         "created": "2026-11-26T10:27:21.114Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T08:31:21.883Z",
+         *         "updated": "2026-11-26T10:27:21.149Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15594,12 +15594,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1dyrf2fwsmwzpccszf9nahq7qw",
+         *         "id": "cpn_prod_06h1es9zk908vdvhtrk649zpb0qfj",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T08:31:21.875Z",
-         *         "updated": "2026-11-26T08:31:21.875Z",
+         *         "created": "2026-11-26T10:27:21.114Z",
+         *         "updated": "2026-11-26T10:27:21.114Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15612,13 +15612,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrf39pdvdrm8a3rzcwst45dw",
-         *       "request_id": "req_prod_06h1dyrf39pdvdrm8a3rzcwst45dw",
+         *       "correlation_id": "req_prod_06h1es9zqab6e3w0tatjwpt642sej",
+         *       "request_id": "req_prod_06h1es9zqab6e3w0tatjwpt642sej",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:21.885Z",
+         *       "created": "2026-11-26T10:27:21.152Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CouponDeletedEvent: {
@@ -15663,19 +15663,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrejwvj1d4vx4ytcjfe1gcw6",
+         *       "id": "evt_prod_06h1es9yeqge79fcmzax6x0fhs79g",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *       "aggregate_id": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *       "data": {
-         *         "id": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *         "id": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T08:31:21.749Z",
-         *         "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
-         *         "updated": "2026-11-26T08:31:21.749Z",
+         *         "created": "2026-11-26T10:27:20.819Z",
+         *         "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
+         *         "updated": "2026-11-26T10:27:20.819Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15692,13 +15692,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrej7eje82kkbhqjj67xnbzw",
-         *       "request_id": "req_prod_06h1dyrej7eje82kkbhqjj67xnbzw",
+         *       "correlation_id": "req_prod_06h1es9ycz9qhzhe02q4vhekv2e4a",
+         *       "request_id": "req_prod_06h1es9ycz9qhzhe02q4vhekv2e4a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:21.751Z",
+         *       "created": "2026-11-26T10:27:20.821Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         PriceCreatedEvent: {
@@ -15743,19 +15743,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrepyj3eshrxszta3kr3qb78",
+         *       "id": "evt_prod_06h1es9yp6atv96mpy3yzjtyn1368",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *       "aggregate_id": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *       "data": {
-         *         "id": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *         "id": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T08:31:21.749Z",
-         *         "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
-         *         "updated": "2026-11-26T08:31:21.782Z",
+         *         "created": "2026-11-26T10:27:20.819Z",
+         *         "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
+         *         "updated": "2026-11-26T10:27:20.879Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15771,14 +15771,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *         "id": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T08:31:21.749Z",
-         *         "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
-         *         "updated": "2026-11-26T08:31:21.749Z",
+         *         "created": "2026-11-26T10:27:20.819Z",
+         *         "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
+         *         "updated": "2026-11-26T10:27:20.819Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15794,13 +15794,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrepcd23q949ny867ksn4fng",
-         *       "request_id": "req_prod_06h1dyrepcd23q949ny867ksn4fng",
+         *       "correlation_id": "req_prod_06h1es9ynqz975sgvh66aasst2p7j",
+         *       "request_id": "req_prod_06h1es9ynqz975sgvh66aasst2p7j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:21.783Z",
+         *       "created": "2026-11-26T10:27:20.881Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         PriceUpdatedEvent: {
@@ -15845,20 +15845,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyretcd1x7xap390bs4qkk46c",
+         *       "id": "evt_prod_06h1es9yxe2j2d56qj40djz059j3e",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1dyres5kek3tc2r249p359jntr",
+         *       "aggregate_id": "price_prod_06h1es9yswjkm5remk6zrn5vpycsj",
          *       "data": {
-         *         "id": "price_prod_06h1dyres5kek3tc2r249p359jntr",
+         *         "id": "price_prod_06h1es9yswjkm5remk6zrn5vpycsj",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T08:31:21.801Z",
+         *         "created": "2026-11-26T10:27:20.911Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1dyreh8sz87trmhhzycps8n0ew",
-         *         "updated": "2026-11-26T08:31:21.810Z",
+         *         "product": "prod_prod_06h1es9yb2tcp9gvg2yjkbqc3fpdw",
+         *         "updated": "2026-11-26T10:27:20.938Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15869,14 +15869,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1dyres5kek3tc2r249p359jntr",
+         *         "id": "price_prod_06h1es9yswjkm5remk6zrn5vpycsj",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T08:31:21.801Z",
-         *         "product": "prod_prod_06h1dyreh8sz87trmhhzycps8n0ew",
-         *         "updated": "2026-11-26T08:31:21.801Z",
+         *         "created": "2026-11-26T10:27:20.911Z",
+         *         "product": "prod_prod_06h1es9yb2tcp9gvg2yjkbqc3fpdw",
+         *         "updated": "2026-11-26T10:27:20.911Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15887,13 +15887,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyret3bbdvdp9yd157mhegn9m",
-         *       "request_id": "req_prod_06h1dyret3bbdvdp9yd157mhegn9m",
+         *       "correlation_id": "req_prod_06h1es9ywhn2jejcwdtbtmtqbh9x8",
+         *       "request_id": "req_prod_06h1es9ywhn2jejcwdtbtmtqbh9x8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:21.811Z",
+         *       "created": "2026-11-26T10:27:20.939Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         PriceDeletedEvent: {
@@ -15938,30 +15938,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyredxme8qd2452xadhw3ecg8",
+         *       "id": "evt_prod_06h1es9y5d0cnze9kaenc3hqvfsq0",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
+         *       "aggregate_id": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
          *       "data": {
-         *         "id": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
+         *         "id": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T08:31:21.709Z",
-         *         "updated": "2026-11-26T08:31:21.709Z",
+         *         "created": "2026-11-26T10:27:20.744Z",
+         *         "updated": "2026-11-26T10:27:20.744Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyredd3ykjn0dwbeexy6bbmfa",
-         *       "request_id": "req_prod_06h1dyredd3ykjn0dwbeexy6bbmfa",
+         *       "correlation_id": "req_prod_06h1es9y4j63qb2jn0g25nbyfbvzr",
+         *       "request_id": "req_prod_06h1es9y4j63qb2jn0g25nbyfbvzr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:21.711Z",
+         *       "created": "2026-11-26T10:27:20.747Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         ProductCreatedEvent: {
@@ -16006,40 +16006,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyreg3n1h14e3ev02ht88k0f6",
+         *       "id": "evt_prod_06h1es9y7ymj5gjtfgcyx5tjk87a4",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
+         *       "aggregate_id": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
          *       "data": {
-         *         "id": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
+         *         "id": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T08:31:21.709Z",
-         *         "updated": "2026-11-26T08:31:21.726Z",
+         *         "created": "2026-11-26T10:27:20.744Z",
+         *         "updated": "2026-11-26T10:27:20.765Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
+         *         "id": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T08:31:21.709Z",
-         *         "updated": "2026-11-26T08:31:21.709Z",
+         *         "created": "2026-11-26T10:27:20.744Z",
+         *         "updated": "2026-11-26T10:27:20.744Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrefe4j3fzpt9yzmcdrx5st4",
-         *       "request_id": "req_prod_06h1dyrefe4j3fzpt9yzmcdrx5st4",
+         *       "correlation_id": "req_prod_06h1es9y79vby0t02dp989az4qhyc",
+         *       "request_id": "req_prod_06h1es9y79vby0t02dp989az4qhyc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:21.728Z",
+         *       "created": "2026-11-26T10:27:20.767Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         ProductUpdatedEvent: {
@@ -16084,41 +16084,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrevsdgd22gw3akratgf5d7g",
+         *       "id": "evt_prod_06h1es9z314kprpss8tt02myj255r",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1dyreh8sz87trmhhzycps8n0ew",
+         *       "aggregate_id": "prod_prod_06h1es9yb2tcp9gvg2yjkbqc3fpdw",
          *       "data": {
-         *         "id": "prod_prod_06h1dyreh8sz87trmhhzycps8n0ew",
+         *         "id": "prod_prod_06h1es9yb2tcp9gvg2yjkbqc3fpdw",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T08:31:21.738Z",
+         *         "created": "2026-11-26T10:27:20.792Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T08:31:21.821Z",
+         *         "updated": "2026-11-26T10:27:20.977Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1dyreh8sz87trmhhzycps8n0ew",
+         *         "id": "prod_prod_06h1es9yb2tcp9gvg2yjkbqc3fpdw",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T08:31:21.738Z",
-         *         "updated": "2026-11-26T08:31:21.738Z",
+         *         "created": "2026-11-26T10:27:20.792Z",
+         *         "updated": "2026-11-26T10:27:20.792Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrevepbskrp3avy3myd03184",
-         *       "request_id": "req_prod_06h1dyrevepbskrp3avy3myd03184",
+         *       "correlation_id": "req_prod_06h1es9z04brgv49zyfwg2nsjrcx2",
+         *       "request_id": "req_prod_06h1es9z04brgv49zyfwg2nsjrcx2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:21.822Z",
+         *       "created": "2026-11-26T10:27:20.984Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         ProductDeletedEvent: {
@@ -16163,18 +16163,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrgvcn5g98ne5g1cf2dv9jye",
+         *       "id": "evt_prod_06h1esa3txm8t5f8khdhkw1dqe0dr",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1dyrgv5f8yx7tyhc6e1zv7c8v8",
+         *       "aggregate_id": "re_prod_06h1esa3thb34shwhb7e690j3rp3j",
          *       "data": {
-         *         "id": "re_prod_06h1dyrgv5f8yx7tyhc6e1zv7c8v8",
+         *         "id": "re_prod_06h1esa3thb34shwhb7e690j3rp3j",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T08:31:22.329Z",
-         *         "payment": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
-         *         "updated": "2026-11-26T08:31:22.329Z",
+         *         "created": "2026-11-26T10:27:22.196Z",
+         *         "payment": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
+         *         "updated": "2026-11-26T10:27:22.196Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16183,13 +16183,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrgtxd8z4bb8743yymzrvgz2",
-         *       "request_id": "req_prod_06h1dyrgtxd8z4bb8743yymzrvgz2",
+         *       "correlation_id": "req_prod_06h1esa3tbk1j95bwsm1p2fsjs7q6",
+         *       "request_id": "req_prod_06h1esa3tbk1j95bwsm1p2fsjs7q6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:22.331Z",
+         *       "created": "2026-11-26T10:27:22.199Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         RefundCreatedEvent: {
@@ -16234,18 +16234,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrgvswkxhsedv6ywt8w3ene8",
+         *       "id": "evt_prod_06h1esa3wsnhczx245mzmyry9xwvp",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1dyrgv5f8yx7tyhc6e1zv7c8v8",
+         *       "aggregate_id": "re_prod_06h1esa3thb34shwhb7e690j3rp3j",
          *       "data": {
-         *         "id": "re_prod_06h1dyrgv5f8yx7tyhc6e1zv7c8v8",
+         *         "id": "re_prod_06h1esa3thb34shwhb7e690j3rp3j",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T08:31:22.329Z",
-         *         "payment": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
-         *         "updated": "2026-11-26T08:31:22.333Z",
+         *         "created": "2026-11-26T10:27:22.196Z",
+         *         "payment": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
+         *         "updated": "2026-11-26T10:27:22.202Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16253,13 +16253,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1dyrgv5f8yx7tyhc6e1zv7c8v8",
+         *         "id": "re_prod_06h1esa3thb34shwhb7e690j3rp3j",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T08:31:22.329Z",
-         *         "payment": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
-         *         "updated": "2026-11-26T08:31:22.329Z",
+         *         "created": "2026-11-26T10:27:22.196Z",
+         *         "payment": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
+         *         "updated": "2026-11-26T10:27:22.196Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16267,13 +16267,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrgtxd8z4bb8743yymzrvgz2",
-         *       "request_id": "req_prod_06h1dyrgtxd8z4bb8743yymzrvgz2",
+         *       "correlation_id": "req_prod_06h1esa3tbk1j95bwsm1p2fsjs7q6",
+         *       "request_id": "req_prod_06h1esa3tbk1j95bwsm1p2fsjs7q6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:22.334Z",
+         *       "created": "2026-11-26T10:27:22.214Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         RefundUpdatedEvent: {
@@ -16318,18 +16318,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrgyd7e5za5azs9qn0dcbg78",
+         *       "id": "evt_prod_06h1esa46q0g83rswv7expw1tb49g",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1dyrgy3qa5rw7b26c50339af9p",
+         *       "aggregate_id": "re_prod_06h1esa46592nbfqeh39yxeexw1e0",
          *       "data": {
-         *         "id": "re_prod_06h1dyrgy3qa5rw7b26c50339af9p",
+         *         "id": "re_prod_06h1esa46592nbfqeh39yxeexw1e0",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T08:31:22.352Z",
-         *         "payment": "py_prod_06h1dyrgr2agjdp8s5kz8n61zfr0t",
-         *         "updated": "2026-11-26T08:31:22.355Z",
+         *         "created": "2026-11-26T10:27:22.289Z",
+         *         "payment": "py_prod_06h1esa3k4msbp8ccm7hgmymt1v8j",
+         *         "updated": "2026-11-26T10:27:22.292Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16337,13 +16337,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1dyrgy3qa5rw7b26c50339af9p",
+         *         "id": "re_prod_06h1esa46592nbfqeh39yxeexw1e0",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T08:31:22.352Z",
-         *         "payment": "py_prod_06h1dyrgr2agjdp8s5kz8n61zfr0t",
-         *         "updated": "2026-11-26T08:31:22.352Z",
+         *         "created": "2026-11-26T10:27:22.289Z",
+         *         "payment": "py_prod_06h1esa3k4msbp8ccm7hgmymt1v8j",
+         *         "updated": "2026-11-26T10:27:22.289Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16351,13 +16351,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrgxstw5qqmk9w510qs8qrcw",
-         *       "request_id": "req_prod_06h1dyrgxstw5qqmk9w510qs8qrcw",
+         *       "correlation_id": "req_prod_06h1esa4537n0jdrg9cm8cj6c3nfg",
+         *       "request_id": "req_prod_06h1esa4537n0jdrg9cm8cj6c3nfg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:22.355Z",
+         *       "created": "2026-11-26T10:27:22.293Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         RefundFailedEvent: {
@@ -16402,18 +16402,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrbhstv24ejmnq1p76pcebn6",
+         *       "id": "evt_prod_06h1es9mh47jwx4ngve3kbnxdt4br",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg",
+         *       "aggregate_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr",
          *       "data": {
-         *         "id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg",
+         *         "id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T08:31:20.970Z",
-         *         "display": "st_prod_…2hav",
+         *         "created": "2026-11-26T10:27:18.278Z",
+         *         "display": "st_prod_…8q11",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -16422,13 +16422,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dyrbgjydr4pgwhp998e87w3jg",
-         *       "request_id": "req_prod_06h1dyrbgjydr4pgwhp998e87w3jg",
+         *       "correlation_id": "req_prod_06h1es9mfj0qvgfakqvq0bbaavz6e",
+         *       "request_id": "req_prod_06h1es9mfj0qvgfakqvq0bbaavz6e",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:20.974Z",
+         *       "created": "2026-11-26T10:27:18.281Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j"
+         *       "actor_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -16473,29 +16473,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrc1jc9bma686bn5kdbwbrct",
+         *       "id": "evt_prod_06h1es9prgtnfp84mtetvcakdx0em",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1dyrbzp6w48kp71vraqjz57kv6",
+         *       "aggregate_id": "key_prod_06h1es9pjnajsxg3caqpnstgvpa5c",
          *       "data": {
-         *         "id": "key_prod_06h1dyrbzp6w48kp71vraqjz57kv6",
+         *         "id": "key_prod_06h1es9pjnajsxg3caqpnstgvpa5c",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-26T08:31:21.085Z",
-         *         "display": "pt_prod_…h880",
-         *         "revoked_at": "2026-11-26T08:31:21.099Z",
+         *         "created": "2026-11-26T10:27:18.805Z",
+         *         "display": "pt_prod_…wgqh",
+         *         "revoked_at": "2026-11-26T10:27:18.850Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h1dyrbzp6w48kp71vraqjz57kv6",
+         *         "id": "key_prod_06h1es9pjnajsxg3caqpnstgvpa5c",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T08:31:21.085Z",
-         *         "display": "pt_prod_…h880",
+         *         "created": "2026-11-26T10:27:18.805Z",
+         *         "display": "pt_prod_…wgqh",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -16503,13 +16503,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dyrc0yyr4s5106y34q67bvp58",
-         *       "request_id": "req_prod_06h1dyrc0yyr4s5106y34q67bvp58",
+         *       "correlation_id": "req_prod_06h1es9pqcankscy668dmxjeq8ry2",
+         *       "request_id": "req_prod_06h1es9pqcankscy668dmxjeq8ry2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:21.100Z",
+         *       "created": "2026-11-26T10:27:18.852Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j"
+         *       "actor_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -16554,20 +16554,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrc49s7s16t7sxc2vzmne5at",
+         *       "id": "evt_prod_06h1es9pxspxdbwyxkd2fz3myaysy",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *       "aggregate_id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *       "data": {
-         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:31:21.118Z",
+         *         "created": "2026-11-26T10:27:18.890Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T08:31:21.118Z",
+         *         "updated": "2026-11-26T10:27:18.890Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -16581,13 +16581,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dyrc33t0r3f4mxj1wpp65k7y8",
-         *       "request_id": "req_prod_06h1dyrc33t0r3f4mxj1wpp65k7y8",
+         *       "correlation_id": "req_prod_06h1es9pvz7534acd0v7bgstad71y",
+         *       "request_id": "req_prod_06h1es9pvz7534acd0v7bgstad71y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:21.122Z",
+         *       "created": "2026-11-26T10:27:18.894Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -16632,20 +16632,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrc7bd0ajw38hkxktn6qfmv2",
+         *       "id": "evt_prod_06h1es9q1f2cp3zy895qz22msrtdr",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *       "aggregate_id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *       "data": {
-         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:31:21.118Z",
+         *         "created": "2026-11-26T10:27:18.890Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T08:31:21.143Z",
+         *         "updated": "2026-11-26T10:27:18.919Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16655,15 +16655,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:31:21.118Z",
+         *         "created": "2026-11-26T10:27:18.890Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T08:31:21.118Z",
+         *         "updated": "2026-11-26T10:27:18.890Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -16676,13 +16676,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dyrc6hg75gksd42fqe0wdgv0e",
-         *       "request_id": "req_prod_06h1dyrc6hg75gksd42fqe0wdgv0e",
+         *       "correlation_id": "req_prod_06h1es9q04nqfkw0260w913vx7w42",
+         *       "request_id": "req_prod_06h1es9q04nqfkw0260w913vx7w42",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:21.146Z",
+         *       "created": "2026-11-26T10:27:18.923Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -16727,58 +16727,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrcewprb2vbkgrpmk7mpnp76",
+         *       "id": "evt_prod_06h1es9qfcfpd09tp612681hhb3w8",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *       "aggregate_id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *       "data": {
-         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:31:21.118Z",
+         *         "created": "2026-11-26T10:27:18.890Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-26T08:31:21.205Z",
+         *         "updated": "2026-11-26T10:27:19.034Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T08:31:21.188Z"
+         *         "previous_secret_expires_at": "2026-11-27T10:27:19.009Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:31:21.118Z",
+         *         "created": "2026-11-26T10:27:18.890Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T08:31:21.188Z",
+         *         "updated": "2026-11-26T10:27:19.009Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T08:31:21.188Z"
+         *         "previous_secret_expires_at": "2026-11-27T10:27:19.009Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dyrceagzyx4adtsv4zk39mj38",
-         *       "request_id": "req_prod_06h1dyrceagzyx4adtsv4zk39mj38",
+         *       "correlation_id": "req_prod_06h1es9qex4019g3r99rb11yyb5y8",
+         *       "request_id": "req_prod_06h1es9qex4019g3r99rb11yyb5y8",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-26T08:31:21.207Z",
+         *       "created": "2026-11-26T10:27:19.035Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -16823,20 +16823,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrc9mahq9gamzfxpjc062958",
+         *       "id": "evt_prod_06h1es9q7f0k6tbqsvt45hp6h317m",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *       "aggregate_id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *       "data": {
-         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:31:21.118Z",
+         *         "created": "2026-11-26T10:27:18.890Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T08:31:21.163Z",
+         *         "updated": "2026-11-26T10:27:18.968Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16846,15 +16846,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:31:21.118Z",
+         *         "created": "2026-11-26T10:27:18.890Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T08:31:21.143Z",
+         *         "updated": "2026-11-26T10:27:18.919Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16867,13 +16867,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dyrc92w8z6garrwkzt1xazryw",
-         *       "request_id": "req_prod_06h1dyrc92w8z6garrwkzt1xazryw",
+         *       "correlation_id": "req_prod_06h1es9q6gtygzd33r68qmrpcrgwp",
+         *       "request_id": "req_prod_06h1es9q6gtygzd33r68qmrpcrgwp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:31:21.165Z",
+         *       "created": "2026-11-26T10:27:18.972Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -16918,20 +16918,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrcbdf98hw1c1fanb3gyq25a",
+         *       "id": "evt_prod_06h1es9q9scjcz7c90x5kn98mjyyt",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *       "aggregate_id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *       "data": {
-         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:31:21.118Z",
+         *         "created": "2026-11-26T10:27:18.890Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T08:31:21.178Z",
+         *         "updated": "2026-11-26T10:27:18.989Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16941,15 +16941,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:31:21.118Z",
+         *         "created": "2026-11-26T10:27:18.890Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T08:31:21.163Z",
+         *         "updated": "2026-11-26T10:27:18.968Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16962,13 +16962,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dyrcb0mxqkjk77hzjk29d10vj",
-         *       "request_id": "req_prod_06h1dyrcb0mxqkjk77hzjk29d10vj",
+         *       "correlation_id": "req_prod_06h1es9q93z6f7vry6791tze479yg",
+         *       "request_id": "req_prod_06h1es9q93z6f7vry6791tze479yg",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T08:31:21.179Z",
+         *       "created": "2026-11-26T10:27:18.990Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -17013,38 +17013,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrccv23p10ye9fh4jnc7vfya",
+         *       "id": "evt_prod_06h1es9qchgjpqzyy535c7nr0wy04",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *       "aggregate_id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *       "data": {
-         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:31:21.118Z",
+         *         "created": "2026-11-26T10:27:18.890Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T08:31:21.188Z",
+         *         "updated": "2026-11-26T10:27:19.009Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T08:31:21.188Z"
+         *         "previous_secret_expires_at": "2026-11-27T10:27:19.009Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T08:31:21.118Z",
+         *         "created": "2026-11-26T10:27:18.890Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T08:31:21.178Z",
+         *         "updated": "2026-11-26T10:27:18.989Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17057,13 +17057,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1dyrccf978vtq0w5qxtbe793at",
-         *       "request_id": "req_prod_06h1dyrccf978vtq0w5qxtbe793at",
+         *       "correlation_id": "req_prod_06h1es9qbv0y02hkayxqvg3024q6p",
+         *       "request_id": "req_prod_06h1es9qbv0y02hkayxqvg3024q6p",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T08:31:21.190Z",
+         *       "created": "2026-11-26T10:27:19.012Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -17108,15 +17108,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrbexte38zxbq4bf103fkznj",
+         *       "id": "evt_prod_06h1es9mbw5st49khqpmhgr19c9np",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
+         *       "aggregate_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
          *       "data": {
-         *         "id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
+         *         "id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-525850f854@example.com",
+         *         "email": "user-d4d1f6ce27@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17128,9 +17128,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:20.951Z",
+         *       "created": "2026-11-26T10:27:18.239Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j"
+         *       "actor_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p"
          *     }
          */
         UserSignedInEvent: {
@@ -17175,15 +17175,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrcvvq1g1wme4ct59ne4p1me",
+         *       "id": "evt_prod_06h1es9rrn5e2vbe73pr5ke2w7s60",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
+         *       "aggregate_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
          *       "data": {
-         *         "id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
+         *         "id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-525850f854@example.com",
+         *         "email": "user-d4d1f6ce27@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17195,9 +17195,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:21.310Z",
+         *       "created": "2026-11-26T10:27:19.365Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j"
+         *       "actor_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p"
          *     }
          */
         UserSignInFailedEvent: {
@@ -17242,15 +17242,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyre6pgcf0sbf98bfpkthdc1e",
+         *       "id": "evt_prod_06h1es9xss173f4wcfbv2rkr9scnp",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
+         *       "aggregate_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
          *       "data": {
-         *         "id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
+         *         "id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-525850f854@example.com",
+         *         "email": "user-d4d1f6ce27@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17262,9 +17262,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T08:31:21.653Z",
+         *       "created": "2026-11-26T10:27:20.654Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j"
+         *       "actor_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p"
          *     }
          */
         UserSignedOutEvent: {
@@ -17309,15 +17309,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrdyyzc5xwdapjd9k8kzp53j",
+         *       "id": "evt_prod_06h1es9xjf79a23t2jthshkpstp4t",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
+         *       "aggregate_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
          *       "data": {
-         *         "id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
+         *         "id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-525850f854@example.com",
+         *         "email": "user-d4d1f6ce27@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17329,9 +17329,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:31:21.591Z",
+         *       "created": "2026-11-26T10:27:20.595Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j"
+         *       "actor_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -17376,12 +17376,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyre87rqnjddvpv6eqe5jaf6m",
+         *       "id": "evt_prod_06h1es9xwp262671aep1dcaamwcf2",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h1dyraktyf2wv4rkeybv16kce3w",
+         *       "aggregate_id": "acc_prod_06h1es9hef014vqhrncvyvd7dcv2c",
          *       "data": {
-         *         "id": "acc_prod_06h1dyraktyf2wv4rkeybv16kce3w",
+         *         "id": "acc_prod_06h1es9hef014vqhrncvyvd7dcv2c",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -17403,7 +17403,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h1dyraktyf2wv4rkeybv16kce3w",
+         *         "id": "acc_prod_06h1es9hef014vqhrncvyvd7dcv2c",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -17419,13 +17419,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyre7caj3tpmz6zhxahwcb9wa",
-         *       "request_id": "req_prod_06h1dyre7caj3tpmz6zhxahwcb9wa",
+         *       "correlation_id": "req_prod_06h1es9xvaq2k6jnd8xj72fxyn5xg",
+         *       "request_id": "req_prod_06h1es9xvaq2k6jnd8xj72fxyn5xg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:21.665Z",
+         *       "created": "2026-11-26T10:27:20.677Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -17470,17 +17470,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyreab09p66pst1y4rntghavg",
+         *       "id": "evt_prod_06h1es9y0mvdz4fy5tgq2g80twyry",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1dyrea3zfa03dhqvmm8pyx3wwy",
+         *       "aggregate_id": "txr_prod_06h1es9y060cahqavp8k8fvk031qe",
          *       "data": {
-         *         "id": "txr_prod_06h1dyrea3zfa03dhqvmm8pyx3wwy",
+         *         "id": "txr_prod_06h1es9y060cahqavp8k8fvk031qe",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T08:31:21.680Z",
-         *         "updated": "2026-11-26T08:31:21.680Z",
+         *         "created": "2026-11-26T10:27:20.705Z",
+         *         "updated": "2026-11-26T10:27:20.705Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17491,13 +17491,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyre9rchva9gty4340a0gqyva",
-         *       "request_id": "req_prod_06h1dyre9rchva9gty4340a0gqyva",
+         *       "correlation_id": "req_prod_06h1es9xyt3qz5fbmf82dwps4nf84",
+         *       "request_id": "req_prod_06h1es9xyt3qz5fbmf82dwps4nf84",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:21.682Z",
+         *       "created": "2026-11-26T10:27:20.709Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -17542,17 +17542,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrec8j03nqmz2gcg4jvf6sny",
+         *       "id": "evt_prod_06h1es9y3b4yvvejarjsqp7dkc672",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1dyrea3zfa03dhqvmm8pyx3wwy",
+         *       "aggregate_id": "txr_prod_06h1es9y060cahqavp8k8fvk031qe",
          *       "data": {
-         *         "id": "txr_prod_06h1dyrea3zfa03dhqvmm8pyx3wwy",
+         *         "id": "txr_prod_06h1es9y060cahqavp8k8fvk031qe",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T08:31:21.680Z",
-         *         "updated": "2026-11-26T08:31:21.697Z",
+         *         "created": "2026-11-26T10:27:20.705Z",
+         *         "updated": "2026-11-26T10:27:20.729Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17562,12 +17562,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h1dyrea3zfa03dhqvmm8pyx3wwy",
+         *         "id": "txr_prod_06h1es9y060cahqavp8k8fvk031qe",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T08:31:21.680Z",
-         *         "updated": "2026-11-26T08:31:21.680Z",
+         *         "created": "2026-11-26T10:27:20.705Z",
+         *         "updated": "2026-11-26T10:27:20.705Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17577,13 +17577,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrebrsven1804mg5z05nd8qp",
-         *       "request_id": "req_prod_06h1dyrebrsven1804mg5z05nd8qp",
+         *       "correlation_id": "req_prod_06h1es9y2rjpeaarfb2kz4dythbxj",
+         *       "request_id": "req_prod_06h1es9y2rjpeaarfb2kz4dythbxj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:21.698Z",
+         *       "created": "2026-11-26T10:27:20.730Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -17628,16 +17628,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrfmqry3jjtewze5ny5knb4m",
+         *       "id": "evt_prod_06h1esa115y77n3197wb10azqzgdp",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
+         *       "aggregate_id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
          *       "data": {
-         *         "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
+         *         "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T08:31:22.020Z",
-         *         "updated": "2026-11-26T08:31:22.020Z",
+         *         "created": "2026-11-26T10:27:21.479Z",
+         *         "updated": "2026-11-26T10:27:21.479Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17646,13 +17646,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrfm3r661y8zzp8rn497v7mg",
-         *       "request_id": "req_prod_06h1dyrfm3r661y8zzp8rn497v7mg",
+         *       "correlation_id": "req_prod_06h1esa0yccwas415akgnsn9nrsa2",
+         *       "request_id": "req_prod_06h1esa0yccwas415akgnsn9nrsa2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:22.021Z",
+         *       "created": "2026-11-26T10:27:21.481Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         MeterCreatedEvent: {
@@ -17697,16 +17697,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrfpr4fvfcfx8hwe25jjtrft",
+         *       "id": "evt_prod_06h1esa1a7xr1d1938seeve8xw8ey",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
+         *       "aggregate_id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
          *       "data": {
-         *         "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
+         *         "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T08:31:22.020Z",
-         *         "updated": "2026-11-26T08:31:22.037Z",
+         *         "created": "2026-11-26T10:27:21.479Z",
+         *         "updated": "2026-11-26T10:27:21.552Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17714,11 +17714,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
+         *         "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T08:31:22.020Z",
-         *         "updated": "2026-11-26T08:31:22.020Z",
+         *         "created": "2026-11-26T10:27:21.479Z",
+         *         "updated": "2026-11-26T10:27:21.479Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17726,13 +17726,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrfp94de1msyreafpyfeh3pe",
-         *       "request_id": "req_prod_06h1dyrfp94de1msyreafpyfeh3pe",
+         *       "correlation_id": "req_prod_06h1esa16p4yq4sfk2m0mzwp048te",
+         *       "request_id": "req_prod_06h1esa16p4yq4sfk2m0mzwp048te",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:22.039Z",
+         *       "created": "2026-11-26T10:27:21.553Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         MeterUpdatedEvent: {
@@ -17777,16 +17777,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrfrqej99fcxgxhgy9ksafny",
+         *       "id": "evt_prod_06h1esa1g6e0vx1ppaxfmxvbs3j68",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
+         *       "aggregate_id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
          *       "data": {
-         *         "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
+         *         "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T08:31:22.020Z",
-         *         "updated": "2026-11-26T08:31:22.052Z",
+         *         "created": "2026-11-26T10:27:21.479Z",
+         *         "updated": "2026-11-26T10:27:21.597Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17794,11 +17794,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
+         *         "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T08:31:22.020Z",
-         *         "updated": "2026-11-26T08:31:22.037Z",
+         *         "created": "2026-11-26T10:27:21.479Z",
+         *         "updated": "2026-11-26T10:27:21.552Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17806,13 +17806,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrfr4km7ahg29gqd427agjj4",
-         *       "request_id": "req_prod_06h1dyrfr4km7ahg29gqd427agjj4",
+         *       "correlation_id": "req_prod_06h1esa1erp0w04afzj50hxwn0twp",
+         *       "request_id": "req_prod_06h1esa1erp0w04afzj50hxwn0twp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:31:22.053Z",
+         *       "created": "2026-11-26T10:27:21.601Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -17857,16 +17857,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrftpajrzh2w9kj9a203n3t6",
+         *       "id": "evt_prod_06h1esa1p4vtnbgsftg5pbdbf7bg8",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
+         *       "aggregate_id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
          *       "data": {
-         *         "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
+         *         "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T08:31:22.020Z",
-         *         "updated": "2026-11-26T08:31:22.068Z",
+         *         "created": "2026-11-26T10:27:21.479Z",
+         *         "updated": "2026-11-26T10:27:21.649Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17874,11 +17874,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
+         *         "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T08:31:22.020Z",
-         *         "updated": "2026-11-26T08:31:22.052Z",
+         *         "created": "2026-11-26T10:27:21.479Z",
+         *         "updated": "2026-11-26T10:27:21.597Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17886,13 +17886,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrft4yxctmhrgn03mgqg6k8y",
-         *       "request_id": "req_prod_06h1dyrft4yxctmhrgn03mgqg6k8y",
+         *       "correlation_id": "req_prod_06h1esa1kjm7zn5sz6x6c09t2e9kp",
+         *       "request_id": "req_prod_06h1esa1kjm7zn5sz6x6c09t2e9kp",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T08:31:22.069Z",
+         *       "created": "2026-11-26T10:27:21.649Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         MeterReactivatedEvent: {
@@ -17937,29 +17937,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrf4z5ms7p7b7grhhp2r82gg",
+         *       "id": "evt_prod_06h1es9zwage5pv8g679kvvjkzm1g",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h1dyrf4nrczhh6pwsz7yf1vfdbm",
+         *       "aggregate_id": "feat_prod_06h1es9zw30wxz96y7khwqyb45j9e",
          *       "data": {
-         *         "id": "feat_prod_06h1dyrf4nrczhh6pwsz7yf1vfdbm",
+         *         "id": "feat_prod_06h1es9zw30wxz96y7khwqyb45j9e",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-26T08:31:21.893Z",
-         *         "updated": "2026-11-26T08:31:21.893Z",
+         *         "created": "2026-11-26T10:27:21.184Z",
+         *         "updated": "2026-11-26T10:27:21.184Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrf4hjxpw3wcmw75ez4w9y9y",
-         *       "request_id": "req_prod_06h1dyrf4hjxpw3wcmw75ez4w9y9y",
+         *       "correlation_id": "req_prod_06h1es9zvmxjpawedm62a4ywb855p",
+         *       "request_id": "req_prod_06h1es9zvmxjpawedm62a4ywb855p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:21.895Z",
+         *       "created": "2026-11-26T10:27:21.186Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         FeatureCreatedEvent: {
@@ -18004,36 +18004,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrf7ggeeq6rk9nbdawdj3npm",
+         *       "id": "evt_prod_06h1esa01729p3tqrenktwt3kvha0",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1dyrf7bx6r57dwa6sn1v386x5c",
+         *       "aggregate_id": "prodft_prod_06h1esa00m5pd4c94hm0n0n2smc2a",
          *       "data": {
-         *         "id": "prodft_prod_06h1dyrf7bx6r57dwa6sn1v386x5c",
+         *         "id": "prodft_prod_06h1esa00m5pd4c94hm0n0n2smc2a",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T08:31:21.914Z",
+         *         "created": "2026-11-26T10:27:21.221Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1dyrf4nrczhh6pwsz7yf1vfdbm",
+         *           "id": "feat_prod_06h1es9zw30wxz96y7khwqyb45j9e",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T08:31:21.893Z",
-         *           "updated": "2026-11-26T08:31:21.893Z",
+         *           "created": "2026-11-26T10:27:21.184Z",
+         *           "updated": "2026-11-26T10:27:21.184Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
+         *         "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrf6hjdk7whrk7sykj28sdkr",
-         *       "request_id": "req_prod_06h1dyrf6hjdk7whrk7sykj28sdkr",
+         *       "correlation_id": "req_prod_06h1es9zyhzmkka617c44a5nrvgn8",
+         *       "request_id": "req_prod_06h1es9zyhzmkka617c44a5nrvgn8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:21.916Z",
+         *       "created": "2026-11-26T10:27:21.225Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -18078,36 +18078,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrfd0d50yx5njtysrbr569bm",
+         *       "id": "evt_prod_06h1esa0avwj0xcpzrgfcjajv3r34",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1dyrfb17pe9mc1zvmwbfyqk9wr",
+         *       "aggregate_id": "prodft_prod_06h1esa07pdp8ezex5wfpqyga80wg",
          *       "data": {
-         *         "id": "prodft_prod_06h1dyrfb17pe9mc1zvmwbfyqk9wr",
+         *         "id": "prodft_prod_06h1esa07pdp8ezex5wfpqyga80wg",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T08:31:21.944Z",
+         *         "created": "2026-11-26T10:27:21.278Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1dyrf9kf6sgbqh1xhxyh747q2p",
+         *           "id": "feat_prod_06h1esa04rcs624n5h0sq43pjs3pe",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-26T08:31:21.932Z",
-         *           "updated": "2026-11-26T08:31:21.932Z",
+         *           "created": "2026-11-26T10:27:21.254Z",
+         *           "updated": "2026-11-26T10:27:21.254Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
+         *         "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrfcf13zdkrhm9nj6axazzjg",
-         *       "request_id": "req_prod_06h1dyrfcf13zdkrhm9nj6axazzjg",
+         *       "correlation_id": "req_prod_06h1esa09hpbxadw5bcfgz566f3bg",
+         *       "request_id": "req_prod_06h1esa09hpbxadw5bcfgz566f3bg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:21.960Z",
+         *       "created": "2026-11-26T10:27:21.302Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -18152,36 +18152,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrkdawsbv4bk0avhgb1ndaje",
+         *       "id": "evt_prod_06h1esackapze9c0qvg2qhdpc8pfe",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *       "aggregate_id": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h1dyrf4nrczhh6pwsz7yf1vfdbm",
+         *             "feature": "feat_prod_06h1es9zw30wxz96y7khwqyb45j9e",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac"
+         *             "source_subscription": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrkb3pbtcqw4n50xx04n7cvy",
-         *       "request_id": "req_prod_06h1dyrkb3pbtcqw4n50xx04n7cvy",
+         *       "correlation_id": "req_prod_06h1esaceyq7m11kkyfv5na5et096",
+         *       "request_id": "req_prod_06h1esaceyq7m11kkyfv5na5et096",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T08:31:22.986Z",
+         *       "created": "2026-11-26T10:27:24.442Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -18226,13 +18226,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrffey03ejtp7sb285mzh84g",
+         *       "id": "evt_prod_06h1esa0f6khpmzdrx4k331vynfwt",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h1dyraktyf2wv4rkeybv16kce3w",
+         *       "aggregate_id": "acc_prod_06h1es9hef014vqhrncvyvd7dcv2c",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-26T08:31:21.974Z",
+         *         "updated": "2026-11-26T10:27:21.329Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -18337,13 +18337,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrfedcgq654nbykv2s09kp28",
-         *       "request_id": "req_prod_06h1dyrfedcgq654nbykv2s09kp28",
+         *       "correlation_id": "req_prod_06h1esa0dqfmghs8w17f745brk7xy",
+         *       "request_id": "req_prod_06h1esa0dqfmghs8w17f745brk7xy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:21.979Z",
+         *       "created": "2026-11-26T10:27:21.337Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -18388,13 +18388,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrjvj4k0332h6z6eyx8d1j8c",
+         *       "id": "evt_prod_06h1esaa4qm4x0c8nnzhhw95pms5e",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8",
+         *       "aggregate_id": "cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w",
          *       "data": {
-         *         "id": "cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8",
-         *         "pdf": "http://127.0.0.1:36281/api/credit-notes/cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8/pdf",
+         *         "id": "cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w",
+         *         "pdf": "http://127.0.0.1:42567/api/credit-notes/cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -18412,16 +18412,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-26T08:31:22.830Z",
-         *         "invoice": "in_prod_06h1dyrjn2v7tk1rq0e8pdft5v74w",
+         *         "created": "2026-11-26T10:27:23.757Z",
+         *         "invoice": "in_prod_06h1esa9ka2a2bgz1c3dehffg915e",
          *         "refunds": [],
-         *         "updated": "2026-11-26T08:31:22.830Z",
+         *         "updated": "2026-11-26T10:27:23.757Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "1d2e61dd36e32f8bd3ce83adde1e9326577436be57a064c0d098d01f38279d07",
+         *         "pdf_sha256": "a29085b494679d3dc066ed39e9d4cb296732e72b1e7abad4f9de4cc3617c1dec",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -18433,13 +18433,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrjs45n0sh2qfhdpddjfjxn0",
-         *       "request_id": "req_prod_06h1dyrjs45n0sh2qfhdpddjfjxn0",
+         *       "correlation_id": "req_prod_06h1esa9ws0wtbj1ggkbn97x7d9pe",
+         *       "request_id": "req_prod_06h1esa9ws0wtbj1ggkbn97x7d9pe",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:22.844Z",
+         *       "created": "2026-11-26T10:27:23.813Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -18484,13 +18484,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrjykmxccad8azhxtkp3mxra",
+         *       "id": "evt_prod_06h1esaacrzk1e86ae0dc5sapcc9r",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8",
+         *       "aggregate_id": "cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w",
          *       "data": {
-         *         "id": "cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8",
-         *         "pdf": "http://127.0.0.1:36281/api/credit-notes/cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8/pdf",
+         *         "id": "cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w",
+         *         "pdf": "http://127.0.0.1:42567/api/credit-notes/cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -18508,16 +18508,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-26T08:31:22.830Z",
-         *         "invoice": "in_prod_06h1dyrjn2v7tk1rq0e8pdft5v74w",
+         *         "created": "2026-11-26T10:27:23.757Z",
+         *         "invoice": "in_prod_06h1esa9ka2a2bgz1c3dehffg915e",
          *         "refunds": [],
-         *         "updated": "2026-11-26T08:31:22.867Z",
+         *         "updated": "2026-11-26T10:27:23.877Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T08:31:22.867Z",
-         *         "pdf_sha256": "1d2e61dd36e32f8bd3ce83adde1e9326577436be57a064c0d098d01f38279d07",
+         *         "voided_at": "2026-11-26T10:27:23.877Z",
+         *         "pdf_sha256": "a29085b494679d3dc066ed39e9d4cb296732e72b1e7abad4f9de4cc3617c1dec",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -18528,8 +18528,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8",
-         *         "pdf": "http://127.0.0.1:36281/api/credit-notes/cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8/pdf",
+         *         "id": "cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w",
+         *         "pdf": "http://127.0.0.1:42567/api/credit-notes/cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -18547,16 +18547,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-26T08:31:22.830Z",
-         *         "invoice": "in_prod_06h1dyrjn2v7tk1rq0e8pdft5v74w",
+         *         "created": "2026-11-26T10:27:23.757Z",
+         *         "invoice": "in_prod_06h1esa9ka2a2bgz1c3dehffg915e",
          *         "refunds": [],
-         *         "updated": "2026-11-26T08:31:22.830Z",
+         *         "updated": "2026-11-26T10:27:23.757Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "1d2e61dd36e32f8bd3ce83adde1e9326577436be57a064c0d098d01f38279d07",
+         *         "pdf_sha256": "a29085b494679d3dc066ed39e9d4cb296732e72b1e7abad4f9de4cc3617c1dec",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -18567,13 +18567,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrjxf7fdxq77cybs5enb7wew",
-         *       "request_id": "req_prod_06h1dyrjxf7fdxq77cybs5enb7wew",
+         *       "correlation_id": "req_prod_06h1esaabw39f9taaap9wd42fcrzp",
+         *       "request_id": "req_prod_06h1esaabw39f9taaap9wd42fcrzp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:22.868Z",
+         *       "created": "2026-11-26T10:27:23.878Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -18618,33 +18618,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrk12542an7yj2t9gbgs4rat",
+         *       "id": "evt_prod_06h1esaah4xz3gcnxmh74jz7291em",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h1dyrk0yb8a5v7fzv60rm4th53y",
+         *       "aggregate_id": "cbtxn_prod_06h1esaagytab1bmn69dx176631kp",
          *       "data": {
-         *         "id": "cbtxn_prod_06h1dyrk0yb8a5v7fzv60rm4th53y",
+         *         "id": "cbtxn_prod_06h1esaagytab1bmn69dx176631kp",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-26T08:31:22.887Z",
-         *         "invoice": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *         "created": "2026-11-26T10:27:23.911Z",
+         *         "invoice": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h1dyrk0tkxyccb4v2pgdz4edx70",
+         *         "credit_note": "cn_prod_06h1esaagtzhz4ykq9dma718acfby",
          *         "description": null,
-         *         "ending_balance_atom": 100
+         *         "ending_balance_atom": 100,
+         *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrk06j4m32sfq4cntqca7738",
-         *       "request_id": "req_prod_06h1dyrk06j4m32sfq4cntqca7738",
+         *       "correlation_id": "req_prod_06h1esaafyawea980w7g6d8zvhemy",
+         *       "request_id": "req_prod_06h1esaafyawea980w7g6d8zvhemy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:22.888Z",
+         *       "created": "2026-11-26T10:27:23.913Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -18689,57 +18690,61 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrmc8pjrarhg56rnqzr7bhea",
+         *       "id": "evt_prod_06h1esaemdk5xkgzx7bgc569pc97w",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h1dyrm8y05z3pab1e0j6g4yfwby",
+         *       "aggregate_id": "scr_prod_06h1esaefas8ypvdgj7yea054bazc",
          *       "data": {
-         *         "id": "scr_prod_06h1dyrm8y05z3pab1e0j6g4yfwby",
+         *         "id": "scr_prod_06h1esaefas8ypvdgj7yea054bazc",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
+         *             "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h1dyrm0yb0q5jp50qw85zg6wa86",
+         *             "price": "price_prod_06h1esae1aa8mm7whx94nt6tj8zrw",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-26T08:31:23.203Z",
+         *         "created": "2026-11-26T10:27:24.907Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:23.228Z",
+         *         "updated": "2026-11-26T10:27:24.951Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T08:31:23.151Z",
-         *         "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
+         *         "effective_at": "2026-12-26T10:27:24.824Z",
+         *         "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T08:31:23.203Z",
+         *         "proration_date": "2026-11-26T10:27:24.907Z",
+         *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
+         *         "balance_transaction": null,
          *         "cancellation_reason": null,
          *         "payment_collected_at": null,
+         *         "proration_amount_atom": 0,
+         *         "proration_credit_atom": 0,
          *         "next_invoice_amount_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h1dyrm8y05z3pab1e0j6g4yfwby",
+         *         "id": "scr_prod_06h1esaefas8ypvdgj7yea054bazc",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
+         *             "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h1dyrm0yb0q5jp50qw85zg6wa86",
+         *             "price": "price_prod_06h1esae1aa8mm7whx94nt6tj8zrw",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-26T08:31:23.203Z",
+         *         "created": "2026-11-26T10:27:24.907Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:23.203Z",
+         *         "updated": "2026-11-26T10:27:24.907Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18747,22 +18752,26 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
+         *         "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T08:31:23.203Z",
+         *         "proration_date": "2026-11-26T10:27:24.907Z",
+         *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
+         *         "balance_transaction": null,
          *         "cancellation_reason": null,
          *         "payment_collected_at": null,
+         *         "proration_amount_atom": 0,
+         *         "proration_credit_atom": 0,
          *         "next_invoice_amount_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrmaktb3tjt35bfgv51jta7a",
-         *       "request_id": "req_prod_06h1dyrmaktb3tjt35bfgv51jta7a",
+         *       "correlation_id": "req_prod_06h1esaeh2qj2d7rzhsaywmrsnzhr",
+         *       "request_id": "req_prod_06h1esaeh2qj2d7rzhsaywmrsnzhr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T08:31:23.234Z",
+         *       "created": "2026-11-26T10:27:24.963Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -18807,78 +18816,86 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrnwym5r1g5fxy5cb0rj44pw",
+         *       "id": "evt_prod_06h1esampznk3n9jge2ypmvm68r4c",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h1dyrm8y05z3pab1e0j6g4yfwby",
+         *       "aggregate_id": "scr_prod_06h1esaefas8ypvdgj7yea054bazc",
          *       "data": {
-         *         "id": "scr_prod_06h1dyrm8y05z3pab1e0j6g4yfwby",
+         *         "id": "scr_prod_06h1esaefas8ypvdgj7yea054bazc",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
+         *             "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h1dyrm0yb0q5jp50qw85zg6wa86",
+         *             "price": "price_prod_06h1esae1aa8mm7whx94nt6tj8zrw",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-26T08:31:23.203Z",
+         *         "created": "2026-11-26T10:27:24.907Z",
          *         "invoice": null,
-         *         "updated": "2026-12-26T08:31:23.151Z",
+         *         "updated": "2026-12-26T10:27:24.824Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-26T08:31:23.151Z",
+         *         "applied_at": "2026-12-26T10:27:24.824Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T08:31:23.151Z",
-         *         "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
+         *         "effective_at": "2026-12-26T10:27:24.824Z",
+         *         "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-26T08:31:23.203Z",
+         *         "proration_date": "2026-11-26T10:27:24.907Z",
+         *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
+         *         "balance_transaction": null,
          *         "cancellation_reason": null,
          *         "payment_collected_at": null,
+         *         "proration_amount_atom": 0,
+         *         "proration_credit_atom": 0,
          *         "next_invoice_amount_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h1dyrm8y05z3pab1e0j6g4yfwby",
+         *         "id": "scr_prod_06h1esaefas8ypvdgj7yea054bazc",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
+         *             "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h1dyrm0yb0q5jp50qw85zg6wa86",
+         *             "price": "price_prod_06h1esae1aa8mm7whx94nt6tj8zrw",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-26T08:31:23.203Z",
+         *         "created": "2026-11-26T10:27:24.907Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:23.228Z",
+         *         "updated": "2026-11-26T10:27:24.951Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T08:31:23.151Z",
-         *         "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
+         *         "effective_at": "2026-12-26T10:27:24.824Z",
+         *         "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T08:31:23.203Z",
+         *         "proration_date": "2026-11-26T10:27:24.907Z",
+         *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
+         *         "balance_transaction": null,
          *         "cancellation_reason": null,
          *         "payment_collected_at": null,
+         *         "proration_amount_atom": 0,
+         *         "proration_credit_atom": 0,
          *         "next_invoice_amount_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrn05f4vsr682y8j7ctkafk8",
+         *       "correlation_id": "req_prod_06h1esag4f68y6n9mcwa5d0c3h9x2",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-26T08:31:23.151Z",
+         *       "created": "2026-12-26T10:27:24.824Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -18925,15 +18942,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1dyrmhhcm7wdeg6q1xeznd2yh4",
+         *       "id": "evt_prod_06h1esaf1589zwhxjejcyxjbh35zj",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h1dyrmefc29nme0d0e9sajfak9c",
+         *       "aggregate_id": "scr_prod_06h1esaeszf7vcdqad519qehz3gsr",
          *       "data": {
-         *         "id": "scr_prod_06h1dyrmefc29nme0d0e9sajfak9c",
+         *         "id": "scr_prod_06h1esaeszf7vcdqad519qehz3gsr",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
+         *             "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -18942,29 +18959,33 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-26T08:31:23.249Z",
+         *         "created": "2026-11-26T10:27:25.005Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:23.275Z",
+         *         "updated": "2026-11-26T10:27:25.065Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T08:31:23.151Z",
-         *         "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
+         *         "effective_at": "2026-12-26T10:27:24.824Z",
+         *         "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T08:31:23.249Z",
+         *         "proration_date": "2026-11-26T10:27:25.005Z",
+         *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
+         *         "balance_transaction": null,
          *         "cancellation_reason": "requested",
          *         "payment_collected_at": null,
+         *         "proration_amount_atom": 0,
+         *         "proration_credit_atom": 0,
          *         "next_invoice_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h1dyrmefc29nme0d0e9sajfak9c",
+         *         "id": "scr_prod_06h1esaeszf7vcdqad519qehz3gsr",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
+         *             "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -18973,32 +18994,36 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-26T08:31:23.249Z",
+         *         "created": "2026-11-26T10:27:25.005Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T08:31:23.261Z",
+         *         "updated": "2026-11-26T10:27:25.038Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T08:31:23.151Z",
-         *         "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
+         *         "effective_at": "2026-12-26T10:27:24.824Z",
+         *         "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T08:31:23.249Z",
+         *         "proration_date": "2026-11-26T10:27:25.005Z",
+         *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
+         *         "balance_transaction": null,
          *         "cancellation_reason": null,
          *         "payment_collected_at": null,
+         *         "proration_amount_atom": 0,
+         *         "proration_credit_atom": 0,
          *         "next_invoice_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1dyrmgymhfbs88xtybvb32gscy",
-         *       "request_id": "req_prod_06h1dyrmgymhfbs88xtybvb32gscy",
+         *       "correlation_id": "req_prod_06h1esaf0qne6j0mq4tce63ww3h9p",
+         *       "request_id": "req_prod_06h1esaf0qne6j0mq4tce63ww3h9p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T08:31:23.276Z",
+         *       "created": "2026-11-26T10:27:25.065Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg"
+         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -19635,22 +19660,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1dyrgcnhhyza8rb0q1182k3510",
+         *       "id": "evt_prod_06h1esa2rmeevzbj1mtqyqn9kpfp4",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795681882,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
+         *           "id": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T08:31:22.211Z",
+         *           "created": "2026-11-26T10:27:21.921Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
+         *           "payment_intent": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -19708,22 +19733,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1dyrgfdrq0m9xzw22w0dfkj8pc",
+         *       "id": "evt_prod_06h1esa2zebh6qr3e60vd0z5e0kva",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795681882,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1dyrgf72dwydgdj8rnrr5z6fy4",
+         *           "id": "py_prod_06h1esa2z58kta6gpvvpkkf3rqsty",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T08:31:22.233Z",
+         *           "created": "2026-11-26T10:27:21.977Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1dyrgehwm7msfdkwm08k0qnjhj",
+         *           "payment_intent": "pi_prod_06h1esa2wzzngzf9bcxan7zhd1ke0",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -19760,22 +19785,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1dyrgw0k46cb084j3fetfrzfgg",
+         *       "id": "evt_prod_06h1esa3xhtckz2mzc7pffbjbz7gc",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795681882,
+         *       "created": 1795688842,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
+         *           "id": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T08:31:22.211Z",
+         *           "created": "2026-11-26T10:27:21.921Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
+         *           "payment_intent": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -19816,32 +19841,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyrmm441811dfaefma118k81p",
+         *       "id": "evt_prod_06h1esaf7rxjz8bfvndjdhx8h2e70",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795681883,
+         *       "created": 1795688845,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
-         *           "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
+         *           "id": "cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
+         *           "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T08:31:23.293Z",
+         *           "created": "2026-11-26T10:27:25.107Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:31:23.293Z",
+         *           "updated": "2026-11-26T10:27:25.107Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T08:31:23.293Z",
+         *           "expires_at": "2026-11-27T10:27:25.107Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19946,22 +19971,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dyrmv99yf93rcc10a51r8ezgp",
+         *       "id": "evt_prod_06h1esaft2z9hr0bwj0mr0rsw5dva",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795681883,
+         *       "created": 1795688845,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
-         *           "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
+         *           "id": "cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
+         *           "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T08:31:23.342Z",
+         *           "created": "2026-11-26T10:27:25.238Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:31:23.353Z",
+         *           "updated": "2026-11-26T10:27:25.263Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -19970,10 +19995,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T08:31:23.342Z",
+         *           "expires_at": "2026-11-27T10:27:25.238Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19990,7 +20015,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:31:23.342Z",
+         *           "updated": "2026-11-26T10:27:25.238Z",
          *           "metadata": {}
          *         }
          *       }
@@ -20025,23 +20050,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dyrmx04920q8h1r8jv4718ac4",
+         *       "id": "evt_prod_06h1esafx9yqqq65snshgzjcqbjjj",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795681883,
+         *       "created": 1795688845,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
-         *           "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmsy79wjmtvtpvmf0xhr81w",
+         *           "id": "cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
+         *           "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T08:31:23.342Z",
+         *           "created": "2026-11-26T10:27:25.238Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:31:23.367Z",
+         *           "updated": "2026-11-26T10:27:25.289Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -20050,10 +20075,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T08:31:23.342Z",
+         *           "expires_at": "2026-11-27T10:27:25.238Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -20070,7 +20095,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:31:23.353Z",
+         *           "updated": "2026-11-26T10:27:25.263Z",
          *           "deleted": null
          *         }
          *       }
@@ -20163,32 +20188,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1dyrmrn2erh743rckvjpn7dsbe",
+         *       "id": "evt_prod_06h1esafmgqj9kb3trwg8q4shjbb4",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795681883,
+         *       "created": 1795688845,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
-         *           "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmkykeq980zahkf3bvcvvc6",
+         *           "id": "cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
+         *           "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T08:31:23.293Z",
+         *           "created": "2026-11-26T10:27:25.107Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:31:23.331Z",
+         *           "updated": "2026-11-26T10:27:25.204Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrmpvv6tar0x6xxt03emfzwp",
+         *           "customer": "cus_prod_06h1esafbemjp27hbs9f4c1tvcqbr",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T08:31:23.293Z",
+         *           "expires_at": "2026-11-27T10:27:25.107Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -20196,17 +20221,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T08:31:23.331Z",
+         *           "completed_at": "2026-11-26T10:27:25.204Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1dyrmqat1qgas3pyc3m561n40e",
+         *           "payment_intent": "pi_prod_06h1esafep2pt09y6ehjzgpdh0dn4",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T08:31:23.293Z",
+         *           "updated": "2026-11-26T10:27:25.107Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -20245,32 +20270,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1dyrn5pk3spphhbxn6jtnpkb98",
+         *       "id": "evt_prod_06h1esagj7x3q5ehz51cr975asfzy",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795768283,
+         *       "created": 1795775245,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1dyrmy7t2ay959razmvyz77p0j",
-         *           "url": "http://127.0.0.1:36281/checkout/cs_prod_06h1dyrmy7t2ay959razmvyz77p0j",
+         *           "id": "cs_prod_06h1esafz0vdhx9mpfehae3beww5m",
+         *           "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafz0vdhx9mpfehae3beww5m",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T08:31:23.375Z",
+         *           "created": "2026-11-26T10:27:25.303Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T08:31:23.375Z",
+         *           "updated": "2026-11-27T10:27:25.303Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T08:31:23.375Z",
-         *           "expires_at": "2026-11-27T08:31:23.375Z",
+         *           "expired_at": "2026-11-27T10:27:25.303Z",
+         *           "expires_at": "2026-11-27T10:27:25.303Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -20288,7 +20313,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T08:31:23.375Z",
+         *           "updated": "2026-11-26T10:27:25.303Z",
          *           "expired_at": null
          *         }
          *       }
@@ -20323,22 +20348,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyrgbtqcwyytf1nwe4z7t3vcr",
+         *       "id": "evt_prod_06h1esa2q1e927e71rtxtda9kr2vt",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795681882,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
+         *           "id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T08:31:22.204Z",
+         *           "created": "2026-11-26T10:27:21.910Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:31:22.204Z",
+         *           "updated": "2026-11-26T10:27:21.910Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20415,22 +20440,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1dyrgc92jxh330d692kt56cw8c",
+         *       "id": "evt_prod_06h1esa2qdcakqfdjfb73bynfdajt",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795681882,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
+         *           "id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T08:31:22.204Z",
+         *           "created": "2026-11-26T10:27:21.910Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:31:22.208Z",
+         *           "updated": "2026-11-26T10:27:21.914Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20443,7 +20468,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T08:31:22.204Z"
+         *           "updated": "2026-11-26T10:27:21.910Z"
          *         }
          *       }
          *     }
@@ -20477,22 +20502,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1dyrgh9zrtyyq9fzmy6tyydnnp",
+         *       "id": "evt_prod_06h1esa32n58zsebt6k1xyp7r1572",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795681882,
+         *       "created": 1795688842,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dyrggpmn2gz923zrajaked25c",
+         *           "id": "pi_prod_06h1esa325kgthx2mqsp6dtq4hjde",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T08:31:22.245Z",
+         *           "created": "2026-11-26T10:27:22.001Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:31:22.249Z",
+         *           "updated": "2026-11-26T10:27:22.004Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20505,7 +20530,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T08:31:22.245Z"
+         *           "updated": "2026-11-26T10:27:22.001Z"
          *         }
          *       }
          *     }
@@ -20539,22 +20564,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1dyrgmh0gps7kxrbb8sk2mtxnm",
+         *       "id": "evt_prod_06h1esa39ezvej346rx9xfn6qnghp",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795681882,
+         *       "created": 1795688842,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dyrgkwqszh3vrbhtza808yd08",
+         *           "id": "pi_prod_06h1esa38h5a0w8xbqd9yehcwahkr",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T08:31:22.271Z",
+         *           "created": "2026-11-26T10:27:22.052Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:31:22.276Z",
+         *           "updated": "2026-11-26T10:27:22.058Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20567,7 +20592,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T08:31:22.273Z",
+         *           "updated": "2026-11-26T10:27:22.055Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -20602,22 +20627,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1dyrgczf45jmqq53nkbb274zrg",
+         *       "id": "evt_prod_06h1esa2s7k1mvqwyygsq5grj9xmg",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795681882,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dyrgbk8v1pdbpap84rbdh75jp",
+         *           "id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T08:31:22.204Z",
+         *           "created": "2026-11-26T10:27:21.910Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:31:22.214Z",
+         *           "updated": "2026-11-26T10:27:21.927Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20630,7 +20655,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T08:31:22.208Z",
+         *           "updated": "2026-11-26T10:27:21.914Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -20665,26 +20690,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1dyrgnyex4wsz7m90g6zc3s37p",
+         *       "id": "evt_prod_06h1esa3bqgzym69rg8r8ea3hmbza",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795681882,
+         *       "created": 1795688842,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dyrgkwqszh3vrbhtza808yd08",
+         *           "id": "pi_prod_06h1esa38h5a0w8xbqd9yehcwahkr",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T08:31:22.271Z",
+         *           "created": "2026-11-26T10:27:22.052Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:31:22.286Z",
+         *           "updated": "2026-11-26T10:27:22.076Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T08:31:22.286Z",
+         *           "canceled_at": "2026-11-26T10:27:22.076Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -20693,7 +20718,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T08:31:22.276Z",
+         *           "updated": "2026-11-26T10:27:22.058Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -20729,22 +20754,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1dyrgfq8z7ppyema0dy0r5fwq4",
+         *       "id": "evt_prod_06h1esa2zrj394pdwhawj0rbbhm4p",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795681882,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dyrgehwm7msfdkwm08k0qnjhj",
+         *           "id": "pi_prod_06h1esa2wzzngzf9bcxan7zhd1ke0",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T08:31:22.228Z",
+         *           "created": "2026-11-26T10:27:21.959Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:31:22.236Z",
+         *           "updated": "2026-11-26T10:27:21.980Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20757,7 +20782,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T08:31:22.231Z",
+         *           "updated": "2026-11-26T10:27:21.963Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -20793,22 +20818,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1dyrgk121f8s5bx8eqew1ch1ry",
+         *       "id": "evt_prod_06h1esa365gzwya5xkknk973ba5zj",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795681882,
+         *       "created": 1795688842,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1dyrgj2vqgs2spf0sm8eyxgwvj",
+         *           "id": "pi_prod_06h1esa34k0eyn62ch6mr3em7vsfc",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T08:31:22.256Z",
+         *           "created": "2026-11-26T10:27:22.020Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:31:22.263Z",
+         *           "updated": "2026-11-26T10:27:22.030Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20821,7 +20846,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T08:31:22.259Z",
+         *           "updated": "2026-11-26T10:27:22.022Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -20856,38 +20881,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyrkcp20tszzyqdpkjyf89wg4",
+         *       "id": "evt_prod_06h1esacjkztpgbxb3zp09k1338t8",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795681882,
+         *       "created": 1795688844,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *           "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
-         *               "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *               "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
+         *               "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T08:31:22.969Z",
-         *           "updated": "2026-11-26T08:31:22.969Z",
+         *           "created": "2026-11-26T10:27:24.408Z",
+         *           "updated": "2026-11-26T10:27:24.408Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
+         *           "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T08:31:22.969Z",
+         *           "current_period_end": "2026-12-26T10:27:24.408Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T08:31:22.969Z",
+         *           "current_period_start": "2026-11-26T10:27:24.408Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -20971,28 +20996,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dyrkkqf7mb0xqmfm6e4vcm276",
+         *       "id": "evt_prod_06h1esad5hh0p1kj8284xt1mp5pwr",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795681883,
+         *       "created": 1795688844,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *           "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
-         *               "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *               "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
+         *               "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T08:31:22.969Z",
-         *           "updated": "2026-11-26T08:31:23.034Z",
+         *           "created": "2026-11-26T10:27:24.408Z",
+         *           "updated": "2026-11-26T10:27:24.585Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -21000,15 +21025,15 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
+         *           "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T08:31:22.969Z",
+         *           "current_period_end": "2026-12-26T10:27:24.408Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T08:31:22.969Z",
+         *           "current_period_start": "2026-11-26T10:27:24.408Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:31:22.969Z",
+         *           "updated": "2026-11-26T10:27:24.408Z",
          *           "metadata": {}
          *         }
          *       }
@@ -21043,45 +21068,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1dyrkp2184ydty9qrepqkdwp6y",
+         *       "id": "evt_prod_06h1esadd4t7xd3mewq9f1516r032",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795681883,
+         *       "created": 1795688844,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *           "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
-         *               "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *               "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
+         *               "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T08:31:22.969Z",
-         *           "updated": "2026-11-26T08:31:23.053Z",
+         *           "created": "2026-11-26T10:27:24.408Z",
+         *           "updated": "2026-11-26T10:27:24.645Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T08:31:23.053Z",
+         *           "paused_at": "2026-11-26T10:27:24.645Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
+         *           "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T08:31:22.969Z",
+         *           "current_period_end": "2026-12-26T10:27:24.408Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T08:31:22.969Z",
+         *           "current_period_start": "2026-11-26T10:27:24.408Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T08:31:23.034Z",
+         *           "updated": "2026-11-26T10:27:24.585Z",
          *           "paused_at": null
          *         }
          *       }
@@ -21116,28 +21141,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1dyrkrpcynapbay70m3eb2r83j",
+         *       "id": "evt_prod_06h1esadjpb8jcpjwq090ykjpkbgy",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795681883,
+         *       "created": 1795688844,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *           "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
-         *               "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *               "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
+         *               "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T08:31:22.969Z",
-         *           "updated": "2026-11-26T08:31:23.074Z",
+         *           "created": "2026-11-26T10:27:24.408Z",
+         *           "updated": "2026-11-26T10:27:24.689Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -21145,17 +21170,17 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
+         *           "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T08:31:22.969Z",
+         *           "current_period_end": "2026-12-26T10:27:24.408Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T08:31:22.969Z",
+         *           "current_period_start": "2026-11-26T10:27:24.408Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T08:31:23.053Z",
-         *           "paused_at": "2026-11-26T08:31:23.053Z"
+         *           "updated": "2026-11-26T10:27:24.645Z",
+         *           "paused_at": "2026-11-26T10:27:24.645Z"
          *         }
          *       }
          *     }
@@ -21189,45 +21214,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1dyrkvw5y8cryvqztn2tamv69m",
+         *       "id": "evt_prod_06h1esadrvm3cg818vpj1qj6hbs1t",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795681883,
+         *       "created": 1795688844,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac",
+         *           "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dyrkbdx3zn4jdx6snfgv53aae",
-         *               "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *               "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
+         *               "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T08:31:22.969Z",
-         *           "updated": "2026-11-26T08:31:23.096Z",
+         *           "created": "2026-11-26T10:27:24.408Z",
+         *           "updated": "2026-11-26T10:27:24.721Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T08:31:23.096Z",
-         *           "latest_invoice": "in_prod_06h1dyrkbn06j5e21mq0r5gngkr1e",
+         *           "cancelled_at": "2026-11-26T10:27:24.721Z",
+         *           "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T08:31:22.969Z",
+         *           "current_period_end": "2026-12-26T10:27:24.408Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T08:31:22.969Z",
+         *           "current_period_start": "2026-11-26T10:27:24.408Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T08:31:23.074Z",
+         *           "updated": "2026-11-26T10:27:24.689Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -21262,38 +21287,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1dyrn8e57ravtwfk53925vc1v8",
+         *       "id": "evt_prod_06h1esagr56t9h98stpy5w1a0rpap",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796027483,
+         *       "created": 1796034444,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1dyrky0kr4qrn52dtr161zdj7p",
+         *           "id": "sub_prod_06h1esadxqea9kr89eakhg3sffc7y",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1dyrky0kr4qrn52dtr161zdj7r",
-         *               "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *               "id": "si_prod_06h1esadxqea9kr89eakhg3sffc80",
+         *               "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T08:31:23.119Z",
-         *           "updated": "2026-11-26T08:31:23.119Z",
+         *           "created": "2026-11-26T10:27:24.780Z",
+         *           "updated": "2026-11-26T10:27:24.780Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T08:31:23.119Z",
+         *           "trial_end": "2026-12-03T10:27:24.780Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-03T08:31:23.119Z",
+         *           "current_period_end": "2026-12-03T10:27:24.780Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T08:31:23.119Z",
+         *           "current_period_start": "2026-11-26T10:27:24.780Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -21328,19 +21353,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyrh01qt4vmv3aga2an3fw236",
+         *       "id": "evt_prod_06h1esa49p44deeh5zafab8pww474",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795681882,
+         *       "created": 1795688842,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *           "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
-         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *               "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
+         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21353,11 +21378,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T08:31:22.364Z",
+         *           "created": "2026-11-26T10:27:22.308Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T08:31:22.364Z",
+         *           "updated": "2026-11-26T10:27:22.308Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21503,19 +21528,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1dyrh7c85mxnay8ahy8cg2ag6j",
+         *       "id": "evt_prod_06h1esa5mwnhb3vr3ecqy8a17rqvr",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795681882,
+         *       "created": 1795688842,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *           "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
-         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *               "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
+         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21528,11 +21553,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T08:31:22.364Z",
+         *           "created": "2026-11-26T10:27:22.308Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T08:31:22.394Z",
+         *           "updated": "2026-11-26T10:27:22.395Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21540,11 +21565,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
+         *           "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:31:22.394Z",
+         *           "finalized_at": "2026-11-26T10:27:22.395Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -21556,7 +21581,7 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21567,7 +21592,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T08:31:22.364Z",
+         *           "updated": "2026-11-26T10:27:22.308Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -21609,19 +21634,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1dyrhbxbycmhwt9a1tbkkapk3a",
+         *       "id": "evt_prod_06h1esa63nsga37ac656rfehzfxc4",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795681882,
+         *       "created": 1795688842,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *           "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
-         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *               "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
+         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21634,11 +21659,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T08:31:22.364Z",
-         *           "paid_at": "2026-11-26T08:31:22.461Z",
-         *           "updated": "2026-11-26T08:31:22.461Z",
+         *           "created": "2026-11-26T10:27:22.308Z",
+         *           "paid_at": "2026-11-26T10:27:22.777Z",
+         *           "updated": "2026-11-26T10:27:22.777Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21646,23 +21671,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
+         *           "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:31:22.394Z",
+         *           "finalized_at": "2026-11-26T10:27:22.395Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dyrha3g129mztt6trf56tybdm",
+         *           "payment_intent": "pi_prod_06h1esa5x9bmjf08jt9crfvbv1350",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21673,7 +21698,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T08:31:22.394Z",
+         *           "updated": "2026-11-26T10:27:22.395Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -21709,19 +21734,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1dyrhc6p6v5n16egb8f5wdvg20",
+         *       "id": "evt_prod_06h1esa63t2b4qs1mdzdvkys5at2m",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795681882,
+         *       "created": 1795688842,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *           "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
-         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *               "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
+         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21734,11 +21759,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T08:31:22.364Z",
-         *           "paid_at": "2026-11-26T08:31:22.461Z",
-         *           "updated": "2026-11-26T08:31:22.461Z",
+         *           "created": "2026-11-26T10:27:22.308Z",
+         *           "paid_at": "2026-11-26T10:27:22.777Z",
+         *           "updated": "2026-11-26T10:27:22.777Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21746,23 +21771,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
+         *           "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:31:22.394Z",
+         *           "finalized_at": "2026-11-26T10:27:22.395Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dyrha3g129mztt6trf56tybdm",
+         *           "payment_intent": "pi_prod_06h1esa5x9bmjf08jt9crfvbv1350",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21773,7 +21798,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T08:31:22.394Z",
+         *           "updated": "2026-11-26T10:27:22.395Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -21809,19 +21834,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1dyrhqvpw9sexm0fqtrekw6ky0",
+         *       "id": "evt_prod_06h1esa7wsh1z3tadf5e4w27nqt46",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795681882,
+         *       "created": 1795688843,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dyrhgy9nm1bscwrxs376sn694",
+         *           "id": "in_prod_06h1esa6n173wd0tmp1szsw51gr6w",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dyrhgy9nm1bscwrxs376sn696",
-         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *               "id": "il_prod_06h1esa6na766dy253kyhxymyhc34",
+         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21834,11 +21859,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T08:31:22.503Z",
+         *           "created": "2026-11-26T10:27:22.920Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T08:31:22.515Z",
+         *           "updated": "2026-11-26T10:27:22.942Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21846,23 +21871,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "49946861d44424ed9c2b36c56509b527b566b1e3df532fcf0037e2033cbdfb3a",
+         *           "pdf_sha256": "5ea23e050a8eebb5e71d2dcf52b7730611e02d131f075c060fa6df942e9fa866",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrhgy9nm1bscwrxs376sn694/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa6n173wd0tmp1szsw51gr6w/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:31:22.515Z",
+         *           "finalized_at": "2026-11-26T10:27:22.942Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dyrhpk4b8crg4q6c5p8cfnasy",
+         *           "payment_intent": "pi_prod_06h1esa7bxs5pzhrp2k5wkxvb98jm",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/XZRW5VLkNPQ24u2pz2E7rINIkaBIGX2u1bXCiKHyhIU",
+         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/1D1FQEnwW0K5CnEJ9SQklrirzdwbQoctkgFm2f06P-Q",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21902,19 +21927,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1dyrj02a9pykb05ehdw9m194zj",
+         *       "id": "evt_prod_06h1esa8gdmdbxz5j41y94hayghf4",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795681882,
+         *       "created": 1795688843,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dyrhsavr5ek98wmrgdyxmgd88",
+         *           "id": "in_prod_06h1esa84qxx4pz876883m92zhzb2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dyrhscssywcws984j1jgctppp",
-         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *               "id": "il_prod_06h1esa84t8ypnes73rxwtd0b51m2",
+         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21927,11 +21952,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T08:31:22.570Z",
+         *           "created": "2026-11-26T10:27:23.301Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T08:31:22.583Z",
+         *           "updated": "2026-11-26T10:27:23.340Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21939,23 +21964,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "69d8ab7534c7dc4904f7b6d5d8420d59626652a5dc81e1b3a826d605f2b02403",
+         *           "pdf_sha256": "6af84a46a6e9023490e176f35571a3bf59379f762ab82c604f0e14b3d9298142",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrhsavr5ek98wmrgdyxmgd88/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa84qxx4pz876883m92zhzb2/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:31:22.583Z",
+         *           "finalized_at": "2026-11-26T10:27:23.340Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dyrhz76tvzb4new92p6hsdw1t",
+         *           "payment_intent": "pi_prod_06h1esa8ff9wxf9tftzh4e1tdcf3j",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/4xevVxGxJRx6CdUbVF95lpR3K0u1fGIrYIaWyfDFAf0",
+         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/fCy6S0RICTwQ_owbdRt-a81fQa-tCUvIKj5BcJKI2Eo",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21995,19 +22020,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1dyrn2qarm28spmbyvrn5f235c",
+         *       "id": "evt_prod_06h1esaga8f3p406ff9dz40rpreaa",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795768282,
+         *       "created": 1795775244,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dyrk70tf68zqzdankjtw4kqga",
+         *           "id": "in_prod_06h1esac5qy3me7z1taapatkpj8r8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dyrk70tf68zqzdankjtw4kqgc",
-         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *               "id": "il_prod_06h1esac5ty1vgzza30mzbgn34g8c",
+         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22020,23 +22045,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T08:31:22.936Z",
+         *           "created": "2026-11-26T10:27:24.333Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T08:31:22.921Z",
+         *           "updated": "2026-11-27T10:27:24.245Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "discount": null,
-         *           "due_date": "2026-11-27T08:31:22.921Z",
+         *           "due_date": "2026-11-27T10:27:24.245Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T08:31:22.921Z",
-         *           "pdf_sha256": "368e0ff40b3b48e6eedc8352a5ac62063039d4c6580faf62ae14465efa8c1fa2",
+         *           "overdue_at": "2026-11-27T10:27:24.245Z",
+         *           "pdf_sha256": "4c55038e844d371c3a52366807fed74904932e56205b2424a883461b6ecc86e8",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrk70tf68zqzdankjtw4kqga/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esac5qy3me7z1taapatkpj8r8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:31:22.947Z",
+         *           "finalized_at": "2026-11-26T10:27:24.376Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -22048,7 +22073,7 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/RFq1aCUvt9EhBzjg7PZzc25oWWR7XQvNf5myfs4MynE",
+         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/-QU69H2OPyE0YKXCeGbzu0W0u_Lqt9DMm3P1vz0blAk",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22057,7 +22082,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:31:22.947Z",
+         *           "updated": "2026-11-26T10:27:24.376Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -22092,19 +22117,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1dyrj8dtkevskzmv6jwb3qmnz2",
+         *       "id": "evt_prod_06h1esa8sy8vt0nj31qnmf0qxpvf4",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795681882,
+         *       "created": 1795688843,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dyrj1bnwm7wn3kjzjegt7s1h8",
+         *           "id": "in_prod_06h1esa8kr0ad1zyssc4nqe6sp8hr",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dyrj1f5h8qernv3dvmp32c02w",
-         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *               "id": "il_prod_06h1esa8kxxs49wct35g7z6h7vfvc",
+         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22117,23 +22142,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T08:31:22.634Z",
+         *           "created": "2026-11-26T10:27:23.422Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T08:31:22.689Z",
+         *           "updated": "2026-11-26T10:27:23.469Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T08:31:22.689Z",
+         *           "voided_at": "2026-11-26T10:27:23.469Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "6cac6216e19b0a5bdd8fec59c203711d85c4138c5472dbdb73bc989e0dd48691",
+         *           "pdf_sha256": "73343deeeba870ade85ac0746ff93138dab1008028960875b574842fd837f17c",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrj1bnwm7wn3kjzjegt7s1h8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa8kr0ad1zyssc4nqe6sp8hr/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:31:22.648Z",
+         *           "finalized_at": "2026-11-26T10:27:23.435Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -22145,7 +22170,7 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/OWU1ohKtCEwFzglbS2U7zIq5HsP58tVy-4avWi_RaHg",
+         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/cVj9sZYxo790tMaFwg1TuhuAjU4wxBM2FIi8F0FhtWU",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22155,7 +22180,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T08:31:22.648Z",
+         *           "updated": "2026-11-26T10:27:23.435Z",
          *           "voided_at": null
          *         }
          *       }
@@ -22190,19 +22215,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1dyrjh729w5bmtj7zjf27gkfvc",
+         *       "id": "evt_prod_06h1esa9a3ef1q237ty1xqd4gh18y",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795681882,
+         *       "created": 1795688843,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dyrjb83zrhh9sv34efdzkde4y",
+         *           "id": "in_prod_06h1esa8w5v4yx9a9c5mmve44jbb0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dyrjbcxvhmgvx60552vckcq8a",
-         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *               "id": "il_prod_06h1esa8w5v4yx9a9c5mmve44jbb2",
+         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22215,11 +22240,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T08:31:22.714Z",
+         *           "created": "2026-11-26T10:27:23.489Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T08:31:22.760Z",
+         *           "updated": "2026-11-26T10:27:23.589Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22227,11 +22252,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "f2d4203e00d84cf485862bb069226ae019e2939c12c865ebd25455753911f42d",
+         *           "pdf_sha256": "d80a470de0d592064af99a7f3a47c790e4ea35ddc1e1466a9b6b8d10cad39e77",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrjb83zrhh9sv34efdzkde4y/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa8w5v4yx9a9c5mmve44jbb0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:31:22.728Z",
+         *           "finalized_at": "2026-11-26T10:27:23.505Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -22243,17 +22268,17 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/AlUKkGm1rWMmL6oFPqBuEJbrYbGpVM1Zf7KuxPqanh8",
+         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/V2hl_GBhJrIbHCBugaxUv-gk3E3h9EFBCrX-KcHiask",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-26T08:31:22.760Z",
+         *           "marked_uncollectible_at": "2026-11-26T10:27:23.589Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T08:31:22.728Z",
+         *           "updated": "2026-11-26T10:27:23.505Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -22288,19 +22313,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1dyrhg22z4vj6e8vse8baf63f6",
+         *       "id": "evt_prod_06h1esa6gw8sg14dxwacdv5hcr6wt",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795681882,
+         *       "created": 1795688842,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *           "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dyrgzmmh2r6zt0wqdmykjj5d6",
-         *               "price": "price_prod_06h1dyrenbgp58m4gxjmaq68sz6nc",
+         *               "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
+         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22313,11 +22338,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T08:31:22.364Z",
-         *           "paid_at": "2026-11-26T08:31:22.461Z",
-         *           "updated": "2026-11-26T08:31:22.461Z",
+         *           "created": "2026-11-26T10:27:22.308Z",
+         *           "paid_at": "2026-11-26T10:27:22.777Z",
+         *           "updated": "2026-11-26T10:27:22.777Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22325,23 +22350,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "e0c0380740ff559fcd74e45f2ba2f4119cf8c67c76d752366bac59b56b35795a",
+         *           "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:36281/api/invoices/in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T08:31:22.394Z",
+         *           "finalized_at": "2026-11-26T10:27:22.395Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1dyrha3g129mztt6trf56tybdm",
+         *           "payment_intent": "pi_prod_06h1esa5x9bmjf08jt9crfvbv1350",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:36281/invoice/yl--Ph3MTK24fwFirNcKrYE13iFlC7kKE4T5ety1lfM",
+         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22381,19 +22406,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1dyrn9tznw8vjga4hbpytcb5rg",
+         *       "id": "evt_prod_06h1esagtzxf04tn5wke4ajstex24",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796027483,
+         *       "created": 1796034444,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1dyrn90rwzpxwfrnm4q6wf5mkr",
+         *           "id": "in_prod_06h1esagrx2zsmdxeah5takmc6zkm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1dyrn9a4vzw5j4m8yp5gj5f2et",
-         *               "price": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *               "id": "il_prod_06h1esagtmhtse4r8sxvdahqh7y0c",
+         *               "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -22406,11 +22431,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T08:31:23.119Z",
+         *           "created": "2026-11-30T10:27:24.780Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T08:31:23.119Z",
+         *           "updated": "2026-11-30T10:27:24.780Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22419,11 +22444,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h1dyrky0kr4qrn52dtr161zdj7p",
+         *           "description": "Subscription sub_prod_06h1esadxqea9kr89eakhg3sffc7y",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1dyrky0kr4qrn52dtr161zdj7p",
+         *           "subscription": "sub_prod_06h1esadxqea9kr89eakhg3sffc7y",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -22474,22 +22499,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyrfwwvb5f39js6b9az54w56p",
+         *       "id": "evt_prod_06h1esa1w3yscshgd2cgbp590y9t0",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795681882,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "id": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T08:31:22.083Z",
+         *           "created": "2026-11-26T10:27:21.688Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T08:31:22.083Z",
+         *           "updated": "2026-11-26T10:27:21.688Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -22567,22 +22592,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dyrfzarxys6yksjsxsa8apav4",
+         *       "id": "evt_prod_06h1esa21js87qzrkawdmpg1jybcg",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795681882,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "id": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T08:31:22.083Z",
+         *           "created": "2026-11-26T10:27:21.688Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T08:31:22.103Z",
+         *           "updated": "2026-11-26T10:27:21.732Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -22592,7 +22617,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T08:31:22.083Z"
+         *           "updated": "2026-11-26T10:27:21.688Z"
          *         }
          *       }
          *     }
@@ -22626,23 +22651,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dyrg3f2dnmkygz5v4dbj60r2e",
+         *       "id": "evt_prod_06h1esa2b1cn30hhczyfbzjh6cc0g",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795681882,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1dyrg1qsn1d661b4wnrmhmcbby",
+         *           "id": "cus_prod_06h1esa266b4tpz6jezx2jjtcz36w",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T08:31:22.125Z",
+         *           "created": "2026-11-26T10:27:21.777Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T08:31:22.138Z",
+         *           "updated": "2026-11-26T10:27:21.807Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -22651,7 +22676,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:31:22.125Z",
+         *           "updated": "2026-11-26T10:27:21.777Z",
          *           "deleted": null
          *         }
          *       }
@@ -22725,24 +22750,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyrg5jctd0810pd0rvgrsydcy",
+         *       "id": "evt_prod_06h1esa2cnjn2cbzdc0jnkfa2x32e",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795681882,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
+         *           "id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
          *           "end": null,
-         *           "start": "2026-11-26T08:31:22.150Z",
+         *           "start": "2026-11-26T10:27:21.826Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
+         *             "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T08:31:21.833Z",
-         *             "updated": "2026-11-26T08:31:22.150Z",
+         *             "created": "2026-11-26T10:27:21.031Z",
+         *             "updated": "2026-11-26T10:27:21.826Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -22755,7 +22780,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false
          *         }
          *       }
@@ -22808,24 +22833,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dyrg7rnfsmpkyps2pyrzqajkg",
+         *       "id": "evt_prod_06h1esa2hpg6smygvkrvkfdp5hm5g",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795681882,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
+         *           "id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
          *           "end": null,
-         *           "start": "2026-11-26T08:31:22.171Z",
+         *           "start": "2026-11-26T10:27:21.855Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1dyrez1j0n59waj3mmeskz5mst",
+         *             "id": "cpn_prod_06h1es9zcfmctpnfxy2g2mjp6j4x6",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T08:31:21.848Z",
-         *             "updated": "2026-11-26T08:31:22.171Z",
+         *             "created": "2026-11-26T10:27:21.059Z",
+         *             "updated": "2026-11-26T10:27:21.855Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -22838,18 +22863,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T08:31:22.150Z",
+         *           "start": "2026-11-26T10:27:21.826Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
+         *             "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T08:31:21.833Z",
-         *             "updated": "2026-11-26T08:31:22.150Z",
+         *             "created": "2026-11-26T10:27:21.031Z",
+         *             "updated": "2026-11-26T10:27:21.826Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -22894,24 +22919,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dyrg953pjk5rd9fk2sx4wg098",
+         *       "id": "evt_prod_06h1esa2kxbtczg668hnadm1cdfaj",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795681882,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1dyrg53q8wndgg3d5tjysd8xgy",
+         *           "id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
          *           "end": null,
-         *           "start": "2026-11-26T08:31:22.171Z",
+         *           "start": "2026-11-26T10:27:21.855Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1dyrez1j0n59waj3mmeskz5mst",
+         *             "id": "cpn_prod_06h1es9zcfmctpnfxy2g2mjp6j4x6",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T08:31:21.848Z",
-         *             "updated": "2026-11-26T08:31:22.171Z",
+         *             "created": "2026-11-26T10:27:21.059Z",
+         *             "updated": "2026-11-26T10:27:21.855Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -22925,7 +22950,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -22982,20 +23007,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyrexcmv68f1zhwv31t1g2pmc",
+         *       "id": "evt_prod_06h1es9z96jg2g3r8k6vmjztnx7aw",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795681881,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
+         *           "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T08:31:21.833Z",
-         *           "updated": "2026-11-26T08:31:21.833Z",
+         *           "created": "2026-11-26T10:27:21.031Z",
+         *           "updated": "2026-11-26T10:27:21.031Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -23077,20 +23102,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dyrf0qwr8vetvzv2as5p869sa",
+         *       "id": "evt_prod_06h1es9zgk22q3n06cxhn7phxf1pp",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795681881,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1dyrex4g3465dfbjmk561z16np",
+         *           "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T08:31:21.833Z",
-         *           "updated": "2026-11-26T08:31:21.859Z",
+         *           "created": "2026-11-26T10:27:21.031Z",
+         *           "updated": "2026-11-26T10:27:21.089Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -23104,7 +23129,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T08:31:21.833Z"
+         *           "updated": "2026-11-26T10:27:21.031Z"
          *         }
          *       }
          *     }
@@ -23138,21 +23163,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dyrf3nhpe1qah0pnfjakj5nbj",
+         *       "id": "evt_prod_06h1es9zr0hbga6se8x7fxe95qgfp",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795681881,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1dyrf2fwsmwzpccszf9nahq7qw",
+         *           "id": "cpn_prod_06h1es9zk908vdvhtrk649zpb0qfj",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T08:31:21.875Z",
+         *           "created": "2026-11-26T10:27:21.114Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T08:31:21.883Z",
+         *           "updated": "2026-11-26T10:27:21.149Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -23166,7 +23191,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T08:31:21.875Z",
+         *           "updated": "2026-11-26T10:27:21.114Z",
          *           "deleted": null
          *         }
          *       }
@@ -23240,22 +23265,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyrejwvj1d4vx4ytcjfe1gcw6",
+         *       "id": "evt_prod_06h1es9yeqge79fcmzax6x0fhs79g",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795681881,
+         *       "created": 1795688840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *           "id": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T08:31:21.749Z",
-         *           "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
-         *           "updated": "2026-11-26T08:31:21.749Z",
+         *           "created": "2026-11-26T10:27:20.819Z",
+         *           "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
+         *           "updated": "2026-11-26T10:27:20.819Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23349,22 +23374,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dyrepyj3eshrxszta3kr3qb78",
+         *       "id": "evt_prod_06h1es9yp6atv96mpy3yzjtyn1368",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795681881,
+         *       "created": 1795688840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1dyrejmhbjsnajhcgavaxrr96y",
+         *           "id": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T08:31:21.749Z",
-         *           "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
-         *           "updated": "2026-11-26T08:31:21.782Z",
+         *           "created": "2026-11-26T10:27:20.819Z",
+         *           "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
+         *           "updated": "2026-11-26T10:27:20.879Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23380,7 +23405,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:31:21.749Z",
+         *           "updated": "2026-11-26T10:27:20.819Z",
          *           "nickname": null
          *         }
          *       }
@@ -23415,23 +23440,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dyretcd1x7xap390bs4qkk46c",
+         *       "id": "evt_prod_06h1es9yxe2j2d56qj40djz059j3e",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795681881,
+         *       "created": 1795688840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1dyres5kek3tc2r249p359jntr",
+         *           "id": "price_prod_06h1es9yswjkm5remk6zrn5vpycsj",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T08:31:21.801Z",
+         *           "created": "2026-11-26T10:27:20.911Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1dyreh8sz87trmhhzycps8n0ew",
-         *           "updated": "2026-11-26T08:31:21.810Z",
+         *           "product": "prod_prod_06h1es9yb2tcp9gvg2yjkbqc3fpdw",
+         *           "updated": "2026-11-26T10:27:20.938Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23442,7 +23467,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:31:21.801Z",
+         *           "updated": "2026-11-26T10:27:20.911Z",
          *           "deleted": null
          *         }
          *       }
@@ -23525,20 +23550,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyredxme8qd2452xadhw3ecg8",
+         *       "id": "evt_prod_06h1es9y5d0cnze9kaenc3hqvfsq0",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795681881,
+         *       "created": 1795688840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
+         *           "id": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T08:31:21.709Z",
-         *           "updated": "2026-11-26T08:31:21.709Z",
+         *           "created": "2026-11-26T10:27:20.744Z",
+         *           "updated": "2026-11-26T10:27:20.744Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -23599,26 +23624,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dyreg3n1h14e3ev02ht88k0f6",
+         *       "id": "evt_prod_06h1es9y7ymj5gjtfgcyx5tjk87a4",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795681881,
+         *       "created": 1795688840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
+         *           "id": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T08:31:21.709Z",
-         *           "updated": "2026-11-26T08:31:21.726Z",
+         *           "created": "2026-11-26T10:27:20.744Z",
+         *           "updated": "2026-11-26T10:27:20.765Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:31:21.709Z",
+         *           "updated": "2026-11-26T10:27:20.744Z",
          *           "description": null
          *         }
          *       }
@@ -23653,27 +23678,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dyrevsdgd22gw3akratgf5d7g",
+         *       "id": "evt_prod_06h1es9z314kprpss8tt02myj255r",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795681881,
+         *       "created": 1795688840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1dyreh8sz87trmhhzycps8n0ew",
+         *           "id": "prod_prod_06h1es9yb2tcp9gvg2yjkbqc3fpdw",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T08:31:21.738Z",
+         *           "created": "2026-11-26T10:27:20.792Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T08:31:21.821Z",
+         *           "updated": "2026-11-26T10:27:20.977Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:31:21.738Z",
+         *           "updated": "2026-11-26T10:27:20.792Z",
          *           "deleted": null
          *         }
          *       }
@@ -23733,21 +23758,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyrgvcn5g98ne5g1cf2dv9jye",
+         *       "id": "evt_prod_06h1esa3txm8t5f8khdhkw1dqe0dr",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795681882,
+         *       "created": 1795688842,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1dyrgv5f8yx7tyhc6e1zv7c8v8",
+         *           "id": "re_prod_06h1esa3thb34shwhb7e690j3rp3j",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T08:31:22.329Z",
-         *           "payment": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
-         *           "updated": "2026-11-26T08:31:22.329Z",
+         *           "created": "2026-11-26T10:27:22.196Z",
+         *           "payment": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
+         *           "updated": "2026-11-26T10:27:22.196Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23814,21 +23839,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dyrgvswkxhsedv6ywt8w3ene8",
+         *       "id": "evt_prod_06h1esa3wsnhczx245mzmyry9xwvp",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795681882,
+         *       "created": 1795688842,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1dyrgv5f8yx7tyhc6e1zv7c8v8",
+         *           "id": "re_prod_06h1esa3thb34shwhb7e690j3rp3j",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T08:31:22.329Z",
-         *           "payment": "py_prod_06h1dyrgcdkctpc4w0j8j13bbgeb0",
-         *           "updated": "2026-11-26T08:31:22.333Z",
+         *           "created": "2026-11-26T10:27:22.196Z",
+         *           "payment": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
+         *           "updated": "2026-11-26T10:27:22.202Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23837,7 +23862,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T08:31:22.329Z"
+         *           "updated": "2026-11-26T10:27:22.196Z"
          *         }
          *       }
          *     }
@@ -23871,21 +23896,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1dyrgyd7e5za5azs9qn0dcbg78",
+         *       "id": "evt_prod_06h1esa46q0g83rswv7expw1tb49g",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795681882,
+         *       "created": 1795688842,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1dyrgy3qa5rw7b26c50339af9p",
+         *           "id": "re_prod_06h1esa46592nbfqeh39yxeexw1e0",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T08:31:22.352Z",
-         *           "payment": "py_prod_06h1dyrgr2agjdp8s5kz8n61zfr0t",
-         *           "updated": "2026-11-26T08:31:22.355Z",
+         *           "created": "2026-11-26T10:27:22.289Z",
+         *           "payment": "py_prod_06h1esa3k4msbp8ccm7hgmymt1v8j",
+         *           "updated": "2026-11-26T10:27:22.292Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23894,7 +23919,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T08:31:22.352Z",
+         *           "updated": "2026-11-26T10:27:22.289Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -23929,21 +23954,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyrbhstv24ejmnq1p76pcebn6",
+         *       "id": "evt_prod_06h1es9mh47jwx4ngve3kbnxdt4br",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795681880,
+         *       "created": 1795688838,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1dyrbhcn41kt7jpq79yeca2epg",
+         *           "id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-26T08:31:20.970Z",
-         *           "display": "st_prod_…2hav",
+         *           "created": "2026-11-26T10:27:18.278Z",
+         *           "display": "st_prod_…8q11",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -24000,22 +24025,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h1dyrc1jc9bma686bn5kdbwbrct",
+         *       "id": "evt_prod_06h1es9prgtnfp84mtetvcakdx0em",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795681881,
+         *       "created": 1795688838,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1dyrbzp6w48kp71vraqjz57kv6",
+         *           "id": "key_prod_06h1es9pjnajsxg3caqpnstgvpa5c",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-26T08:31:21.085Z",
-         *           "display": "pt_prod_…h880",
-         *           "revoked_at": "2026-11-26T08:31:21.099Z",
+         *           "created": "2026-11-26T10:27:18.805Z",
+         *           "display": "pt_prod_…wgqh",
+         *           "revoked_at": "2026-11-26T10:27:18.850Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -24054,23 +24079,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyrc49s7s16t7sxc2vzmne5at",
+         *       "id": "evt_prod_06h1es9pxspxdbwyxkd2fz3myaysy",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795681881,
+         *       "created": 1795688838,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *           "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T08:31:21.118Z",
+         *           "created": "2026-11-26T10:27:18.890Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T08:31:21.118Z",
+         *           "updated": "2026-11-26T10:27:18.890Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -24146,23 +24171,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dyrc7bd0ajw38hkxktn6qfmv2",
+         *       "id": "evt_prod_06h1es9q1f2cp3zy895qz22msrtdr",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795681881,
+         *       "created": 1795688838,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *           "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T08:31:21.118Z",
+         *           "created": "2026-11-26T10:27:18.890Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T08:31:21.143Z",
+         *           "updated": "2026-11-26T10:27:18.919Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -24172,7 +24197,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:31:21.118Z",
+         *           "updated": "2026-11-26T10:27:18.890Z",
          *           "description": null
          *         }
          *       }
@@ -24207,35 +24232,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1dyrcewprb2vbkgrpmk7mpnp76",
+         *       "id": "evt_prod_06h1es9qfcfpd09tp612681hhb3w8",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795681881,
+         *       "created": 1795688839,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *           "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T08:31:21.118Z",
+         *           "created": "2026-11-26T10:27:18.890Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-26T08:31:21.205Z",
+         *           "updated": "2026-11-26T10:27:19.034Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T08:31:21.188Z"
+         *           "previous_secret_expires_at": "2026-11-27T10:27:19.009Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T08:31:21.188Z",
+         *           "updated": "2026-11-26T10:27:19.009Z",
          *           "deleted": null
          *         }
          *       }
@@ -24306,23 +24331,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h1dyrc9mahq9gamzfxpjc062958",
+         *       "id": "evt_prod_06h1es9q7f0k6tbqsvt45hp6h317m",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795681881,
+         *       "created": 1795688838,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *           "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T08:31:21.118Z",
+         *           "created": "2026-11-26T10:27:18.890Z",
          *           "enabled": false,
-         *           "updated": "2026-11-26T08:31:21.163Z",
+         *           "updated": "2026-11-26T10:27:18.968Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -24333,7 +24358,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T08:31:21.143Z"
+         *           "updated": "2026-11-26T10:27:18.919Z"
          *         }
          *       }
          *     }
@@ -24367,23 +24392,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h1dyrcbdf98hw1c1fanb3gyq25a",
+         *       "id": "evt_prod_06h1es9q9scjcz7c90x5kn98mjyyt",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795681881,
+         *       "created": 1795688838,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *           "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T08:31:21.118Z",
+         *           "created": "2026-11-26T10:27:18.890Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T08:31:21.178Z",
+         *           "updated": "2026-11-26T10:27:18.989Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -24394,7 +24419,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-26T08:31:21.163Z"
+         *           "updated": "2026-11-26T10:27:18.968Z"
          *         }
          *       }
          *     }
@@ -24428,33 +24453,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h1dyrccv23p10ye9fh4jnc7vfya",
+         *       "id": "evt_prod_06h1es9qchgjpqzyy535c7nr0wy04",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795681881,
+         *       "created": 1795688839,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1dyrc3yzx69b90d5rh7kwtbdpr",
+         *           "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T08:31:21.118Z",
+         *           "created": "2026-11-26T10:27:18.890Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T08:31:21.188Z",
+         *           "updated": "2026-11-26T10:27:19.009Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T08:31:21.188Z"
+         *           "previous_secret_expires_at": "2026-11-27T10:27:19.009Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:31:21.178Z",
+         *           "updated": "2026-11-26T10:27:18.989Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -24489,18 +24514,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h1dyrbexte38zxbq4bf103fkznj",
+         *       "id": "evt_prod_06h1es9mbw5st49khqpmhgr19c9np",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795681880,
+         *       "created": 1795688838,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
+         *           "id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-525850f854@example.com",
+         *           "email": "user-d4d1f6ce27@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -24546,18 +24571,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h1dyrcvvq1g1wme4ct59ne4p1me",
+         *       "id": "evt_prod_06h1es9rrn5e2vbe73pr5ke2w7s60",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795681881,
+         *       "created": 1795688839,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
+         *           "id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-525850f854@example.com",
+         *           "email": "user-d4d1f6ce27@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -24592,18 +24617,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h1dyre6pgcf0sbf98bfpkthdc1e",
+         *       "id": "evt_prod_06h1es9xss173f4wcfbv2rkr9scnp",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795681881,
+         *       "created": 1795688840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
+         *           "id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-525850f854@example.com",
+         *           "email": "user-d4d1f6ce27@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -24638,18 +24663,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h1dyrdyyzc5xwdapjd9k8kzp53j",
+         *       "id": "evt_prod_06h1es9xjf79a23t2jthshkpstp4t",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795681881,
+         *       "created": 1795688840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1dyramazw8wkqqgeaq5darbk1j",
+         *           "id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-525850f854@example.com",
+         *           "email": "user-d4d1f6ce27@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -24684,15 +24709,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h1dyre87rqnjddvpv6eqe5jaf6m",
+         *       "id": "evt_prod_06h1es9xwp262671aep1dcaamwcf2",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795681881,
+         *       "created": 1795688840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h1dyraktyf2wv4rkeybv16kce3w",
+         *           "id": "acc_prod_06h1es9hef014vqhrncvyvd7dcv2c",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -24775,20 +24800,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyreab09p66pst1y4rntghavg",
+         *       "id": "evt_prod_06h1es9y0mvdz4fy5tgq2g80twyry",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795681881,
+         *       "created": 1795688840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1dyrea3zfa03dhqvmm8pyx3wwy",
+         *           "id": "txr_prod_06h1es9y060cahqavp8k8fvk031qe",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T08:31:21.680Z",
-         *           "updated": "2026-11-26T08:31:21.680Z",
+         *           "created": "2026-11-26T10:27:20.705Z",
+         *           "updated": "2026-11-26T10:27:20.705Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -24857,20 +24882,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dyrec8j03nqmz2gcg4jvf6sny",
+         *       "id": "evt_prod_06h1es9y3b4yvvejarjsqp7dkc672",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795681881,
+         *       "created": 1795688840,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1dyrea3zfa03dhqvmm8pyx3wwy",
+         *           "id": "txr_prod_06h1es9y060cahqavp8k8fvk031qe",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T08:31:21.680Z",
-         *           "updated": "2026-11-26T08:31:21.697Z",
+         *           "created": "2026-11-26T10:27:20.705Z",
+         *           "updated": "2026-11-26T10:27:20.729Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -24881,7 +24906,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-26T08:31:21.680Z"
+         *           "updated": "2026-11-26T10:27:20.705Z"
          *         }
          *       }
          *     }
@@ -24915,19 +24940,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyrfmqry3jjtewze5ny5knb4m",
+         *       "id": "evt_prod_06h1esa115y77n3197wb10azqzgdp",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795681882,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
+         *           "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T08:31:22.020Z",
-         *           "updated": "2026-11-26T08:31:22.020Z",
+         *           "created": "2026-11-26T10:27:21.479Z",
+         *           "updated": "2026-11-26T10:27:21.479Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -24997,19 +25022,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dyrfpr4fvfcfx8hwe25jjtrft",
+         *       "id": "evt_prod_06h1esa1a7xr1d1938seeve8xw8ey",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795681882,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
+         *           "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T08:31:22.020Z",
-         *           "updated": "2026-11-26T08:31:22.037Z",
+         *           "created": "2026-11-26T10:27:21.479Z",
+         *           "updated": "2026-11-26T10:27:21.552Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -25017,7 +25042,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T08:31:22.020Z",
+         *           "updated": "2026-11-26T10:27:21.479Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -25052,19 +25077,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h1dyrfrqej99fcxgxhgy9ksafny",
+         *       "id": "evt_prod_06h1esa1g6e0vx1ppaxfmxvbs3j68",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795681882,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
+         *           "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-26T08:31:22.020Z",
-         *           "updated": "2026-11-26T08:31:22.052Z",
+         *           "created": "2026-11-26T10:27:21.479Z",
+         *           "updated": "2026-11-26T10:27:21.597Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -25073,7 +25098,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T08:31:22.037Z"
+         *           "updated": "2026-11-26T10:27:21.552Z"
          *         }
          *       }
          *     }
@@ -25107,19 +25132,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h1dyrftpajrzh2w9kj9a203n3t6",
+         *       "id": "evt_prod_06h1esa1p4vtnbgsftg5pbdbf7bg8",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795681882,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1dyrfmj9fqwvva5a2nhr15w8gc",
+         *           "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T08:31:22.020Z",
-         *           "updated": "2026-11-26T08:31:22.068Z",
+         *           "created": "2026-11-26T10:27:21.479Z",
+         *           "updated": "2026-11-26T10:27:21.649Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -25128,7 +25153,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-26T08:31:22.052Z"
+         *           "updated": "2026-11-26T10:27:21.597Z"
          *         }
          *       }
          *     }
@@ -25162,19 +25187,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyrf4z5ms7p7b7grhhp2r82gg",
+         *       "id": "evt_prod_06h1es9zwage5pv8g679kvvjkzm1g",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795681881,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h1dyrf4nrczhh6pwsz7yf1vfdbm",
+         *           "id": "feat_prod_06h1es9zw30wxz96y7khwqyb45j9e",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T08:31:21.893Z",
-         *           "updated": "2026-11-26T08:31:21.893Z",
+         *           "created": "2026-11-26T10:27:21.184Z",
+         *           "updated": "2026-11-26T10:27:21.184Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -25234,28 +25259,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h1dyrf7ggeeq6rk9nbdawdj3npm",
+         *       "id": "evt_prod_06h1esa01729p3tqrenktwt3kvha0",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795681881,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1dyrf7bx6r57dwa6sn1v386x5c",
+         *           "id": "prodft_prod_06h1esa00m5pd4c94hm0n0n2smc2a",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T08:31:21.914Z",
+         *           "created": "2026-11-26T10:27:21.221Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1dyrf4nrczhh6pwsz7yf1vfdbm",
+         *             "id": "feat_prod_06h1es9zw30wxz96y7khwqyb45j9e",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-26T08:31:21.893Z",
-         *             "updated": "2026-11-26T08:31:21.893Z",
+         *             "created": "2026-11-26T10:27:21.184Z",
+         *             "updated": "2026-11-26T10:27:21.184Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
+         *           "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
          *           "livemode": false
          *         }
          *       }
@@ -25305,28 +25330,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h1dyrfd0d50yx5njtysrbr569bm",
+         *       "id": "evt_prod_06h1esa0avwj0xcpzrgfcjajv3r34",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795681881,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1dyrfb17pe9mc1zvmwbfyqk9wr",
+         *           "id": "prodft_prod_06h1esa07pdp8ezex5wfpqyga80wg",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T08:31:21.944Z",
+         *           "created": "2026-11-26T10:27:21.278Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1dyrf9kf6sgbqh1xhxyh747q2p",
+         *             "id": "feat_prod_06h1esa04rcs624n5h0sq43pjs3pe",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-26T08:31:21.932Z",
-         *             "updated": "2026-11-26T08:31:21.932Z",
+         *             "created": "2026-11-26T10:27:21.254Z",
+         *             "updated": "2026-11-26T10:27:21.254Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h1dyredqvhs4q98qwgzr9q9r1vg",
+         *           "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
          *           "livemode": false
          *         }
          *       }
@@ -25361,23 +25386,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dyrkdawsbv4bk0avhgb1ndaje",
+         *       "id": "evt_prod_06h1esackapze9c0qvg2qhdpc8pfe",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795681882,
+         *       "created": 1795688844,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h1dyrf4nrczhh6pwsz7yf1vfdbm",
+         *               "feature": "feat_prod_06h1es9zw30wxz96y7khwqyb45j9e",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h1dyrkbdx3zn4jdx6snfgv53aac"
+         *               "source_subscription": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -25424,16 +25449,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h1dyrffey03ejtp7sb285mzh84g",
+         *       "id": "evt_prod_06h1esa0f6khpmzdrx4k331vynfwt",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 2,
-         *       "created": 1795681881,
+         *       "created": 1795688841,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-26T08:31:21.974Z",
+         *           "updated": "2026-11-26T10:27:21.329Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -25624,16 +25649,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyrjvj4k0332h6z6eyx8d1j8c",
+         *       "id": "evt_prod_06h1esaa4qm4x0c8nnzhhw95pms5e",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795681882,
+         *       "created": 1795688843,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8",
-         *           "pdf": "http://127.0.0.1:36281/api/credit-notes/cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8/pdf",
+         *           "id": "cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w",
+         *           "pdf": "http://127.0.0.1:42567/api/credit-notes/cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -25651,16 +25676,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-26T08:31:22.830Z",
-         *           "invoice": "in_prod_06h1dyrjn2v7tk1rq0e8pdft5v74w",
+         *           "created": "2026-11-26T10:27:23.757Z",
+         *           "invoice": "in_prod_06h1esa9ka2a2bgz1c3dehffg915e",
          *           "refunds": [],
-         *           "updated": "2026-11-26T08:31:22.830Z",
+         *           "updated": "2026-11-26T10:27:23.757Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "1d2e61dd36e32f8bd3ce83adde1e9326577436be57a064c0d098d01f38279d07",
+         *           "pdf_sha256": "a29085b494679d3dc066ed39e9d4cb296732e72b1e7abad4f9de4cc3617c1dec",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -25755,16 +25780,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h1dyrjykmxccad8azhxtkp3mxra",
+         *       "id": "evt_prod_06h1esaacrzk1e86ae0dc5sapcc9r",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795681882,
+         *       "created": 1795688843,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8",
-         *           "pdf": "http://127.0.0.1:36281/api/credit-notes/cn_prod_06h1dyrjsr7gtbcvgx0mm3ttymth8/pdf",
+         *           "id": "cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w",
+         *           "pdf": "http://127.0.0.1:42567/api/credit-notes/cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -25782,16 +25807,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-26T08:31:22.830Z",
-         *           "invoice": "in_prod_06h1dyrjn2v7tk1rq0e8pdft5v74w",
+         *           "created": "2026-11-26T10:27:23.757Z",
+         *           "invoice": "in_prod_06h1esa9ka2a2bgz1c3dehffg915e",
          *           "refunds": [],
-         *           "updated": "2026-11-26T08:31:22.867Z",
+         *           "updated": "2026-11-26T10:27:23.877Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T08:31:22.867Z",
-         *           "pdf_sha256": "1d2e61dd36e32f8bd3ce83adde1e9326577436be57a064c0d098d01f38279d07",
+         *           "voided_at": "2026-11-26T10:27:23.877Z",
+         *           "pdf_sha256": "a29085b494679d3dc066ed39e9d4cb296732e72b1e7abad4f9de4cc3617c1dec",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -25803,7 +25828,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-26T08:31:22.830Z",
+         *           "updated": "2026-11-26T10:27:23.757Z",
          *           "voided_at": null
          *         }
          *       }
@@ -25838,26 +25863,27 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h1dyrk12542an7yj2t9gbgs4rat",
+         *       "id": "evt_prod_06h1esaah4xz3gcnxmh74jz7291em",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795681882,
+         *       "created": 1795688843,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h1dyrk0yb8a5v7fzv60rm4th53y",
+         *           "id": "cbtxn_prod_06h1esaagytab1bmn69dx176631kp",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-26T08:31:22.887Z",
-         *           "invoice": "in_prod_06h1dyrgzgbxwdaqaazbj2rx9wfr8",
+         *           "created": "2026-11-26T10:27:23.911Z",
+         *           "invoice": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1dyrfwfbhfv2nxdwew6gv8rts8",
+         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h1dyrk0tkxyccb4v2pgdz4edx70",
+         *           "credit_note": "cn_prod_06h1esaagtzhz4ykq9dma718acfby",
          *           "description": null,
-         *           "ending_balance_atom": 100
+         *           "ending_balance_atom": 100,
+         *           "subscription_change_request": null
          *         }
          *       }
          *     }
@@ -25920,47 +25946,51 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h1dyrmc8pjrarhg56rnqzr7bhea",
+         *       "id": "evt_prod_06h1esaemdk5xkgzx7bgc569pc97w",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795681883,
+         *       "created": 1795688844,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h1dyrm8y05z3pab1e0j6g4yfwby",
+         *           "id": "scr_prod_06h1esaefas8ypvdgj7yea054bazc",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
+         *               "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h1dyrm0yb0q5jp50qw85zg6wa86",
+         *               "price": "price_prod_06h1esae1aa8mm7whx94nt6tj8zrw",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-26T08:31:23.203Z",
+         *           "created": "2026-11-26T10:27:24.907Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:31:23.228Z",
+         *           "updated": "2026-11-26T10:27:24.951Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-26T08:31:23.151Z",
-         *           "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
+         *           "effective_at": "2026-12-26T10:27:24.824Z",
+         *           "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-26T08:31:23.203Z",
+         *           "proration_date": "2026-11-26T10:27:24.907Z",
+         *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
+         *           "balance_transaction": null,
          *           "cancellation_reason": null,
          *           "payment_collected_at": null,
+         *           "proration_amount_atom": 0,
+         *           "proration_credit_atom": 0,
          *           "next_invoice_amount_atom": 1000
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T08:31:23.203Z",
+         *           "updated": "2026-11-26T10:27:24.907Z",
          *           "effective_at": null
          *         }
          *       }
@@ -26058,56 +26088,60 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h1dyrnwym5r1g5fxy5cb0rj44pw",
+         *       "id": "evt_prod_06h1esampznk3n9jge2ypmvm68r4c",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798273883,
+         *       "created": 1798280844,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h1dyrm8y05z3pab1e0j6g4yfwby",
+         *           "id": "scr_prod_06h1esaefas8ypvdgj7yea054bazc",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
+         *               "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h1dyrm0yb0q5jp50qw85zg6wa86",
+         *               "price": "price_prod_06h1esae1aa8mm7whx94nt6tj8zrw",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-26T08:31:23.203Z",
+         *           "created": "2026-11-26T10:27:24.907Z",
          *           "invoice": null,
-         *           "updated": "2026-12-26T08:31:23.151Z",
+         *           "updated": "2026-12-26T10:27:24.824Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-26T08:31:23.151Z",
+         *           "applied_at": "2026-12-26T10:27:24.824Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-26T08:31:23.151Z",
-         *           "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
+         *           "effective_at": "2026-12-26T10:27:24.824Z",
+         *           "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-26T08:31:23.203Z",
+         *           "proration_date": "2026-11-26T10:27:24.907Z",
+         *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
+         *           "balance_transaction": null,
          *           "cancellation_reason": null,
          *           "payment_collected_at": null,
+         *           "proration_amount_atom": 0,
+         *           "proration_credit_atom": 0,
          *           "next_invoice_amount_atom": 1000
          *         },
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
+         *               "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h1dyrm0yb0q5jp50qw85zg6wa86",
+         *               "price": "price_prod_06h1esae1aa8mm7whx94nt6tj8zrw",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-26T08:31:23.228Z",
+         *           "updated": "2026-11-26T10:27:24.951Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -26143,18 +26177,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1dyrmhhcm7wdeg6q1xeznd2yh4",
+         *       "id": "evt_prod_06h1esaf1589zwhxjejcyxjbh35zj",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795681883,
+         *       "created": 1795688845,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h1dyrmefc29nme0d0e9sajfak9c",
+         *           "id": "scr_prod_06h1esaeszf7vcdqad519qehz3gsr",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h1dyrm22ahpdrfc738256ndsmv0",
+         *               "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -26163,27 +26197,31 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-26T08:31:23.249Z",
+         *           "created": "2026-11-26T10:27:25.005Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T08:31:23.275Z",
+         *           "updated": "2026-11-26T10:27:25.065Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-26T08:31:23.151Z",
-         *           "subscription": "sub_prod_06h1dyrm22ahpdrfc738256ndsmty",
+         *           "effective_at": "2026-12-26T10:27:24.824Z",
+         *           "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-26T08:31:23.249Z",
+         *           "proration_date": "2026-11-26T10:27:25.005Z",
+         *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
+         *           "balance_transaction": null,
          *           "cancellation_reason": "requested",
          *           "payment_collected_at": null,
+         *           "proration_amount_atom": 0,
+         *           "proration_credit_atom": 0,
          *           "next_invoice_amount_atom": 2000
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-26T08:31:23.261Z",
+         *           "updated": "2026-11-26T10:27:25.038Z",
          *           "cancellation_reason": null
          *         }
          *       }
