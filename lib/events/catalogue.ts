@@ -210,7 +210,7 @@ export const EVENT_DESCRIPTIONS = {
     "A credit note was issued: before payment it lowered the invoice's amount due; after payment its total was refunded, credited to the customer's balance or settled out of band.",
   "credit_note.voided": "A pre-payment credit note was voided: the invoice's amount due is back up by its total.",
   "customer.balance_transaction.created":
-    "A customer's balance changed: a manual adjustment, a credit note's credit, or finalization applying it to an invoice (`ending_balance_atom` is the balance after).",
+    "A customer's balance changed: a manual adjustment, a credit note's credit, a change request's proration credit (`type: proration`), or finalization applying it to an invoice (`ending_balance_atom` is the balance after).",
   "subscription_change_request.scheduled":
     "A change request with `effective: period_end` was applied: it is `scheduled` for the renewal at `effective_at` and listed in its subscription's `pending_changes`.",
   "subscription_change_request.applied":

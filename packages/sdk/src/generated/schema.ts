@@ -5257,7 +5257,7 @@ export type webhooks = {
         put?: never;
         /**
          * customer.balance_transaction.created
-         * @description A customer's balance changed: a manual adjustment, a credit note's credit, or finalization applying it to an invoice (`ending_balance_atom` is the balance after). `data.object` is the customer_balance_transaction. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * @description A customer's balance changed: a manual adjustment, a credit note's credit, a change request's proration credit (`type: proration`), or finalization applying it to an invoice (`ending_balance_atom` is the balance after). `data.object` is the customer_balance_transaction. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
         post: operations["customerBalanceTransactionCreatedWebhook"];
         delete?: never;
