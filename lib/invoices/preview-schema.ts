@@ -13,9 +13,9 @@ export const InvoicePreviewInput = z
         "The customer's subscription (`sub_…`) whose next renewal to preview. Absent: the customer's only subscription that is not cancelled (422 when it has none or several).",
     }),
     // The change request's own fields: the same steps, rules and errors (named `changes.steps.N.field`).
-    changes: ChangeRequestCreateInput.pick({ steps: true, effective: true }).optional().meta({
+    changes: ChangeRequestCreateInput.pick({ steps: true, effective: true, proration_behavior: true }).optional().meta({
       description:
-        "A change to preview as if a change request with these `steps` (and `effective`) were created and applied at `proration_date`: nothing is stored. `now`: `proration_invoice` is what applying it collects at once; the renewal bills the items after it. `period_end`: it joins the pending changes.",
+        "A change to preview as if a change request with these `steps` (and `effective`, `proration_behavior`) were created and applied at `proration_date`: nothing is stored. `now`: `proration_invoice` is what applying it collects at once, `proration_credit_atom` what it credits to the balance; the renewal bills the items after it. `period_end`: it joins the pending changes.",
     }),
     proration_date: DateTime.optional().meta({
       description: "With `changes`: the instant the change is prorated at, within the current period (default: the account's clock now).",
@@ -46,6 +46,9 @@ export const ProrationInvoicePreview = Invoice.extend(previewFields).meta({ id: 
 export const InvoicePreview = Invoice.extend({
   ...previewFields,
   proration_date: DateTime.nullable().meta({ description: "With `changes`: the instant the change was prorated at; else null." }),
+  proration_credit_atom: z.number().int().meta({
+    description: "With `changes` effective now that lower the price: the unused time applying it credits to the customer's balance (in `starting_balance_atom`); else 0.",
+  }),
   proration_invoice: ProrationInvoicePreview.nullable().meta({
     description:
       "With `changes` effective now and something due now: the invoice applying the change makes and collects at once (one proration line), finalized before the renewal (it takes from the balance first). Null otherwise (nothing due now: a downgrade, a trial, `period_end`).",

@@ -72,10 +72,10 @@ export async function previewUpcomingInvoice({ ctx, input }: Verb<Input>): Promi
       if (prorationDate.getTime() < start.getTime() || prorationDate.getTime() > end.getTime()) {
         throw validationFailed([{ field: "proration_date", message: `Must be within the current period, ${start.toISOString()} to ${end.toISOString()}.` }]);
       }
-      const { steps, effective } = input.changes;
+      const { steps, effective, proration_behavior: prorationBehavior } = input.changes;
       try {
         await refuseMeteredQuantities(tx, ctx.accountId, steps);
-        const change = { steps: steps.map(storedStep), effective, prorationDate };
+        const change = { steps: steps.map(storedStep), effective, prorationBehavior, prorationDate };
         return { ...(await upcomingInvoices(tx, ctx, current, { change })), prorationDate };
       } catch (error) {
         throw inChanges(error);
@@ -103,6 +103,7 @@ export function serializeInvoicePreview(result: InvoicePreviewResult, livemode: 
   return {
     ...serializePreviewed(result.renewal, livemode),
     proration_date: result.prorationDate?.toISOString() ?? null,
+    proration_credit_atom: result.prorationCreditAtom,
     proration_invoice: result.proration ? serializePreviewed(result.proration, livemode) : null,
   };
 }

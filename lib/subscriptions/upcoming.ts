@@ -23,6 +23,8 @@ export type UpcomingInvoices = {
   renewal: InvoicePreview & { period: Period };
   /** A change applied now: the proration invoice applying it collects at once, before the renewal; else null. */
   proration: (InvoicePreview & { period: Period }) | null;
+  /** A change applied now that lowers the price: the credit it writes to the balance (credit.ts) before the renewal. */
+  prorationCreditAtom: number;
 };
 
 /** Refuses (409) a subscription whose next renewal makes no invoice. */
@@ -72,6 +74,8 @@ export async function upcomingInvoices(
     });
     proration = { ...invoice, period: { start: at, end: subscription.currentPeriodEnd } };
   }
+  // A decrease is credited to the balance with the change (never beside a proration invoice: that is an increase).
+  const prorationCreditAtom = outcome.effective === "now" && outcome.prorationAmountAtom < 0 ? -outcome.prorationAmountAtom : 0;
   // An item a change adds has no tax rates (as when the change writes it).
   const items = outcome.itemsAtRenewal.map((item) => ({
     priceId: item.priceId,
@@ -89,10 +93,10 @@ export async function upcomingInvoices(
     lines: await renewalLines(executor, items),
     usage: await usageLines(executor, subscription, subscription.currentPeriodStart, subscription.currentPeriodEnd),
     at: dueAt,
-    startingBalanceAtom: proration ? proration.invoice.endingBalanceAtom! : balance,
+    startingBalanceAtom: proration ? proration.invoice.endingBalanceAtom! : balance + prorationCreditAtom,
     // The renewal collects with the default payment method when it falls due (dunning.ts).
     nextPaymentAttempt: subscription.defaultPaymentMethod ? dueAt : null,
   });
   const end = nextPeriodEnd(subscription.trialEnd ?? subscription.created, subscription.currentPeriodEnd, schedule.interval, schedule.intervalCount);
-  return { renewal: { ...invoice, period: { start: subscription.currentPeriodEnd, end } }, proration };
+  return { renewal: { ...invoice, period: { start: subscription.currentPeriodEnd, end } }, proration, prorationCreditAtom };
 }

@@ -196,6 +196,37 @@ describe("previewing the next invoice", () => {
     expect(money(preview)).toEqual(money(finalized, await dueWhenFinalized(s, finalized.id)));
   });
 
+  it("with a downgrade now: the unused time credited to the balance, then taken by the renewal, as then finalized; none credits nothing", async () => {
+    const s = await sandbox();
+    const basic = await s.price(100);
+    const pro = await s.price(400);
+    const customer = await s.customer();
+    const sub = await s.subscribe(customer, [{ price: pro }]);
+    const start = Date.parse(sub.current_period_start);
+    const end = Date.parse(sub.current_period_end);
+    await s.advance(start + 10 * DAY);
+
+    const steps = [{ type: "switch_price", item: sub.items[0].id, price: basic }];
+    const scr = await s.ok(s.client.post(`/${s.account}/subscriptions/${sub.id}/change-requests`, { steps, effective: "now", proration_behavior: "create_prorations" }));
+    expect(scr.proration_credit_atom).toBeGreaterThan(0);
+    const before = await s.rows();
+    const asked = { customer, subscription: sub.id, proration_date: scr.proration_date };
+    const response = await s.preview({ ...asked, changes: { steps, effective: "now", proration_behavior: "create_prorations" } });
+    expect(response.status, response.text).toBe(200);
+    const none = await s.preview({ ...asked, changes: { steps, effective: "now", proration_behavior: "none" } });
+    expect(none.status, none.text).toBe(200);
+    expect(await s.rows()).toEqual(before);
+    const preview = response.body;
+    expect(preview).toMatchObject({ proration_invoice: null, proration_credit_atom: scr.proration_credit_atom, starting_balance_atom: scr.proration_credit_atom, subtotal_atom: 100 });
+    expect(none.body).toMatchObject({ proration_invoice: null, proration_credit_atom: 0, starting_balance_atom: 0 });
+
+    await s.ok(s.client.post(`/${s.account}/subscriptions/${sub.id}/change-requests/${scr.id}/apply`, {}));
+    await s.advance(end + MINUTE);
+    const renewed = await s.ok(s.client.get(`/${s.account}/subscriptions/${sub.id}`));
+    const finalized = await s.invoice(renewed.latest_invoice);
+    expect(money(preview)).toEqual(money(finalized, await dueWhenFinalized(s, finalized.id)));
+  });
+
   it("previews a change at the period end without proration, and the customer's only subscription when none is named", async () => {
     const s = await sandbox();
     const [basic, pro] = [await s.price(1000), await s.price(3000)];

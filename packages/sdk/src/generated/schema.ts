@@ -5678,7 +5678,7 @@ export type components = {
             customer: string;
             /** @description The customer's subscription (`sub_…`) whose next renewal to preview. Absent: the customer's only subscription that is not cancelled (422 when it has none or several). */
             subscription?: string;
-            /** @description A change to preview as if a change request with these `steps` (and `effective`) were created and applied at `proration_date`: nothing is stored. `now`: `proration_invoice` is what applying it collects at once; the renewal bills the items after it. `period_end`: it joins the pending changes. */
+            /** @description A change to preview as if a change request with these `steps` (and `effective`, `proration_behavior`) were created and applied at `proration_date`: nothing is stored. `now`: `proration_invoice` is what applying it collects at once, `proration_credit_atom` what it credits to the balance; the renewal bills the items after it. `period_end`: it joins the pending changes. */
             changes?: {
                 /** @description Item changes, applied in this order; every intermediate state must be a valid subscription. */
                 steps: components["schemas"]["SubscriptionChangeStepInput"][];
@@ -5687,6 +5687,11 @@ export type components = {
                  * @enum {string}
                  */
                 effective?: "now" | "period_end";
+                /**
+                 * @description How the rest of the current period is prorated (default `create_prorations`). `create_prorations`: a net increase is charged now (`amount_due_now_atom`, paid before the steps are applied); a net decrease credits the unused time, floor(|Δ per-period amount| × remaining / period length), to the customer's balance when the last step is applied. `always_invoice`: the net is settled at once, the same way (an invoice cannot be negative here, so a net decrease is the same balance credit, which Stripe's negative invoice also becomes). `none`: nothing is charged or credited. With `period_end` nothing is prorated whatever it says (the change starts with the next period).
+                 * @enum {string}
+                 */
+                proration_behavior?: "create_prorations" | "always_invoice" | "none";
             };
             /**
              * Format: date-time
@@ -19292,6 +19297,8 @@ export type components = {
             period_end: string;
             /** @description With `changes`: the instant the change was prorated at; else null. */
             proration_date: string | null;
+            /** @description With `changes` effective now that lower the price: the unused time applying it credits to the customer's balance (in `starting_balance_atom`); else 0. */
+            proration_credit_atom: number;
             /** @description With `changes` effective now and something due now: the invoice applying the change makes and collects at once (one proration line), finalized before the renewal (it takes from the balance first). Null otherwise (nothing due now: a downgrade, a trial, `period_end`). */
             proration_invoice: components["schemas"]["ProrationInvoicePreview"] | null;
         };
