@@ -11147,32 +11147,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa2rmeevzbj1mtqyqn9kpfp4",
+         *       "id": "evt_prod_06h1f8s27jadymg14rd3ns6d4jeh4",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
+         *       "aggregate_id": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
          *       "data": {
-         *         "id": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
+         *         "id": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T10:27:21.921Z",
+         *         "created": "2026-11-26T11:34:56.826Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
+         *         "payment_intent": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa2pkam52w4qs3xzkwk14qsr",
-         *       "request_id": "req_prod_06h1esa2pkam52w4qs3xzkwk14qsr",
+         *       "correlation_id": "req_prod_06h1f8s25rq6s87atbt62r37pfj28",
+         *       "request_id": "req_prod_06h1f8s25rq6s87atbt62r37pfj28",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:21.925Z",
+         *       "created": "2026-11-26T11:34:56.828Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         PaymentSucceededEvent: {
@@ -11217,32 +11217,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa2zebh6qr3e60vd0z5e0kva",
+         *       "id": "evt_prod_06h1f8s2ar2db9cgz5a0qevebezet",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1esa2z58kta6gpvvpkkf3rqsty",
+         *       "aggregate_id": "py_prod_06h1f8s2amxgcvqhz9et9p359ryr4",
          *       "data": {
-         *         "id": "py_prod_06h1esa2z58kta6gpvvpkkf3rqsty",
+         *         "id": "py_prod_06h1f8s2amxgcvqhz9et9p359ryr4",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T10:27:21.977Z",
+         *         "created": "2026-11-26T11:34:56.853Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1esa2wzzngzf9bcxan7zhd1ke0",
+         *         "payment_intent": "pi_prod_06h1f8s29rbqr2ky5c86kw10yzd8r",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa2wnqq3v998hewbkanwsrc2",
-         *       "request_id": "req_prod_06h1esa2wnqq3v998hewbkanwsrc2",
+         *       "correlation_id": "req_prod_06h1f8s29k1djw7qnhh4dddzwb0r8",
+         *       "request_id": "req_prod_06h1f8s29k1djw7qnhh4dddzwb0r8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:21.979Z",
+         *       "created": "2026-11-26T11:34:56.854Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         PaymentFailedEvent: {
@@ -11287,44 +11287,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa3xhtckz2mzc7pffbjbz7gc",
+         *       "id": "evt_prod_06h1f8s2v1fy9cxtchngnstdjj31g",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
+         *       "aggregate_id": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
          *       "data": {
-         *         "id": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
+         *         "id": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T10:27:21.921Z",
+         *         "created": "2026-11-26T11:34:56.826Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
+         *         "payment_intent": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
+         *         "id": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T10:27:21.921Z",
+         *         "created": "2026-11-26T11:34:56.826Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
+         *         "payment_intent": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa3tbk1j95bwsm1p2fsjs7q6",
-         *       "request_id": "req_prod_06h1esa3tbk1j95bwsm1p2fsjs7q6",
+         *       "correlation_id": "req_prod_06h1f8s2s77fncztd4kdfy6qt0rdr",
+         *       "request_id": "req_prod_06h1f8s2s77fncztd4kdfy6qt0rdr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:22.220Z",
+         *       "created": "2026-11-26T11:34:56.984Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         PaymentRefundedEvent: {
@@ -11369,29 +11369,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esaf7rxjz8bfvndjdhx8h2e70",
+         *       "id": "evt_prod_06h1f8s7nme748cacdmpcky39fxbp",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
+         *       "aggregate_id": "cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
          *       "data": {
-         *         "id": "cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
-         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
+         *         "id": "cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
+         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:25.107Z",
+         *         "created": "2026-11-26T11:34:58.215Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:25.107Z",
+         *         "updated": "2026-11-26T11:34:58.215Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T10:27:25.107Z",
+         *         "expires_at": "2026-11-27T11:34:58.215Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11409,13 +11409,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esaf69k8m5045sp51qep91k0c",
-         *       "request_id": "req_prod_06h1esaf69k8m5045sp51qep91k0c",
+         *       "correlation_id": "req_prod_06h1f8s7mm1h8eb36pk4gy4g5z7pw",
+         *       "request_id": "req_prod_06h1f8s7mm1h8eb36pk4gy4g5z7pw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:25.118Z",
+         *       "created": "2026-11-26T11:34:58.221Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -11460,19 +11460,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esaft2z9hr0bwj0mr0rsw5dva",
+         *       "id": "evt_prod_06h1f8s84pbmde5fnysfqv7cvhr8p",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
+         *       "aggregate_id": "cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
          *       "data": {
-         *         "id": "cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
-         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
+         *         "id": "cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
+         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:25.238Z",
+         *         "created": "2026-11-26T11:34:58.315Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:25.263Z",
+         *         "updated": "2026-11-26T11:34:58.339Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11481,10 +11481,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T10:27:25.238Z",
+         *         "expires_at": "2026-11-27T11:34:58.315Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11501,24 +11501,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
-         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
+         *         "id": "cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
+         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:25.238Z",
+         *         "created": "2026-11-26T11:34:58.315Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:25.238Z",
+         *         "updated": "2026-11-26T11:34:58.315Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T10:27:25.238Z",
+         *         "expires_at": "2026-11-27T11:34:58.315Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11535,13 +11535,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esafsjy0nagyz6q5p4b9mzqvr",
-         *       "request_id": "req_prod_06h1esafsjy0nagyz6q5p4b9mzqvr",
+         *       "correlation_id": "req_prod_06h1f8s83w1d91td9dfyt5x3rjk0y",
+         *       "request_id": "req_prod_06h1f8s83w1d91td9dfyt5x3rjk0y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:25.264Z",
+         *       "created": "2026-11-26T11:34:58.341Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -11586,20 +11586,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esafx9yqqq65snshgzjcqbjjj",
+         *       "id": "evt_prod_06h1f8s87s94nqsgt3cf5aesahbtp",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
+         *       "aggregate_id": "cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
          *       "data": {
-         *         "id": "cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
-         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
+         *         "id": "cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
+         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:25.238Z",
+         *         "created": "2026-11-26T11:34:58.315Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:25.289Z",
+         *         "updated": "2026-11-26T11:34:58.364Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11608,10 +11608,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T10:27:25.238Z",
+         *         "expires_at": "2026-11-27T11:34:58.315Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11628,14 +11628,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
-         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
+         *         "id": "cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
+         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:25.238Z",
+         *         "created": "2026-11-26T11:34:58.315Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:25.263Z",
+         *         "updated": "2026-11-26T11:34:58.339Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11644,10 +11644,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T10:27:25.238Z",
+         *         "expires_at": "2026-11-27T11:34:58.315Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11664,13 +11664,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esafwh1xbfq6rw1grrwdhbc76",
-         *       "request_id": "req_prod_06h1esafwh1xbfq6rw1grrwdhbc76",
+         *       "correlation_id": "req_prod_06h1f8s878f35g7t8fsznk9e5jj4w",
+         *       "request_id": "req_prod_06h1f8s878f35g7t8fsznk9e5jj4w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T10:27:25.290Z",
+         *       "created": "2026-11-26T11:34:58.366Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -11715,29 +11715,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esafmgqj9kb3trwg8q4shjbb4",
+         *       "id": "evt_prod_06h1f8s7xxgqzw51resmzcnw2eb78",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
+         *       "aggregate_id": "cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
          *       "data": {
-         *         "id": "cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
-         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
+         *         "id": "cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
+         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T10:27:25.107Z",
+         *         "created": "2026-11-26T11:34:58.215Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:25.204Z",
+         *         "updated": "2026-11-26T11:34:58.285Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esafbemjp27hbs9f4c1tvcqbr",
+         *         "customer": "cus_prod_06h1f8s7sp0z2dnv4rgbq0g1fvfx2",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T10:27:25.107Z",
+         *         "expires_at": "2026-11-27T11:34:58.215Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11745,33 +11745,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T10:27:25.204Z",
+         *         "completed_at": "2026-11-26T11:34:58.285Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1esafep2pt09y6ehjzgpdh0dn4",
+         *         "payment_intent": "pi_prod_06h1f8s7tst40v1hptrp5fzfxab5g",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
-         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
+         *         "id": "cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
+         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:25.107Z",
+         *         "created": "2026-11-26T11:34:58.215Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:25.107Z",
+         *         "updated": "2026-11-26T11:34:58.215Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T10:27:25.107Z",
+         *         "expires_at": "2026-11-27T11:34:58.215Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11788,13 +11788,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esaf9v50zc3hz7t4cv51hadr4",
-         *       "request_id": "req_prod_06h1esaf9v50zc3hz7t4cv51hadr4",
+         *       "correlation_id": "req_prod_06h1f8s7r9nd6faeg674zedtsyntr",
+         *       "request_id": "req_prod_06h1f8s7r9nd6faeg674zedtsyntr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:25.220Z",
+         *       "created": "2026-11-26T11:34:58.287Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1esafbemjp27hbs9f4c1tvcqbr"
+         *       "actor_id": "cus_prod_06h1f8s7sp0z2dnv4rgbq0g1fvfx2"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -11839,29 +11839,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esagj7x3q5ehz51cr975asfzy",
+         *       "id": "evt_prod_06h1f8s8mnvjpwvpn945bm9hy0k64",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1esafz0vdhx9mpfehae3beww5m",
+         *       "aggregate_id": "cs_prod_06h1f8s89nhek8es2a40ep3mts8zr",
          *       "data": {
-         *         "id": "cs_prod_06h1esafz0vdhx9mpfehae3beww5m",
-         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafz0vdhx9mpfehae3beww5m",
+         *         "id": "cs_prod_06h1f8s89nhek8es2a40ep3mts8zr",
+         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s89nhek8es2a40ep3mts8zr",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T10:27:25.303Z",
+         *         "created": "2026-11-26T11:34:58.378Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T10:27:25.303Z",
+         *         "updated": "2026-11-27T11:34:58.378Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T10:27:25.303Z",
-         *         "expires_at": "2026-11-27T10:27:25.303Z",
+         *         "expired_at": "2026-11-27T11:34:58.378Z",
+         *         "expires_at": "2026-11-27T11:34:58.378Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11878,24 +11878,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1esafz0vdhx9mpfehae3beww5m",
-         *         "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafz0vdhx9mpfehae3beww5m",
+         *         "id": "cs_prod_06h1f8s89nhek8es2a40ep3mts8zr",
+         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s89nhek8es2a40ep3mts8zr",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:25.303Z",
+         *         "created": "2026-11-26T11:34:58.378Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:25.303Z",
+         *         "updated": "2026-11-26T11:34:58.378Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T10:27:25.303Z",
+         *         "expires_at": "2026-11-27T11:34:58.378Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11912,11 +11912,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esag4f68y6n9mcwa5d0c3h9x2",
+         *       "correlation_id": "req_prod_06h1f8s8cys68nc2q2ppcazqn8d84",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T10:27:25.303Z",
+         *       "created": "2026-11-27T11:34:58.378Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -11963,19 +11963,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa2q1e927e71rtxtda9kr2vt",
+         *       "id": "evt_prod_06h1f8s26m66td7rdzxdh6akxmbrc",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
+         *       "aggregate_id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
          *       "data": {
-         *         "id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
+         *         "id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T10:27:21.910Z",
+         *         "created": "2026-11-26T11:34:56.817Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:21.910Z",
+         *         "updated": "2026-11-26T11:34:56.817Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11988,13 +11988,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa2pkam52w4qs3xzkwk14qsr",
-         *       "request_id": "req_prod_06h1esa2pkam52w4qs3xzkwk14qsr",
+         *       "correlation_id": "req_prod_06h1f8s25rq6s87atbt62r37pfj28",
+         *       "request_id": "req_prod_06h1f8s25rq6s87atbt62r37pfj28",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:21.912Z",
+         *       "created": "2026-11-26T11:34:56.821Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -12039,19 +12039,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa2qdcakqfdjfb73bynfdajt",
+         *       "id": "evt_prod_06h1f8s271fg5c3vrf6va9gc1x66j",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
+         *       "aggregate_id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
          *       "data": {
-         *         "id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
+         *         "id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T10:27:21.910Z",
+         *         "created": "2026-11-26T11:34:56.817Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:21.914Z",
+         *         "updated": "2026-11-26T11:34:56.823Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12063,14 +12063,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
+         *         "id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T10:27:21.910Z",
+         *         "created": "2026-11-26T11:34:56.817Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:21.910Z",
+         *         "updated": "2026-11-26T11:34:56.817Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12082,13 +12082,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa2pkam52w4qs3xzkwk14qsr",
-         *       "request_id": "req_prod_06h1esa2pkam52w4qs3xzkwk14qsr",
+         *       "correlation_id": "req_prod_06h1f8s25rq6s87atbt62r37pfj28",
+         *       "request_id": "req_prod_06h1f8s25rq6s87atbt62r37pfj28",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:21.915Z",
+         *       "created": "2026-11-26T11:34:56.824Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -12133,19 +12133,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa32n58zsebt6k1xyp7r1572",
+         *       "id": "evt_prod_06h1f8s2d335xbbcrbsgyxqfffbvt",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1esa325kgthx2mqsp6dtq4hjde",
+         *       "aggregate_id": "pi_prod_06h1f8s2cdgwwv9ftdcbc78th9je0",
          *       "data": {
-         *         "id": "pi_prod_06h1esa325kgthx2mqsp6dtq4hjde",
+         *         "id": "pi_prod_06h1f8s2cdgwwv9ftdcbc78th9je0",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T10:27:22.001Z",
+         *         "created": "2026-11-26T11:34:56.867Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:22.004Z",
+         *         "updated": "2026-11-26T11:34:56.870Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12157,14 +12157,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1esa325kgthx2mqsp6dtq4hjde",
+         *         "id": "pi_prod_06h1f8s2cdgwwv9ftdcbc78th9je0",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T10:27:22.001Z",
+         *         "created": "2026-11-26T11:34:56.867Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:22.001Z",
+         *         "updated": "2026-11-26T11:34:56.867Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12176,13 +12176,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa31y58mmy6bd9s75dz0nk08",
-         *       "request_id": "req_prod_06h1esa31y58mmy6bd9s75dz0nk08",
+         *       "correlation_id": "req_prod_06h1f8s2bwqjgg2xayscht5r9v0aw",
+         *       "request_id": "req_prod_06h1f8s2bwqjgg2xayscht5r9v0aw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:22.005Z",
+         *       "created": "2026-11-26T11:34:56.872Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -12227,19 +12227,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa39ezvej346rx9xfn6qnghp",
+         *       "id": "evt_prod_06h1f8s2j0j5pzramndexejm0q7w4",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1esa38h5a0w8xbqd9yehcwahkr",
+         *       "aggregate_id": "pi_prod_06h1f8s2h7ex9v2maxkpa6ejr2hda",
          *       "data": {
-         *         "id": "pi_prod_06h1esa38h5a0w8xbqd9yehcwahkr",
+         *         "id": "pi_prod_06h1f8s2h7ex9v2maxkpa6ejr2hda",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T10:27:22.052Z",
+         *         "created": "2026-11-26T11:34:56.905Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:22.058Z",
+         *         "updated": "2026-11-26T11:34:56.911Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12251,14 +12251,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1esa38h5a0w8xbqd9yehcwahkr",
+         *         "id": "pi_prod_06h1f8s2h7ex9v2maxkpa6ejr2hda",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T10:27:22.052Z",
+         *         "created": "2026-11-26T11:34:56.905Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:22.055Z",
+         *         "updated": "2026-11-26T11:34:56.908Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12270,13 +12270,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa38fwkrycy1cdh4gqr9kmce",
-         *       "request_id": "req_prod_06h1esa38fwkrycy1cdh4gqr9kmce",
+         *       "correlation_id": "req_prod_06h1f8s2gchp5sercjcfswm4t17tr",
+         *       "request_id": "req_prod_06h1f8s2gchp5sercjcfswm4t17tr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T10:27:22.059Z",
+         *       "created": "2026-11-26T11:34:56.912Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -12321,19 +12321,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa2s7k1mvqwyygsq5grj9xmg",
+         *       "id": "evt_prod_06h1f8s27var23wwgj1gw9yjj5qf6",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
+         *       "aggregate_id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
          *       "data": {
-         *         "id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
+         *         "id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T10:27:21.910Z",
+         *         "created": "2026-11-26T11:34:56.817Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:21.927Z",
+         *         "updated": "2026-11-26T11:34:56.829Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12345,14 +12345,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
+         *         "id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T10:27:21.910Z",
+         *         "created": "2026-11-26T11:34:56.817Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:21.914Z",
+         *         "updated": "2026-11-26T11:34:56.823Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12364,13 +12364,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa2pkam52w4qs3xzkwk14qsr",
-         *       "request_id": "req_prod_06h1esa2pkam52w4qs3xzkwk14qsr",
+         *       "correlation_id": "req_prod_06h1f8s25rq6s87atbt62r37pfj28",
+         *       "request_id": "req_prod_06h1f8s25rq6s87atbt62r37pfj28",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T10:27:21.929Z",
+         *       "created": "2026-11-26T11:34:56.830Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -12415,23 +12415,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa3bqgzym69rg8r8ea3hmbza",
+         *       "id": "evt_prod_06h1f8s2kq0czwzx02sgw8n6dnaxw",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1esa38h5a0w8xbqd9yehcwahkr",
+         *       "aggregate_id": "pi_prod_06h1f8s2h7ex9v2maxkpa6ejr2hda",
          *       "data": {
-         *         "id": "pi_prod_06h1esa38h5a0w8xbqd9yehcwahkr",
+         *         "id": "pi_prod_06h1f8s2h7ex9v2maxkpa6ejr2hda",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T10:27:22.052Z",
+         *         "created": "2026-11-26T11:34:56.905Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:22.076Z",
+         *         "updated": "2026-11-26T11:34:56.923Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T10:27:22.076Z",
+         *         "canceled_at": "2026-11-26T11:34:56.922Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -12439,14 +12439,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1esa38h5a0w8xbqd9yehcwahkr",
+         *         "id": "pi_prod_06h1f8s2h7ex9v2maxkpa6ejr2hda",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T10:27:22.052Z",
+         *         "created": "2026-11-26T11:34:56.905Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:22.058Z",
+         *         "updated": "2026-11-26T11:34:56.911Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12458,13 +12458,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa3b9j4dq4mjkfta0g0az15m",
-         *       "request_id": "req_prod_06h1esa3b9j4dq4mjkfta0g0az15m",
+         *       "correlation_id": "req_prod_06h1f8s2jxpmc6q0f47htkr8w06dt",
+         *       "request_id": "req_prod_06h1f8s2jxpmc6q0f47htkr8w06dt",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T10:27:22.077Z",
+         *       "created": "2026-11-26T11:34:56.925Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -12509,19 +12509,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa2zrj394pdwhawj0rbbhm4p",
+         *       "id": "evt_prod_06h1f8s2b74hxddptj2wb98znb9qw",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1esa2wzzngzf9bcxan7zhd1ke0",
+         *       "aggregate_id": "pi_prod_06h1f8s29rbqr2ky5c86kw10yzd8r",
          *       "data": {
-         *         "id": "pi_prod_06h1esa2wzzngzf9bcxan7zhd1ke0",
+         *         "id": "pi_prod_06h1f8s29rbqr2ky5c86kw10yzd8r",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T10:27:21.959Z",
+         *         "created": "2026-11-26T11:34:56.846Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:21.980Z",
+         *         "updated": "2026-11-26T11:34:56.856Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12533,14 +12533,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1esa2wzzngzf9bcxan7zhd1ke0",
+         *         "id": "pi_prod_06h1f8s29rbqr2ky5c86kw10yzd8r",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T10:27:21.959Z",
+         *         "created": "2026-11-26T11:34:56.846Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:21.963Z",
+         *         "updated": "2026-11-26T11:34:56.849Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12552,13 +12552,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa2wnqq3v998hewbkanwsrc2",
-         *       "request_id": "req_prod_06h1esa2wnqq3v998hewbkanwsrc2",
+         *       "correlation_id": "req_prod_06h1f8s29k1djw7qnhh4dddzwb0r8",
+         *       "request_id": "req_prod_06h1f8s29k1djw7qnhh4dddzwb0r8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T10:27:21.982Z",
+         *       "created": "2026-11-26T11:34:56.857Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -12603,19 +12603,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa365gzwya5xkknk973ba5zj",
+         *       "id": "evt_prod_06h1f8s2fg445hc3f8839rnj2cz08",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1esa34k0eyn62ch6mr3em7vsfc",
+         *       "aggregate_id": "pi_prod_06h1f8s2ecxt8kre8y42vv5kpf0jj",
          *       "data": {
-         *         "id": "pi_prod_06h1esa34k0eyn62ch6mr3em7vsfc",
+         *         "id": "pi_prod_06h1f8s2ecxt8kre8y42vv5kpf0jj",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T10:27:22.020Z",
+         *         "created": "2026-11-26T11:34:56.883Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:22.030Z",
+         *         "updated": "2026-11-26T11:34:56.891Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12627,14 +12627,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1esa34k0eyn62ch6mr3em7vsfc",
+         *         "id": "pi_prod_06h1f8s2ecxt8kre8y42vv5kpf0jj",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T10:27:22.020Z",
+         *         "created": "2026-11-26T11:34:56.883Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:22.022Z",
+         *         "updated": "2026-11-26T11:34:56.886Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12646,13 +12646,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa349c6ahjz0wrdv9ggfnj40",
-         *       "request_id": "req_prod_06h1esa349c6ahjz0wrdv9ggfnj40",
+         *       "correlation_id": "req_prod_06h1f8s2e3hhw3weeqqbn9ve26tvw",
+         *       "request_id": "req_prod_06h1f8s2e3hhw3weeqqbn9ve26tvw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T10:27:22.033Z",
+         *       "created": "2026-11-26T11:34:56.892Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -12697,46 +12697,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esacjkztpgbxb3zp09k1338t8",
+         *       "id": "evt_prod_06h1f8s5vkk5sqhx8e9z7t89hsz7t",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *       "aggregate_id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *       "data": {
-         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
-         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
+         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T10:27:24.408Z",
-         *         "updated": "2026-11-26T10:27:24.408Z",
+         *         "created": "2026-11-26T11:34:57.743Z",
+         *         "updated": "2026-11-26T11:34:57.743Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
+         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T10:27:24.408Z",
+         *         "current_period_end": "2026-12-26T11:34:57.743Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T10:27:24.408Z",
+         *         "current_period_start": "2026-11-26T11:34:57.743Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esaceyq7m11kkyfv5na5et096",
-         *       "request_id": "req_prod_06h1esaceyq7m11kkyfv5na5et096",
+         *       "correlation_id": "req_prod_06h1f8s5speb2x9ba1dyf3td297p0",
+         *       "request_id": "req_prod_06h1f8s5speb2x9ba1dyf3td297p0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:24.436Z",
+         *       "created": "2026-11-26T11:34:57.756Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -12781,25 +12781,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esad5hh0p1kj8284xt1mp5pwr",
+         *       "id": "evt_prod_06h1f8s637s6cpytgbd2j4pq5eqb4",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *       "aggregate_id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *       "data": {
-         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
-         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
+         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T10:27:24.408Z",
-         *         "updated": "2026-11-26T10:27:24.585Z",
+         *         "created": "2026-11-26T11:34:57.743Z",
+         *         "updated": "2026-11-26T11:34:57.814Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12807,48 +12807,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
+         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T10:27:24.408Z",
+         *         "current_period_end": "2026-12-26T11:34:57.743Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T10:27:24.408Z",
+         *         "current_period_start": "2026-11-26T11:34:57.743Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
-         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
+         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T10:27:24.408Z",
-         *         "updated": "2026-11-26T10:27:24.408Z",
+         *         "created": "2026-11-26T11:34:57.743Z",
+         *         "updated": "2026-11-26T11:34:57.743Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
+         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T10:27:24.408Z",
+         *         "current_period_end": "2026-12-26T11:34:57.743Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T10:27:24.408Z",
+         *         "current_period_start": "2026-11-26T11:34:57.743Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esad4v9s20wg8zerd48x3kb2w",
-         *       "request_id": "req_prod_06h1esad4v9s20wg8zerd48x3kb2w",
+         *       "correlation_id": "req_prod_06h1f8s62b0e3zws82ygax0ntpp46",
+         *       "request_id": "req_prod_06h1f8s62b0e3zws82ygax0ntpp46",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:24.588Z",
+         *       "created": "2026-11-26T11:34:57.817Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -12893,54 +12893,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esadd4t7xd3mewq9f1516r032",
+         *       "id": "evt_prod_06h1f8s66bn1s3ge7kt0d45j5132g",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *       "aggregate_id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *       "data": {
-         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
-         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
+         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T10:27:24.408Z",
-         *         "updated": "2026-11-26T10:27:24.645Z",
+         *         "created": "2026-11-26T11:34:57.743Z",
+         *         "updated": "2026-11-26T11:34:57.837Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T10:27:24.645Z",
+         *         "paused_at": "2026-11-26T11:34:57.837Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
+         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T10:27:24.408Z",
+         *         "current_period_end": "2026-12-26T11:34:57.743Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T10:27:24.408Z",
+         *         "current_period_start": "2026-11-26T11:34:57.743Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
-         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
+         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T10:27:24.408Z",
-         *         "updated": "2026-11-26T10:27:24.585Z",
+         *         "created": "2026-11-26T11:34:57.743Z",
+         *         "updated": "2026-11-26T11:34:57.814Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12948,21 +12948,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
+         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T10:27:24.408Z",
+         *         "current_period_end": "2026-12-26T11:34:57.743Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T10:27:24.408Z",
+         *         "current_period_start": "2026-11-26T11:34:57.743Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esadcdca460bw5q7za7732kj4",
-         *       "request_id": "req_prod_06h1esadcdca460bw5q7za7732kj4",
+         *       "correlation_id": "req_prod_06h1f8s659tmvdy42gzfj8yfz1h8w",
+         *       "request_id": "req_prod_06h1f8s659tmvdy42gzfj8yfz1h8w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T10:27:24.649Z",
+         *       "created": "2026-11-26T11:34:57.842Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -13007,25 +13007,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esadjpb8jcpjwq090ykjpkbgy",
+         *       "id": "evt_prod_06h1f8s69n2nwe2nmawafgprfgbfg",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *       "aggregate_id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *       "data": {
-         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
-         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
+         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T10:27:24.408Z",
-         *         "updated": "2026-11-26T10:27:24.689Z",
+         *         "created": "2026-11-26T11:34:57.743Z",
+         *         "updated": "2026-11-26T11:34:57.864Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13033,50 +13033,50 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
+         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T10:27:24.408Z",
+         *         "current_period_end": "2026-12-26T11:34:57.743Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T10:27:24.408Z",
+         *         "current_period_start": "2026-11-26T11:34:57.743Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
-         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
+         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T10:27:24.408Z",
-         *         "updated": "2026-11-26T10:27:24.645Z",
+         *         "created": "2026-11-26T11:34:57.743Z",
+         *         "updated": "2026-11-26T11:34:57.837Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T10:27:24.645Z",
+         *         "paused_at": "2026-11-26T11:34:57.837Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
+         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T10:27:24.408Z",
+         *         "current_period_end": "2026-12-26T11:34:57.743Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T10:27:24.408Z",
+         *         "current_period_start": "2026-11-26T11:34:57.743Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esadhm025zxrz1cfmv73eg828",
-         *       "request_id": "req_prod_06h1esadhm025zxrz1cfmv73eg828",
+         *       "correlation_id": "req_prod_06h1f8s68p4fq72qb9r7q3raykxmj",
+         *       "request_id": "req_prod_06h1f8s68p4fq72qb9r7q3raykxmj",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T10:27:24.693Z",
+         *       "created": "2026-11-26T11:34:57.869Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -13121,54 +13121,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esadrvm3cg818vpj1qj6hbs1t",
+         *       "id": "evt_prod_06h1f8s6d8b43p6dg2d3az3z2wzrp",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *       "aggregate_id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *       "data": {
-         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
-         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
+         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T10:27:24.408Z",
-         *         "updated": "2026-11-26T10:27:24.721Z",
+         *         "created": "2026-11-26T11:34:57.743Z",
+         *         "updated": "2026-11-26T11:34:57.890Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T10:27:24.721Z",
-         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
+         *         "cancelled_at": "2026-11-26T11:34:57.890Z",
+         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T10:27:24.408Z",
+         *         "current_period_end": "2026-12-26T11:34:57.743Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T10:27:24.408Z",
+         *         "current_period_start": "2026-11-26T11:34:57.743Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
-         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
+         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T10:27:24.408Z",
-         *         "updated": "2026-11-26T10:27:24.689Z",
+         *         "created": "2026-11-26T11:34:57.743Z",
+         *         "updated": "2026-11-26T11:34:57.864Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13176,21 +13176,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
+         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T10:27:24.408Z",
+         *         "current_period_end": "2026-12-26T11:34:57.743Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T10:27:24.408Z",
+         *         "current_period_start": "2026-11-26T11:34:57.743Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esadmjsxscqkcww09gxxnmcb8",
-         *       "request_id": "req_prod_06h1esadmjsxscqkcww09gxxnmcb8",
+         *       "correlation_id": "req_prod_06h1f8s6bz127vzrkyd2mjs6dtxxt",
+         *       "request_id": "req_prod_06h1f8s6bz127vzrkyd2mjs6dtxxt",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T10:27:24.742Z",
+         *       "created": "2026-11-26T11:34:57.898Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -13235,44 +13235,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esagr56t9h98stpy5w1a0rpap",
+         *       "id": "evt_prod_06h1f8s8r6452dq3wcvkre9hw92ae",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1esadxqea9kr89eakhg3sffc7y",
+         *       "aggregate_id": "sub_prod_06h1f8s6gxk16jqzgdm550qhym2ty",
          *       "data": {
-         *         "id": "sub_prod_06h1esadxqea9kr89eakhg3sffc7y",
+         *         "id": "sub_prod_06h1f8s6gxk16jqzgdm550qhym2ty",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1esadxqea9kr89eakhg3sffc80",
-         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *             "id": "si_prod_06h1f8s6gxk16jqzgdm550qhym2v0",
+         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T10:27:24.780Z",
-         *         "updated": "2026-11-26T10:27:24.780Z",
+         *         "created": "2026-11-26T11:34:57.924Z",
+         *         "updated": "2026-11-26T11:34:57.924Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T10:27:24.780Z",
+         *         "trial_end": "2026-12-03T11:34:57.924Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-03T10:27:24.780Z",
+         *         "current_period_end": "2026-12-03T11:34:57.924Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T10:27:24.780Z",
+         *         "current_period_start": "2026-11-26T11:34:57.924Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esag4f68y6n9mcwa5d0c3h9x2",
+         *       "correlation_id": "req_prod_06h1f8s8cys68nc2q2ppcazqn8d84",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T10:27:24.780Z",
+         *       "created": "2026-11-30T11:34:57.924Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13319,16 +13319,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa49p44deeh5zafab8pww474",
+         *       "id": "evt_prod_06h1f8s30amy4bmkt0h3qjyegwqkr",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *       "aggregate_id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *       "data": {
-         *         "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *         "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13341,11 +13341,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T10:27:22.308Z",
+         *         "created": "2026-11-26T11:34:57.022Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T10:27:22.308Z",
+         *         "updated": "2026-11-26T11:34:57.022Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13379,13 +13379,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa481qj52zd7rhcpyhk6y80w",
-         *       "request_id": "req_prod_06h1esa481qj52zd7rhcpyhk6y80w",
+         *       "correlation_id": "req_prod_06h1f8s2z9ds4qax7pg680tw8ve50",
+         *       "request_id": "req_prod_06h1f8s2z9ds4qax7pg680tw8ve50",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:22.317Z",
+         *       "created": "2026-11-26T11:34:57.026Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -13430,16 +13430,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa5mwnhb3vr3ecqy8a17rqvr",
+         *       "id": "evt_prod_06h1f8s38v2zs9pgaraad2gchw0ag",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *       "aggregate_id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *       "data": {
-         *         "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *         "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13452,11 +13452,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:22.308Z",
+         *         "created": "2026-11-26T11:34:57.022Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T10:27:22.395Z",
+         *         "updated": "2026-11-26T11:34:57.054Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13464,11 +13464,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
+         *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T10:27:22.395Z",
+         *         "finalized_at": "2026-11-26T11:34:57.054Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13480,7 +13480,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
+         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13489,11 +13489,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *         "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13506,11 +13506,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T10:27:22.308Z",
+         *         "created": "2026-11-26T11:34:57.022Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T10:27:22.308Z",
+         *         "updated": "2026-11-26T11:34:57.022Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13543,13 +13543,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa4ewjy1en753jebsn14c5ty",
-         *       "request_id": "req_prod_06h1esa4ewjy1en753jebsn14c5ty",
+         *       "correlation_id": "req_prod_06h1f8s336ky9104h4r5baa45s822",
+         *       "request_id": "req_prod_06h1f8s336ky9104h4r5baa45s822",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:22.663Z",
+         *       "created": "2026-11-26T11:34:57.094Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -13594,16 +13594,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa63nsga37ac656rfehzfxc4",
+         *       "id": "evt_prod_06h1f8s3dr3bj29xc8s5dmv5fyh74",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *       "aggregate_id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *       "data": {
-         *         "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *         "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13616,11 +13616,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T10:27:22.308Z",
-         *         "paid_at": "2026-11-26T10:27:22.777Z",
-         *         "updated": "2026-11-26T10:27:22.777Z",
+         *         "created": "2026-11-26T11:34:57.022Z",
+         *         "paid_at": "2026-11-26T11:34:57.132Z",
+         *         "updated": "2026-11-26T11:34:57.132Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13628,23 +13628,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
+         *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T10:27:22.395Z",
+         *         "finalized_at": "2026-11-26T11:34:57.054Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1esa5x9bmjf08jt9crfvbv1350",
+         *         "payment_intent": "pi_prod_06h1f8s3bzf84nzhjc40brjp5sykw",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
+         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13653,11 +13653,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *         "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13670,11 +13670,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:22.308Z",
+         *         "created": "2026-11-26T11:34:57.022Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T10:27:22.395Z",
+         *         "updated": "2026-11-26T11:34:57.054Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13682,23 +13682,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
+         *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T10:27:22.395Z",
+         *         "finalized_at": "2026-11-26T11:34:57.054Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1esa5x9bmjf08jt9crfvbv1350",
+         *         "payment_intent": "pi_prod_06h1f8s3bzf84nzhjc40brjp5sykw",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
+         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13707,13 +13707,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa5tvjarvascm86nyv2dxvf4",
-         *       "request_id": "req_prod_06h1esa5tvjarvascm86nyv2dxvf4",
+         *       "correlation_id": "req_prod_06h1f8s3b8vfennf67v4fq0gc41k0",
+         *       "request_id": "req_prod_06h1f8s3b8vfennf67v4fq0gc41k0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T10:27:22.781Z",
+         *       "created": "2026-11-26T11:34:57.134Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         InvoicePaidEvent: {
@@ -13758,16 +13758,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa63t2b4qs1mdzdvkys5at2m",
+         *       "id": "evt_prod_06h1f8s3e2sdxwxpg02yws9hqfdhc",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *       "aggregate_id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *       "data": {
-         *         "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *         "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13780,11 +13780,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T10:27:22.308Z",
-         *         "paid_at": "2026-11-26T10:27:22.777Z",
-         *         "updated": "2026-11-26T10:27:22.777Z",
+         *         "created": "2026-11-26T11:34:57.022Z",
+         *         "paid_at": "2026-11-26T11:34:57.132Z",
+         *         "updated": "2026-11-26T11:34:57.132Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13792,23 +13792,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
+         *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T10:27:22.395Z",
+         *         "finalized_at": "2026-11-26T11:34:57.054Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1esa5x9bmjf08jt9crfvbv1350",
+         *         "payment_intent": "pi_prod_06h1f8s3bzf84nzhjc40brjp5sykw",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
+         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13817,11 +13817,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *         "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13834,11 +13834,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:22.308Z",
+         *         "created": "2026-11-26T11:34:57.022Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T10:27:22.395Z",
+         *         "updated": "2026-11-26T11:34:57.054Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13846,23 +13846,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
+         *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T10:27:22.395Z",
+         *         "finalized_at": "2026-11-26T11:34:57.054Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1esa5x9bmjf08jt9crfvbv1350",
+         *         "payment_intent": "pi_prod_06h1f8s3bzf84nzhjc40brjp5sykw",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
+         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13871,13 +13871,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa5tvjarvascm86nyv2dxvf4",
-         *       "request_id": "req_prod_06h1esa5tvjarvascm86nyv2dxvf4",
+         *       "correlation_id": "req_prod_06h1f8s3b8vfennf67v4fq0gc41k0",
+         *       "request_id": "req_prod_06h1f8s3b8vfennf67v4fq0gc41k0",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T10:27:22.782Z",
+         *       "created": "2026-11-26T11:34:57.136Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -13922,16 +13922,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa7wsh1z3tadf5e4w27nqt46",
+         *       "id": "evt_prod_06h1f8s3yxbqmkpeef347cmaq00vp",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1esa6n173wd0tmp1szsw51gr6w",
+         *       "aggregate_id": "in_prod_06h1f8s3payav85w0am288c5csxz0",
          *       "data": {
-         *         "id": "in_prod_06h1esa6n173wd0tmp1szsw51gr6w",
+         *         "id": "in_prod_06h1f8s3payav85w0am288c5csxz0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esa6na766dy253kyhxymyhc34",
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "id": "il_prod_06h1f8s3phwkepca5s60avgk54qym",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13944,11 +13944,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:22.920Z",
+         *         "created": "2026-11-26T11:34:57.202Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T10:27:22.942Z",
+         *         "updated": "2026-11-26T11:34:57.219Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13956,23 +13956,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "5ea23e050a8eebb5e71d2dcf52b7730611e02d131f075c060fa6df942e9fa866",
+         *         "pdf_sha256": "872f206596b130845978235cde6bf16effae2f80575ea046ae9bd34dae54e5c1",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa6n173wd0tmp1szsw51gr6w/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s3payav85w0am288c5csxz0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T10:27:22.942Z",
+         *         "finalized_at": "2026-11-26T11:34:57.219Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1esa7bxs5pzhrp2k5wkxvb98jm",
+         *         "payment_intent": "pi_prod_06h1f8s3wqt25kw7fxkh94hx5gd2m",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/1D1FQEnwW0K5CnEJ9SQklrirzdwbQoctkgFm2f06P-Q",
+         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/j50TVepV__J11l8MxfG_92gB3m5I_LF78VNjuJm51b8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13982,13 +13982,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa771ee29f8pcvw42zdp3w6a",
-         *       "request_id": "req_prod_06h1esa771ee29f8pcvw42zdp3w6a",
+         *       "correlation_id": "req_prod_06h1f8s3w8ceen65pp033v87hf76j",
+         *       "request_id": "req_prod_06h1f8s3w8ceen65pp033v87hf76j",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T10:27:23.238Z",
+         *       "created": "2026-11-26T11:34:57.271Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -14033,16 +14033,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa8gdmdbxz5j41y94hayghf4",
+         *       "id": "evt_prod_06h1f8s4763zfw124a4ky5g6ecc54",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1esa84qxx4pz876883m92zhzb2",
+         *       "aggregate_id": "in_prod_06h1f8s409te1kdj84fwbgpsmtzm4",
          *       "data": {
-         *         "id": "in_prod_06h1esa84qxx4pz876883m92zhzb2",
+         *         "id": "in_prod_06h1f8s409te1kdj84fwbgpsmtzm4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esa84t8ypnes73rxwtd0b51m2",
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "id": "il_prod_06h1f8s40fzctvtr696z2saeyt3qt",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14055,11 +14055,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:23.301Z",
+         *         "created": "2026-11-26T11:34:57.282Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T10:27:23.340Z",
+         *         "updated": "2026-11-26T11:34:57.296Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14067,23 +14067,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "6af84a46a6e9023490e176f35571a3bf59379f762ab82c604f0e14b3d9298142",
+         *         "pdf_sha256": "0bd7e63ed11ec4d9aaace061aa750abe263b21c8d8a2a942535c9c19cb71442d",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa84qxx4pz876883m92zhzb2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s409te1kdj84fwbgpsmtzm4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T10:27:23.340Z",
+         *         "finalized_at": "2026-11-26T11:34:57.296Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1esa8ff9wxf9tftzh4e1tdcf3j",
+         *         "payment_intent": "pi_prod_06h1f8s468f6awxqqs5fv60b7v4rr",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/fCy6S0RICTwQ_owbdRt-a81fQa-tCUvIKj5BcJKI2Eo",
+         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/dcA7uGm3ZmffiXJFqvCbL7r3xoEAHPZN42z1MBqbGj8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14093,13 +14093,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa8f33a1mntq84esjyysn6se",
-         *       "request_id": "req_prod_06h1esa8f33a1mntq84esjyysn6se",
+         *       "correlation_id": "req_prod_06h1f8s45y0xrfhkd4afg9an6vav0",
+         *       "request_id": "req_prod_06h1f8s45y0xrfhkd4afg9an6vav0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T10:27:23.396Z",
+         *       "created": "2026-11-26T11:34:57.337Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -14144,16 +14144,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esaga8f3p406ff9dz40rpreaa",
+         *       "id": "evt_prod_06h1f8s8gq73t4stb4wq0bvsb7864",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1esac5qy3me7z1taapatkpj8r8",
+         *       "aggregate_id": "in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0",
          *       "data": {
-         *         "id": "in_prod_06h1esac5qy3me7z1taapatkpj8r8",
+         *         "id": "in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esac5ty1vgzza30mzbgn34g8c",
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "id": "il_prod_06h1f8s5jyhs8y5hm11c6ecg1z5zj",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14166,23 +14166,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:24.333Z",
+         *         "created": "2026-11-26T11:34:57.686Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T10:27:24.245Z",
+         *         "updated": "2026-11-27T11:34:57.665Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
-         *         "due_date": "2026-11-27T10:27:24.245Z",
+         *         "due_date": "2026-11-27T11:34:57.665Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T10:27:24.245Z",
-         *         "pdf_sha256": "4c55038e844d371c3a52366807fed74904932e56205b2424a883461b6ecc86e8",
+         *         "overdue_at": "2026-11-27T11:34:57.665Z",
+         *         "pdf_sha256": "d9d05ddc5a6582bd001af1458cb772ba375a007392ea782204a39625b2aff0b0",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esac5qy3me7z1taapatkpj8r8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T10:27:24.376Z",
+         *         "finalized_at": "2026-11-26T11:34:57.703Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14194,7 +14194,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/-QU69H2OPyE0YKXCeGbzu0W0u_Lqt9DMm3P1vz0blAk",
+         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/3VQKLhTT5u99zRvTxv6yBGt64_7gPXM7qpVoY352SkE",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14203,11 +14203,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1esac5qy3me7z1taapatkpj8r8",
+         *         "id": "in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esac5ty1vgzza30mzbgn34g8c",
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "id": "il_prod_06h1f8s5jyhs8y5hm11c6ecg1z5zj",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14220,23 +14220,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:24.333Z",
+         *         "created": "2026-11-26T11:34:57.686Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T10:27:24.376Z",
+         *         "updated": "2026-11-26T11:34:57.703Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
-         *         "due_date": "2026-11-27T10:27:24.245Z",
+         *         "due_date": "2026-11-27T11:34:57.665Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "4c55038e844d371c3a52366807fed74904932e56205b2424a883461b6ecc86e8",
+         *         "pdf_sha256": "d9d05ddc5a6582bd001af1458cb772ba375a007392ea782204a39625b2aff0b0",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esac5qy3me7z1taapatkpj8r8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T10:27:24.376Z",
+         *         "finalized_at": "2026-11-26T11:34:57.703Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14248,7 +14248,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/-QU69H2OPyE0YKXCeGbzu0W0u_Lqt9DMm3P1vz0blAk",
+         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/3VQKLhTT5u99zRvTxv6yBGt64_7gPXM7qpVoY352SkE",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14257,11 +14257,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esag4f68y6n9mcwa5d0c3h9x2",
+         *       "correlation_id": "req_prod_06h1f8s8cys68nc2q2ppcazqn8d84",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T10:27:24.245Z",
+         *       "created": "2026-11-27T11:34:57.665Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14308,16 +14308,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa8sy8vt0nj31qnmf0qxpvf4",
+         *       "id": "evt_prod_06h1f8s4eeeb8f00b0dgt7yhh09ew",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1esa8kr0ad1zyssc4nqe6sp8hr",
+         *       "aggregate_id": "in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm",
          *       "data": {
-         *         "id": "in_prod_06h1esa8kr0ad1zyssc4nqe6sp8hr",
+         *         "id": "in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esa8kxxs49wct35g7z6h7vfvc",
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "id": "il_prod_06h1f8s48c8mc7fs1sb90sbpajfdp",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14330,23 +14330,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T10:27:23.422Z",
+         *         "created": "2026-11-26T11:34:57.347Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T10:27:23.469Z",
+         *         "updated": "2026-11-26T11:34:57.394Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T10:27:23.469Z",
+         *         "voided_at": "2026-11-26T11:34:57.394Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "73343deeeba870ade85ac0746ff93138dab1008028960875b574842fd837f17c",
+         *         "pdf_sha256": "392510f6553a5904cc75d2130dad889623253ab448446577c45c3120c5c143c3",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa8kr0ad1zyssc4nqe6sp8hr/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T10:27:23.435Z",
+         *         "finalized_at": "2026-11-26T11:34:57.360Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14358,7 +14358,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/cVj9sZYxo790tMaFwg1TuhuAjU4wxBM2FIi8F0FhtWU",
+         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qcGGbAIRtk-Fru8LGvq4VBcG6che3rmGMSeFY8k_LQ0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14367,11 +14367,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1esa8kr0ad1zyssc4nqe6sp8hr",
+         *         "id": "in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esa8kxxs49wct35g7z6h7vfvc",
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "id": "il_prod_06h1f8s48c8mc7fs1sb90sbpajfdp",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14384,11 +14384,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:23.422Z",
+         *         "created": "2026-11-26T11:34:57.347Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T10:27:23.435Z",
+         *         "updated": "2026-11-26T11:34:57.360Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14396,11 +14396,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "73343deeeba870ade85ac0746ff93138dab1008028960875b574842fd837f17c",
+         *         "pdf_sha256": "392510f6553a5904cc75d2130dad889623253ab448446577c45c3120c5c143c3",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa8kr0ad1zyssc4nqe6sp8hr/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T10:27:23.435Z",
+         *         "finalized_at": "2026-11-26T11:34:57.360Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14412,7 +14412,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/cVj9sZYxo790tMaFwg1TuhuAjU4wxBM2FIi8F0FhtWU",
+         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qcGGbAIRtk-Fru8LGvq4VBcG6che3rmGMSeFY8k_LQ0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14421,13 +14421,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa8sft0zfmdapf1p73kx2c0a",
-         *       "request_id": "req_prod_06h1esa8sft0zfmdapf1p73kx2c0a",
+         *       "correlation_id": "req_prod_06h1f8s4dtn6ce5ytd0xrgybtetvg",
+         *       "request_id": "req_prod_06h1f8s4dtn6ce5ytd0xrgybtetvg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T10:27:23.471Z",
+         *       "created": "2026-11-26T11:34:57.395Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -14472,16 +14472,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa9a3ef1q237ty1xqd4gh18y",
+         *       "id": "evt_prod_06h1f8s4qjb29my297jts414hqv7c",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1esa8w5v4yx9a9c5mmve44jbb0",
+         *       "aggregate_id": "in_prod_06h1f8s4hj87e8whqbvrj77z666g2",
          *       "data": {
-         *         "id": "in_prod_06h1esa8w5v4yx9a9c5mmve44jbb0",
+         *         "id": "in_prod_06h1f8s4hj87e8whqbvrj77z666g2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esa8w5v4yx9a9c5mmve44jbb2",
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "id": "il_prod_06h1f8s4hnqf1cv2mm426mhfqbmvp",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14494,11 +14494,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T10:27:23.489Z",
+         *         "created": "2026-11-26T11:34:57.420Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T10:27:23.589Z",
+         *         "updated": "2026-11-26T11:34:57.467Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14506,11 +14506,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d80a470de0d592064af99a7f3a47c790e4ea35ddc1e1466a9b6b8d10cad39e77",
+         *         "pdf_sha256": "20f57c13a3e811cdb7615a4a93825b918699dfcb802931ed01a1fb9f2a7fc753",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa8w5v4yx9a9c5mmve44jbb0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s4hj87e8whqbvrj77z666g2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T10:27:23.505Z",
+         *         "finalized_at": "2026-11-26T11:34:57.438Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14522,20 +14522,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/V2hl_GBhJrIbHCBugaxUv-gk3E3h9EFBCrX-KcHiask",
+         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/_QFVr_CFaWVDUOY3twL9Ua732x8B1kThGkXHfZOjCpI",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-26T10:27:23.589Z",
+         *         "marked_uncollectible_at": "2026-11-26T11:34:57.467Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1esa8w5v4yx9a9c5mmve44jbb0",
+         *         "id": "in_prod_06h1f8s4hj87e8whqbvrj77z666g2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esa8w5v4yx9a9c5mmve44jbb2",
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "id": "il_prod_06h1f8s4hnqf1cv2mm426mhfqbmvp",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14548,11 +14548,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:23.489Z",
+         *         "created": "2026-11-26T11:34:57.420Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T10:27:23.505Z",
+         *         "updated": "2026-11-26T11:34:57.438Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14560,11 +14560,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d80a470de0d592064af99a7f3a47c790e4ea35ddc1e1466a9b6b8d10cad39e77",
+         *         "pdf_sha256": "20f57c13a3e811cdb7615a4a93825b918699dfcb802931ed01a1fb9f2a7fc753",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa8w5v4yx9a9c5mmve44jbb0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s4hj87e8whqbvrj77z666g2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T10:27:23.505Z",
+         *         "finalized_at": "2026-11-26T11:34:57.438Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14576,7 +14576,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/V2hl_GBhJrIbHCBugaxUv-gk3E3h9EFBCrX-KcHiask",
+         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/_QFVr_CFaWVDUOY3twL9Ua732x8B1kThGkXHfZOjCpI",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14585,13 +14585,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa98bcbte3rbsfm79scwswej",
-         *       "request_id": "req_prod_06h1esa98bcbte3rbsfm79scwswej",
+         *       "correlation_id": "req_prod_06h1f8s4ps037kjft0dejyter4hq8",
+         *       "request_id": "req_prod_06h1f8s4ps037kjft0dejyter4hq8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T10:27:23.600Z",
+         *       "created": "2026-11-26T11:34:57.468Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -14636,16 +14636,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa6gw8sg14dxwacdv5hcr6wt",
+         *       "id": "evt_prod_06h1f8s3mvj7grb24mnfb1arvrrtp",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *       "aggregate_id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *       "data": {
-         *         "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *         "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
-         *             "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *             "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
+         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14658,11 +14658,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T10:27:22.308Z",
-         *         "paid_at": "2026-11-26T10:27:22.777Z",
-         *         "updated": "2026-11-26T10:27:22.777Z",
+         *         "created": "2026-11-26T11:34:57.022Z",
+         *         "paid_at": "2026-11-26T11:34:57.132Z",
+         *         "updated": "2026-11-26T11:34:57.132Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14670,23 +14670,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
+         *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T10:27:22.395Z",
+         *         "finalized_at": "2026-11-26T11:34:57.054Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1esa5x9bmjf08jt9crfvbv1350",
+         *         "payment_intent": "pi_prod_06h1f8s3bzf84nzhjc40brjp5sykw",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
+         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14696,13 +14696,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa69hfqckazxndww1rb39e2j",
-         *       "request_id": "req_prod_06h1esa69hfqckazxndww1rb39e2j",
+         *       "correlation_id": "req_prod_06h1f8s3k7hk0kbqtj6x97xfttskw",
+         *       "request_id": "req_prod_06h1f8s3k7hk0kbqtj6x97xfttskw",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T10:27:22.887Z",
+         *       "created": "2026-11-26T11:34:57.190Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -14747,16 +14747,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esagtzxf04tn5wke4ajstex24",
+         *       "id": "evt_prod_06h1f8s8tephg1p2w2hgcp69rqj2g",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1esagrx2zsmdxeah5takmc6zkm",
+         *       "aggregate_id": "in_prod_06h1f8s8rvd2zqx48y4sjr1df6s3c",
          *       "data": {
-         *         "id": "in_prod_06h1esagrx2zsmdxeah5takmc6zkm",
+         *         "id": "in_prod_06h1f8s8rvd2zqx48y4sjr1df6s3c",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1esagtmhtse4r8sxvdahqh7y0c",
-         *             "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *             "id": "il_prod_06h1f8s8t1r86vpcw2ndxdyp509ft",
+         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -14769,11 +14769,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T10:27:24.780Z",
+         *         "created": "2026-12-03T11:34:57.924Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T10:27:24.780Z",
+         *         "updated": "2026-12-03T11:34:57.924Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14782,11 +14782,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h1esadxqea9kr89eakhg3sffc7y",
+         *         "description": "Subscription sub_prod_06h1f8s6gxk16jqzgdm550qhym2ty",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1esadxqea9kr89eakhg3sffc7y",
+         *         "subscription": "sub_prod_06h1f8s6gxk16jqzgdm550qhym2ty",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -14798,20 +14798,20 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
-         *         "ending_balance_atom": null,
-         *         "next_payment_attempt": null,
-         *         "starting_balance_atom": null,
+         *         "ending_balance_atom": 0,
+         *         "next_payment_attempt": "2026-12-03T11:34:57.924Z",
+         *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esag4f68y6n9mcwa5d0c3h9x2",
+         *       "correlation_id": "req_prod_06h1f8s8cys68nc2q2ppcazqn8d84",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T10:27:24.780Z",
+         *       "created": "2026-11-30T11:34:57.924Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14858,19 +14858,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa1w3yscshgd2cgbp590y9t0",
+         *       "id": "evt_prod_06h1f8s1qzecfgzg8bbacp575z88r",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *       "aggregate_id": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *       "data": {
-         *         "id": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "id": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T10:27:21.688Z",
+         *         "created": "2026-11-26T11:34:56.701Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T10:27:21.688Z",
+         *         "updated": "2026-11-26T11:34:56.701Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -14880,13 +14880,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa1s98s5z1m8cna0hf147j5y",
-         *       "request_id": "req_prod_06h1esa1s98s5z1m8cna0hf147j5y",
+         *       "correlation_id": "req_prod_06h1f8s1qds8pbs8aqz31j8mhce8r",
+         *       "request_id": "req_prod_06h1f8s1qds8pbs8aqz31j8mhce8r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:21.696Z",
+         *       "created": "2026-11-26T11:34:56.703Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CustomerCreatedEvent: {
@@ -14931,19 +14931,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa21js87qzrkawdmpg1jybcg",
+         *       "id": "evt_prod_06h1f8s1tj4qvw61t6kmn3afqzwtm",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *       "aggregate_id": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *       "data": {
-         *         "id": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "id": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T10:27:21.688Z",
+         *         "created": "2026-11-26T11:34:56.701Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T10:27:21.732Z",
+         *         "updated": "2026-11-26T11:34:56.722Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -14952,14 +14952,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "id": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T10:27:21.688Z",
+         *         "created": "2026-11-26T11:34:56.701Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T10:27:21.688Z",
+         *         "updated": "2026-11-26T11:34:56.701Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -14968,13 +14968,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa20b9gtmn8wvcygcbxwg52e",
-         *       "request_id": "req_prod_06h1esa20b9gtmn8wvcygcbxwg52e",
+         *       "correlation_id": "req_prod_06h1f8s1sz01wkkkwd5fhq1vwea6m",
+         *       "request_id": "req_prod_06h1f8s1sz01wkkkwd5fhq1vwea6m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:21.740Z",
+         *       "created": "2026-11-26T11:34:56.724Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -15019,20 +15019,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa2b1cn30hhczyfbzjh6cc0g",
+         *       "id": "evt_prod_06h1f8s1yaz81zf5xq1vwxpe4wam6",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1esa266b4tpz6jezx2jjtcz36w",
+         *       "aggregate_id": "cus_prod_06h1f8s1wdbgdrcyqk9gw95ewbvdp",
          *       "data": {
-         *         "id": "cus_prod_06h1esa266b4tpz6jezx2jjtcz36w",
+         *         "id": "cus_prod_06h1f8s1wdbgdrcyqk9gw95ewbvdp",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T10:27:21.777Z",
+         *         "created": "2026-11-26T11:34:56.739Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T10:27:21.807Z",
+         *         "updated": "2026-11-26T11:34:56.753Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15041,14 +15041,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1esa266b4tpz6jezx2jjtcz36w",
+         *         "id": "cus_prod_06h1f8s1wdbgdrcyqk9gw95ewbvdp",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T10:27:21.777Z",
+         *         "created": "2026-11-26T11:34:56.739Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T10:27:21.777Z",
+         *         "updated": "2026-11-26T11:34:56.739Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15057,13 +15057,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa28v4sdbb11119g77cwa8tt",
-         *       "request_id": "req_prod_06h1esa28v4sdbb11119g77cwa8tt",
+         *       "correlation_id": "req_prod_06h1f8s1xwvc8wwn22vpj0dfywwsg",
+         *       "request_id": "req_prod_06h1f8s1xwvc8wwn22vpj0dfywwsg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:21.816Z",
+         *       "created": "2026-11-26T11:34:56.754Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CustomerDeletedEvent: {
@@ -15108,21 +15108,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa2cnjn2cbzdc0jnkfa2x32e",
+         *       "id": "evt_prod_06h1f8s20ts3cyqyycsb1h9cah71p",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
+         *       "aggregate_id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
          *       "data": {
-         *         "id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
+         *         "id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
          *         "end": null,
-         *         "start": "2026-11-26T10:27:21.826Z",
+         *         "start": "2026-11-26T11:34:56.771Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
+         *           "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T10:27:21.031Z",
-         *           "updated": "2026-11-26T10:27:21.826Z",
+         *           "created": "2026-11-26T11:34:56.422Z",
+         *           "updated": "2026-11-26T11:34:56.771Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15135,18 +15135,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa2c10pam9srfzwkt86089t0",
-         *       "request_id": "req_prod_06h1esa2c10pam9srfzwkt86089t0",
+         *       "correlation_id": "req_prod_06h1f8s2018gg5vtzgddmy93bkt34",
+         *       "request_id": "req_prod_06h1f8s2018gg5vtzgddmy93bkt34",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:21.829Z",
+         *       "created": "2026-11-26T11:34:56.774Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -15191,21 +15191,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa2hpg6smygvkrvkfdp5hm5g",
+         *       "id": "evt_prod_06h1f8s235ppdn45842s246fmdk6c",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
+         *       "aggregate_id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
          *       "data": {
-         *         "id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
+         *         "id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
          *         "end": null,
-         *         "start": "2026-11-26T10:27:21.855Z",
+         *         "start": "2026-11-26T11:34:56.789Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1es9zcfmctpnfxy2g2mjp6j4x6",
+         *           "id": "cpn_prod_06h1f8s0r15ammdg90m5hjaekrv9e",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T10:27:21.059Z",
-         *           "updated": "2026-11-26T10:27:21.855Z",
+         *           "created": "2026-11-26T11:34:56.448Z",
+         *           "updated": "2026-11-26T11:34:56.789Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15218,20 +15218,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
+         *         "id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
          *         "end": null,
-         *         "start": "2026-11-26T10:27:21.826Z",
+         *         "start": "2026-11-26T11:34:56.771Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
+         *           "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T10:27:21.031Z",
-         *           "updated": "2026-11-26T10:27:21.826Z",
+         *           "created": "2026-11-26T11:34:56.422Z",
+         *           "updated": "2026-11-26T11:34:56.771Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15244,17 +15244,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa2fppx2qk2gezp34fp2fnry",
-         *       "request_id": "req_prod_06h1esa2fppx2qk2gezp34fp2fnry",
+         *       "correlation_id": "req_prod_06h1f8s22ddw4jgr5jpgnxfv1hpy4",
+         *       "request_id": "req_prod_06h1f8s22ddw4jgr5jpgnxfv1hpy4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:21.869Z",
+         *       "created": "2026-11-26T11:34:56.793Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -15299,21 +15299,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa2kxbtczg668hnadm1cdfaj",
+         *       "id": "evt_prod_06h1f8s24v6vhy0mdhp7ch2gnghsy",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
+         *       "aggregate_id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
          *       "data": {
-         *         "id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
+         *         "id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
          *         "end": null,
-         *         "start": "2026-11-26T10:27:21.855Z",
+         *         "start": "2026-11-26T11:34:56.789Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1es9zcfmctpnfxy2g2mjp6j4x6",
+         *           "id": "cpn_prod_06h1f8s0r15ammdg90m5hjaekrv9e",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T10:27:21.059Z",
-         *           "updated": "2026-11-26T10:27:21.855Z",
+         *           "created": "2026-11-26T11:34:56.448Z",
+         *           "updated": "2026-11-26T11:34:56.789Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15327,20 +15327,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
+         *         "id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
          *         "end": null,
-         *         "start": "2026-11-26T10:27:21.855Z",
+         *         "start": "2026-11-26T11:34:56.789Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1es9zcfmctpnfxy2g2mjp6j4x6",
+         *           "id": "cpn_prod_06h1f8s0r15ammdg90m5hjaekrv9e",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T10:27:21.059Z",
-         *           "updated": "2026-11-26T10:27:21.855Z",
+         *           "created": "2026-11-26T11:34:56.448Z",
+         *           "updated": "2026-11-26T11:34:56.789Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15353,17 +15353,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa2kc350tanx3rvkrven5dse",
-         *       "request_id": "req_prod_06h1esa2kc350tanx3rvkrven5dse",
+         *       "correlation_id": "req_prod_06h1f8s2437521085cywgqvb42vka",
+         *       "request_id": "req_prod_06h1f8s2437521085cywgqvb42vka",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T10:27:21.887Z",
+         *       "created": "2026-11-26T11:34:56.807Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -15408,17 +15408,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9z96jg2g3r8k6vmjztnx7aw",
+         *       "id": "evt_prod_06h1f8s0mw1hysfygjf32dba7t7et",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
+         *       "aggregate_id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
          *       "data": {
-         *         "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
+         *         "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T10:27:21.031Z",
-         *         "updated": "2026-11-26T10:27:21.031Z",
+         *         "created": "2026-11-26T11:34:56.422Z",
+         *         "updated": "2026-11-26T11:34:56.422Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15432,13 +15432,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1es9z8n88pbmkn54p066s4kzgr",
-         *       "request_id": "req_prod_06h1es9z8n88pbmkn54p066s4kzgr",
+         *       "correlation_id": "req_prod_06h1f8s0mjdrfp8mh8e1tawpyvmj2",
+         *       "request_id": "req_prod_06h1f8s0mjdrfp8mh8e1tawpyvmj2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:21.033Z",
+         *       "created": "2026-11-26T11:34:56.424Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CouponCreatedEvent: {
@@ -15483,17 +15483,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9zgk22q3n06cxhn7phxf1pp",
+         *       "id": "evt_prod_06h1f8s0tkp3n4a6mabn16y17fm6g",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
+         *       "aggregate_id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
          *       "data": {
-         *         "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
+         *         "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T10:27:21.031Z",
-         *         "updated": "2026-11-26T10:27:21.089Z",
+         *         "created": "2026-11-26T11:34:56.422Z",
+         *         "updated": "2026-11-26T11:34:56.466Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15506,12 +15506,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
+         *         "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T10:27:21.031Z",
-         *         "updated": "2026-11-26T10:27:21.031Z",
+         *         "created": "2026-11-26T11:34:56.422Z",
+         *         "updated": "2026-11-26T11:34:56.422Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15524,13 +15524,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1es9zftsvzs024690vbhva5cnm",
-         *       "request_id": "req_prod_06h1es9zftsvzs024690vbhva5cnm",
+         *       "correlation_id": "req_prod_06h1f8s0sp7gjj7ys95pas172why0",
+         *       "request_id": "req_prod_06h1f8s0sp7gjj7ys95pas172why0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:21.092Z",
+         *       "created": "2026-11-26T11:34:56.468Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CouponUpdatedEvent: {
@@ -15575,18 +15575,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9zr0hbga6se8x7fxe95qgfp",
+         *       "id": "evt_prod_06h1f8s0y8vm97wsg7kgw16qts0wj",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1es9zk908vdvhtrk649zpb0qfj",
+         *       "aggregate_id": "cpn_prod_06h1f8s0wa9xpf6x7gkwns66adrcm",
          *       "data": {
-         *         "id": "cpn_prod_06h1es9zk908vdvhtrk649zpb0qfj",
+         *         "id": "cpn_prod_06h1f8s0wa9xpf6x7gkwns66adrcm",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T10:27:21.114Z",
+         *         "created": "2026-11-26T11:34:56.482Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T10:27:21.149Z",
+         *         "updated": "2026-11-26T11:34:56.494Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15599,12 +15599,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1es9zk908vdvhtrk649zpb0qfj",
+         *         "id": "cpn_prod_06h1f8s0wa9xpf6x7gkwns66adrcm",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T10:27:21.114Z",
-         *         "updated": "2026-11-26T10:27:21.114Z",
+         *         "created": "2026-11-26T11:34:56.482Z",
+         *         "updated": "2026-11-26T11:34:56.482Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15617,13 +15617,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1es9zqab6e3w0tatjwpt642sej",
-         *       "request_id": "req_prod_06h1es9zqab6e3w0tatjwpt642sej",
+         *       "correlation_id": "req_prod_06h1f8s0xnp39srp74j29bgfbxtwr",
+         *       "request_id": "req_prod_06h1f8s0xnp39srp74j29bgfbxtwr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:21.152Z",
+         *       "created": "2026-11-26T11:34:56.498Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CouponDeletedEvent: {
@@ -15668,19 +15668,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9yeqge79fcmzax6x0fhs79g",
+         *       "id": "evt_prod_06h1f8s09jgvjwd52barg5r99de8g",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *       "aggregate_id": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *       "data": {
-         *         "id": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *         "id": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T10:27:20.819Z",
-         *         "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
-         *         "updated": "2026-11-26T10:27:20.819Z",
+         *         "created": "2026-11-26T11:34:56.330Z",
+         *         "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
+         *         "updated": "2026-11-26T11:34:56.330Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15697,13 +15697,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1es9ycz9qhzhe02q4vhekv2e4a",
-         *       "request_id": "req_prod_06h1es9ycz9qhzhe02q4vhekv2e4a",
+         *       "correlation_id": "req_prod_06h1f8s08qqmvh81fabzg3z4nwv20",
+         *       "request_id": "req_prod_06h1f8s08qqmvh81fabzg3z4nwv20",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:20.821Z",
+         *       "created": "2026-11-26T11:34:56.332Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         PriceCreatedEvent: {
@@ -15748,19 +15748,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9yp6atv96mpy3yzjtyn1368",
+         *       "id": "evt_prod_06h1f8s0dnt001pnpymp5ctzwhas6",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *       "aggregate_id": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *       "data": {
-         *         "id": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *         "id": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T10:27:20.819Z",
-         *         "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
-         *         "updated": "2026-11-26T10:27:20.879Z",
+         *         "created": "2026-11-26T11:34:56.330Z",
+         *         "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
+         *         "updated": "2026-11-26T11:34:56.364Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15776,14 +15776,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *         "id": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T10:27:20.819Z",
-         *         "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
-         *         "updated": "2026-11-26T10:27:20.819Z",
+         *         "created": "2026-11-26T11:34:56.330Z",
+         *         "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
+         *         "updated": "2026-11-26T11:34:56.330Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15799,13 +15799,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1es9ynqz975sgvh66aasst2p7j",
-         *       "request_id": "req_prod_06h1es9ynqz975sgvh66aasst2p7j",
+         *       "correlation_id": "req_prod_06h1f8s0d7tq6rmpszyde3kwhxy5w",
+         *       "request_id": "req_prod_06h1f8s0d7tq6rmpszyde3kwhxy5w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:20.881Z",
+         *       "created": "2026-11-26T11:34:56.366Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         PriceUpdatedEvent: {
@@ -15850,20 +15850,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9yxe2j2d56qj40djz059j3e",
+         *       "id": "evt_prod_06h1f8s0j4qcmvpksxztjybv9jtqt",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1es9yswjkm5remk6zrn5vpycsj",
+         *       "aggregate_id": "price_prod_06h1f8s0geex47xa9bgf6pe3ct5wp",
          *       "data": {
-         *         "id": "price_prod_06h1es9yswjkm5remk6zrn5vpycsj",
+         *         "id": "price_prod_06h1f8s0geex47xa9bgf6pe3ct5wp",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T10:27:20.911Z",
+         *         "created": "2026-11-26T11:34:56.387Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1es9yb2tcp9gvg2yjkbqc3fpdw",
-         *         "updated": "2026-11-26T10:27:20.938Z",
+         *         "product": "prod_prod_06h1f8s06x4079673a5n0ygnj47vm",
+         *         "updated": "2026-11-26T11:34:56.399Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15874,14 +15874,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1es9yswjkm5remk6zrn5vpycsj",
+         *         "id": "price_prod_06h1f8s0geex47xa9bgf6pe3ct5wp",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T10:27:20.911Z",
-         *         "product": "prod_prod_06h1es9yb2tcp9gvg2yjkbqc3fpdw",
-         *         "updated": "2026-11-26T10:27:20.911Z",
+         *         "created": "2026-11-26T11:34:56.387Z",
+         *         "product": "prod_prod_06h1f8s06x4079673a5n0ygnj47vm",
+         *         "updated": "2026-11-26T11:34:56.387Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15892,13 +15892,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1es9ywhn2jejcwdtbtmtqbh9x8",
-         *       "request_id": "req_prod_06h1es9ywhn2jejcwdtbtmtqbh9x8",
+         *       "correlation_id": "req_prod_06h1f8s0hmd20zfm8wp273vtfmyhm",
+         *       "request_id": "req_prod_06h1f8s0hmd20zfm8wp273vtfmyhm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:20.939Z",
+         *       "created": "2026-11-26T11:34:56.401Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         PriceDeletedEvent: {
@@ -15943,30 +15943,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9y5d0cnze9kaenc3hqvfsq0",
+         *       "id": "evt_prod_06h1f8s025wye1b94txpt5j5cjz6a",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
+         *       "aggregate_id": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
          *       "data": {
-         *         "id": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
+         *         "id": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T10:27:20.744Z",
-         *         "updated": "2026-11-26T10:27:20.744Z",
+         *         "created": "2026-11-26T11:34:56.272Z",
+         *         "updated": "2026-11-26T11:34:56.272Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1es9y4j63qb2jn0g25nbyfbvzr",
-         *       "request_id": "req_prod_06h1es9y4j63qb2jn0g25nbyfbvzr",
+         *       "correlation_id": "req_prod_06h1f8s01r1yazmb4800ychfz0vs2",
+         *       "request_id": "req_prod_06h1f8s01r1yazmb4800ychfz0vs2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:20.747Z",
+         *       "created": "2026-11-26T11:34:56.274Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         ProductCreatedEvent: {
@@ -16011,40 +16011,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9y7ymj5gjtfgcyx5tjk87a4",
+         *       "id": "evt_prod_06h1f8s04q9j9qcxzxjrhbatfcy9m",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
+         *       "aggregate_id": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
          *       "data": {
-         *         "id": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
+         *         "id": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T10:27:20.744Z",
-         *         "updated": "2026-11-26T10:27:20.765Z",
+         *         "created": "2026-11-26T11:34:56.272Z",
+         *         "updated": "2026-11-26T11:34:56.292Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
+         *         "id": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T10:27:20.744Z",
-         *         "updated": "2026-11-26T10:27:20.744Z",
+         *         "created": "2026-11-26T11:34:56.272Z",
+         *         "updated": "2026-11-26T11:34:56.272Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1es9y79vby0t02dp989az4qhyc",
-         *       "request_id": "req_prod_06h1es9y79vby0t02dp989az4qhyc",
+         *       "correlation_id": "req_prod_06h1f8s046tjjw3m2nfnsrbhnm0ky",
+         *       "request_id": "req_prod_06h1f8s046tjjw3m2nfnsrbhnm0ky",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:20.767Z",
+         *       "created": "2026-11-26T11:34:56.293Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         ProductUpdatedEvent: {
@@ -16089,41 +16089,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9z314kprpss8tt02myj255r",
+         *       "id": "evt_prod_06h1f8s0kgz2tzc55t79zf0q6tpqr",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1es9yb2tcp9gvg2yjkbqc3fpdw",
+         *       "aggregate_id": "prod_prod_06h1f8s06x4079673a5n0ygnj47vm",
          *       "data": {
-         *         "id": "prod_prod_06h1es9yb2tcp9gvg2yjkbqc3fpdw",
+         *         "id": "prod_prod_06h1f8s06x4079673a5n0ygnj47vm",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T10:27:20.792Z",
+         *         "created": "2026-11-26T11:34:56.311Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T10:27:20.977Z",
+         *         "updated": "2026-11-26T11:34:56.411Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1es9yb2tcp9gvg2yjkbqc3fpdw",
+         *         "id": "prod_prod_06h1f8s06x4079673a5n0ygnj47vm",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T10:27:20.792Z",
-         *         "updated": "2026-11-26T10:27:20.792Z",
+         *         "created": "2026-11-26T11:34:56.311Z",
+         *         "updated": "2026-11-26T11:34:56.311Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1es9z04brgv49zyfwg2nsjrcx2",
-         *       "request_id": "req_prod_06h1es9z04brgv49zyfwg2nsjrcx2",
+         *       "correlation_id": "req_prod_06h1f8s0k7qqe6a5hbd5ksvvdqrxy",
+         *       "request_id": "req_prod_06h1f8s0k7qqe6a5hbd5ksvvdqrxy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:20.984Z",
+         *       "created": "2026-11-26T11:34:56.412Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         ProductDeletedEvent: {
@@ -16168,18 +16168,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa3txm8t5f8khdhkw1dqe0dr",
+         *       "id": "evt_prod_06h1f8s2sqrg2fqg791km9ss3xah2",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1esa3thb34shwhb7e690j3rp3j",
+         *       "aggregate_id": "re_prod_06h1f8s2sc4s0fq3g96eezep5w0ae",
          *       "data": {
-         *         "id": "re_prod_06h1esa3thb34shwhb7e690j3rp3j",
+         *         "id": "re_prod_06h1f8s2sc4s0fq3g96eezep5w0ae",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T10:27:22.196Z",
-         *         "payment": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
-         *         "updated": "2026-11-26T10:27:22.196Z",
+         *         "created": "2026-11-26T11:34:56.971Z",
+         *         "payment": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
+         *         "updated": "2026-11-26T11:34:56.971Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16188,13 +16188,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa3tbk1j95bwsm1p2fsjs7q6",
-         *       "request_id": "req_prod_06h1esa3tbk1j95bwsm1p2fsjs7q6",
+         *       "correlation_id": "req_prod_06h1f8s2s77fncztd4kdfy6qt0rdr",
+         *       "request_id": "req_prod_06h1f8s2s77fncztd4kdfy6qt0rdr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:22.199Z",
+         *       "created": "2026-11-26T11:34:56.973Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         RefundCreatedEvent: {
@@ -16239,18 +16239,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa3wsnhczx245mzmyry9xwvp",
+         *       "id": "evt_prod_06h1f8s2t3tjrzz6ak53wcpz86yma",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1esa3thb34shwhb7e690j3rp3j",
+         *       "aggregate_id": "re_prod_06h1f8s2sc4s0fq3g96eezep5w0ae",
          *       "data": {
-         *         "id": "re_prod_06h1esa3thb34shwhb7e690j3rp3j",
+         *         "id": "re_prod_06h1f8s2sc4s0fq3g96eezep5w0ae",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T10:27:22.196Z",
-         *         "payment": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
-         *         "updated": "2026-11-26T10:27:22.202Z",
+         *         "created": "2026-11-26T11:34:56.971Z",
+         *         "payment": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
+         *         "updated": "2026-11-26T11:34:56.975Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16258,13 +16258,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1esa3thb34shwhb7e690j3rp3j",
+         *         "id": "re_prod_06h1f8s2sc4s0fq3g96eezep5w0ae",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T10:27:22.196Z",
-         *         "payment": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
-         *         "updated": "2026-11-26T10:27:22.196Z",
+         *         "created": "2026-11-26T11:34:56.971Z",
+         *         "payment": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
+         *         "updated": "2026-11-26T11:34:56.971Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16272,13 +16272,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa3tbk1j95bwsm1p2fsjs7q6",
-         *       "request_id": "req_prod_06h1esa3tbk1j95bwsm1p2fsjs7q6",
+         *       "correlation_id": "req_prod_06h1f8s2s77fncztd4kdfy6qt0rdr",
+         *       "request_id": "req_prod_06h1f8s2s77fncztd4kdfy6qt0rdr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:22.214Z",
+         *       "created": "2026-11-26T11:34:56.976Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         RefundUpdatedEvent: {
@@ -16323,18 +16323,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa46q0g83rswv7expw1tb49g",
+         *       "id": "evt_prod_06h1f8s2ybsf2kmz3mb42stg25syw",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1esa46592nbfqeh39yxeexw1e0",
+         *       "aggregate_id": "re_prod_06h1f8s2xty51ah5qss836mhpxt84",
          *       "data": {
-         *         "id": "re_prod_06h1esa46592nbfqeh39yxeexw1e0",
+         *         "id": "re_prod_06h1f8s2xty51ah5qss836mhpxt84",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T10:27:22.289Z",
-         *         "payment": "py_prod_06h1esa3k4msbp8ccm7hgmymt1v8j",
-         *         "updated": "2026-11-26T10:27:22.292Z",
+         *         "created": "2026-11-26T11:34:57.006Z",
+         *         "payment": "py_prod_06h1f8s2p28y77mm53rrh1yn8qx6j",
+         *         "updated": "2026-11-26T11:34:57.009Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16342,13 +16342,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1esa46592nbfqeh39yxeexw1e0",
+         *         "id": "re_prod_06h1f8s2xty51ah5qss836mhpxt84",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T10:27:22.289Z",
-         *         "payment": "py_prod_06h1esa3k4msbp8ccm7hgmymt1v8j",
-         *         "updated": "2026-11-26T10:27:22.289Z",
+         *         "created": "2026-11-26T11:34:57.006Z",
+         *         "payment": "py_prod_06h1f8s2p28y77mm53rrh1yn8qx6j",
+         *         "updated": "2026-11-26T11:34:57.006Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16356,13 +16356,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa4537n0jdrg9cm8cj6c3nfg",
-         *       "request_id": "req_prod_06h1esa4537n0jdrg9cm8cj6c3nfg",
+         *       "correlation_id": "req_prod_06h1f8s2xgym4z95a7s5h5n03xj7j",
+         *       "request_id": "req_prod_06h1f8s2xgym4z95a7s5h5n03xj7j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:22.293Z",
+         *       "created": "2026-11-26T11:34:57.010Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         RefundFailedEvent: {
@@ -16407,18 +16407,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9mh47jwx4ngve3kbnxdt4br",
+         *       "id": "evt_prod_06h1f8rw8v36h70wevzt48ch0vhdw",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr",
+         *       "aggregate_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y",
          *       "data": {
-         *         "id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr",
+         *         "id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T10:27:18.278Z",
-         *         "display": "st_prod_…8q11",
+         *         "created": "2026-11-26T11:34:55.300Z",
+         *         "display": "st_prod_…snds",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -16427,13 +16427,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1es9mfj0qvgfakqvq0bbaavz6e",
-         *       "request_id": "req_prod_06h1es9mfj0qvgfakqvq0bbaavz6e",
+         *       "correlation_id": "req_prod_06h1f8rw7dsk65v7d8ak1tg53jare",
+         *       "request_id": "req_prod_06h1f8rw7dsk65v7d8ak1tg53jare",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:18.281Z",
+         *       "created": "2026-11-26T11:34:55.302Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p"
+         *       "actor_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -16478,29 +16478,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9prgtnfp84mtetvcakdx0em",
+         *       "id": "evt_prod_06h1f8rwzd4sk63qdt95jdd9rp0qa",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1es9pjnajsxg3caqpnstgvpa5c",
+         *       "aggregate_id": "key_prod_06h1f8rwx59730vexn9bfbdsybrgj",
          *       "data": {
-         *         "id": "key_prod_06h1es9pjnajsxg3caqpnstgvpa5c",
+         *         "id": "key_prod_06h1f8rwx59730vexn9bfbdsybrgj",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-26T10:27:18.805Z",
-         *         "display": "pt_prod_…wgqh",
-         *         "revoked_at": "2026-11-26T10:27:18.850Z",
+         *         "created": "2026-11-26T11:34:55.465Z",
+         *         "display": "pt_prod_…9b2n",
+         *         "revoked_at": "2026-11-26T11:34:55.481Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h1es9pjnajsxg3caqpnstgvpa5c",
+         *         "id": "key_prod_06h1f8rwx59730vexn9bfbdsybrgj",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T10:27:18.805Z",
-         *         "display": "pt_prod_…wgqh",
+         *         "created": "2026-11-26T11:34:55.465Z",
+         *         "display": "pt_prod_…9b2n",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -16508,13 +16508,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1es9pqcankscy668dmxjeq8ry2",
-         *       "request_id": "req_prod_06h1es9pqcankscy668dmxjeq8ry2",
+         *       "correlation_id": "req_prod_06h1f8rwymeej49hp2vw29gq1wnkw",
+         *       "request_id": "req_prod_06h1f8rwymeej49hp2vw29gq1wnkw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:18.852Z",
+         *       "created": "2026-11-26T11:34:55.483Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p"
+         *       "actor_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -16559,20 +16559,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9pxspxdbwyxkd2fz3myaysy",
+         *       "id": "evt_prod_06h1f8rx2n22xbpgn1ews0yxs1rfe",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *       "aggregate_id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *       "data": {
-         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T10:27:18.890Z",
+         *         "created": "2026-11-26T11:34:55.505Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T10:27:18.890Z",
+         *         "updated": "2026-11-26T11:34:55.505Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -16586,13 +16586,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1es9pvz7534acd0v7bgstad71y",
-         *       "request_id": "req_prod_06h1es9pvz7534acd0v7bgstad71y",
+         *       "correlation_id": "req_prod_06h1f8rx1656mzt1a0abepy21yeq8",
+         *       "request_id": "req_prod_06h1f8rx1656mzt1a0abepy21yeq8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:18.894Z",
+         *       "created": "2026-11-26T11:34:55.509Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -16637,20 +16637,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9q1f2cp3zy895qz22msrtdr",
+         *       "id": "evt_prod_06h1f8rx5q5wydb6k8s2e44mxvc6g",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *       "aggregate_id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *       "data": {
-         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T10:27:18.890Z",
+         *         "created": "2026-11-26T11:34:55.505Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T10:27:18.919Z",
+         *         "updated": "2026-11-26T11:34:55.530Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16660,15 +16660,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T10:27:18.890Z",
+         *         "created": "2026-11-26T11:34:55.505Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T10:27:18.890Z",
+         *         "updated": "2026-11-26T11:34:55.505Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -16681,13 +16681,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1es9q04nqfkw0260w913vx7w42",
-         *       "request_id": "req_prod_06h1es9q04nqfkw0260w913vx7w42",
+         *       "correlation_id": "req_prod_06h1f8rx4x10tfs2q5vryk5pdw6c2",
+         *       "request_id": "req_prod_06h1f8rx4x10tfs2q5vryk5pdw6c2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:18.923Z",
+         *       "created": "2026-11-26T11:34:55.533Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -16732,58 +16732,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9qfcfpd09tp612681hhb3w8",
+         *       "id": "evt_prod_06h1f8rxg2jmvtawvrb9afag1jjaj",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *       "aggregate_id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *       "data": {
-         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T10:27:18.890Z",
+         *         "created": "2026-11-26T11:34:55.505Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-26T10:27:19.034Z",
+         *         "updated": "2026-11-26T11:34:55.614Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T10:27:19.009Z"
+         *         "previous_secret_expires_at": "2026-11-27T11:34:55.583Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T10:27:18.890Z",
+         *         "created": "2026-11-26T11:34:55.505Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T10:27:19.009Z",
+         *         "updated": "2026-11-26T11:34:55.583Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T10:27:19.009Z"
+         *         "previous_secret_expires_at": "2026-11-27T11:34:55.583Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1es9qex4019g3r99rb11yyb5y8",
-         *       "request_id": "req_prod_06h1es9qex4019g3r99rb11yyb5y8",
+         *       "correlation_id": "req_prod_06h1f8rxf509k7r766hv8j3x5tt4j",
+         *       "request_id": "req_prod_06h1f8rxf509k7r766hv8j3x5tt4j",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-26T10:27:19.035Z",
+         *       "created": "2026-11-26T11:34:55.616Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -16828,20 +16828,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9q7f0k6tbqsvt45hp6h317m",
+         *       "id": "evt_prod_06h1f8rx8vqvqvph5mr5f3aynwr74",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *       "aggregate_id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *       "data": {
-         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T10:27:18.890Z",
+         *         "created": "2026-11-26T11:34:55.505Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T10:27:18.968Z",
+         *         "updated": "2026-11-26T11:34:55.556Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16851,15 +16851,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T10:27:18.890Z",
+         *         "created": "2026-11-26T11:34:55.505Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T10:27:18.919Z",
+         *         "updated": "2026-11-26T11:34:55.530Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16872,13 +16872,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1es9q6gtygzd33r68qmrpcrgwp",
-         *       "request_id": "req_prod_06h1es9q6gtygzd33r68qmrpcrgwp",
+         *       "correlation_id": "req_prod_06h1f8rx87rz9s0zjf7s34qbw6b7w",
+         *       "request_id": "req_prod_06h1f8rx87rz9s0zjf7s34qbw6b7w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T10:27:18.972Z",
+         *       "created": "2026-11-26T11:34:55.558Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -16923,20 +16923,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9q9scjcz7c90x5kn98mjyyt",
+         *       "id": "evt_prod_06h1f8rxaetzkjf9wce0f6qmbf5rw",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *       "aggregate_id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *       "data": {
-         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T10:27:18.890Z",
+         *         "created": "2026-11-26T11:34:55.505Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T10:27:18.989Z",
+         *         "updated": "2026-11-26T11:34:55.570Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16946,15 +16946,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T10:27:18.890Z",
+         *         "created": "2026-11-26T11:34:55.505Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T10:27:18.968Z",
+         *         "updated": "2026-11-26T11:34:55.556Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16967,13 +16967,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1es9q93z6f7vry6791tze479yg",
-         *       "request_id": "req_prod_06h1es9q93z6f7vry6791tze479yg",
+         *       "correlation_id": "req_prod_06h1f8rx9y5g3t7vqz2gqymb7kwb0",
+         *       "request_id": "req_prod_06h1f8rx9y5g3t7vqz2gqymb7kwb0",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T10:27:18.990Z",
+         *       "created": "2026-11-26T11:34:55.571Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -17018,38 +17018,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9qchgjpqzyy535c7nr0wy04",
+         *       "id": "evt_prod_06h1f8rxcfyz6mqde859990s6nb0t",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *       "aggregate_id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *       "data": {
-         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T10:27:18.890Z",
+         *         "created": "2026-11-26T11:34:55.505Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T10:27:19.009Z",
+         *         "updated": "2026-11-26T11:34:55.583Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T10:27:19.009Z"
+         *         "previous_secret_expires_at": "2026-11-27T11:34:55.583Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T10:27:18.890Z",
+         *         "created": "2026-11-26T11:34:55.505Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T10:27:18.989Z",
+         *         "updated": "2026-11-26T11:34:55.570Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17062,13 +17062,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1es9qbv0y02hkayxqvg3024q6p",
-         *       "request_id": "req_prod_06h1es9qbv0y02hkayxqvg3024q6p",
+         *       "correlation_id": "req_prod_06h1f8rxbrbvbkxctyg39jkd9fqz2",
+         *       "request_id": "req_prod_06h1f8rxbrbvbkxctyg39jkd9fqz2",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T10:27:19.012Z",
+         *       "created": "2026-11-26T11:34:55.587Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -17113,15 +17113,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9mbw5st49khqpmhgr19c9np",
+         *       "id": "evt_prod_06h1f8rw5537q83arp7v2wn5r6b3y",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
+         *       "aggregate_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
          *       "data": {
-         *         "id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
+         *         "id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-d4d1f6ce27@example.com",
+         *         "email": "user-05cf43cab1@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17133,9 +17133,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:18.239Z",
+         *       "created": "2026-11-26T11:34:55.273Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p"
+         *       "actor_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm"
          *     }
          */
         UserSignedInEvent: {
@@ -17180,15 +17180,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9rrn5e2vbe73pr5ke2w7s60",
+         *       "id": "evt_prod_06h1f8ry06zjagnmgmw4t4pgw9w1t",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
+         *       "aggregate_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
          *       "data": {
-         *         "id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
+         *         "id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-d4d1f6ce27@example.com",
+         *         "email": "user-05cf43cab1@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17200,9 +17200,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:19.365Z",
+         *       "created": "2026-11-26T11:34:55.745Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p"
+         *       "actor_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm"
          *     }
          */
         UserSignInFailedEvent: {
@@ -17247,15 +17247,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9xss173f4wcfbv2rkr9scnp",
+         *       "id": "evt_prod_06h1f8rzqvnytv4rpw96vpehsajyw",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
+         *       "aggregate_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
          *       "data": {
-         *         "id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
+         *         "id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-d4d1f6ce27@example.com",
+         *         "email": "user-05cf43cab1@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17267,9 +17267,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T10:27:20.654Z",
+         *       "created": "2026-11-26T11:34:56.190Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p"
+         *       "actor_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm"
          *     }
          */
         UserSignedOutEvent: {
@@ -17314,15 +17314,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9xjf79a23t2jthshkpstp4t",
+         *       "id": "evt_prod_06h1f8rzgzr70mxhmrtpvk8t601w8",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
+         *       "aggregate_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
          *       "data": {
-         *         "id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
+         *         "id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-d4d1f6ce27@example.com",
+         *         "email": "user-05cf43cab1@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17334,9 +17334,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T10:27:20.595Z",
+         *       "created": "2026-11-26T11:34:56.135Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p"
+         *       "actor_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -17381,12 +17381,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9xwp262671aep1dcaamwcf2",
+         *       "id": "evt_prod_06h1f8rzsexdvyrc2ddrnwf88dkvj",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h1es9hef014vqhrncvyvd7dcv2c",
+         *       "aggregate_id": "acc_prod_06h1f8rv5j9gkjgc5vkxz4k600qnt",
          *       "data": {
-         *         "id": "acc_prod_06h1es9hef014vqhrncvyvd7dcv2c",
+         *         "id": "acc_prod_06h1f8rv5j9gkjgc5vkxz4k600qnt",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -17408,7 +17408,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h1es9hef014vqhrncvyvd7dcv2c",
+         *         "id": "acc_prod_06h1f8rv5j9gkjgc5vkxz4k600qnt",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -17424,13 +17424,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1es9xvaq2k6jnd8xj72fxyn5xg",
-         *       "request_id": "req_prod_06h1es9xvaq2k6jnd8xj72fxyn5xg",
+         *       "correlation_id": "req_prod_06h1f8rzrqysgee18xswe3bvgzexj",
+         *       "request_id": "req_prod_06h1f8rzrqysgee18xswe3bvgzexj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:20.677Z",
+         *       "created": "2026-11-26T11:34:56.203Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -17475,17 +17475,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9y0mvdz4fy5tgq2g80twyry",
+         *       "id": "evt_prod_06h1f8rzwffffh961b8d0f2kx42gw",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1es9y060cahqavp8k8fvk031qe",
+         *       "aggregate_id": "txr_prod_06h1f8rzvww7pmd0ttdzkyhk58j9y",
          *       "data": {
-         *         "id": "txr_prod_06h1es9y060cahqavp8k8fvk031qe",
+         *         "id": "txr_prod_06h1f8rzvww7pmd0ttdzkyhk58j9y",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T10:27:20.705Z",
-         *         "updated": "2026-11-26T10:27:20.705Z",
+         *         "created": "2026-11-26T11:34:56.223Z",
+         *         "updated": "2026-11-26T11:34:56.223Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17496,13 +17496,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1es9xyt3qz5fbmf82dwps4nf84",
-         *       "request_id": "req_prod_06h1es9xyt3qz5fbmf82dwps4nf84",
+         *       "correlation_id": "req_prod_06h1f8rzvgmgaehj419rys1xak1qp",
+         *       "request_id": "req_prod_06h1f8rzvgmgaehj419rys1xak1qp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:20.709Z",
+         *       "created": "2026-11-26T11:34:56.227Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -17547,17 +17547,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9y3b4yvvejarjsqp7dkc672",
+         *       "id": "evt_prod_06h1f8s002eb6mtmkgmvdnhyfnt5a",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1es9y060cahqavp8k8fvk031qe",
+         *       "aggregate_id": "txr_prod_06h1f8rzvww7pmd0ttdzkyhk58j9y",
          *       "data": {
-         *         "id": "txr_prod_06h1es9y060cahqavp8k8fvk031qe",
+         *         "id": "txr_prod_06h1f8rzvww7pmd0ttdzkyhk58j9y",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T10:27:20.705Z",
-         *         "updated": "2026-11-26T10:27:20.729Z",
+         *         "created": "2026-11-26T11:34:56.223Z",
+         *         "updated": "2026-11-26T11:34:56.255Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17567,12 +17567,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h1es9y060cahqavp8k8fvk031qe",
+         *         "id": "txr_prod_06h1f8rzvww7pmd0ttdzkyhk58j9y",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T10:27:20.705Z",
-         *         "updated": "2026-11-26T10:27:20.705Z",
+         *         "created": "2026-11-26T11:34:56.223Z",
+         *         "updated": "2026-11-26T11:34:56.223Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17582,13 +17582,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1es9y2rjpeaarfb2kz4dythbxj",
-         *       "request_id": "req_prod_06h1es9y2rjpeaarfb2kz4dythbxj",
+         *       "correlation_id": "req_prod_06h1f8rzyfdds3hp70vczaeg5vfda",
+         *       "request_id": "req_prod_06h1f8rzyfdds3hp70vczaeg5vfda",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:20.730Z",
+         *       "created": "2026-11-26T11:34:56.256Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -17633,16 +17633,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa115y77n3197wb10azqzgdp",
+         *       "id": "evt_prod_06h1f8s1fqgjak40y7ksbpezdbtqj",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
+         *       "aggregate_id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
          *       "data": {
-         *         "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
+         *         "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T10:27:21.479Z",
-         *         "updated": "2026-11-26T10:27:21.479Z",
+         *         "created": "2026-11-26T11:34:56.636Z",
+         *         "updated": "2026-11-26T11:34:56.636Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17651,13 +17651,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa0yccwas415akgnsn9nrsa2",
-         *       "request_id": "req_prod_06h1esa0yccwas415akgnsn9nrsa2",
+         *       "correlation_id": "req_prod_06h1f8s1f4wd4mqmhk15e37nt21va",
+         *       "request_id": "req_prod_06h1f8s1f4wd4mqmhk15e37nt21va",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:21.481Z",
+         *       "created": "2026-11-26T11:34:56.637Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         MeterCreatedEvent: {
@@ -17702,16 +17702,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa1a7xr1d1938seeve8xw8ey",
+         *       "id": "evt_prod_06h1f8s1j96qhwjy543evw86yqxjj",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
+         *       "aggregate_id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
          *       "data": {
-         *         "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
+         *         "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T10:27:21.479Z",
-         *         "updated": "2026-11-26T10:27:21.552Z",
+         *         "created": "2026-11-26T11:34:56.636Z",
+         *         "updated": "2026-11-26T11:34:56.657Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17719,11 +17719,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
+         *         "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T10:27:21.479Z",
-         *         "updated": "2026-11-26T10:27:21.479Z",
+         *         "created": "2026-11-26T11:34:56.636Z",
+         *         "updated": "2026-11-26T11:34:56.636Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17731,13 +17731,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa16p4yq4sfk2m0mzwp048te",
-         *       "request_id": "req_prod_06h1esa16p4yq4sfk2m0mzwp048te",
+         *       "correlation_id": "req_prod_06h1f8s1hdw86ssdygvamk926v3aj",
+         *       "request_id": "req_prod_06h1f8s1hdw86ssdygvamk926v3aj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:21.553Z",
+         *       "created": "2026-11-26T11:34:56.658Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         MeterUpdatedEvent: {
@@ -17782,16 +17782,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa1g6e0vx1ppaxfmxvbs3j68",
+         *       "id": "evt_prod_06h1f8s1m7fkwe7exkbwpy78jq1rm",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
+         *       "aggregate_id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
          *       "data": {
-         *         "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
+         *         "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T10:27:21.479Z",
-         *         "updated": "2026-11-26T10:27:21.597Z",
+         *         "created": "2026-11-26T11:34:56.636Z",
+         *         "updated": "2026-11-26T11:34:56.671Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17799,11 +17799,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
+         *         "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T10:27:21.479Z",
-         *         "updated": "2026-11-26T10:27:21.552Z",
+         *         "created": "2026-11-26T11:34:56.636Z",
+         *         "updated": "2026-11-26T11:34:56.657Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17811,13 +17811,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa1erp0w04afzj50hxwn0twp",
-         *       "request_id": "req_prod_06h1esa1erp0w04afzj50hxwn0twp",
+         *       "correlation_id": "req_prod_06h1f8s1kmhbyy7tm2r835d4y6jar",
+         *       "request_id": "req_prod_06h1f8s1kmhbyy7tm2r835d4y6jar",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T10:27:21.601Z",
+         *       "created": "2026-11-26T11:34:56.673Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -17862,16 +17862,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa1p4vtnbgsftg5pbdbf7bg8",
+         *       "id": "evt_prod_06h1f8s1p9kkr2ts1pmyyjvjmk5mm",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
+         *       "aggregate_id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
          *       "data": {
-         *         "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
+         *         "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T10:27:21.479Z",
-         *         "updated": "2026-11-26T10:27:21.649Z",
+         *         "created": "2026-11-26T11:34:56.636Z",
+         *         "updated": "2026-11-26T11:34:56.689Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17879,11 +17879,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
+         *         "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T10:27:21.479Z",
-         *         "updated": "2026-11-26T10:27:21.597Z",
+         *         "created": "2026-11-26T11:34:56.636Z",
+         *         "updated": "2026-11-26T11:34:56.671Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17891,13 +17891,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa1kjm7zn5sz6x6c09t2e9kp",
-         *       "request_id": "req_prod_06h1esa1kjm7zn5sz6x6c09t2e9kp",
+         *       "correlation_id": "req_prod_06h1f8s1nwjev5xw55k631hbzwyc2",
+         *       "request_id": "req_prod_06h1f8s1nwjev5xw55k631hbzwyc2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T10:27:21.649Z",
+         *       "created": "2026-11-26T11:34:56.690Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         MeterReactivatedEvent: {
@@ -17942,29 +17942,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1es9zwage5pv8g679kvvjkzm1g",
+         *       "id": "evt_prod_06h1f8s10wgs72zd3yk7j3g7rzmtw",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h1es9zw30wxz96y7khwqyb45j9e",
+         *       "aggregate_id": "feat_prod_06h1f8s10pk9j0neh6xdfkh15h8zy",
          *       "data": {
-         *         "id": "feat_prod_06h1es9zw30wxz96y7khwqyb45j9e",
+         *         "id": "feat_prod_06h1f8s10pk9j0neh6xdfkh15h8zy",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-26T10:27:21.184Z",
-         *         "updated": "2026-11-26T10:27:21.184Z",
+         *         "created": "2026-11-26T11:34:56.517Z",
+         *         "updated": "2026-11-26T11:34:56.517Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1es9zvmxjpawedm62a4ywb855p",
-         *       "request_id": "req_prod_06h1es9zvmxjpawedm62a4ywb855p",
+         *       "correlation_id": "req_prod_06h1f8s0zgc1rnqacsy6spqdr3exe",
+         *       "request_id": "req_prod_06h1f8s0zgc1rnqacsy6spqdr3exe",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:21.186Z",
+         *       "created": "2026-11-26T11:34:56.519Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         FeatureCreatedEvent: {
@@ -18009,36 +18009,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa01729p3tqrenktwt3kvha0",
+         *       "id": "evt_prod_06h1f8s134fvwa0e11ntsc2vv51py",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1esa00m5pd4c94hm0n0n2smc2a",
+         *       "aggregate_id": "prodft_prod_06h1f8s131a0tjsf62qqemrecde82",
          *       "data": {
-         *         "id": "prodft_prod_06h1esa00m5pd4c94hm0n0n2smc2a",
+         *         "id": "prodft_prod_06h1f8s131a0tjsf62qqemrecde82",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T10:27:21.221Z",
+         *         "created": "2026-11-26T11:34:56.536Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1es9zw30wxz96y7khwqyb45j9e",
+         *           "id": "feat_prod_06h1f8s10pk9j0neh6xdfkh15h8zy",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T10:27:21.184Z",
-         *           "updated": "2026-11-26T10:27:21.184Z",
+         *           "created": "2026-11-26T11:34:56.517Z",
+         *           "updated": "2026-11-26T11:34:56.517Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
+         *         "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1es9zyhzmkka617c44a5nrvgn8",
-         *       "request_id": "req_prod_06h1es9zyhzmkka617c44a5nrvgn8",
+         *       "correlation_id": "req_prod_06h1f8s12466y0jgt3htdwhy0qtsr",
+         *       "request_id": "req_prod_06h1f8s12466y0jgt3htdwhy0qtsr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:21.225Z",
+         *       "created": "2026-11-26T11:34:56.537Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -18083,36 +18083,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa0avwj0xcpzrgfcjajv3r34",
+         *       "id": "evt_prod_06h1f8s1ap0q0e8pawqz8qg01mafm",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1esa07pdp8ezex5wfpqyga80wg",
+         *       "aggregate_id": "prodft_prod_06h1f8s18wexa2t2dhmj04trkkz7t",
          *       "data": {
-         *         "id": "prodft_prod_06h1esa07pdp8ezex5wfpqyga80wg",
+         *         "id": "prodft_prod_06h1f8s18wexa2t2dhmj04trkkz7t",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T10:27:21.278Z",
+         *         "created": "2026-11-26T11:34:56.583Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1esa04rcs624n5h0sq43pjs3pe",
+         *           "id": "feat_prod_06h1f8s1674pehtd746s8f046egm4",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-26T10:27:21.254Z",
-         *           "updated": "2026-11-26T10:27:21.254Z",
+         *           "created": "2026-11-26T11:34:56.561Z",
+         *           "updated": "2026-11-26T11:34:56.561Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
+         *         "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa09hpbxadw5bcfgz566f3bg",
-         *       "request_id": "req_prod_06h1esa09hpbxadw5bcfgz566f3bg",
+         *       "correlation_id": "req_prod_06h1f8s1a0kgdtdgysgktatmzsfr0",
+         *       "request_id": "req_prod_06h1f8s1a0kgdtdgysgktatmzsfr0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:21.302Z",
+         *       "created": "2026-11-26T11:34:56.597Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -18157,36 +18157,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esackapze9c0qvg2qhdpc8pfe",
+         *       "id": "evt_prod_06h1f8s5w6bc6k77t447d8qmbf6e6",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *       "aggregate_id": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h1es9zw30wxz96y7khwqyb45j9e",
+         *             "feature": "feat_prod_06h1f8s10pk9j0neh6xdfkh15h8zy",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980"
+         *             "source_subscription": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esaceyq7m11kkyfv5na5et096",
-         *       "request_id": "req_prod_06h1esaceyq7m11kkyfv5na5et096",
+         *       "correlation_id": "req_prod_06h1f8s5speb2x9ba1dyf3td297p0",
+         *       "request_id": "req_prod_06h1f8s5speb2x9ba1dyf3td297p0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T10:27:24.442Z",
+         *       "created": "2026-11-26T11:34:57.761Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -18231,13 +18231,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esa0f6khpmzdrx4k331vynfwt",
+         *       "id": "evt_prod_06h1f8s1ctrfsp8c5zhbhznw6pznp",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h1es9hef014vqhrncvyvd7dcv2c",
+         *       "aggregate_id": "acc_prod_06h1f8rv5j9gkjgc5vkxz4k600qnt",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-26T10:27:21.329Z",
+         *         "updated": "2026-11-26T11:34:56.610Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -18342,13 +18342,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa0dqfmghs8w17f745brk7xy",
-         *       "request_id": "req_prod_06h1esa0dqfmghs8w17f745brk7xy",
+         *       "correlation_id": "req_prod_06h1f8s1c1bp0rrsye6q1xqh8yhg2",
+         *       "request_id": "req_prod_06h1f8s1c1bp0rrsye6q1xqh8yhg2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:21.337Z",
+         *       "created": "2026-11-26T11:34:56.614Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -18393,13 +18393,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esaa4qm4x0c8nnzhhw95pms5e",
+         *       "id": "evt_prod_06h1f8s533bapwxefwbxr0cadz1d8",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w",
+         *       "aggregate_id": "cn_prod_06h1f8s517zrc2rh19735w3b120xt",
          *       "data": {
-         *         "id": "cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w",
-         *         "pdf": "http://127.0.0.1:42567/api/credit-notes/cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w/pdf",
+         *         "id": "cn_prod_06h1f8s517zrc2rh19735w3b120xt",
+         *         "pdf": "http://127.0.0.1:42403/api/credit-notes/cn_prod_06h1f8s517zrc2rh19735w3b120xt/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -18417,16 +18417,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-26T10:27:23.757Z",
-         *         "invoice": "in_prod_06h1esa9ka2a2bgz1c3dehffg915e",
+         *         "created": "2026-11-26T11:34:57.545Z",
+         *         "invoice": "in_prod_06h1f8s4t8hgkzpg8vmtgn94fqk0e",
          *         "refunds": [],
-         *         "updated": "2026-11-26T10:27:23.757Z",
+         *         "updated": "2026-11-26T11:34:57.545Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "a29085b494679d3dc066ed39e9d4cb296732e72b1e7abad4f9de4cc3617c1dec",
+         *         "pdf_sha256": "d98b8240574e8a5e38043d9894ddba40a35235490381d9aff8418addb0b077e3",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -18438,13 +18438,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esa9ws0wtbj1ggkbn97x7d9pe",
-         *       "request_id": "req_prod_06h1esa9ws0wtbj1ggkbn97x7d9pe",
+         *       "correlation_id": "req_prod_06h1f8s50bmz3wxncp9fwq4d6btna",
+         *       "request_id": "req_prod_06h1f8s50bmz3wxncp9fwq4d6btna",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:23.813Z",
+         *       "created": "2026-11-26T11:34:57.560Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -18489,13 +18489,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esaacrzk1e86ae0dc5sapcc9r",
+         *       "id": "evt_prod_06h1f8s56r4dvz7xqn6ymc3erp6xe",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w",
+         *       "aggregate_id": "cn_prod_06h1f8s517zrc2rh19735w3b120xt",
          *       "data": {
-         *         "id": "cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w",
-         *         "pdf": "http://127.0.0.1:42567/api/credit-notes/cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w/pdf",
+         *         "id": "cn_prod_06h1f8s517zrc2rh19735w3b120xt",
+         *         "pdf": "http://127.0.0.1:42403/api/credit-notes/cn_prod_06h1f8s517zrc2rh19735w3b120xt/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -18513,16 +18513,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-26T10:27:23.757Z",
-         *         "invoice": "in_prod_06h1esa9ka2a2bgz1c3dehffg915e",
+         *         "created": "2026-11-26T11:34:57.545Z",
+         *         "invoice": "in_prod_06h1f8s4t8hgkzpg8vmtgn94fqk0e",
          *         "refunds": [],
-         *         "updated": "2026-11-26T10:27:23.877Z",
+         *         "updated": "2026-11-26T11:34:57.588Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T10:27:23.877Z",
-         *         "pdf_sha256": "a29085b494679d3dc066ed39e9d4cb296732e72b1e7abad4f9de4cc3617c1dec",
+         *         "voided_at": "2026-11-26T11:34:57.588Z",
+         *         "pdf_sha256": "d98b8240574e8a5e38043d9894ddba40a35235490381d9aff8418addb0b077e3",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -18533,8 +18533,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w",
-         *         "pdf": "http://127.0.0.1:42567/api/credit-notes/cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w/pdf",
+         *         "id": "cn_prod_06h1f8s517zrc2rh19735w3b120xt",
+         *         "pdf": "http://127.0.0.1:42403/api/credit-notes/cn_prod_06h1f8s517zrc2rh19735w3b120xt/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -18552,16 +18552,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-26T10:27:23.757Z",
-         *         "invoice": "in_prod_06h1esa9ka2a2bgz1c3dehffg915e",
+         *         "created": "2026-11-26T11:34:57.545Z",
+         *         "invoice": "in_prod_06h1f8s4t8hgkzpg8vmtgn94fqk0e",
          *         "refunds": [],
-         *         "updated": "2026-11-26T10:27:23.757Z",
+         *         "updated": "2026-11-26T11:34:57.545Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "a29085b494679d3dc066ed39e9d4cb296732e72b1e7abad4f9de4cc3617c1dec",
+         *         "pdf_sha256": "d98b8240574e8a5e38043d9894ddba40a35235490381d9aff8418addb0b077e3",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -18572,13 +18572,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esaabw39f9taaap9wd42fcrzp",
-         *       "request_id": "req_prod_06h1esaabw39f9taaap9wd42fcrzp",
+         *       "correlation_id": "req_prod_06h1f8s55z1pfw4t4g9rm7vw6ppne",
+         *       "request_id": "req_prod_06h1f8s55z1pfw4t4g9rm7vw6ppne",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:23.878Z",
+         *       "created": "2026-11-26T11:34:57.590Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -18623,34 +18623,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esaah4xz3gcnxmh74jz7291em",
+         *       "id": "evt_prod_06h1f8s5a3q36wgvr7yx9ym02wqfr",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h1esaagytab1bmn69dx176631kp",
+         *       "aggregate_id": "cbtxn_prod_06h1f8s59r3h3v0kksp9xqf5yhfd4",
          *       "data": {
-         *         "id": "cbtxn_prod_06h1esaagytab1bmn69dx176631kp",
+         *         "id": "cbtxn_prod_06h1f8s59r3h3v0kksp9xqf5yhfd4",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-26T10:27:23.911Z",
-         *         "invoice": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *         "created": "2026-11-26T11:34:57.615Z",
+         *         "invoice": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h1esaagtzhz4ykq9dma718acfby",
+         *         "credit_note": "cn_prod_06h1f8s59jzf109v28ya1g4zz3wrm",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esaafyawea980w7g6d8zvhemy",
-         *       "request_id": "req_prod_06h1esaafyawea980w7g6d8zvhemy",
+         *       "correlation_id": "req_prod_06h1f8s58pgq9ewh7xsvr61kvg83y",
+         *       "request_id": "req_prod_06h1f8s58pgq9ewh7xsvr61kvg83y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:23.913Z",
+         *       "created": "2026-11-26T11:34:57.616Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -18695,36 +18695,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esaemdk5xkgzx7bgc569pc97w",
+         *       "id": "evt_prod_06h1f8s77kxf5yzaqx42xgrmn947p",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h1esaefas8ypvdgj7yea054bazc",
+         *       "aggregate_id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
          *       "data": {
-         *         "id": "scr_prod_06h1esaefas8ypvdgj7yea054bazc",
+         *         "id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
+         *             "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h1esae1aa8mm7whx94nt6tj8zrw",
+         *             "price": "price_prod_06h1f8s6kd07sc95gkgz9rt49fk3j",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-26T10:27:24.907Z",
+         *         "created": "2026-11-26T11:34:58.034Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:24.951Z",
+         *         "updated": "2026-11-26T11:34:58.090Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T10:27:24.824Z",
-         *         "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
+         *         "effective_at": "2026-12-26T11:34:57.961Z",
+         *         "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T10:27:24.907Z",
+         *         "proration_date": "2026-11-26T11:34:58.034Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -18735,21 +18735,21 @@ export type components = {
          *         "next_invoice_amount_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h1esaefas8ypvdgj7yea054bazc",
+         *         "id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
+         *             "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h1esae1aa8mm7whx94nt6tj8zrw",
+         *             "price": "price_prod_06h1f8s6kd07sc95gkgz9rt49fk3j",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-26T10:27:24.907Z",
+         *         "created": "2026-11-26T11:34:58.034Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:24.907Z",
+         *         "updated": "2026-11-26T11:34:58.034Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18757,9 +18757,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
+         *         "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T10:27:24.907Z",
+         *         "proration_date": "2026-11-26T11:34:58.034Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -18770,13 +18770,13 @@ export type components = {
          *         "next_invoice_amount_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esaeh2qj2d7rzhsaywmrsnzhr",
-         *       "request_id": "req_prod_06h1esaeh2qj2d7rzhsaywmrsnzhr",
+         *       "correlation_id": "req_prod_06h1f8s72g2zv5jcjjs07ntg9qrcp",
+         *       "request_id": "req_prod_06h1f8s72g2zv5jcjjs07ntg9qrcp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T10:27:24.963Z",
+         *       "created": "2026-11-26T11:34:58.108Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -18821,36 +18821,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esampznk3n9jge2ypmvm68r4c",
+         *       "id": "evt_prod_06h1f8s9jrpn8qbs7f6dj69efasar",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h1esaefas8ypvdgj7yea054bazc",
+         *       "aggregate_id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
          *       "data": {
-         *         "id": "scr_prod_06h1esaefas8ypvdgj7yea054bazc",
+         *         "id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
+         *             "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h1esae1aa8mm7whx94nt6tj8zrw",
+         *             "price": "price_prod_06h1f8s6kd07sc95gkgz9rt49fk3j",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-26T10:27:24.907Z",
+         *         "created": "2026-11-26T11:34:58.034Z",
          *         "invoice": null,
-         *         "updated": "2026-12-26T10:27:24.824Z",
+         *         "updated": "2026-12-26T11:34:57.961Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-26T10:27:24.824Z",
+         *         "applied_at": "2026-12-26T11:34:57.961Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T10:27:24.824Z",
-         *         "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
+         *         "effective_at": "2026-12-26T11:34:57.961Z",
+         *         "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-26T10:27:24.907Z",
+         *         "proration_date": "2026-11-26T11:34:58.034Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -18861,31 +18861,31 @@ export type components = {
          *         "next_invoice_amount_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h1esaefas8ypvdgj7yea054bazc",
+         *         "id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
+         *             "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h1esae1aa8mm7whx94nt6tj8zrw",
+         *             "price": "price_prod_06h1f8s6kd07sc95gkgz9rt49fk3j",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-26T10:27:24.907Z",
+         *         "created": "2026-11-26T11:34:58.034Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:24.951Z",
+         *         "updated": "2026-11-26T11:34:58.090Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T10:27:24.824Z",
-         *         "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
+         *         "effective_at": "2026-12-26T11:34:57.961Z",
+         *         "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T10:27:24.907Z",
+         *         "proration_date": "2026-11-26T11:34:58.034Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -18896,11 +18896,11 @@ export type components = {
          *         "next_invoice_amount_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esag4f68y6n9mcwa5d0c3h9x2",
+         *       "correlation_id": "req_prod_06h1f8s8cys68nc2q2ppcazqn8d84",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-26T10:27:24.824Z",
+         *       "created": "2026-12-26T11:34:57.961Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -18947,15 +18947,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1esaf1589zwhxjejcyxjbh35zj",
+         *       "id": "evt_prod_06h1f8s7hbgs6bg7x09kxh6sn5s4e",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h1esaeszf7vcdqad519qehz3gsr",
+         *       "aggregate_id": "scr_prod_06h1f8s7bvncjr1a6abskfqpjxc5p",
          *       "data": {
-         *         "id": "scr_prod_06h1esaeszf7vcdqad519qehz3gsr",
+         *         "id": "scr_prod_06h1f8s7bvncjr1a6abskfqpjxc5p",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
+         *             "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -18964,19 +18964,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-26T10:27:25.005Z",
+         *         "created": "2026-11-26T11:34:58.139Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:25.065Z",
+         *         "updated": "2026-11-26T11:34:58.185Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T10:27:24.824Z",
-         *         "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
+         *         "effective_at": "2026-12-26T11:34:57.961Z",
+         *         "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T10:27:25.005Z",
+         *         "proration_date": "2026-11-26T11:34:58.139Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -18987,10 +18987,10 @@ export type components = {
          *         "next_invoice_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h1esaeszf7vcdqad519qehz3gsr",
+         *         "id": "scr_prod_06h1f8s7bvncjr1a6abskfqpjxc5p",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
+         *             "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -18999,19 +18999,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-26T10:27:25.005Z",
+         *         "created": "2026-11-26T11:34:58.139Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T10:27:25.038Z",
+         *         "updated": "2026-11-26T11:34:58.160Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T10:27:24.824Z",
-         *         "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
+         *         "effective_at": "2026-12-26T11:34:57.961Z",
+         *         "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T10:27:25.005Z",
+         *         "proration_date": "2026-11-26T11:34:58.139Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19022,13 +19022,13 @@ export type components = {
          *         "next_invoice_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1esaf0qne6j0mq4tce63ww3h9p",
-         *       "request_id": "req_prod_06h1esaf0qne6j0mq4tce63ww3h9p",
+         *       "correlation_id": "req_prod_06h1f8s7gd9vjp2drt5b76gg2rwft",
+         *       "request_id": "req_prod_06h1f8s7gd9vjp2drt5b76gg2rwft",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T10:27:25.065Z",
+         *       "created": "2026-11-26T11:34:58.186Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr"
+         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -19667,22 +19667,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1esa2rmeevzbj1mtqyqn9kpfp4",
+         *       "id": "evt_prod_06h1f8s27jadymg14rd3ns6d4jeh4",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
+         *           "id": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T10:27:21.921Z",
+         *           "created": "2026-11-26T11:34:56.826Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
+         *           "payment_intent": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -19740,22 +19740,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1esa2zebh6qr3e60vd0z5e0kva",
+         *       "id": "evt_prod_06h1f8s2ar2db9cgz5a0qevebezet",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1esa2z58kta6gpvvpkkf3rqsty",
+         *           "id": "py_prod_06h1f8s2amxgcvqhz9et9p359ryr4",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T10:27:21.977Z",
+         *           "created": "2026-11-26T11:34:56.853Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1esa2wzzngzf9bcxan7zhd1ke0",
+         *           "payment_intent": "pi_prod_06h1f8s29rbqr2ky5c86kw10yzd8r",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -19792,22 +19792,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1esa3xhtckz2mzc7pffbjbz7gc",
+         *       "id": "evt_prod_06h1f8s2v1fy9cxtchngnstdjj31g",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795688842,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
+         *           "id": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T10:27:21.921Z",
+         *           "created": "2026-11-26T11:34:56.826Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
+         *           "payment_intent": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -19848,32 +19848,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1esaf7rxjz8bfvndjdhx8h2e70",
+         *       "id": "evt_prod_06h1f8s7nme748cacdmpcky39fxbp",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795688845,
+         *       "created": 1795692898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
-         *           "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
+         *           "id": "cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
+         *           "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T10:27:25.107Z",
+         *           "created": "2026-11-26T11:34:58.215Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T10:27:25.107Z",
+         *           "updated": "2026-11-26T11:34:58.215Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T10:27:25.107Z",
+         *           "expires_at": "2026-11-27T11:34:58.215Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -19978,22 +19978,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1esaft2z9hr0bwj0mr0rsw5dva",
+         *       "id": "evt_prod_06h1f8s84pbmde5fnysfqv7cvhr8p",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795688845,
+         *       "created": 1795692898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
-         *           "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
+         *           "id": "cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
+         *           "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T10:27:25.238Z",
+         *           "created": "2026-11-26T11:34:58.315Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T10:27:25.263Z",
+         *           "updated": "2026-11-26T11:34:58.339Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -20002,10 +20002,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T10:27:25.238Z",
+         *           "expires_at": "2026-11-27T11:34:58.315Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -20022,7 +20022,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T10:27:25.238Z",
+         *           "updated": "2026-11-26T11:34:58.315Z",
          *           "metadata": {}
          *         }
          *       }
@@ -20057,23 +20057,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1esafx9yqqq65snshgzjcqbjjj",
+         *       "id": "evt_prod_06h1f8s87s94nqsgt3cf5aesahbtp",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795688845,
+         *       "created": 1795692898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
-         *           "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafq2xd58ypcj3z5ntzqaxrp",
+         *           "id": "cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
+         *           "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T10:27:25.238Z",
+         *           "created": "2026-11-26T11:34:58.315Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T10:27:25.289Z",
+         *           "updated": "2026-11-26T11:34:58.364Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -20082,10 +20082,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T10:27:25.238Z",
+         *           "expires_at": "2026-11-27T11:34:58.315Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -20102,7 +20102,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T10:27:25.263Z",
+         *           "updated": "2026-11-26T11:34:58.339Z",
          *           "deleted": null
          *         }
          *       }
@@ -20195,32 +20195,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1esafmgqj9kb3trwg8q4shjbb4",
+         *       "id": "evt_prod_06h1f8s7xxgqzw51resmzcnw2eb78",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795688845,
+         *       "created": 1795692898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
-         *           "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esaf7eef1qt19js92jc7eeqv2",
+         *           "id": "cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
+         *           "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T10:27:25.107Z",
+         *           "created": "2026-11-26T11:34:58.215Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T10:27:25.204Z",
+         *           "updated": "2026-11-26T11:34:58.285Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esafbemjp27hbs9f4c1tvcqbr",
+         *           "customer": "cus_prod_06h1f8s7sp0z2dnv4rgbq0g1fvfx2",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T10:27:25.107Z",
+         *           "expires_at": "2026-11-27T11:34:58.215Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -20228,17 +20228,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T10:27:25.204Z",
+         *           "completed_at": "2026-11-26T11:34:58.285Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1esafep2pt09y6ehjzgpdh0dn4",
+         *           "payment_intent": "pi_prod_06h1f8s7tst40v1hptrp5fzfxab5g",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T10:27:25.107Z",
+         *           "updated": "2026-11-26T11:34:58.215Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -20277,32 +20277,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1esagj7x3q5ehz51cr975asfzy",
+         *       "id": "evt_prod_06h1f8s8mnvjpwvpn945bm9hy0k64",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795775245,
+         *       "created": 1795779298,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1esafz0vdhx9mpfehae3beww5m",
-         *           "url": "http://127.0.0.1:42567/checkout/cs_prod_06h1esafz0vdhx9mpfehae3beww5m",
+         *           "id": "cs_prod_06h1f8s89nhek8es2a40ep3mts8zr",
+         *           "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s89nhek8es2a40ep3mts8zr",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T10:27:25.303Z",
+         *           "created": "2026-11-26T11:34:58.378Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T10:27:25.303Z",
+         *           "updated": "2026-11-27T11:34:58.378Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T10:27:25.303Z",
-         *           "expires_at": "2026-11-27T10:27:25.303Z",
+         *           "expired_at": "2026-11-27T11:34:58.378Z",
+         *           "expires_at": "2026-11-27T11:34:58.378Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -20320,7 +20320,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T10:27:25.303Z",
+         *           "updated": "2026-11-26T11:34:58.378Z",
          *           "expired_at": null
          *         }
          *       }
@@ -20355,22 +20355,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1esa2q1e927e71rtxtda9kr2vt",
+         *       "id": "evt_prod_06h1f8s26m66td7rdzxdh6akxmbrc",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
+         *           "id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T10:27:21.910Z",
+         *           "created": "2026-11-26T11:34:56.817Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T10:27:21.910Z",
+         *           "updated": "2026-11-26T11:34:56.817Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20447,22 +20447,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1esa2qdcakqfdjfb73bynfdajt",
+         *       "id": "evt_prod_06h1f8s271fg5c3vrf6va9gc1x66j",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
+         *           "id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T10:27:21.910Z",
+         *           "created": "2026-11-26T11:34:56.817Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T10:27:21.914Z",
+         *           "updated": "2026-11-26T11:34:56.823Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20475,7 +20475,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T10:27:21.910Z"
+         *           "updated": "2026-11-26T11:34:56.817Z"
          *         }
          *       }
          *     }
@@ -20509,22 +20509,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1esa32n58zsebt6k1xyp7r1572",
+         *       "id": "evt_prod_06h1f8s2d335xbbcrbsgyxqfffbvt",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795688842,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1esa325kgthx2mqsp6dtq4hjde",
+         *           "id": "pi_prod_06h1f8s2cdgwwv9ftdcbc78th9je0",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T10:27:22.001Z",
+         *           "created": "2026-11-26T11:34:56.867Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T10:27:22.004Z",
+         *           "updated": "2026-11-26T11:34:56.870Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20537,7 +20537,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T10:27:22.001Z"
+         *           "updated": "2026-11-26T11:34:56.867Z"
          *         }
          *       }
          *     }
@@ -20571,22 +20571,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1esa39ezvej346rx9xfn6qnghp",
+         *       "id": "evt_prod_06h1f8s2j0j5pzramndexejm0q7w4",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795688842,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1esa38h5a0w8xbqd9yehcwahkr",
+         *           "id": "pi_prod_06h1f8s2h7ex9v2maxkpa6ejr2hda",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T10:27:22.052Z",
+         *           "created": "2026-11-26T11:34:56.905Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T10:27:22.058Z",
+         *           "updated": "2026-11-26T11:34:56.911Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20599,7 +20599,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T10:27:22.055Z",
+         *           "updated": "2026-11-26T11:34:56.908Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -20634,22 +20634,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1esa2s7k1mvqwyygsq5grj9xmg",
+         *       "id": "evt_prod_06h1f8s27var23wwgj1gw9yjj5qf6",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1esa2prbv2dqgrb9ne5gjaebgw",
+         *           "id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T10:27:21.910Z",
+         *           "created": "2026-11-26T11:34:56.817Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T10:27:21.927Z",
+         *           "updated": "2026-11-26T11:34:56.829Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20662,7 +20662,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T10:27:21.914Z",
+         *           "updated": "2026-11-26T11:34:56.823Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -20697,26 +20697,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1esa3bqgzym69rg8r8ea3hmbza",
+         *       "id": "evt_prod_06h1f8s2kq0czwzx02sgw8n6dnaxw",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795688842,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1esa38h5a0w8xbqd9yehcwahkr",
+         *           "id": "pi_prod_06h1f8s2h7ex9v2maxkpa6ejr2hda",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T10:27:22.052Z",
+         *           "created": "2026-11-26T11:34:56.905Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T10:27:22.076Z",
+         *           "updated": "2026-11-26T11:34:56.923Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T10:27:22.076Z",
+         *           "canceled_at": "2026-11-26T11:34:56.922Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -20725,7 +20725,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T10:27:22.058Z",
+         *           "updated": "2026-11-26T11:34:56.911Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -20761,22 +20761,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1esa2zrj394pdwhawj0rbbhm4p",
+         *       "id": "evt_prod_06h1f8s2b74hxddptj2wb98znb9qw",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1esa2wzzngzf9bcxan7zhd1ke0",
+         *           "id": "pi_prod_06h1f8s29rbqr2ky5c86kw10yzd8r",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T10:27:21.959Z",
+         *           "created": "2026-11-26T11:34:56.846Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T10:27:21.980Z",
+         *           "updated": "2026-11-26T11:34:56.856Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20789,7 +20789,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T10:27:21.963Z",
+         *           "updated": "2026-11-26T11:34:56.849Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -20825,22 +20825,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1esa365gzwya5xkknk973ba5zj",
+         *       "id": "evt_prod_06h1f8s2fg445hc3f8839rnj2cz08",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795688842,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1esa34k0eyn62ch6mr3em7vsfc",
+         *           "id": "pi_prod_06h1f8s2ecxt8kre8y42vv5kpf0jj",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T10:27:22.020Z",
+         *           "created": "2026-11-26T11:34:56.883Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T10:27:22.030Z",
+         *           "updated": "2026-11-26T11:34:56.891Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20853,7 +20853,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T10:27:22.022Z",
+         *           "updated": "2026-11-26T11:34:56.886Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -20888,38 +20888,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1esacjkztpgbxb3zp09k1338t8",
+         *       "id": "evt_prod_06h1f8s5vkk5sqhx8e9z7t89hsz7t",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795688844,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *           "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
-         *               "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *               "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
+         *               "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T10:27:24.408Z",
-         *           "updated": "2026-11-26T10:27:24.408Z",
+         *           "created": "2026-11-26T11:34:57.743Z",
+         *           "updated": "2026-11-26T11:34:57.743Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
+         *           "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T10:27:24.408Z",
+         *           "current_period_end": "2026-12-26T11:34:57.743Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T10:27:24.408Z",
+         *           "current_period_start": "2026-11-26T11:34:57.743Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -21003,28 +21003,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1esad5hh0p1kj8284xt1mp5pwr",
+         *       "id": "evt_prod_06h1f8s637s6cpytgbd2j4pq5eqb4",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795688844,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *           "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
-         *               "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *               "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
+         *               "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T10:27:24.408Z",
-         *           "updated": "2026-11-26T10:27:24.585Z",
+         *           "created": "2026-11-26T11:34:57.743Z",
+         *           "updated": "2026-11-26T11:34:57.814Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -21032,15 +21032,15 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
+         *           "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T10:27:24.408Z",
+         *           "current_period_end": "2026-12-26T11:34:57.743Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T10:27:24.408Z",
+         *           "current_period_start": "2026-11-26T11:34:57.743Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T10:27:24.408Z",
+         *           "updated": "2026-11-26T11:34:57.743Z",
          *           "metadata": {}
          *         }
          *       }
@@ -21075,45 +21075,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1esadd4t7xd3mewq9f1516r032",
+         *       "id": "evt_prod_06h1f8s66bn1s3ge7kt0d45j5132g",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795688844,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *           "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
-         *               "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *               "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
+         *               "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T10:27:24.408Z",
-         *           "updated": "2026-11-26T10:27:24.645Z",
+         *           "created": "2026-11-26T11:34:57.743Z",
+         *           "updated": "2026-11-26T11:34:57.837Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T10:27:24.645Z",
+         *           "paused_at": "2026-11-26T11:34:57.837Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
+         *           "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T10:27:24.408Z",
+         *           "current_period_end": "2026-12-26T11:34:57.743Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T10:27:24.408Z",
+         *           "current_period_start": "2026-11-26T11:34:57.743Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T10:27:24.585Z",
+         *           "updated": "2026-11-26T11:34:57.814Z",
          *           "paused_at": null
          *         }
          *       }
@@ -21148,28 +21148,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1esadjpb8jcpjwq090ykjpkbgy",
+         *       "id": "evt_prod_06h1f8s69n2nwe2nmawafgprfgbfg",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795688844,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *           "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
-         *               "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *               "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
+         *               "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T10:27:24.408Z",
-         *           "updated": "2026-11-26T10:27:24.689Z",
+         *           "created": "2026-11-26T11:34:57.743Z",
+         *           "updated": "2026-11-26T11:34:57.864Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -21177,17 +21177,17 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
+         *           "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T10:27:24.408Z",
+         *           "current_period_end": "2026-12-26T11:34:57.743Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T10:27:24.408Z",
+         *           "current_period_start": "2026-11-26T11:34:57.743Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T10:27:24.645Z",
-         *           "paused_at": "2026-11-26T10:27:24.645Z"
+         *           "updated": "2026-11-26T11:34:57.837Z",
+         *           "paused_at": "2026-11-26T11:34:57.837Z"
          *         }
          *       }
          *     }
@@ -21221,45 +21221,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1esadrvm3cg818vpj1qj6hbs1t",
+         *       "id": "evt_prod_06h1f8s6d8b43p6dg2d3az3z2wzrp",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795688844,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980",
+         *           "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1esacfkhttfz2g4qaq3w2jj982",
-         *               "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *               "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
+         *               "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T10:27:24.408Z",
-         *           "updated": "2026-11-26T10:27:24.721Z",
+         *           "created": "2026-11-26T11:34:57.743Z",
+         *           "updated": "2026-11-26T11:34:57.890Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T10:27:24.721Z",
-         *           "latest_invoice": "in_prod_06h1esacfrd3pgg5371pf1wkd03zy",
+         *           "cancelled_at": "2026-11-26T11:34:57.890Z",
+         *           "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T10:27:24.408Z",
+         *           "current_period_end": "2026-12-26T11:34:57.743Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T10:27:24.408Z",
+         *           "current_period_start": "2026-11-26T11:34:57.743Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T10:27:24.689Z",
+         *           "updated": "2026-11-26T11:34:57.864Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -21294,38 +21294,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1esagr56t9h98stpy5w1a0rpap",
+         *       "id": "evt_prod_06h1f8s8r6452dq3wcvkre9hw92ae",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796034444,
+         *       "created": 1796038497,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1esadxqea9kr89eakhg3sffc7y",
+         *           "id": "sub_prod_06h1f8s6gxk16jqzgdm550qhym2ty",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1esadxqea9kr89eakhg3sffc80",
-         *               "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *               "id": "si_prod_06h1f8s6gxk16jqzgdm550qhym2v0",
+         *               "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T10:27:24.780Z",
-         *           "updated": "2026-11-26T10:27:24.780Z",
+         *           "created": "2026-11-26T11:34:57.924Z",
+         *           "updated": "2026-11-26T11:34:57.924Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T10:27:24.780Z",
+         *           "trial_end": "2026-12-03T11:34:57.924Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-03T10:27:24.780Z",
+         *           "current_period_end": "2026-12-03T11:34:57.924Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T10:27:24.780Z",
+         *           "current_period_start": "2026-11-26T11:34:57.924Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -21360,19 +21360,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1esa49p44deeh5zafab8pww474",
+         *       "id": "evt_prod_06h1f8s30amy4bmkt0h3qjyegwqkr",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795688842,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *           "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
-         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *               "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
+         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21385,11 +21385,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T10:27:22.308Z",
+         *           "created": "2026-11-26T11:34:57.022Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T10:27:22.308Z",
+         *           "updated": "2026-11-26T11:34:57.022Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21535,19 +21535,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1esa5mwnhb3vr3ecqy8a17rqvr",
+         *       "id": "evt_prod_06h1f8s38v2zs9pgaraad2gchw0ag",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795688842,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *           "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
-         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *               "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
+         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21560,11 +21560,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T10:27:22.308Z",
+         *           "created": "2026-11-26T11:34:57.022Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T10:27:22.395Z",
+         *           "updated": "2026-11-26T11:34:57.054Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21572,11 +21572,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
+         *           "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T10:27:22.395Z",
+         *           "finalized_at": "2026-11-26T11:34:57.054Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -21588,7 +21588,7 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
+         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21599,7 +21599,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T10:27:22.308Z",
+         *           "updated": "2026-11-26T11:34:57.022Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -21641,19 +21641,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1esa63nsga37ac656rfehzfxc4",
+         *       "id": "evt_prod_06h1f8s3dr3bj29xc8s5dmv5fyh74",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795688842,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *           "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
-         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *               "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
+         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21666,11 +21666,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T10:27:22.308Z",
-         *           "paid_at": "2026-11-26T10:27:22.777Z",
-         *           "updated": "2026-11-26T10:27:22.777Z",
+         *           "created": "2026-11-26T11:34:57.022Z",
+         *           "paid_at": "2026-11-26T11:34:57.132Z",
+         *           "updated": "2026-11-26T11:34:57.132Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21678,23 +21678,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
+         *           "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T10:27:22.395Z",
+         *           "finalized_at": "2026-11-26T11:34:57.054Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1esa5x9bmjf08jt9crfvbv1350",
+         *           "payment_intent": "pi_prod_06h1f8s3bzf84nzhjc40brjp5sykw",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
+         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21705,7 +21705,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T10:27:22.395Z",
+         *           "updated": "2026-11-26T11:34:57.054Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -21741,19 +21741,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1esa63t2b4qs1mdzdvkys5at2m",
+         *       "id": "evt_prod_06h1f8s3e2sdxwxpg02yws9hqfdhc",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795688842,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *           "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
-         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *               "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
+         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21766,11 +21766,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T10:27:22.308Z",
-         *           "paid_at": "2026-11-26T10:27:22.777Z",
-         *           "updated": "2026-11-26T10:27:22.777Z",
+         *           "created": "2026-11-26T11:34:57.022Z",
+         *           "paid_at": "2026-11-26T11:34:57.132Z",
+         *           "updated": "2026-11-26T11:34:57.132Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21778,23 +21778,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
+         *           "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T10:27:22.395Z",
+         *           "finalized_at": "2026-11-26T11:34:57.054Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1esa5x9bmjf08jt9crfvbv1350",
+         *           "payment_intent": "pi_prod_06h1f8s3bzf84nzhjc40brjp5sykw",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
+         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21805,7 +21805,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T10:27:22.395Z",
+         *           "updated": "2026-11-26T11:34:57.054Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -21841,19 +21841,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1esa7wsh1z3tadf5e4w27nqt46",
+         *       "id": "evt_prod_06h1f8s3yxbqmkpeef347cmaq00vp",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795688843,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1esa6n173wd0tmp1szsw51gr6w",
+         *           "id": "in_prod_06h1f8s3payav85w0am288c5csxz0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1esa6na766dy253kyhxymyhc34",
-         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *               "id": "il_prod_06h1f8s3phwkepca5s60avgk54qym",
+         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21866,11 +21866,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T10:27:22.920Z",
+         *           "created": "2026-11-26T11:34:57.202Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T10:27:22.942Z",
+         *           "updated": "2026-11-26T11:34:57.219Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21878,23 +21878,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "5ea23e050a8eebb5e71d2dcf52b7730611e02d131f075c060fa6df942e9fa866",
+         *           "pdf_sha256": "872f206596b130845978235cde6bf16effae2f80575ea046ae9bd34dae54e5c1",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa6n173wd0tmp1szsw51gr6w/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s3payav85w0am288c5csxz0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T10:27:22.942Z",
+         *           "finalized_at": "2026-11-26T11:34:57.219Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1esa7bxs5pzhrp2k5wkxvb98jm",
+         *           "payment_intent": "pi_prod_06h1f8s3wqt25kw7fxkh94hx5gd2m",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/1D1FQEnwW0K5CnEJ9SQklrirzdwbQoctkgFm2f06P-Q",
+         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/j50TVepV__J11l8MxfG_92gB3m5I_LF78VNjuJm51b8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21934,19 +21934,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1esa8gdmdbxz5j41y94hayghf4",
+         *       "id": "evt_prod_06h1f8s4763zfw124a4ky5g6ecc54",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795688843,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1esa84qxx4pz876883m92zhzb2",
+         *           "id": "in_prod_06h1f8s409te1kdj84fwbgpsmtzm4",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1esa84t8ypnes73rxwtd0b51m2",
-         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *               "id": "il_prod_06h1f8s40fzctvtr696z2saeyt3qt",
+         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21959,11 +21959,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T10:27:23.301Z",
+         *           "created": "2026-11-26T11:34:57.282Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T10:27:23.340Z",
+         *           "updated": "2026-11-26T11:34:57.296Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21971,23 +21971,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "6af84a46a6e9023490e176f35571a3bf59379f762ab82c604f0e14b3d9298142",
+         *           "pdf_sha256": "0bd7e63ed11ec4d9aaace061aa750abe263b21c8d8a2a942535c9c19cb71442d",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa84qxx4pz876883m92zhzb2/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s409te1kdj84fwbgpsmtzm4/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T10:27:23.340Z",
+         *           "finalized_at": "2026-11-26T11:34:57.296Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1esa8ff9wxf9tftzh4e1tdcf3j",
+         *           "payment_intent": "pi_prod_06h1f8s468f6awxqqs5fv60b7v4rr",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/fCy6S0RICTwQ_owbdRt-a81fQa-tCUvIKj5BcJKI2Eo",
+         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/dcA7uGm3ZmffiXJFqvCbL7r3xoEAHPZN42z1MBqbGj8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22027,19 +22027,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1esaga8f3p406ff9dz40rpreaa",
+         *       "id": "evt_prod_06h1f8s8gq73t4stb4wq0bvsb7864",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795775244,
+         *       "created": 1795779297,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1esac5qy3me7z1taapatkpj8r8",
+         *           "id": "in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1esac5ty1vgzza30mzbgn34g8c",
-         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *               "id": "il_prod_06h1f8s5jyhs8y5hm11c6ecg1z5zj",
+         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22052,23 +22052,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T10:27:24.333Z",
+         *           "created": "2026-11-26T11:34:57.686Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T10:27:24.245Z",
+         *           "updated": "2026-11-27T11:34:57.665Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "discount": null,
-         *           "due_date": "2026-11-27T10:27:24.245Z",
+         *           "due_date": "2026-11-27T11:34:57.665Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T10:27:24.245Z",
-         *           "pdf_sha256": "4c55038e844d371c3a52366807fed74904932e56205b2424a883461b6ecc86e8",
+         *           "overdue_at": "2026-11-27T11:34:57.665Z",
+         *           "pdf_sha256": "d9d05ddc5a6582bd001af1458cb772ba375a007392ea782204a39625b2aff0b0",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esac5qy3me7z1taapatkpj8r8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T10:27:24.376Z",
+         *           "finalized_at": "2026-11-26T11:34:57.703Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -22080,7 +22080,7 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/-QU69H2OPyE0YKXCeGbzu0W0u_Lqt9DMm3P1vz0blAk",
+         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/3VQKLhTT5u99zRvTxv6yBGt64_7gPXM7qpVoY352SkE",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22089,7 +22089,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T10:27:24.376Z",
+         *           "updated": "2026-11-26T11:34:57.703Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -22124,19 +22124,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1esa8sy8vt0nj31qnmf0qxpvf4",
+         *       "id": "evt_prod_06h1f8s4eeeb8f00b0dgt7yhh09ew",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795688843,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1esa8kr0ad1zyssc4nqe6sp8hr",
+         *           "id": "in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1esa8kxxs49wct35g7z6h7vfvc",
-         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *               "id": "il_prod_06h1f8s48c8mc7fs1sb90sbpajfdp",
+         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22149,23 +22149,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T10:27:23.422Z",
+         *           "created": "2026-11-26T11:34:57.347Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T10:27:23.469Z",
+         *           "updated": "2026-11-26T11:34:57.394Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T10:27:23.469Z",
+         *           "voided_at": "2026-11-26T11:34:57.394Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "73343deeeba870ade85ac0746ff93138dab1008028960875b574842fd837f17c",
+         *           "pdf_sha256": "392510f6553a5904cc75d2130dad889623253ab448446577c45c3120c5c143c3",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa8kr0ad1zyssc4nqe6sp8hr/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T10:27:23.435Z",
+         *           "finalized_at": "2026-11-26T11:34:57.360Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -22177,7 +22177,7 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/cVj9sZYxo790tMaFwg1TuhuAjU4wxBM2FIi8F0FhtWU",
+         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qcGGbAIRtk-Fru8LGvq4VBcG6che3rmGMSeFY8k_LQ0",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22187,7 +22187,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T10:27:23.435Z",
+         *           "updated": "2026-11-26T11:34:57.360Z",
          *           "voided_at": null
          *         }
          *       }
@@ -22222,19 +22222,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1esa9a3ef1q237ty1xqd4gh18y",
+         *       "id": "evt_prod_06h1f8s4qjb29my297jts414hqv7c",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795688843,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1esa8w5v4yx9a9c5mmve44jbb0",
+         *           "id": "in_prod_06h1f8s4hj87e8whqbvrj77z666g2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1esa8w5v4yx9a9c5mmve44jbb2",
-         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *               "id": "il_prod_06h1f8s4hnqf1cv2mm426mhfqbmvp",
+         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22247,11 +22247,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T10:27:23.489Z",
+         *           "created": "2026-11-26T11:34:57.420Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T10:27:23.589Z",
+         *           "updated": "2026-11-26T11:34:57.467Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22259,11 +22259,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d80a470de0d592064af99a7f3a47c790e4ea35ddc1e1466a9b6b8d10cad39e77",
+         *           "pdf_sha256": "20f57c13a3e811cdb7615a4a93825b918699dfcb802931ed01a1fb9f2a7fc753",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa8w5v4yx9a9c5mmve44jbb0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s4hj87e8whqbvrj77z666g2/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T10:27:23.505Z",
+         *           "finalized_at": "2026-11-26T11:34:57.438Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -22275,17 +22275,17 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/V2hl_GBhJrIbHCBugaxUv-gk3E3h9EFBCrX-KcHiask",
+         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/_QFVr_CFaWVDUOY3twL9Ua732x8B1kThGkXHfZOjCpI",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-26T10:27:23.589Z",
+         *           "marked_uncollectible_at": "2026-11-26T11:34:57.467Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T10:27:23.505Z",
+         *           "updated": "2026-11-26T11:34:57.438Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -22320,19 +22320,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1esa6gw8sg14dxwacdv5hcr6wt",
+         *       "id": "evt_prod_06h1f8s3mvj7grb24mnfb1arvrrtp",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795688842,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *           "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1esa490n8whasz9mssg43dbd8m",
-         *               "price": "price_prod_06h1es9ykd66pyj8hr0tqp7bvtrwe",
+         *               "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
+         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22345,11 +22345,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T10:27:22.308Z",
-         *           "paid_at": "2026-11-26T10:27:22.777Z",
-         *           "updated": "2026-11-26T10:27:22.777Z",
+         *           "created": "2026-11-26T11:34:57.022Z",
+         *           "paid_at": "2026-11-26T11:34:57.132Z",
+         *           "updated": "2026-11-26T11:34:57.132Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22357,23 +22357,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "c6287083ecb17b7074c46951b98b2d4c806a76ac1d4250dfba1b20bfff6939e5",
+         *           "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42567/api/invoices/in_prod_06h1esa48k43wcsbrh9skxzfjq7nc/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T10:27:22.395Z",
+         *           "finalized_at": "2026-11-26T11:34:57.054Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1esa5x9bmjf08jt9crfvbv1350",
+         *           "payment_intent": "pi_prod_06h1f8s3bzf84nzhjc40brjp5sykw",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42567/invoice/YkEtYyxZ0HuHNOdyM2s6otr4wBgHEoGVzou6XjGjkpI",
+         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22413,19 +22413,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1esagtzxf04tn5wke4ajstex24",
+         *       "id": "evt_prod_06h1f8s8tephg1p2w2hgcp69rqj2g",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796034444,
+         *       "created": 1796038497,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1esagrx2zsmdxeah5takmc6zkm",
+         *           "id": "in_prod_06h1f8s8rvd2zqx48y4sjr1df6s3c",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1esagtmhtse4r8sxvdahqh7y0c",
-         *               "price": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *               "id": "il_prod_06h1f8s8t1r86vpcw2ndxdyp509ft",
+         *               "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -22438,11 +22438,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T10:27:24.780Z",
+         *           "created": "2026-12-03T11:34:57.924Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T10:27:24.780Z",
+         *           "updated": "2026-12-03T11:34:57.924Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22451,11 +22451,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h1esadxqea9kr89eakhg3sffc7y",
+         *           "description": "Subscription sub_prod_06h1f8s6gxk16jqzgdm550qhym2ty",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1esadxqea9kr89eakhg3sffc7y",
+         *           "subscription": "sub_prod_06h1f8s6gxk16jqzgdm550qhym2ty",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -22467,9 +22467,9 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
-         *           "ending_balance_atom": null,
-         *           "next_payment_attempt": null,
-         *           "starting_balance_atom": null,
+         *           "ending_balance_atom": 0,
+         *           "next_payment_attempt": "2026-12-03T11:34:57.924Z",
+         *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
@@ -22506,22 +22506,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1esa1w3yscshgd2cgbp590y9t0",
+         *       "id": "evt_prod_06h1f8s1qzecfgzg8bbacp575z88r",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "id": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T10:27:21.688Z",
+         *           "created": "2026-11-26T11:34:56.701Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T10:27:21.688Z",
+         *           "updated": "2026-11-26T11:34:56.701Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -22599,22 +22599,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1esa21js87qzrkawdmpg1jybcg",
+         *       "id": "evt_prod_06h1f8s1tj4qvw61t6kmn3afqzwtm",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "id": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T10:27:21.688Z",
+         *           "created": "2026-11-26T11:34:56.701Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T10:27:21.732Z",
+         *           "updated": "2026-11-26T11:34:56.722Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -22624,7 +22624,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T10:27:21.688Z"
+         *           "updated": "2026-11-26T11:34:56.701Z"
          *         }
          *       }
          *     }
@@ -22658,23 +22658,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1esa2b1cn30hhczyfbzjh6cc0g",
+         *       "id": "evt_prod_06h1f8s1yaz81zf5xq1vwxpe4wam6",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1esa266b4tpz6jezx2jjtcz36w",
+         *           "id": "cus_prod_06h1f8s1wdbgdrcyqk9gw95ewbvdp",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T10:27:21.777Z",
+         *           "created": "2026-11-26T11:34:56.739Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T10:27:21.807Z",
+         *           "updated": "2026-11-26T11:34:56.753Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -22683,7 +22683,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T10:27:21.777Z",
+         *           "updated": "2026-11-26T11:34:56.739Z",
          *           "deleted": null
          *         }
          *       }
@@ -22757,24 +22757,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1esa2cnjn2cbzdc0jnkfa2x32e",
+         *       "id": "evt_prod_06h1f8s20ts3cyqyycsb1h9cah71p",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
+         *           "id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
          *           "end": null,
-         *           "start": "2026-11-26T10:27:21.826Z",
+         *           "start": "2026-11-26T11:34:56.771Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
+         *             "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T10:27:21.031Z",
-         *             "updated": "2026-11-26T10:27:21.826Z",
+         *             "created": "2026-11-26T11:34:56.422Z",
+         *             "updated": "2026-11-26T11:34:56.771Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -22787,7 +22787,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false
          *         }
          *       }
@@ -22840,24 +22840,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1esa2hpg6smygvkrvkfdp5hm5g",
+         *       "id": "evt_prod_06h1f8s235ppdn45842s246fmdk6c",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
+         *           "id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
          *           "end": null,
-         *           "start": "2026-11-26T10:27:21.855Z",
+         *           "start": "2026-11-26T11:34:56.789Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1es9zcfmctpnfxy2g2mjp6j4x6",
+         *             "id": "cpn_prod_06h1f8s0r15ammdg90m5hjaekrv9e",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T10:27:21.059Z",
-         *             "updated": "2026-11-26T10:27:21.855Z",
+         *             "created": "2026-11-26T11:34:56.448Z",
+         *             "updated": "2026-11-26T11:34:56.789Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -22870,18 +22870,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T10:27:21.826Z",
+         *           "start": "2026-11-26T11:34:56.771Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
+         *             "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T10:27:21.031Z",
-         *             "updated": "2026-11-26T10:27:21.826Z",
+         *             "created": "2026-11-26T11:34:56.422Z",
+         *             "updated": "2026-11-26T11:34:56.771Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -22926,24 +22926,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1esa2kxbtczg668hnadm1cdfaj",
+         *       "id": "evt_prod_06h1f8s24v6vhy0mdhp7ch2gnghsy",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1esa2cgshat4fyrhv06f3v0epr",
+         *           "id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
          *           "end": null,
-         *           "start": "2026-11-26T10:27:21.855Z",
+         *           "start": "2026-11-26T11:34:56.789Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1es9zcfmctpnfxy2g2mjp6j4x6",
+         *             "id": "cpn_prod_06h1f8s0r15ammdg90m5hjaekrv9e",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T10:27:21.059Z",
-         *             "updated": "2026-11-26T10:27:21.855Z",
+         *             "created": "2026-11-26T11:34:56.448Z",
+         *             "updated": "2026-11-26T11:34:56.789Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -22957,7 +22957,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -23014,20 +23014,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1es9z96jg2g3r8k6vmjztnx7aw",
+         *       "id": "evt_prod_06h1f8s0mw1hysfygjf32dba7t7et",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
+         *           "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T10:27:21.031Z",
-         *           "updated": "2026-11-26T10:27:21.031Z",
+         *           "created": "2026-11-26T11:34:56.422Z",
+         *           "updated": "2026-11-26T11:34:56.422Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -23109,20 +23109,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1es9zgk22q3n06cxhn7phxf1pp",
+         *       "id": "evt_prod_06h1f8s0tkp3n4a6mabn16y17fm6g",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1es9z8wp2q1j82jr415r10w0w4",
+         *           "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T10:27:21.031Z",
-         *           "updated": "2026-11-26T10:27:21.089Z",
+         *           "created": "2026-11-26T11:34:56.422Z",
+         *           "updated": "2026-11-26T11:34:56.466Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -23136,7 +23136,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T10:27:21.031Z"
+         *           "updated": "2026-11-26T11:34:56.422Z"
          *         }
          *       }
          *     }
@@ -23170,21 +23170,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1es9zr0hbga6se8x7fxe95qgfp",
+         *       "id": "evt_prod_06h1f8s0y8vm97wsg7kgw16qts0wj",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1es9zk908vdvhtrk649zpb0qfj",
+         *           "id": "cpn_prod_06h1f8s0wa9xpf6x7gkwns66adrcm",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T10:27:21.114Z",
+         *           "created": "2026-11-26T11:34:56.482Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T10:27:21.149Z",
+         *           "updated": "2026-11-26T11:34:56.494Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -23198,7 +23198,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T10:27:21.114Z",
+         *           "updated": "2026-11-26T11:34:56.482Z",
          *           "deleted": null
          *         }
          *       }
@@ -23272,22 +23272,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1es9yeqge79fcmzax6x0fhs79g",
+         *       "id": "evt_prod_06h1f8s09jgvjwd52barg5r99de8g",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795688840,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *           "id": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T10:27:20.819Z",
-         *           "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
-         *           "updated": "2026-11-26T10:27:20.819Z",
+         *           "created": "2026-11-26T11:34:56.330Z",
+         *           "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
+         *           "updated": "2026-11-26T11:34:56.330Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23381,22 +23381,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1es9yp6atv96mpy3yzjtyn1368",
+         *       "id": "evt_prod_06h1f8s0dnt001pnpymp5ctzwhas6",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795688840,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1es9yeeenj4d3tc6531yvj8x0m",
+         *           "id": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T10:27:20.819Z",
-         *           "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
-         *           "updated": "2026-11-26T10:27:20.879Z",
+         *           "created": "2026-11-26T11:34:56.330Z",
+         *           "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
+         *           "updated": "2026-11-26T11:34:56.364Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23412,7 +23412,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T10:27:20.819Z",
+         *           "updated": "2026-11-26T11:34:56.330Z",
          *           "nickname": null
          *         }
          *       }
@@ -23447,23 +23447,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1es9yxe2j2d56qj40djz059j3e",
+         *       "id": "evt_prod_06h1f8s0j4qcmvpksxztjybv9jtqt",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795688840,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1es9yswjkm5remk6zrn5vpycsj",
+         *           "id": "price_prod_06h1f8s0geex47xa9bgf6pe3ct5wp",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T10:27:20.911Z",
+         *           "created": "2026-11-26T11:34:56.387Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1es9yb2tcp9gvg2yjkbqc3fpdw",
-         *           "updated": "2026-11-26T10:27:20.938Z",
+         *           "product": "prod_prod_06h1f8s06x4079673a5n0ygnj47vm",
+         *           "updated": "2026-11-26T11:34:56.399Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23474,7 +23474,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T10:27:20.911Z",
+         *           "updated": "2026-11-26T11:34:56.387Z",
          *           "deleted": null
          *         }
          *       }
@@ -23557,20 +23557,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1es9y5d0cnze9kaenc3hqvfsq0",
+         *       "id": "evt_prod_06h1f8s025wye1b94txpt5j5cjz6a",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795688840,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
+         *           "id": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T10:27:20.744Z",
-         *           "updated": "2026-11-26T10:27:20.744Z",
+         *           "created": "2026-11-26T11:34:56.272Z",
+         *           "updated": "2026-11-26T11:34:56.272Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -23631,26 +23631,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1es9y7ymj5gjtfgcyx5tjk87a4",
+         *       "id": "evt_prod_06h1f8s04q9j9qcxzxjrhbatfcy9m",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795688840,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
+         *           "id": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T10:27:20.744Z",
-         *           "updated": "2026-11-26T10:27:20.765Z",
+         *           "created": "2026-11-26T11:34:56.272Z",
+         *           "updated": "2026-11-26T11:34:56.292Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T10:27:20.744Z",
+         *           "updated": "2026-11-26T11:34:56.272Z",
          *           "description": null
          *         }
          *       }
@@ -23685,27 +23685,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1es9z314kprpss8tt02myj255r",
+         *       "id": "evt_prod_06h1f8s0kgz2tzc55t79zf0q6tpqr",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795688840,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1es9yb2tcp9gvg2yjkbqc3fpdw",
+         *           "id": "prod_prod_06h1f8s06x4079673a5n0ygnj47vm",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T10:27:20.792Z",
+         *           "created": "2026-11-26T11:34:56.311Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T10:27:20.977Z",
+         *           "updated": "2026-11-26T11:34:56.411Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T10:27:20.792Z",
+         *           "updated": "2026-11-26T11:34:56.311Z",
          *           "deleted": null
          *         }
          *       }
@@ -23765,21 +23765,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1esa3txm8t5f8khdhkw1dqe0dr",
+         *       "id": "evt_prod_06h1f8s2sqrg2fqg791km9ss3xah2",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795688842,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1esa3thb34shwhb7e690j3rp3j",
+         *           "id": "re_prod_06h1f8s2sc4s0fq3g96eezep5w0ae",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T10:27:22.196Z",
-         *           "payment": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
-         *           "updated": "2026-11-26T10:27:22.196Z",
+         *           "created": "2026-11-26T11:34:56.971Z",
+         *           "payment": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
+         *           "updated": "2026-11-26T11:34:56.971Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23846,21 +23846,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1esa3wsnhczx245mzmyry9xwvp",
+         *       "id": "evt_prod_06h1f8s2t3tjrzz6ak53wcpz86yma",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795688842,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1esa3thb34shwhb7e690j3rp3j",
+         *           "id": "re_prod_06h1f8s2sc4s0fq3g96eezep5w0ae",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T10:27:22.196Z",
-         *           "payment": "py_prod_06h1esa2r62g2r22jx4p3ybz40t4p",
-         *           "updated": "2026-11-26T10:27:22.202Z",
+         *           "created": "2026-11-26T11:34:56.971Z",
+         *           "payment": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
+         *           "updated": "2026-11-26T11:34:56.975Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23869,7 +23869,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T10:27:22.196Z"
+         *           "updated": "2026-11-26T11:34:56.971Z"
          *         }
          *       }
          *     }
@@ -23903,21 +23903,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1esa46q0g83rswv7expw1tb49g",
+         *       "id": "evt_prod_06h1f8s2ybsf2kmz3mb42stg25syw",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795688842,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1esa46592nbfqeh39yxeexw1e0",
+         *           "id": "re_prod_06h1f8s2xty51ah5qss836mhpxt84",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T10:27:22.289Z",
-         *           "payment": "py_prod_06h1esa3k4msbp8ccm7hgmymt1v8j",
-         *           "updated": "2026-11-26T10:27:22.292Z",
+         *           "created": "2026-11-26T11:34:57.006Z",
+         *           "payment": "py_prod_06h1f8s2p28y77mm53rrh1yn8qx6j",
+         *           "updated": "2026-11-26T11:34:57.009Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23926,7 +23926,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T10:27:22.289Z",
+         *           "updated": "2026-11-26T11:34:57.006Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -23961,21 +23961,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h1es9mh47jwx4ngve3kbnxdt4br",
+         *       "id": "evt_prod_06h1f8rw8v36h70wevzt48ch0vhdw",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795688838,
+         *       "created": 1795692895,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1es9mgv444m1xq0jm4nencnevr",
+         *           "id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-26T10:27:18.278Z",
-         *           "display": "st_prod_…8q11",
+         *           "created": "2026-11-26T11:34:55.300Z",
+         *           "display": "st_prod_…snds",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -24032,22 +24032,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h1es9prgtnfp84mtetvcakdx0em",
+         *       "id": "evt_prod_06h1f8rwzd4sk63qdt95jdd9rp0qa",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795688838,
+         *       "created": 1795692895,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1es9pjnajsxg3caqpnstgvpa5c",
+         *           "id": "key_prod_06h1f8rwx59730vexn9bfbdsybrgj",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-26T10:27:18.805Z",
-         *           "display": "pt_prod_…wgqh",
-         *           "revoked_at": "2026-11-26T10:27:18.850Z",
+         *           "created": "2026-11-26T11:34:55.465Z",
+         *           "display": "pt_prod_…9b2n",
+         *           "revoked_at": "2026-11-26T11:34:55.481Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -24086,23 +24086,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h1es9pxspxdbwyxkd2fz3myaysy",
+         *       "id": "evt_prod_06h1f8rx2n22xbpgn1ews0yxs1rfe",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795688838,
+         *       "created": 1795692895,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *           "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T10:27:18.890Z",
+         *           "created": "2026-11-26T11:34:55.505Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T10:27:18.890Z",
+         *           "updated": "2026-11-26T11:34:55.505Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -24178,23 +24178,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h1es9q1f2cp3zy895qz22msrtdr",
+         *       "id": "evt_prod_06h1f8rx5q5wydb6k8s2e44mxvc6g",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795688838,
+         *       "created": 1795692895,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *           "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T10:27:18.890Z",
+         *           "created": "2026-11-26T11:34:55.505Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T10:27:18.919Z",
+         *           "updated": "2026-11-26T11:34:55.530Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -24204,7 +24204,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T10:27:18.890Z",
+         *           "updated": "2026-11-26T11:34:55.505Z",
          *           "description": null
          *         }
          *       }
@@ -24239,35 +24239,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1es9qfcfpd09tp612681hhb3w8",
+         *       "id": "evt_prod_06h1f8rxg2jmvtawvrb9afag1jjaj",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795688839,
+         *       "created": 1795692895,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *           "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T10:27:18.890Z",
+         *           "created": "2026-11-26T11:34:55.505Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-26T10:27:19.034Z",
+         *           "updated": "2026-11-26T11:34:55.614Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T10:27:19.009Z"
+         *           "previous_secret_expires_at": "2026-11-27T11:34:55.583Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T10:27:19.009Z",
+         *           "updated": "2026-11-26T11:34:55.583Z",
          *           "deleted": null
          *         }
          *       }
@@ -24338,23 +24338,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h1es9q7f0k6tbqsvt45hp6h317m",
+         *       "id": "evt_prod_06h1f8rx8vqvqvph5mr5f3aynwr74",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795688838,
+         *       "created": 1795692895,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *           "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T10:27:18.890Z",
+         *           "created": "2026-11-26T11:34:55.505Z",
          *           "enabled": false,
-         *           "updated": "2026-11-26T10:27:18.968Z",
+         *           "updated": "2026-11-26T11:34:55.556Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -24365,7 +24365,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T10:27:18.919Z"
+         *           "updated": "2026-11-26T11:34:55.530Z"
          *         }
          *       }
          *     }
@@ -24399,23 +24399,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h1es9q9scjcz7c90x5kn98mjyyt",
+         *       "id": "evt_prod_06h1f8rxaetzkjf9wce0f6qmbf5rw",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795688838,
+         *       "created": 1795692895,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *           "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T10:27:18.890Z",
+         *           "created": "2026-11-26T11:34:55.505Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T10:27:18.989Z",
+         *           "updated": "2026-11-26T11:34:55.570Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -24426,7 +24426,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-26T10:27:18.968Z"
+         *           "updated": "2026-11-26T11:34:55.556Z"
          *         }
          *       }
          *     }
@@ -24460,33 +24460,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h1es9qchgjpqzyy535c7nr0wy04",
+         *       "id": "evt_prod_06h1f8rxcfyz6mqde859990s6nb0t",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795688839,
+         *       "created": 1795692895,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1es9px9ffq7q18vvzweczzkgm2",
+         *           "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T10:27:18.890Z",
+         *           "created": "2026-11-26T11:34:55.505Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T10:27:19.009Z",
+         *           "updated": "2026-11-26T11:34:55.583Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T10:27:19.009Z"
+         *           "previous_secret_expires_at": "2026-11-27T11:34:55.583Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T10:27:18.989Z",
+         *           "updated": "2026-11-26T11:34:55.570Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -24521,18 +24521,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h1es9mbw5st49khqpmhgr19c9np",
+         *       "id": "evt_prod_06h1f8rw5537q83arp7v2wn5r6b3y",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795688838,
+         *       "created": 1795692895,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
+         *           "id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-d4d1f6ce27@example.com",
+         *           "email": "user-05cf43cab1@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -24578,18 +24578,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h1es9rrn5e2vbe73pr5ke2w7s60",
+         *       "id": "evt_prod_06h1f8ry06zjagnmgmw4t4pgw9w1t",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795688839,
+         *       "created": 1795692895,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
+         *           "id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-d4d1f6ce27@example.com",
+         *           "email": "user-05cf43cab1@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -24624,18 +24624,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h1es9xss173f4wcfbv2rkr9scnp",
+         *       "id": "evt_prod_06h1f8rzqvnytv4rpw96vpehsajyw",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795688840,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
+         *           "id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-d4d1f6ce27@example.com",
+         *           "email": "user-05cf43cab1@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -24670,18 +24670,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h1es9xjf79a23t2jthshkpstp4t",
+         *       "id": "evt_prod_06h1f8rzgzr70mxhmrtpvk8t601w8",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795688840,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1es9hfnfkpfxz1wreqvddpdc5p",
+         *           "id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-d4d1f6ce27@example.com",
+         *           "email": "user-05cf43cab1@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -24716,15 +24716,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h1es9xwp262671aep1dcaamwcf2",
+         *       "id": "evt_prod_06h1f8rzsexdvyrc2ddrnwf88dkvj",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795688840,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h1es9hef014vqhrncvyvd7dcv2c",
+         *           "id": "acc_prod_06h1f8rv5j9gkjgc5vkxz4k600qnt",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -24807,20 +24807,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h1es9y0mvdz4fy5tgq2g80twyry",
+         *       "id": "evt_prod_06h1f8rzwffffh961b8d0f2kx42gw",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795688840,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1es9y060cahqavp8k8fvk031qe",
+         *           "id": "txr_prod_06h1f8rzvww7pmd0ttdzkyhk58j9y",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T10:27:20.705Z",
-         *           "updated": "2026-11-26T10:27:20.705Z",
+         *           "created": "2026-11-26T11:34:56.223Z",
+         *           "updated": "2026-11-26T11:34:56.223Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -24889,20 +24889,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h1es9y3b4yvvejarjsqp7dkc672",
+         *       "id": "evt_prod_06h1f8s002eb6mtmkgmvdnhyfnt5a",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795688840,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1es9y060cahqavp8k8fvk031qe",
+         *           "id": "txr_prod_06h1f8rzvww7pmd0ttdzkyhk58j9y",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T10:27:20.705Z",
-         *           "updated": "2026-11-26T10:27:20.729Z",
+         *           "created": "2026-11-26T11:34:56.223Z",
+         *           "updated": "2026-11-26T11:34:56.255Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -24913,7 +24913,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-26T10:27:20.705Z"
+         *           "updated": "2026-11-26T11:34:56.223Z"
          *         }
          *       }
          *     }
@@ -24947,19 +24947,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h1esa115y77n3197wb10azqzgdp",
+         *       "id": "evt_prod_06h1f8s1fqgjak40y7ksbpezdbtqj",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
+         *           "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T10:27:21.479Z",
-         *           "updated": "2026-11-26T10:27:21.479Z",
+         *           "created": "2026-11-26T11:34:56.636Z",
+         *           "updated": "2026-11-26T11:34:56.636Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -25029,19 +25029,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h1esa1a7xr1d1938seeve8xw8ey",
+         *       "id": "evt_prod_06h1f8s1j96qhwjy543evw86yqxjj",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
+         *           "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T10:27:21.479Z",
-         *           "updated": "2026-11-26T10:27:21.552Z",
+         *           "created": "2026-11-26T11:34:56.636Z",
+         *           "updated": "2026-11-26T11:34:56.657Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -25049,7 +25049,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T10:27:21.479Z",
+         *           "updated": "2026-11-26T11:34:56.636Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -25084,19 +25084,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h1esa1g6e0vx1ppaxfmxvbs3j68",
+         *       "id": "evt_prod_06h1f8s1m7fkwe7exkbwpy78jq1rm",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
+         *           "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-26T10:27:21.479Z",
-         *           "updated": "2026-11-26T10:27:21.597Z",
+         *           "created": "2026-11-26T11:34:56.636Z",
+         *           "updated": "2026-11-26T11:34:56.671Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -25105,7 +25105,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T10:27:21.552Z"
+         *           "updated": "2026-11-26T11:34:56.657Z"
          *         }
          *       }
          *     }
@@ -25139,19 +25139,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h1esa1p4vtnbgsftg5pbdbf7bg8",
+         *       "id": "evt_prod_06h1f8s1p9kkr2ts1pmyyjvjmk5mm",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1esa10wnynvm596wtgtv5znjjm",
+         *           "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T10:27:21.479Z",
-         *           "updated": "2026-11-26T10:27:21.649Z",
+         *           "created": "2026-11-26T11:34:56.636Z",
+         *           "updated": "2026-11-26T11:34:56.689Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -25160,7 +25160,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-26T10:27:21.597Z"
+         *           "updated": "2026-11-26T11:34:56.671Z"
          *         }
          *       }
          *     }
@@ -25194,19 +25194,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h1es9zwage5pv8g679kvvjkzm1g",
+         *       "id": "evt_prod_06h1f8s10wgs72zd3yk7j3g7rzmtw",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h1es9zw30wxz96y7khwqyb45j9e",
+         *           "id": "feat_prod_06h1f8s10pk9j0neh6xdfkh15h8zy",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T10:27:21.184Z",
-         *           "updated": "2026-11-26T10:27:21.184Z",
+         *           "created": "2026-11-26T11:34:56.517Z",
+         *           "updated": "2026-11-26T11:34:56.517Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -25266,28 +25266,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h1esa01729p3tqrenktwt3kvha0",
+         *       "id": "evt_prod_06h1f8s134fvwa0e11ntsc2vv51py",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1esa00m5pd4c94hm0n0n2smc2a",
+         *           "id": "prodft_prod_06h1f8s131a0tjsf62qqemrecde82",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T10:27:21.221Z",
+         *           "created": "2026-11-26T11:34:56.536Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1es9zw30wxz96y7khwqyb45j9e",
+         *             "id": "feat_prod_06h1f8s10pk9j0neh6xdfkh15h8zy",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-26T10:27:21.184Z",
-         *             "updated": "2026-11-26T10:27:21.184Z",
+         *             "created": "2026-11-26T11:34:56.517Z",
+         *             "updated": "2026-11-26T11:34:56.517Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
+         *           "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
          *           "livemode": false
          *         }
          *       }
@@ -25337,28 +25337,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h1esa0avwj0xcpzrgfcjajv3r34",
+         *       "id": "evt_prod_06h1f8s1ap0q0e8pawqz8qg01mafm",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1esa07pdp8ezex5wfpqyga80wg",
+         *           "id": "prodft_prod_06h1f8s18wexa2t2dhmj04trkkz7t",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T10:27:21.278Z",
+         *           "created": "2026-11-26T11:34:56.583Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1esa04rcs624n5h0sq43pjs3pe",
+         *             "id": "feat_prod_06h1f8s1674pehtd746s8f046egm4",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-26T10:27:21.254Z",
-         *             "updated": "2026-11-26T10:27:21.254Z",
+         *             "created": "2026-11-26T11:34:56.561Z",
+         *             "updated": "2026-11-26T11:34:56.561Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h1es9y561dh90tnxjawxgc5hnma",
+         *           "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
          *           "livemode": false
          *         }
          *       }
@@ -25393,23 +25393,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h1esackapze9c0qvg2qhdpc8pfe",
+         *       "id": "evt_prod_06h1f8s5w6bc6k77t447d8qmbf6e6",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795688844,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h1es9zw30wxz96y7khwqyb45j9e",
+         *               "feature": "feat_prod_06h1f8s10pk9j0neh6xdfkh15h8zy",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h1esacfkhttfz2g4qaq3w2jj980"
+         *               "source_subscription": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -25456,16 +25456,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h1esa0f6khpmzdrx4k331vynfwt",
+         *       "id": "evt_prod_06h1f8s1ctrfsp8c5zhbhznw6pznp",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 2,
-         *       "created": 1795688841,
+         *       "created": 1795692896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-26T10:27:21.329Z",
+         *           "updated": "2026-11-26T11:34:56.610Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -25656,16 +25656,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h1esaa4qm4x0c8nnzhhw95pms5e",
+         *       "id": "evt_prod_06h1f8s533bapwxefwbxr0cadz1d8",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795688843,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w",
-         *           "pdf": "http://127.0.0.1:42567/api/credit-notes/cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w/pdf",
+         *           "id": "cn_prod_06h1f8s517zrc2rh19735w3b120xt",
+         *           "pdf": "http://127.0.0.1:42403/api/credit-notes/cn_prod_06h1f8s517zrc2rh19735w3b120xt/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -25683,16 +25683,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-26T10:27:23.757Z",
-         *           "invoice": "in_prod_06h1esa9ka2a2bgz1c3dehffg915e",
+         *           "created": "2026-11-26T11:34:57.545Z",
+         *           "invoice": "in_prod_06h1f8s4t8hgkzpg8vmtgn94fqk0e",
          *           "refunds": [],
-         *           "updated": "2026-11-26T10:27:23.757Z",
+         *           "updated": "2026-11-26T11:34:57.545Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "a29085b494679d3dc066ed39e9d4cb296732e72b1e7abad4f9de4cc3617c1dec",
+         *           "pdf_sha256": "d98b8240574e8a5e38043d9894ddba40a35235490381d9aff8418addb0b077e3",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -25787,16 +25787,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h1esaacrzk1e86ae0dc5sapcc9r",
+         *       "id": "evt_prod_06h1f8s56r4dvz7xqn6ymc3erp6xe",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795688843,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w",
-         *           "pdf": "http://127.0.0.1:42567/api/credit-notes/cn_prod_06h1esa9xnfnrfrrw9ves94nmqj6w/pdf",
+         *           "id": "cn_prod_06h1f8s517zrc2rh19735w3b120xt",
+         *           "pdf": "http://127.0.0.1:42403/api/credit-notes/cn_prod_06h1f8s517zrc2rh19735w3b120xt/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -25814,16 +25814,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-26T10:27:23.757Z",
-         *           "invoice": "in_prod_06h1esa9ka2a2bgz1c3dehffg915e",
+         *           "created": "2026-11-26T11:34:57.545Z",
+         *           "invoice": "in_prod_06h1f8s4t8hgkzpg8vmtgn94fqk0e",
          *           "refunds": [],
-         *           "updated": "2026-11-26T10:27:23.877Z",
+         *           "updated": "2026-11-26T11:34:57.588Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T10:27:23.877Z",
-         *           "pdf_sha256": "a29085b494679d3dc066ed39e9d4cb296732e72b1e7abad4f9de4cc3617c1dec",
+         *           "voided_at": "2026-11-26T11:34:57.588Z",
+         *           "pdf_sha256": "d98b8240574e8a5e38043d9894ddba40a35235490381d9aff8418addb0b077e3",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -25835,7 +25835,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-26T10:27:23.757Z",
+         *           "updated": "2026-11-26T11:34:57.545Z",
          *           "voided_at": null
          *         }
          *       }
@@ -25870,24 +25870,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h1esaah4xz3gcnxmh74jz7291em",
+         *       "id": "evt_prod_06h1f8s5a3q36wgvr7yx9ym02wqfr",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795688843,
+         *       "created": 1795692897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h1esaagytab1bmn69dx176631kp",
+         *           "id": "cbtxn_prod_06h1f8s59r3h3v0kksp9xqf5yhfd4",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-26T10:27:23.911Z",
-         *           "invoice": "in_prod_06h1esa48k43wcsbrh9skxzfjq7nc",
+         *           "created": "2026-11-26T11:34:57.615Z",
+         *           "invoice": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1esa1v3wxnjhfta4fyzqgz4x9p",
+         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h1esaagtzhz4ykq9dma718acfby",
+         *           "credit_note": "cn_prod_06h1f8s59jzf109v28ya1g4zz3wrm",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -25953,39 +25953,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h1esaemdk5xkgzx7bgc569pc97w",
+         *       "id": "evt_prod_06h1f8s77kxf5yzaqx42xgrmn947p",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795688844,
+         *       "created": 1795692898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h1esaefas8ypvdgj7yea054bazc",
+         *           "id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
+         *               "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h1esae1aa8mm7whx94nt6tj8zrw",
+         *               "price": "price_prod_06h1f8s6kd07sc95gkgz9rt49fk3j",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-26T10:27:24.907Z",
+         *           "created": "2026-11-26T11:34:58.034Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T10:27:24.951Z",
+         *           "updated": "2026-11-26T11:34:58.090Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-26T10:27:24.824Z",
-         *           "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
+         *           "effective_at": "2026-12-26T11:34:57.961Z",
+         *           "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-26T10:27:24.907Z",
+         *           "proration_date": "2026-11-26T11:34:58.034Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -25997,7 +25997,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T10:27:24.907Z",
+         *           "updated": "2026-11-26T11:34:58.034Z",
          *           "effective_at": null
          *         }
          *       }
@@ -26095,39 +26095,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h1esampznk3n9jge2ypmvm68r4c",
+         *       "id": "evt_prod_06h1f8s9jrpn8qbs7f6dj69efasar",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798280844,
+         *       "created": 1798284897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h1esaefas8ypvdgj7yea054bazc",
+         *           "id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
+         *               "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h1esae1aa8mm7whx94nt6tj8zrw",
+         *               "price": "price_prod_06h1f8s6kd07sc95gkgz9rt49fk3j",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-26T10:27:24.907Z",
+         *           "created": "2026-11-26T11:34:58.034Z",
          *           "invoice": null,
-         *           "updated": "2026-12-26T10:27:24.824Z",
+         *           "updated": "2026-12-26T11:34:57.961Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-26T10:27:24.824Z",
+         *           "applied_at": "2026-12-26T11:34:57.961Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-26T10:27:24.824Z",
-         *           "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
+         *           "effective_at": "2026-12-26T11:34:57.961Z",
+         *           "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-26T10:27:24.907Z",
+         *           "proration_date": "2026-11-26T11:34:58.034Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -26140,15 +26140,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
+         *               "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h1esae1aa8mm7whx94nt6tj8zrw",
+         *               "price": "price_prod_06h1f8s6kd07sc95gkgz9rt49fk3j",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-26T10:27:24.951Z",
+         *           "updated": "2026-11-26T11:34:58.090Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -26184,18 +26184,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1esaf1589zwhxjejcyxjbh35zj",
+         *       "id": "evt_prod_06h1f8s7hbgs6bg7x09kxh6sn5s4e",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795688845,
+         *       "created": 1795692898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h1esaeszf7vcdqad519qehz3gsr",
+         *           "id": "scr_prod_06h1f8s7bvncjr1a6abskfqpjxc5p",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h1esae3f2hhm0frchsm194ctz9c",
+         *               "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -26204,19 +26204,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-26T10:27:25.005Z",
+         *           "created": "2026-11-26T11:34:58.139Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T10:27:25.065Z",
+         *           "updated": "2026-11-26T11:34:58.185Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-26T10:27:24.824Z",
-         *           "subscription": "sub_prod_06h1esae3f2hhm0frchsm194ctz9a",
+         *           "effective_at": "2026-12-26T11:34:57.961Z",
+         *           "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-26T10:27:25.005Z",
+         *           "proration_date": "2026-11-26T11:34:58.139Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -26228,7 +26228,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-26T10:27:25.038Z",
+         *           "updated": "2026-11-26T11:34:58.160Z",
          *           "cancellation_reason": null
          *         }
          *       }
