@@ -4,12 +4,10 @@ import type { invoiceLines } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { balanceApplied } from "@/lib/customer-balance/service";
 import { newId } from "@/lib/ids";
-import { applyDiscounts } from "@/lib/money";
-import { draftTotals, lineRow, usageLineRow, type UsageLineInput } from "./lines";
+import { lineRow, usageLineRow, type UsageLineInput } from "./lines";
 import type { InvoiceLineInput } from "./schema";
-import { discountFor } from "./service";
+import { amountColumns, finalizationAmounts } from "./amounts";
 import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
-import { invoiceTaxes } from "./taxes";
 
 /*
  * An invoice as `createInvoice` then `finalizeInvoice` would make it, computed and stored nowhere:
@@ -68,11 +66,8 @@ export async function previewInvoice(executor: Executor, ctx: ServiceContext, in
   const now = ctx.now();
   const header = { id: input.id ?? newId("invoice"), accountId: ctx.accountId, customerId: input.customer, currency: input.currency };
   const lines = await previewLines(executor, header, input, now);
-  const { subtotalAtom } = draftTotals(lines);
-  const discount = await discountFor(executor, header, input.at);
-  const { discountAtom, totalAtom: discountedAtom } = applyDiscounts(subtotalAtom, discount ? [discount.terms] : []);
-  const taxes = await invoiceTaxes(executor, header, lines, discountAtom);
-  const totalAtom = discountedAtom + taxes.exclusiveTaxAtom;
+  const amounts = await finalizationAmounts(executor, header, lines, input.at);
+  const { discount, taxes, totalAtom } = amounts;
   for (const [index, line] of lines.entries()) {
     Object.assign(line, { taxRateIds: taxes.rateIds[index]!, discountAtom: taxes.lines[index]!.discountAtom, taxAmounts: taxes.lines[index]!.taxes });
   }
@@ -86,18 +81,10 @@ export async function previewInvoice(executor: Executor, ctx: ServiceContext, in
     document: null,
     pdfSha256: null,
     hostedToken: null,
-    subtotalAtom,
-    discountAtom,
-    taxAtom: taxes.taxAtom,
-    totalTaxes: taxes.totalTaxes,
-    reverseCharge: taxes.reverseCharge,
-    totalAmountAtom: totalAtom,
-    dueAmountAtom: balance.dueAtom,
+    ...amountColumns(amounts, balance),
     paidAmountAtom: 0,
     prePaymentCreditNotesAmountAtom: 0,
     postPaymentCreditNotesAmountAtom: 0,
-    startingBalanceAtom: balance.startingAtom,
-    endingBalanceAtom: balance.endingAtom,
     discountId: discount?.id ?? null,
     description: input.description,
     dueDate: null,

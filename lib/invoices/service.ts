@@ -1,24 +1,23 @@
-import { and, asc, eq, gt, inArray, isNull, or } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { z } from "zod";
-import { getDb, type Executor } from "@/db/client";
+import { getDb } from "@/db/client";
 import { listQuery, pageOf } from "@/db/page";
-import { coupons, customerDiscounts, customers, invoiceLines, invoices } from "@/db/schema";
+import { customers, invoiceLines, invoices } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { withChangeTransaction, type WithinChange } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { transitionScheduled } from "@/lib/clock/schedule";
-import { applyDiscounts, type Discount } from "@/lib/money";
 import { one } from "@/lib/rows";
 import { assertStatus, emit, latestPaymentIntents, linesOf, loadInvoice, lockInvoice, markPaid, ofAccount } from "./core";
 import { draftTotals, lineRow, usageLineRow, type UsageLineInput } from "./lines";
 import { takeInvoiceNumber } from "./numbers";
 import { issueDocument } from "./pdf/issue";
-import { invoiceTaxes } from "./taxes";
+import { amountColumns, finalizationAmounts } from "./amounts";
 import { applyBalanceToInvoice } from "@/lib/customer-balance/service";
 import type { InvoiceCreateInput, InvoiceStatus } from "./schema";
-import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
+import type { InvoiceLineRow, InvoiceWithLines } from "./serialize";
 
 /* Invoices: create a draft, read, list, finalize. Lines: lines.ts; paying and ending: settle.ts; previews: preview.ts. */
 
@@ -118,30 +117,6 @@ export async function listInvoices({
 }
 
 /**
- * The customer's discount in force now (active, not ended) as money terms, or null. A coupon
- * deleted after it was applied still honours the discount (as in Stripe); an amount-off coupon
- * in another currency cannot apply to this invoice.
- */
-export async function discountFor(tx: Executor, invoice: Pick<InvoiceRow, "customerId" | "currency">, now: Date): Promise<{ id: string; terms: Discount } | null> {
-  const [row] = await tx
-    .select({ id: customerDiscounts.id, percentOffBps: coupons.percentOffBps, amountOffAtom: coupons.amountOffAtom, currency: coupons.currency })
-    .from(customerDiscounts)
-    .innerJoin(coupons, eq(coupons.id, customerDiscounts.couponId))
-    .where(
-      and(
-        eq(customerDiscounts.customerId, invoice.customerId),
-        eq(customerDiscounts.active, true),
-        isNull(customerDiscounts.deletedAt),
-        or(isNull(customerDiscounts.end), gt(customerDiscounts.end, now)),
-      ),
-    );
-  if (!row) return null;
-  if (row.percentOffBps !== null) return { id: row.id, terms: { percentOffBps: row.percentOffBps } };
-  if (row.amountOffAtom !== null && row.currency === invoice.currency) return { id: row.id, terms: { amountOffAtom: row.amountOffAtom } };
-  return null;
-}
-
-/**
  * Draft → open: applies the customer's discount and fixes the totals, then the customer's balance
  * (due = total − the credit applied, or + the debit). An invoice with nothing left to collect is paid
  * at once (as in Stripe). Every path that finalizes (the API, subscriptions, renewals, usage, plan
@@ -156,11 +131,8 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
       throw new ServiceError("conflict", `Invoice '${invoice.id}' has no lines; add a line before finalizing it.`);
     }
     const now = ctx.now();
-    const discount = await discountFor(tx, invoice, now);
-    const { subtotalAtom } = draftTotals(lines);
-    const { discountAtom, totalAtom: discountedAtom } = applyDiscounts(subtotalAtom, discount ? [discount.terms] : []);
-    const taxes = await invoiceTaxes(tx, invoice, lines, discountAtom);
-    const totalAtom = discountedAtom + taxes.exclusiveTaxAtom;
+    const amounts = await finalizationAmounts(tx, invoice, lines, now);
+    const { discount, taxes, totalAtom } = amounts;
     const taxedLines: InvoiceLineRow[] = [];
     for (const [index, line] of lines.entries()) {
       const { discountAtom: lineDiscount, taxes: taxAmounts } = taxes.lines[index]!;
@@ -180,15 +152,7 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
         status: "open",
         number,
         numberSequence: sequence,
-        subtotalAtom,
-        discountAtom,
-        taxAtom: taxes.taxAtom,
-        totalTaxes: taxes.totalTaxes,
-        reverseCharge: taxes.reverseCharge,
-        totalAmountAtom: totalAtom,
-        dueAmountAtom: balance.dueAtom,
-        startingBalanceAtom: balance.startingAtom,
-        endingBalanceAtom: balance.endingAtom,
+        ...amountColumns(amounts, balance),
         discountId: discount?.id ?? null,
         finalizedAt: now,
         updated: now,
