@@ -132,7 +132,7 @@ export function checkAccountMoney(money: AccountMoney): Difference[] {
   const notes = checkCreditNotes(out, money, latest, ledger.amountOf);
   checkTrail(out, money.creditNotes.map((row) => row.id), latest, latestOfType("credit_note."));
 
-  checkInvoices(out, money, latest, { notes, paidTowardsInvoice, ledgerByInvoice: ledger.byInvoice });
+  checkInvoices(out, money, latest, { notes, intentInvoice, paidTowardsInvoice, ledgerByInvoice: ledger.byInvoice });
   checkTrail(out, money.invoices.map((row) => row.id), latest, latestOfType("invoice."));
   return out.list;
 }
@@ -265,6 +265,8 @@ function checkCreditNotes(out: Differences, money: AccountMoney, latest: Map<str
 
 type InvoiceContext = {
   notes: NoteTotals;
+  /** Each payment intent's invoice, as its events say. */
+  intentInvoice: Map<string, string | null>;
   paidTowardsInvoice: Map<string, number>;
   ledgerByInvoice: Map<string, { type: string; amount: number }[]>;
 };
@@ -279,14 +281,13 @@ const INVOICE_EVENT_FIELDS = [
  * since without an invoice event (the catalogue has no `invoice.updated`): credit notes issued or
  * voided (`credit_note.*`) and partial payments (`payment.succeeded` of its intents).
  */
-function expectedFromEvents(snapshot: EventRecord, money: AccountMoney, intentsOf: Set<string>) {
+function expectedFromEvents(snapshot: EventRecord, since: { creditNotes: readonly EventRecord[]; payments: readonly EventRecord[] }) {
   let due = numberOf(snapshot, "due_amount_atom");
   let paid = numberOf(snapshot, "paid_amount_atom");
   let pre = numberOf(snapshot, "pre_payment_credit_notes_amount_atom");
   let post = numberOf(snapshot, "post_payment_credit_notes_amount_atom");
-  const invoice = snapshot.aggregate_id;
-  for (const event of money.creditNoteEvents) {
-    if (event.id <= snapshot.id || field(event, "invoice") !== invoice) continue;
+  for (const event of since.creditNotes) {
+    if (event.id <= snapshot.id) continue;
     const total = numberOf(event, "total_amount_atom");
     if (event.type === "credit_note.created" && field(event, "type") === "pre_payment") {
       pre += total;
@@ -297,8 +298,8 @@ function expectedFromEvents(snapshot: EventRecord, money: AccountMoney, intentsO
       due += total;
     }
   }
-  for (const event of money.paymentSucceededEvents) {
-    if (event.id <= snapshot.id || !intentsOf.has(String(field(event, "payment_intent")))) continue;
+  for (const event of since.payments) {
+    if (event.id <= snapshot.id) continue;
     const amount = numberOf(event, "amount_atom");
     paid += amount;
     due -= amount;
@@ -308,7 +309,12 @@ function expectedFromEvents(snapshot: EventRecord, money: AccountMoney, intentsO
 
 function checkInvoices(out: Differences, money: AccountMoney, latest: Map<string, EventRecord>, context: InvoiceContext): void {
   const linesOf = groupBy(money.lines, (line) => line.invoice);
-  const intentsOf = groupBy(money.paymentIntents, (intent) => intent.invoice);
+  // Each invoice's own credit note and payment events, so the fold reads only those (linear in the account's size).
+  const creditNoteEventsOf = groupBy(money.creditNoteEvents, (event) => String(field(event, "invoice")));
+  const paymentEventsOf = groupBy(
+    money.paymentSucceededEvents.filter((event) => context.intentInvoice.get(String(field(event, "payment_intent")))),
+    (event) => context.intentInvoice.get(String(field(event, "payment_intent")))!,
+  );
   const finalizedEventOf = new Map(money.finalizedEvents.map((event) => [event.aggregate_id, event.id]));
   const discountEventsOf = groupBy(money.discountEvents, (event) => event.aggregate_id);
   // Once coupons: which finalized invoices each discount term (discount id and start) paid for.
@@ -317,7 +323,7 @@ function checkInvoices(out: Differences, money: AccountMoney, latest: Map<string
   for (const invoice of money.invoices) {
     const lines = linesOf.get(invoice.id) ?? [];
     const snapshot = latest.get(invoice.id);
-    if (snapshot) checkAgainstTrail(out, invoice, lines, snapshot, money, new Set((intentsOf.get(invoice.id) ?? []).map((intent) => intent.id)));
+    if (snapshot) checkAgainstTrail(out, invoice, lines, snapshot, { creditNotes: creditNoteEventsOf.get(invoice.id) ?? [], payments: paymentEventsOf.get(invoice.id) ?? [] });
 
     const id = invoice.id;
     const subtotal = sum(lines.map((line) => line.amount_atom));
@@ -343,7 +349,9 @@ function checkInvoices(out: Differences, money: AccountMoney, latest: Map<string
     out.check(id, "discount_atom", terms ? discountAmount(invoice.subtotal_atom, terms) : 0, invoice.discount_atom, terms ? `the coupon of ${invoice.discount} (event ${terms.id})` : "no discount applied");
     if (terms && (terms.object.coupon as { duration?: string } | undefined)?.duration === "once") {
       const key = `${invoice.discount} from ${String(field(terms, "start"))}`;
-      onceUses.set(key, [...(onceUses.get(key) ?? []), id]);
+      const uses = onceUses.get(key);
+      if (uses) uses.push(id);
+      else onceUses.set(key, [id]);
     }
 
     const starting = invoice.starting_balance_atom ?? 0;
@@ -377,13 +385,13 @@ function checkInvoices(out: Differences, money: AccountMoney, latest: Map<string
 }
 
 /** The latest event's state of the invoice and its lines against the rows. */
-function checkAgainstTrail(out: Differences, invoice: InvoiceRecord, lines: AccountMoney["lines"], snapshot: EventRecord, money: AccountMoney, intents: Set<string>): void {
+function checkAgainstTrail(out: Differences, invoice: InvoiceRecord, lines: AccountMoney["lines"], snapshot: EventRecord, since: Parameters<typeof expectedFromEvents>[1]): void {
   const rule = `latest event ${snapshot.id} (${snapshot.type})`;
   // Draft edits emit no event (lib/invoices/lines.ts): a draft's amounts are checked against its lines only.
   const fields = invoice.status === "draft" && field(snapshot, "status") === "draft" ? ["customer", "currency", "status"] : INVOICE_EVENT_FIELDS;
   compareWithEvent(out, invoice, snapshot, fields);
   if (fields !== INVOICE_EVENT_FIELDS) return;
-  const expected = expectedFromEvents(snapshot, money, intents);
+  const expected = expectedFromEvents(snapshot, since);
   const folded = `${rule}, then its credit notes and payments since`;
   for (const [name, value] of Object.entries(expected)) out.check(invoice.id, name, value, invoice[name as keyof typeof expected], folded);
   const recorded = (field(snapshot, "lines") ?? []) as { id: string; quantity: number; amount_atom: number; discount_atom: number; tax_amounts: TaxJson[] }[];
