@@ -346,7 +346,8 @@ function checkInvoices(out: Differences, money: AccountMoney, latest: Map<string
 
     // The discount: the coupon of the invoice's discount as its events stood when the invoice was finalized.
     const terms = discountTerms(invoice, finalizedEventOf.get(id), discountEventsOf);
-    out.check(id, "discount_atom", terms ? discountAmount(invoice.subtotal_atom, terms) : 0, invoice.discount_atom, terms ? `the coupon of ${invoice.discount} (event ${terms.id})` : "no discount applied");
+    if (invoice.discount !== null && terms === null) out.check(invoice.discount, "(event trail)", "an event", "none", `the discount invoice ${id} applied`);
+    else out.check(id, "discount_atom", terms ? discountAmount(invoice.subtotal_atom, terms) : 0, invoice.discount_atom, terms ? `the coupon of ${invoice.discount} (event ${terms.id})` : "no discount applied");
     if (terms && (terms.object.coupon as { duration?: string } | undefined)?.duration === "once") {
       const key = `${invoice.discount} from ${String(field(terms, "start"))}`;
       const uses = onceUses.get(key);

@@ -27,18 +27,21 @@ async function created(path: Parameters<Client["post"]>[0], body: Json = {}): Pr
 }
 
 /** The real command, as an operator runs it, against the test database. */
-async function runAudit(accountId: string): Promise<{ code: number; differences: Difference[]; stderr: string; stdout: string }> {
-  const { code, stdout, stderr } = await promisify(execFile)("npm", ["run", "--silent", "audit:money", "--", "--account", accountId, "--json"], {
+async function runAudit(args: string[]): Promise<{ code: number; differences: Difference[]; stderr: string; stdout: string }> {
+  const { code, stdout, stderr } = await promisify(execFile)("npm", ["run", "--silent", "audit:money", "--", ...args], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, DATABASE_URL: inject("databaseUrl") },
   }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
   );
-  const differences = stdout
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as Difference);
+  // With --json, stdout is one difference per line.
+  const differences = args.includes("--json")
+    ? stdout
+        .split("\n")
+        .filter((line) => line.trim() !== "")
+        .map((line) => JSON.parse(line) as Difference)
+    : [];
   return { code, differences, stderr, stdout };
 }
 
@@ -105,17 +108,16 @@ afterAll(async () => {
 
 describe("npm run audit:money", () => {
   it("finds no difference in an account built through the API: exit 0 and a one-line summary", async () => {
-    const audit = await runAudit(merchant.sandboxAccountId);
-    expect(audit.differences).toEqual([]);
-    expect(audit.code, audit.stderr).toBe(0);
-    expect(audit.stderr.trim()).toMatch(new RegExp(`^No differences in ${merchant.sandboxAccountId} \\(4 invoices, 3 credit notes, 2 customers, 5 balance transactions, 2 payment intents, 2 payments, 2 refunds; \\d+ events\\)\\.$`));
+    const audit = await runAudit(["--account", merchant.sandboxAccountId]);
+    expect(audit.code, audit.stdout + audit.stderr).toBe(0);
+    expect(audit.stdout.trim()).toMatch(new RegExp(`^No differences in ${merchant.sandboxAccountId} \\(4 invoices, 3 credit notes, 2 customers, 5 balance transactions, 2 payment intents, 2 payments, 2 refunds; \\d+ events\\)\\.$`));
   }, 300_000);
 
   it("names the invoice and the field whose amount due was changed behind the events' back, and exits 1", async () => {
     const [row] = await sql<{ due: string }[]>`select due_amount_atom as due from invoices where id = ${built.partlyPaid}`;
     await sql`update invoices set due_amount_atom = due_amount_atom + 1 where id = ${built.partlyPaid}`;
     try {
-      const audit = await runAudit(merchant.sandboxAccountId);
+      const audit = await runAudit(["--account", merchant.sandboxAccountId, "--json"]);
       expect(audit.code, audit.stderr).toBe(1);
       expect(audit.differences.length).toBeGreaterThan(0);
       for (const difference of audit.differences) {
@@ -130,7 +132,7 @@ describe("npm run audit:money", () => {
   it("names the customer and currency whose balance was changed without a ledger row, and exits 1", async () => {
     await sql`update customers set balances = jsonb_set(balances, '{eur}', to_jsonb((balances->>'eur')::bigint - 50)) where id = ${built.debtCustomer}`;
     try {
-      const audit = await runAudit(merchant.sandboxAccountId);
+      const audit = await runAudit(["--account", merchant.sandboxAccountId, "--json"]);
       expect(audit.code, audit.stderr).toBe(1);
       expect(audit.differences).toEqual([
         expect.objectContaining({ object: built.debtCustomer, field: "balances.eur", expected: 0, found: -50 }),
@@ -138,6 +140,15 @@ describe("npm run audit:money", () => {
     } finally {
       await sql`update customers set balances = jsonb_set(balances, '{eur}', to_jsonb((balances->>'eur')::bigint + 50)) where id = ${built.debtCustomer}`;
     }
+  }, 300_000);
+
+  it("cannot run without an account, or with one the database does not have: exit 2, nothing audited", async () => {
+    const missing = await runAudit([]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("--account is required.");
+    const unknown = await runAudit(["--account", "acc_prod_nosuchaccount"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("No account 'acc_prod_nosuchaccount' in this database.");
   }, 300_000);
 
   it("the exported function (what the property tests call) names a total that no longer adds up, on its invoice", async () => {
