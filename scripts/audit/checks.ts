@@ -134,7 +134,8 @@ export function checkAccountMoney(money: AccountMoney): Difference[] {
 
   checkInvoices(out, money, latest, { notes, intentInvoice, paidTowardsInvoice, ledgerByInvoice: ledger.byInvoice });
   checkTrail(out, money.invoices.map((row) => row.id), latest, latestOfType("invoice."));
-  return out.list;
+  // By object, so that one object's differences read together (the sort is stable: rule order within).
+  return out.list.sort((a, b) => (a.object < b.object ? -1 : a.object > b.object ? 1 : 0));
 }
 
 function checkPayments(
