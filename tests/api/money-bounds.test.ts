@@ -1,0 +1,45 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, type Client } from "../helpers/api";
+import { newMerchant } from "../helpers/merchant";
+import { expectProblem } from "../helpers/problem";
+
+/* Amounts stay exact integers (issue 42, rule 6; docs/billing.md, "Bounds and currencies"). */
+
+let sandbox: Client;
+
+beforeAll(async () => {
+  const merchant = await newMerchant();
+  sandbox = api(merchant.sandboxSecret.token);
+});
+
+describe("an invoice's total after exclusive tax", () => {
+  it("is refused at finalization beyond 2^53 - 1 although its subtotal fits; the draft stays as it was", async () => {
+    const vat = (await sandbox.post("/tax-rates", { display_name: "VAT", percentage: 19, inclusive: false })).body;
+    const owner = (await sandbox.post("/customers", { email: "big@example.com" })).body;
+    // 8e15 fits (< 9,007,199,254,740,991); with 19 % on top (9.52e15) it does not.
+    const draft = await sandbox.post("/invoices", {
+      customer: owner.id,
+      currency: "usd",
+      lines: [{ unit_amount_atom: 8_000_000_000_000_000, description: "Large", tax_rates: [vat.id] }],
+    });
+    expect(draft.status, draft.text).toBe(201);
+    expect(draft.body.subtotal_atom).toBe(8_000_000_000_000_000);
+    const before = (await sandbox.get(`/invoices/${draft.body.id}`)).body;
+    const finalized = await sandbox.post(`/invoices/${draft.body.id}/finalize`);
+    expectProblem(finalized, 422, /total after exclusive tax \(9520000000000000\) exceeds 2\^53 - 1/);
+    expect(finalized.body.errors).toEqual([{ field: "lines", message: expect.stringMatching(/exceeds 2\^53 - 1/) }]);
+    expect((await sandbox.get(`/invoices/${draft.body.id}`)).body).toEqual(before);
+    expect(before).toMatchObject({ status: "draft" });
+
+    // The same amount with the tax included fits: it is refused only for what it adds.
+    const included = (await sandbox.post("/tax-rates", { display_name: "VAT incl.", percentage: 19, inclusive: true })).body;
+    const fits = await sandbox.post("/invoices", {
+      customer: owner.id,
+      currency: "usd",
+      lines: [{ unit_amount_atom: 8_000_000_000_000_000, description: "Large", tax_rates: [included.id] }],
+    });
+    const open = await sandbox.post(`/invoices/${fits.body.id}/finalize`);
+    expect(open.status, open.text).toBe(200);
+    expect(open.body.total_amount_atom).toBe(8_000_000_000_000_000);
+  });
+});
