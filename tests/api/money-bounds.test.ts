@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, type Client } from "../helpers/api";
+import { api, type ApiPath, type Client, type Json } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 
@@ -41,5 +41,33 @@ describe("an invoice's total after exclusive tax", () => {
     const open = await sandbox.post(`/invoices/${fits.body.id}/finalize`);
     expect(open.status, open.text).toBe(200);
     expect(open.body.total_amount_atom).toBe(8_000_000_000_000_000);
+  });
+});
+
+describe("currencies", () => {
+  it("are ISO 4217 codes of the project's table: HUF is accepted (lowercased), unknown codes are a 422 on every operation that takes one", async () => {
+    const product = (await sandbox.post("/products", { name: "Currencies" })).body;
+    const owner = (await sandbox.post("/customers", { email: "currencies@example.com" })).body;
+    const forint = await sandbox.post("/prices", { product: product.id, currency: "HUF", unit_amount_atom: 150_000, type: "one_time" });
+    expect(forint.status, forint.text).toBe(201);
+    expect(forint.body.currency).toBe("huf");
+
+    const bodies: [ApiPath<"post">, (currency: string) => Json][] = [
+      ["/prices", (currency) => ({ product: product.id, currency, unit_amount_atom: 1000, type: "one_time" })],
+      ["/invoices", (currency) => ({ customer: owner.id, currency, lines: [{ unit_amount_atom: 1000 }] })],
+      ["/coupons", (currency) => ({ amount_off_atom: 100, currency, duration: "forever" })],
+      ["/payment-intents", (currency) => ({ amount_atom: 1000, currency })],
+      [`/customers/${owner.id}/balance-transactions`, (currency) => ({ amount_atom: 1000, currency })],
+    ];
+    for (const [path, body] of bodies) {
+      for (const code of ["zzz", "XAU", "xxx"]) {
+        const response = await sandbox.post(path, body(code));
+        expectProblem(response, 422, new RegExp(`'${code}' is not an ISO 4217 currency code`));
+        expect(response.body.errors, `${path} ${code}`).toEqual([{ field: "currency", message: expect.stringMatching(/ISO 4217/) }]);
+      }
+    }
+    // Nothing was made by the refusals.
+    const prices = (await sandbox.get(`/prices?limit=100`)).body.items.filter((price: Json) => price.product === product.id);
+    expect(prices.map((price: Json) => price.currency)).toEqual(["huf"]);
   });
 });
