@@ -54,10 +54,10 @@ describe("currencies", () => {
 
     const bodies: [ApiPath<"post">, (currency: string) => Json][] = [
       ["/prices", (currency) => ({ product: product.id, currency, unit_amount_atom: 1000, type: "one_time" })],
-      ["/invoices", (currency) => ({ customer: owner.id, currency, lines: [{ unit_amount_atom: 1000 }] })],
+      ["/invoices", (currency) => ({ customer: owner.id, currency, lines: [{ unit_amount_atom: 1000, description: "Line" }] })],
       ["/coupons", (currency) => ({ amount_off_atom: 100, currency, duration: "forever" })],
       ["/payment-intents", (currency) => ({ amount_atom: 1000, currency })],
-      [`/customers/${owner.id}/balance-transactions`, (currency) => ({ amount_atom: 1000, currency })],
+      [`/customers/${owner.id}/balance-transactions`, (currency) => ({ amount_atom: 1000, currency, description: "Goodwill" })],
     ];
     for (const [path, body] of bodies) {
       for (const code of ["zzz", "XAU", "xxx"]) {
