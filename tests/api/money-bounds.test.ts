@@ -1,15 +1,18 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, type ApiPath, type Client, type Json } from "../helpers/api";
+import { api, apiBaseUrl, type ApiPath, type Client, type Json } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
+import { download, pdfText } from "../helpers/pdf";
 import { expectProblem } from "../helpers/problem";
 
 /* Amounts stay exact integers (issue 42, rule 6; docs/billing.md, "Bounds and currencies"). */
 
 let sandbox: Client;
+let sandboxToken: string;
 
 beforeAll(async () => {
   const merchant = await newMerchant();
-  sandbox = api(merchant.sandboxSecret.token);
+  sandboxToken = merchant.sandboxSecret.token;
+  sandbox = api(sandboxToken);
 });
 
 describe("an invoice's total after exclusive tax", () => {
@@ -69,5 +72,18 @@ describe("currencies", () => {
     // Nothing was made by the refusals.
     const prices = (await sandbox.get(`/prices?limit=100`)).body.items.filter((price: Json) => price.product === product.id);
     expect(prices.map((price: Json) => price.currency)).toEqual(["huf"]);
+  });
+
+  it("prints the table's decimals on the invoice PDF: 150000 HUF atoms are 1,500.00, 1500 IQD atoms 1.500 (ICU says 0 decimals for both)", async () => {
+    const owner = (await sandbox.post("/customers", { email: "forint@example.com" })).body;
+    for (const [currency, atoms, printed] of [["huf", 150_000, "HUF 1,500.00"], ["iqd", 1500, "IQD 1.500"]] as const) {
+      const draft = await sandbox.post("/invoices", { customer: owner.id, currency, lines: [{ unit_amount_atom: atoms, description: "Seats" }] });
+      expect(draft.status, draft.text).toBe(201);
+      const open = await sandbox.post(`/invoices/${draft.body.id}/finalize`);
+      expect(open.status, open.text).toBe(200);
+      const pdf = await download(`${apiBaseUrl()}/invoices/${draft.body.id}/pdf`, sandboxToken);
+      expect(pdf.status).toBe(200);
+      expect(pdfText(pdf.bytes).replace(/[\s\u00a0\u202f]+/g, " ")).toContain(printed);
+    }
   });
 });
