@@ -115,7 +115,7 @@ export default defineConfig([
           type: "shared",
           mode: "full",
           pattern: [
-            "lib/{config,deploy,ids,id-prefixes,keys,log,errors,rows,money,schemas,context}.ts",
+            "lib/{config,deploy,ids,id-prefixes,keys,log,errors,rows,money,currencies,schemas,context}.ts",
             "lib/clock/time.ts",
             // List paging (the query schema, envelopes, limits) is used by services and db/page.ts, not only by HTTP.
             "lib/api/pagination.ts",

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { assertServerlessReady, databaseSettings, type DatabaseSettings } from "./deploy";
 import { addUtcMonths } from "@/lib/clock/time";
+import { isoExponent } from "./currencies";
 
 /**
  * Process configuration, read once from the environment.
@@ -36,7 +37,7 @@ const EnvSchema = z.object({
   PLATFORM_BILLING: z.enum(["on", "off"]).default("off"),
   PLATFORM_BILLING_MODE: z.enum(["live", "sandbox"]).default("live"),
   PLATFORM_PLAN_AMOUNT_ATOM: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(4900),
-  PLATFORM_PLAN_CURRENCY: z.string().regex(/^[a-z]{3}$/).default("usd"),
+  PLATFORM_PLAN_CURRENCY: z.string().regex(/^[a-z]{3}$/).refine((code) => isoExponent(code) !== null, "Must be an ISO 4217 code of lib/currencies.ts.").default("usd"),
   PLATFORM_TRIAL_DAYS: z.coerce.number().int().min(1).max(730).default(14),
   CLOCK_TICK_MS: z.coerce.number().int().positive().optional(),
   BACKGROUND_WORK: z.enum(["on", "off"]).optional(),

@@ -1,3 +1,5 @@
+import { isoExponent } from "./currencies";
+
 /**
  * Integer money arithmetic. Amounts are whole atoms (the currency's smallest unit) and
  * percentages are basis points (1 bps = 0.01 %), so no float ever touches an amount.
@@ -66,15 +68,12 @@ export function applyDiscounts(subtotalAtom: number, discounts: readonly Discoun
 }
 
 /**
- * The currency's exponent: how many decimal places its amounts have (USD 2, JPY 0, KWD 3), from
- * the runtime's ICU data. An unknown code: null.
+ * The currency's exponent: how many decimal places its amounts have (USD 2, JPY 0, KWD 3, HUF 2),
+ * from the ISO 4217 table the project owns (lib/currencies.ts), not the runtime's ICU, whose
+ * digits differ for some codes and which accepts any three letters. An unknown code: null.
  */
 export function currencyExponent(currency: string): number | null {
-  try {
-    return new Intl.NumberFormat("en", { style: "currency", currency: currency.trim().toUpperCase() }).resolvedOptions().maximumFractionDigits ?? null;
-  } catch {
-    return null;
-  }
+  return isoExponent(currency);
 }
 
 /** The locale's decimal and group separators ("," and "." in `de`). */
@@ -144,12 +143,22 @@ function example(exponent: number, locale: string): string {
   return exponent === 0 ? "1500" : `15${separatorsOf(locale).decimal}${"0".repeat(exponent)}`;
 }
 
-/** Atoms as the locale writes the amount ("15,00 €" in `de`), exactly (a decimal string, no float). */
-export function formatAtoms(atoms: number, currency: string, locale: string): string {
-  const exponent = currencyExponent(currency) ?? 0;
+/**
+ * Atoms as the locale writes the amount ("15,00 €" in `de`), exactly (a decimal string, no float),
+ * with the table's number of decimals (ICU would print HUF 1500 atoms as "HUF 15", not 15.00).
+ * `locale` undefined: the runtime's. A code the table does not list: the raw atoms and the code.
+ */
+export function formatAtoms(atoms: number, currency: string, locale: string | undefined): string {
+  const exponent = currencyExponent(currency);
+  if (exponent === null) return `${atoms} ${currency.trim().toUpperCase()} (atoms)`;
   const digits = Math.abs(atoms).toString().padStart(exponent + 1, "0");
   const decimal = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
   // Intl formats a decimal string exactly (ECMA-402 StringNumericLiteral).
   const value = `${atoms < 0 ? "-" : ""}${decimal}` as Intl.StringNumericLiteral;
-  return new Intl.NumberFormat(locale, { style: "currency", currency: currency.trim().toUpperCase() }).format(value);
+  return new Intl.NumberFormat(locale, {
+    style: "currency",
+    currency: currency.trim().toUpperCase(),
+    minimumFractionDigits: exponent,
+    maximumFractionDigits: exponent,
+  }).format(value);
 }

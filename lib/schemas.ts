@@ -1,12 +1,20 @@
 import { z } from "zod";
+import { isoExponent } from "./currencies";
 
 /** ISO 8601 date-time strings, as every datetime of the API is sent. */
 export const DateTime = z.iso.datetime().meta({ example: "2026-11-22T08:00:00.000Z" });
 
-/** A three-letter ISO 4217 code, accepted in any case and kept lowercase (the spec's `currency`). */
+/**
+ * A three-letter ISO 4217 code, accepted in any case and kept lowercase (the spec's `currency`): a
+ * code of the project's table (lib/currencies.ts), so every amount's exponent is known; any other
+ * three letters are a 422.
+ */
 export const Currency = z
   .string()
   .regex(/^[A-Za-z]{3}$/, "Must be a three-letter ISO 4217 currency code.")
+  .refine((value) => !/^[A-Za-z]{3}$/.test(value) || isoExponent(value) !== null, {
+    error: (issue) => `'${String(issue.input)}' is not an ISO 4217 currency code (usd, eur, jpy, …).`,
+  })
   .transform((value) => value.toLowerCase())
   .meta({ description: "Three-letter ISO 4217 code; stored and returned lowercase.", example: "usd" });
 

@@ -1,5 +1,6 @@
 import type { InvoiceStatus } from "@/components/api-types";
 import { INVOICE_STATUSES } from "@/lib/invoices/statuses";
+import { formatAtoms } from "@/lib/money";
 
 /** The statuses the list can filter by: the API's own list. */
 export const INVOICE_STATUS_OPTIONS: readonly InvoiceStatus[] = INVOICE_STATUSES;
@@ -13,19 +14,13 @@ export function invoiceHref(accountId: string, invoiceId: string): string {
 }
 
 /**
- * An integer amount of atoms (cents for usd) as money, for display only. The currency's own
- * number of minor digits decides the divisor, so zero-decimal currencies (jpy, krw…) show atoms
- * as whole units. An unknown currency code falls back to the raw atoms and the code.
+ * An integer amount of atoms (cents for usd) as money, for display only, in the browser's locale:
+ * the currency's ISO 4217 exponent (lib/currencies.ts) decides the decimals, exactly as the API
+ * and the PDFs count them (JPY atoms are yen, HUF atoms are fillér). A code the table does not
+ * list shows the raw atoms and the code.
  */
 export function formatMoney(atoms: number, currency: string): string {
-  let formatter: Intl.NumberFormat;
-  try {
-    formatter = new Intl.NumberFormat(undefined, { style: "currency", currency: currency.toUpperCase() });
-  } catch {
-    return `${atoms} ${currency.toUpperCase()} (atoms)`;
-  }
-  const digits = formatter.resolvedOptions().maximumFractionDigits ?? 2;
-  return formatter.format(atoms / 10 ** digits);
+  return formatAtoms(atoms, currency, undefined);
 }
 
 /** react-query keys shared by the invoice pages. */

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, index, integer, jsonb, pgEnum, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { TaxAmount } from "@/lib/tax-rates/schema";
 import type { InvoiceDocument } from "@/lib/invoices/schema";
 import { accounts } from "./accounts";
@@ -90,6 +90,10 @@ export const invoices = pgTable(
     index("invoices_next_attempt_idx")
       .on(t.accountId, t.nextPaymentAttempt)
       .where(sql`${t.status} = 'open' and ${t.nextPaymentAttempt} is not null`),
+    // Money invariants kept by the database whatever path writes (migration 0035; the sum of the
+    // issued credit notes' own rows ≤ total is that migration's trigger, which a CHECK cannot express).
+    check("invoices_due_amount_non_negative", sql`${t.dueAmountAtom} >= 0`),
+    check("invoices_credit_notes_within_total", sql`${t.prePaymentCreditNotesAmountAtom} + ${t.postPaymentCreditNotesAmountAtom} <= ${t.totalAmountAtom}`),
   ],
 );
 

@@ -5,10 +5,14 @@ import type { TaxAmount } from "@/lib/tax-rates/schema";
 import type { CreditNoteCreate } from "./schema";
 
 /*
- * A credit note's amounts, in integer atoms (pure: no database). A credited part of a line takes
- * the same part of the line's discount share and of each of its taxes, each rounded half to even
- * on its own (as the invoice rounds per line and rate). A credit note by amount credits a
- * tax-inclusive part of the total and the same part of each rate's tax.
+ * A credit note's amounts, in integer atoms (pure: no database). A credit note by lines credits
+ * each line at most once per request, and over all the invoice's issued credit notes at most the
+ * line's amount (so at most its discount share and its taxes: rule 5 of issue 42). The discount
+ * share and each tax of a credited part are cumulative: what the line's credited amount so far plus
+ * this part takes, less what the amount so far took (each rounded half to even, as the invoice
+ * rounds per line and rate), so crediting the last unit credits exactly what is left of the line's
+ * tax. A credit note by amount credits a tax-inclusive part of the total and the same part of each
+ * rate's tax.
  */
 
 type InvoiceTerms = {
@@ -16,6 +20,9 @@ type InvoiceTerms = {
   totalTaxes: readonly TaxAmount[];
   lines: readonly { id: string; description: string | null; quantity: number; amountAtom: number; discountAtom: number; taxAmounts: readonly TaxAmount[] }[];
 };
+
+/** What the invoice's issued (non-void) credit notes by lines have credited on one line so far. */
+export type LineCredited = { amountAtom: number; quantity: number };
 
 export type CreditNoteAmounts = {
   lines: CreditNoteLineRecord[];
@@ -41,11 +48,15 @@ function sumTaxes(lines: readonly { tax_amounts: readonly TaxAmount[] }[]): TaxA
   return [...byRate.values()];
 }
 
-function creditLine(line: InvoiceTerms["lines"][number], part: number, quantity: number | null): CreditNoteLineRecord {
-  const amount = line.amountAtom === 0 ? 0 : part;
-  const scale = (value: number) => (line.amountAtom === 0 ? 0 : proportion(value, amount, line.amountAtom));
-  const taxes = line.taxAmounts.map((tax) => ({ ...tax, amount_atom: scale(tax.amount_atom), taxable_amount_atom: scale(tax.taxable_amount_atom) }));
-  const discount = scale(line.discountAtom);
+/**
+ * The part of a line's amount `amount` credits when `before` of it is credited already: the
+ * cumulative share of the discount and of each tax (share at before + amount − share at before).
+ */
+function creditLine(line: InvoiceTerms["lines"][number], before: number, amount: number, quantity: number | null): CreditNoteLineRecord {
+  const shareOf = (value: number) =>
+    line.amountAtom === 0 ? 0 : proportion(value, before + amount, line.amountAtom) - proportion(value, before, line.amountAtom);
+  const taxes = line.taxAmounts.map((tax) => ({ ...tax, amount_atom: shareOf(tax.amount_atom), taxable_amount_atom: shareOf(tax.taxable_amount_atom) }));
+  const discount = shareOf(line.discountAtom);
   const exclusive = taxes.filter((tax) => !tax.inclusive).reduce((sum, tax) => sum + tax.amount_atom, 0);
   return {
     invoice_line: line.id,
@@ -58,25 +69,64 @@ function creditLine(line: InvoiceTerms["lines"][number], part: number, quantity:
   };
 }
 
-/** The amounts, or the field errors (422) of lines that are not the invoice's or credit more than they bill. */
-export function computeCreditNote(invoice: InvoiceTerms, input: Pick<CreditNoteCreate, "lines" | "amount_atom" | "refund_amount_atom" | "credit_amount_atom" | "out_of_band_amount_atom">): CreditNoteAmounts | FieldError[] {
+const NOTHING_CREDITED: LineCredited = { amountAtom: 0, quantity: 0 };
+
+/** One wanted line: its credited record, or the field error naming `lines.{index}…`. */
+function wantedLine(
+  line: InvoiceTerms["lines"][number],
+  wanted: NonNullable<CreditNoteCreate["lines"]>[number],
+  index: number,
+  credited: LineCredited,
+): CreditNoteLineRecord | FieldError {
+  const amountLeft = line.amountAtom - credited.amountAtom;
+  if (wanted.quantity !== undefined) {
+    const quantityLeft = line.quantity - credited.quantity;
+    if (wanted.quantity > quantityLeft) {
+      return { field: `lines.${index}.quantity`, message: `Must be at most the line's quantity not yet credited (${quantityLeft} of ${line.quantity}).` };
+    }
+    // Units by units: the amount is cumulative too, so the line's last unit credits what is left of it.
+    const amount = line.amountAtom === 0 ? 0 : proportion(line.amountAtom, credited.quantity + wanted.quantity, line.quantity) - proportion(line.amountAtom, credited.quantity, line.quantity);
+    if (amount > amountLeft) {
+      return { field: `lines.${index}.quantity`, message: `Those units' amount (${amount}) exceeds what is left to credit on the line (${amountLeft}).` };
+    }
+    return creditLine(line, credited.amountAtom, amount, wanted.quantity);
+  }
+  const amount = wanted.amount_atom ?? 0;
+  if (amount > amountLeft) {
+    return { field: `lines.${index}.amount_atom`, message: `Must be at most the line's amount not yet credited (${amountLeft} of ${line.amountAtom}).` };
+  }
+  return creditLine(line, credited.amountAtom, amount, null);
+}
+
+/**
+ * The amounts, or the field errors (422) of lines that are not the invoice's, are named twice, or
+ * credit more than is left of them after `credited` (per invoice line id: the issued credit notes).
+ */
+export function computeCreditNote(
+  invoice: InvoiceTerms,
+  input: Pick<CreditNoteCreate, "lines" | "amount_atom" | "refund_amount_atom" | "credit_amount_atom" | "out_of_band_amount_atom">,
+  credited: ReadonlyMap<string, LineCredited> = new Map(),
+): CreditNoteAmounts | FieldError[] {
   if (input.lines && input.amount_atom !== undefined) return [{ field: "amount_atom", message: "Give either lines or amount_atom, not both." }];
   if (input.lines) {
     const errors: FieldError[] = [];
     const lines: CreditNoteLineRecord[] = [];
+    const named = new Map<string, number>();
     for (const [index, wanted] of input.lines.entries()) {
       const line = invoice.lines.find((candidate) => candidate.id === wanted.invoice_line);
       if (!line) {
         errors.push({ field: `lines.${index}.invoice_line`, message: `No such line of the invoice: '${wanted.invoice_line}'.` });
         continue;
       }
-      if (wanted.quantity !== undefined) {
-        if (wanted.quantity > line.quantity) errors.push({ field: `lines.${index}.quantity`, message: `Must be at most the line's quantity (${line.quantity}).` });
-        else lines.push(creditLine(line, proportion(line.amountAtom, wanted.quantity, line.quantity), wanted.quantity));
-      } else if (wanted.amount_atom !== undefined) {
-        if (wanted.amount_atom > line.amountAtom) errors.push({ field: `lines.${index}.amount_atom`, message: `Must be at most the line's amount (${line.amountAtom}).` });
-        else lines.push(creditLine(line, wanted.amount_atom, null));
+      const first = named.get(line.id);
+      if (first !== undefined) {
+        errors.push({ field: `lines.${index}.invoice_line`, message: `Line '${line.id}' is already credited by lines.${first}; name each line once.` });
+        continue;
       }
+      named.set(line.id, index);
+      const result = wantedLine(line, wanted, index, credited.get(line.id) ?? NOTHING_CREDITED);
+      if ("field" in result) errors.push(result);
+      else lines.push(result);
     }
     if (errors.length > 0) return errors;
     const totalTaxes = sumTaxes(lines);

@@ -1,10 +1,10 @@
 import { and, asc, eq, ne } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { paymentIntents, payments } from "@/db/schema";
+import { creditNotes, paymentIntents, payments } from "@/db/schema";
 import { ServiceError, validationFailed } from "@/lib/errors";
 import { linesOf } from "@/lib/invoices/core";
 import type { InvoiceRow } from "@/lib/invoices/serialize";
-import { computeCreditNote, type CreditNoteAmounts } from "./compute";
+import { computeCreditNote, type CreditNoteAmounts, type LineCredited } from "./compute";
 import type { CreditNoteCreate } from "./schema";
 
 /*
@@ -33,16 +33,29 @@ async function refundablePayments(executor: Executor, invoiceId: string): Promis
   return rows.map((row) => ({ id: row.id, refundableAtom: row.amountAtom - row.refundedAtom })).filter((row) => row.refundableAtom > 0);
 }
 
+/** Per invoice line, what the invoice's issued (not void) credit notes by lines have credited. */
+async function creditedLines(executor: Executor, invoiceId: string): Promise<Map<string, LineCredited>> {
+  const notes = await executor
+    .select({ lines: creditNotes.lines })
+    .from(creditNotes)
+    .where(and(eq(creditNotes.invoiceId, invoiceId), eq(creditNotes.status, "issued")));
+  const credited = new Map<string, LineCredited>();
+  for (const line of notes.flatMap((note) => note.lines)) {
+    if (line.invoice_line === null) continue;
+    const sum = credited.get(line.invoice_line) ?? { amountAtom: 0, quantity: 0 };
+    credited.set(line.invoice_line, { amountAtom: sum.amountAtom + line.amount_atom, quantity: sum.quantity + (line.quantity ?? 0) });
+  }
+  return credited;
+}
+
 export async function planCreditNote(executor: Executor, invoice: InvoiceRow, input: CreditNoteCreate): Promise<CreditNotePlan> {
   const type = invoice.status === "paid" ? "post_payment" : invoice.status === "open" || invoice.status === "uncollectible" ? "pre_payment" : null;
   if (type === null) {
     throw new ServiceError("conflict", `Invoice '${invoice.id}' is ${invoice.status}; only open, uncollectible or paid invoices can be credited.`);
   }
   const lines = await linesOf(executor, invoice.id);
-  const amounts = computeCreditNote(
-    { totalAmountAtom: invoice.totalAmountAtom, totalTaxes: invoice.totalTaxes, lines },
-    input,
-  );
+  const credited = input.lines ? await creditedLines(executor, invoice.id) : new Map<string, LineCredited>();
+  const amounts = computeCreditNote({ totalAmountAtom: invoice.totalAmountAtom, totalTaxes: invoice.totalTaxes, lines }, input, credited);
   if (Array.isArray(amounts)) throw validationFailed(amounts);
   const field = input.lines ? "lines" : "amount_atom";
   if (amounts.totalAmountAtom === 0) throw validationFailed([{ field, message: "The credit note would credit nothing." }]);

@@ -1,7 +1,9 @@
 import { and, eq, gt, isNull, or } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { coupons, customerDiscounts } from "@/db/schema";
+import { validationFailed } from "@/lib/errors";
 import { applyDiscounts, type Discount } from "@/lib/money";
+import type { InvoiceTaxes } from "@/lib/tax-rates/compute";
 import { draftTotals } from "./lines";
 import type { InvoiceLineRow, InvoiceRow } from "./serialize";
 import { invoiceTaxes } from "./taxes";
@@ -32,6 +34,21 @@ export async function discountFor(tx: Executor, invoice: Pick<InvoiceRow, "custo
   return null;
 }
 
+/**
+ * The discounted subtotal plus the exclusive taxes, bounded as the subtotal is (draftTotals): an
+ * amount above 2^53 − 1 atoms is no longer an exact number, so the invoice is refused (422) rather
+ * than finalized with a total that drifts. Summed in BigInt: the per-line taxes may be exact while
+ * their sum as a number is not.
+ */
+export function totalAfterTax(discountedAtom: number, taxes: Pick<InvoiceTaxes, "lines">): number {
+  const exclusive = taxes.lines.flatMap((line) => line.taxes).filter((tax) => !tax.inclusive);
+  const total = exclusive.reduce((sum, tax) => sum + BigInt(tax.amount_atom), BigInt(discountedAtom));
+  if (total > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw validationFailed([{ field: "lines", message: `The invoice total after exclusive tax (${total}) exceeds 2^53 - 1 atoms.` }]);
+  }
+  return Number(total);
+}
+
 /** The discount in force at `at`, the taxes after its share, the total: finalization's order. */
 export async function finalizationAmounts(
   executor: Executor,
@@ -43,7 +60,7 @@ export async function finalizationAmounts(
   const { subtotalAtom } = draftTotals(lines);
   const { discountAtom, totalAtom: discountedAtom } = applyDiscounts(subtotalAtom, discount ? [discount.terms] : []);
   const taxes = await invoiceTaxes(executor, invoice, lines, discountAtom);
-  return { discount, subtotalAtom, discountAtom, taxes, totalAtom: discountedAtom + taxes.exclusiveTaxAtom };
+  return { discount, subtotalAtom, discountAtom, taxes, totalAtom: totalAfterTax(discountedAtom, taxes) };
 }
 
 /** The invoice's columns those amounts and the balance applied to them set. */

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { isoExponent } from "@/lib/currencies";
 
 /** A GET of a document (not JSON, so not through the contract-checked client): status, type and bytes. */
 export async function download(url: string, token?: string): Promise<{ status: number; contentType: string | null; bytes: Buffer }> {
@@ -35,10 +36,12 @@ export function qpdfCheck(bytes: Buffer): string {
 
 /** Money as the PDF prints it, spaces normalized as pdfText does. */
 export function printedMoney(atoms: number, currency: string, locale: string): string {
-  const exponent = new Intl.NumberFormat(locale, { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  // ISO 4217's minor unit (the project's table), not ICU's digits: HUF atoms are fillér, 2 decimals.
+  const exponent = isoExponent(currency) ?? 2;
   const digits = Math.abs(atoms).toString().padStart(exponent + 1, "0");
   const decimal = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
-  const text = new Intl.NumberFormat(locale, { style: "currency", currency }).format(`${atoms < 0 ? "-" : ""}${decimal}` as Intl.StringNumericLiteral);
+  const format = new Intl.NumberFormat(locale, { style: "currency", currency, minimumFractionDigits: exponent, maximumFractionDigits: exponent });
+  const text = format.format(`${atoms < 0 ? "-" : ""}${decimal}` as Intl.StringNumericLiteral);
   return text.replace(/[\s\u00a0\u202f]+/g, " ");
 }
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { computeCreditNote, type CreditNoteAmounts } from "@/lib/credit-notes/compute";
+import { computeCreditNote, type CreditNoteAmounts, type LineCredited } from "@/lib/credit-notes/compute";
 import { computeTaxes } from "@/lib/tax-rates/compute";
 
 /* The credit note arithmetic (lib/credit-notes/compute.ts) over random invoices: 10,000 runs each. */
@@ -89,5 +89,48 @@ describe("credit note arithmetic", () => {
     expect(computeCreditNote(invoice, { lines: [{ invoice_line: "il_0", amount_atom: 201 }] })).toEqual([{ field: "lines.0.amount_atom", message: expect.any(String) }]);
     expect(computeCreditNote(invoice, { amount_atom: 201 })).toEqual([{ field: "amount_atom", message: expect.any(String) }]);
     expect(computeCreditNote(invoice, { amount_atom: 1, lines: [{ invoice_line: "il_0", quantity: 1 }] })).toEqual([{ field: "amount_atom", message: expect.any(String) }]);
+  });
+
+  it("unit by unit over successive credit notes: exactly each line's total and taxes, never more (rule 5)", () => {
+    fc.assert(
+      fc.property(arbInvoice, (drawn) => {
+        const invoice = invoiceOf(drawn);
+        const credited = new Map<string, LineCredited>();
+        let total = 0;
+        let tax = 0;
+        for (const line of invoice.lines) {
+          for (let unit = 0; unit < line.quantity; unit++) {
+            const result = computeCreditNote(invoice, { lines: [{ invoice_line: line.id, quantity: 1 }] }, credited);
+            const note = amounts(result);
+            total += note.totalAmountAtom;
+            tax += note.taxAtom;
+            const so = credited.get(line.id) ?? { amountAtom: 0, quantity: 0 };
+            credited.set(line.id, { amountAtom: so.amountAtom + note.subtotalAtom, quantity: so.quantity + 1 });
+          }
+          // Nothing is left of a wholly credited line, by units or by amount.
+          expect(computeCreditNote(invoice, { lines: [{ invoice_line: line.id, quantity: 1 }] }, credited)).toEqual([{ field: "lines.0.quantity", message: expect.any(String) }]);
+          expect(computeCreditNote(invoice, { lines: [{ invoice_line: line.id, amount_atom: 1 }] }, credited)).toEqual([{ field: "lines.0.amount_atom", message: expect.any(String) }]);
+        }
+        expect(total).toBe(invoice.totalAmountAtom);
+        expect(tax).toBe(invoice.totalTaxes.reduce((sum, rate) => sum + rate.amount_atom, 0));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("2 × 250 at 7 % exclusive: one unit then the other credits 268 + 267 = 535, the line's total", () => {
+    const invoice = invoiceOf({ lines: [{ quantity: 2, unit: 250, rates: [{ id: "txr_a", percentageE4: 70_000, inclusive: false }] }], discountShare: 0 });
+    expect(invoice.totalAmountAtom).toBe(535);
+    const first = amounts(computeCreditNote(invoice, { lines: [{ invoice_line: "il_0", quantity: 1 }] }));
+    expect(first.totalAmountAtom).toBe(268);
+    const second = amounts(computeCreditNote(invoice, { lines: [{ invoice_line: "il_0", quantity: 1 }] }, new Map([["il_0", { amountAtom: 250, quantity: 1 }]])));
+    expect(second).toMatchObject({ subtotalAtom: 250, taxAtom: 17, totalAmountAtom: 267 });
+  });
+
+  it("refuses a line named twice in one request, naming the second", () => {
+    const invoice = invoiceOf({ lines: [{ quantity: 2, unit: 100, rates: [] }], discountShare: 0 });
+    expect(computeCreditNote(invoice, { lines: [{ invoice_line: "il_0", quantity: 1 }, { invoice_line: "il_0", amount_atom: 1 }] })).toEqual([
+      { field: "lines.1.invoice_line", message: expect.stringMatching(/lines\.0/) },
+    ]);
   });
 });
