@@ -34,7 +34,7 @@ export default async function PortalHome({ searchParams }: { searchParams: Promi
                 {/* What the quantity costs (amountOf): a tiered price's tiers, never unit amount × quantity. */}
                 {item.amountAtom !== null && (item.quantity > 1 || item.plan.terms.billingScheme === "tiered") && (
                   <span className="block text-sm font-normal text-slate-600" data-testid="item-amount" data-atoms={item.amountAtom}>
-                    {item.quantity} {item.quantity === 1 ? "unit" : "units"}: {formatAtoms(item.amountAtom, item.plan.currency, "en")}
+                    {`${item.quantity} ${item.quantity === 1 ? "unit" : "units"}: ${formatAtoms(item.amountAtom, item.plan.currency, "en")}`}
                     {item.plan.interval !== "once" && ` per ${item.plan.interval}`}
                   </span>
                 )}
