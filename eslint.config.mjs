@@ -46,6 +46,36 @@ const ENV_ALLOWED = [
   "e2e/**",
 ];
 
+/**
+ * One function prices a price (lib/prices/amount.ts `amountOf`): a multiplication that names a unit
+ * amount anywhere else is the bug of issue 42 (a tiered price's `unit_amount_atom` is 0, so
+ * unit amount × quantity bills nothing). lib/prices is exempt: it is that function. Tests, e2e and
+ * benchmarks are not linted by it: their in-test models compute expected amounts independently.
+ */
+const UNIT_AMOUNT_PRODUCT = [
+  {
+    selector: "BinaryExpression[operator='*'] :matches(Identifier[name=/^(unitAmountAtom|unit_amount_atom)$/], Literal[value='unit_amount_atom'])",
+    message: "A price's amount is amountOf(price, quantity) (lib/prices/amount.ts): never unit amount × quantity (a tiered price's unit amount is 0).",
+  },
+  {
+    selector: "AssignmentExpression[operator='*='] :matches(Identifier[name=/^(unitAmountAtom|unit_amount_atom)$/], Literal[value='unit_amount_atom'])",
+    message: "A price's amount is amountOf(price, quantity) (lib/prices/amount.ts): never unit amount × quantity (a tiered price's unit amount is 0).",
+  },
+];
+const PRICED_CODE = ["app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "lib/**/*.{ts,tsx}", "db/**/*.ts", "inngest/**/*.ts", "scripts/**/*.ts"];
+
+/** Domain code's clock rule (below): no `new Date()` / `Date.now()`. */
+const CLOCK_SYNTAX = [
+  {
+    selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+    message: "Domain code reads the account's clock: ctx.now() (or realNow() from lib/clock/time.ts for real-time transport).",
+  },
+  {
+    selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+    message: "Domain code reads the account's clock: ctx.now() (or realNow() from lib/clock/time.ts for real-time transport).",
+  },
+];
+
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
@@ -68,22 +98,22 @@ export default defineConfig([
     },
   },
   {
+    // One function prices a price (UNIT_AMOUNT_PRODUCT above). A later block setting
+    // no-restricted-syntax replaces this one's list, so the clock block repeats it.
+    files: PRICED_CODE,
+    ignores: ["lib/prices/**"],
+    rules: { "no-restricted-syntax": ["error", ...UNIT_AMOUNT_PRODUCT] },
+  },
+  {
     // Domain timestamps and "is it due" decisions read ctx.now() (the account's clock, test clock included).
     files: ["lib/**/*.ts", "db/**/*.ts", "inngest/**/*.ts"],
-    ignores: REAL_TIME_ALLOWED,
-    rules: {
-      "no-restricted-syntax": [
-        "error",
-        {
-          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
-          message: "Domain code reads the account's clock: ctx.now() (or realNow() from lib/clock/time.ts for real-time transport).",
-        },
-        {
-          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
-          message: "Domain code reads the account's clock: ctx.now() (or realNow() from lib/clock/time.ts for real-time transport).",
-        },
-      ],
-    },
+    ignores: [...REAL_TIME_ALLOWED, "lib/prices/**"],
+    rules: { "no-restricted-syntax": ["error", ...CLOCK_SYNTAX, ...UNIT_AMOUNT_PRODUCT] },
+  },
+  {
+    // lib/prices is the one place that multiplies a unit amount; the clock rule holds there too.
+    files: ["lib/prices/**/*.ts"],
+    rules: { "no-restricted-syntax": ["error", ...CLOCK_SYNTAX] },
   },
   {
     // One place reads the environment, validates it and documents every variable.

@@ -27,10 +27,17 @@ export default async function PortalHome({ searchParams }: { searchParams: Promi
             {sub.items.map((item) => (
               <p key={item.id} className="font-medium">
                 {item.plan.label}
-                <span className="block text-sm font-normal text-slate-600">
-                  {formatAtoms(item.plan.unitAmountAtom, item.plan.currency, "en")} per {item.plan.interval}
-                  {item.quantity > 1 && ` × ${item.quantity}`}
+                <span className="block text-sm font-normal text-slate-600" data-testid="item-price">
+                  {item.plan.priceText}
+                  {item.plan.terms.billingScheme !== "tiered" && item.quantity > 1 && ` × ${item.quantity}`}
                 </span>
+                {/* What the quantity costs (amountOf): a tiered price's tiers, never unit amount × quantity. */}
+                {item.amountAtom !== null && (item.quantity > 1 || item.plan.terms.billingScheme === "tiered") && (
+                  <span className="block text-sm font-normal text-slate-600" data-testid="item-amount" data-atoms={item.amountAtom}>
+                    {`${item.quantity} ${item.quantity === 1 ? "unit" : "units"}: ${formatAtoms(item.amountAtom, item.plan.currency, "en")}`}
+                    {item.plan.interval !== "once" && ` per ${item.plan.interval}`}
+                  </span>
+                )}
               </p>
             ))}
             <p className="mt-2 text-sm">

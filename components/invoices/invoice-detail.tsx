@@ -4,7 +4,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
-import { CustomerName, PlanSummary } from "@/components/objects/names";
+import { CustomerName, LineUnitPrice, PlanSummary } from "@/components/objects/names";
 import { ObjectLink } from "@/components/objects/links";
 import { dashboardCall } from "@/components/api-client";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
@@ -156,7 +156,9 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
                     {!line.description && !line.price && <Dash />}
                   </td>
                   <td className="px-2 py-2 tabular-nums">{line.quantity}</td>
-                  <td className="whitespace-nowrap px-2 py-2">{money(line.unit_amount_atom)}</td>
+                  <td className="whitespace-nowrap px-2 py-2">
+                    <LineUnitPrice accountId={accountId} line={line} currency={invoice.currency} />
+                  </td>
                   <td className="whitespace-nowrap px-2 py-2">
                     {line.tax_amounts.length === 0 ? <Dash /> : line.tax_amounts.map((tax) => <span key={tax.tax_rate} className="block">{money(tax.amount_atom)}</span>)}
                   </td>

@@ -4,7 +4,10 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { dashboardCall } from "@/components/api-client";
 import { customerHref } from "@/components/customers/format";
-import { priceLabel, priceName, str, type ApiObject } from "./labels";
+import { amountOf, tierPartsOf } from "@/lib/prices/amount";
+import { tierRangeText } from "@/lib/prices/tiers";
+import { formatMoney } from "@/components/invoices/format";
+import { priceLabel, priceName, priceTerms, str, type ApiObject } from "./labels";
 import { ObjectLink, Truncated } from "./links";
 import { OBJECT_READS } from "./reads";
 import { ID_PREFIXES } from "@/lib/id-prefixes";
@@ -78,5 +81,33 @@ export function PlanSummary({ accountId, priceId, quantity }: { accountId: strin
   const name = product && str(product, "name") ? `${str(product, "name")} · ` : "";
   const nickname = str(price, "nickname");
   const label = `${name}${nickname ? `${nickname} · ` : ""}${priceLabel(price)}`;
-  return <Truncated text={`${label}${quantity > 1 ? ` × ${quantity}` : ""}`} />;
+  // A tiered price's quantity costs its tiers' amount (amountOf), which the label cannot say.
+  const terms = priceTerms(price);
+  const tiered = terms?.billingScheme === "tiered" ? ` (${formatMoney(Number(amountOf(terms, quantity)), str(price, "currency") ?? "usd")})` : "";
+  return <Truncated text={`${label}${quantity > 1 || tiered ? ` × ${quantity}${tiered}` : ""}`} />;
+}
+
+/**
+ * An invoice line's unit price: the line's own for a per-unit price or a custom line; for a tiered
+ * price, which has no single unit price (the line's `unit_amount_atom` is 0), "Tiered" and the
+ * tiers that price the quantity (units × unit amount + flat fee), as the invoice PDF prints them.
+ */
+export function LineUnitPrice({ accountId, line, currency }: { accountId: string; line: { price: string | null; quantity: number; unit_amount_atom: number }; currency: string }) {
+  const price = useObject(accountId, line.price ? "prices" : "", line.price ?? "").data;
+  const terms = price ? priceTerms(price) : null;
+  const parts = terms ? tierPartsOf(terms, line.quantity) : null;
+  const money = (atoms: number) => formatMoney(atoms, currency);
+  // Until the price is read, a 0 of a priced line may be a tiered one's: say nothing rather than "0.00".
+  if (!parts) return <span className="tabular-nums">{line.price && !price && line.unit_amount_atom === 0 ? "—" : money(line.unit_amount_atom)}</span>;
+  return (
+    <span className="block" data-testid="tier-breakdown">
+      <span className="block">Tiered</span>
+      {parts.map((part) => (
+        <span key={part.from} className="block text-xs tabular-nums text-slate-600">
+          {tierRangeText(part)}: {part.units} × {money(part.unitAmountAtom)}
+          {part.flatAmountAtom > 0 && ` + ${money(part.flatAmountAtom)}`}
+        </span>
+      ))}
+    </span>
+  );
 }

@@ -112,7 +112,7 @@ export const CheckoutLineItem = z
     quantity: z.number().int(),
     description: z.string().nullable().meta({ description: "The product's name (and the price's nickname) at creation." }),
     unit_amount_atom: z.number().int(),
-    amount_atom: z.number().int().meta({ description: "unit_amount_atom × quantity." }),
+    amount_atom: z.number().int().meta({ description: "The price for the quantity: unit_amount_atom × quantity, or a tiered price's tiers for the quantity (then unit_amount_atom is 0)." }),
   })
   .meta({ id: "CheckoutLineItem" });
 

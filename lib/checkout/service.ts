@@ -11,6 +11,7 @@ import { transitionScheduled } from "@/lib/clock/schedule";
 import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
+import { amountOf, safeAtoms } from "@/lib/prices/amount";
 import { one } from "@/lib/rows";
 import { patchRecord } from "@/lib/schemas";
 import { serializedWithCompletion } from "./claim";
@@ -106,12 +107,14 @@ async function resolveLineItems(
     }
     first ??= price;
     const quantity = item.quantity ?? 1;
-    const amount = BigInt(price.unitAmountAtom) * BigInt(quantity);
-    if (amount > BigInt(Number.MAX_SAFE_INTEGER)) {
+    // Per unit or by its tiers for the quantity (a tiered price has no single unit amount: 0).
+    const amount = safeAtoms(amountOf(price, quantity));
+    if (amount === null) {
       throw validationFailed([{ field: `line_items.${index}.quantity`, message: "The line's amount exceeds 2^53 - 1 atoms." }]);
     }
-    total += amount;
-    lines.push({ price: price.id, quantity, description: describe(price, product), unit_amount_atom: price.unitAmountAtom, amount_atom: Number(amount) });
+    total += BigInt(amount);
+    const unitAmountAtom = price.billingScheme === "tiered" ? 0 : price.unitAmountAtom;
+    lines.push({ price: price.id, quantity, description: describe(price, product), unit_amount_atom: unitAmountAtom, amount_atom: amount });
   }
   if (total > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw validationFailed([{ field: "line_items", message: "The total exceeds 2^53 - 1 atoms." }]);

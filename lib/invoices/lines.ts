@@ -7,7 +7,7 @@ import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
-import { tieredAmount } from "@/lib/prices/tiers";
+import { amountOf, perUnit, safeAtoms, type PriceTerms } from "@/lib/prices/amount";
 import { taxRatesOf } from "@/lib/tax-rates/service";
 import { linesOf, lockInvoice } from "./core";
 import { MAX_LINES, type InvoiceLineInput } from "./schema";
@@ -15,18 +15,25 @@ import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
 
 /* An invoice's lines: how a line input becomes a row, the draft totals, and the draft line verbs. */
 
-type LineInput = z.output<typeof InvoiceLineInput>;
+/**
+ * A line to make: the API's line input, or a subscription's item line. `subscribed` (set by
+ * subscriptions only; clients cannot send it) bills an item whose price was archived or deleted
+ * since: the customer agreed to that price, so its renewals keep billing it (as Stripe does).
+ */
+export type LineInput = z.output<typeof InvoiceLineInput> & { subscribed?: true };
 
-/** quantity × unit, refused when it cannot be an exact integer (beyond 2^53 − 1). */
-function lineAmount(quantity: number, unitAmountAtom: number, field: string): number {
-  const amount = BigInt(quantity) * BigInt(unitAmountAtom);
-  if (amount > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw validationFailed([{ field, message: "quantity × unit amount exceeds 2^53 - 1 atoms." }]);
-  }
-  return Number(amount);
+/** The line's amount (`amountOf`, the one function that prices a price), refused when it cannot be an exact integer (beyond 2^53 − 1). */
+function lineAmount(price: PriceTerms, quantity: number, field: string): number {
+  const amount = safeAtoms(amountOf(price, quantity));
+  if (amount === null) throw validationFailed([{ field, message: "The line's amount (its price for the quantity) exceeds 2^53 - 1 atoms." }]);
+  return amount;
 }
 
-/** Resolves one line input into a row to insert: a price of the account in the invoice's currency, or a custom amount. */
+/**
+ * Resolves one line input into a row to insert: a price of the account in the invoice's currency
+ * (per unit: its unit amount; tiered: `unit_amount_atom` 0, no single unit amount), or a custom
+ * amount per unit.
+ */
 export async function lineRow(
   tx: Executor,
   invoice: Pick<InvoiceRow, "id" | "accountId" | "currency">,
@@ -35,39 +42,28 @@ export async function lineRow(
   created: Date,
 ): Promise<typeof invoiceLines.$inferInsert> {
   const quantity = line.quantity ?? 1;
-  let unitAmountAtom: number;
-  let priceId: string | null = null;
   const taxRateIds = (await taxRatesOf(tx, invoice.accountId, line.tax_rates ?? [], `${field}tax_rates`)).map((rate) => rate.id);
-  if (line.price !== undefined) {
-    const [price] = await tx
-      .select()
-      .from(prices)
-      .where(and(eq(prices.accountId, invoice.accountId), eq(prices.id, line.price), isNull(prices.deletedAt)));
-    const refuse = (message: string) => validationFailed([{ field: `${field}price`, message }], message);
-    if (!price) throw refuse(`No such price: '${line.price}'.`);
-    if (!price.active) throw refuse(`Price '${price.id}' is archived.`);
-    if (price.currency !== invoice.currency) {
-      throw refuse(`Price '${price.id}' is in ${price.currency}; the invoice is in ${invoice.currency}.`);
-    }
-    if (price.usageType === "metered") throw refuse(`Price '${price.id}' is metered: it is billed from usage at renewal.`);
-    unitAmountAtom = price.unitAmountAtom;
-    priceId = price.id;
-    if (price.billingScheme === "tiered") {
-      // A tiered line's amount is its tiers' for the quantity; it has no single unit amount (0).
-      const amount = tieredAmount(price.tiers ?? [], price.tiersMode ?? "graduated", quantity);
-      if (amount > BigInt(Number.MAX_SAFE_INTEGER)) {
-        throw validationFailed([{ field: `${field}quantity`, message: "The tiered amount exceeds 2^53 - 1 atoms." }]);
-      }
-      return { ...lineBase(invoice, priceId, line, quantity, taxRateIds, created), unitAmountAtom: 0, amountAtom: Number(amount) };
-    }
-  } else {
+  if (line.price === undefined) {
     // The schema requires unit_amount_atom when price is absent.
-    unitAmountAtom = line.unit_amount_atom!;
+    const unitAmountAtom = line.unit_amount_atom!;
+    return { ...lineBase(invoice, null, line, quantity, taxRateIds, created), unitAmountAtom, amountAtom: lineAmount(perUnit(unitAmountAtom), quantity, `${field}quantity`) };
   }
+  const [price] = await tx
+    .select()
+    .from(prices)
+    .where(and(eq(prices.accountId, invoice.accountId), eq(prices.id, line.price), line.subscribed ? undefined : isNull(prices.deletedAt)));
+  const refuse = (message: string) => validationFailed([{ field: `${field}price`, message }], message);
+  if (!price) throw refuse(`No such price: '${line.price}'.`);
+  if (!price.active && !line.subscribed) throw refuse(`Price '${price.id}' is archived.`);
+  if (price.currency !== invoice.currency) {
+    throw refuse(`Price '${price.id}' is in ${price.currency}; the invoice is in ${invoice.currency}.`);
+  }
+  if (price.usageType === "metered") throw refuse(`Price '${price.id}' is metered: it is billed from usage at renewal.`);
   return {
-    ...lineBase(invoice, priceId, line, quantity, taxRateIds, created),
-    unitAmountAtom,
-    amountAtom: lineAmount(quantity, unitAmountAtom, `${field}quantity`),
+    ...lineBase(invoice, price.id, line, quantity, taxRateIds, created),
+    // A tiered line's amount is its tiers' for the quantity; it has no single unit amount (0).
+    unitAmountAtom: price.billingScheme === "tiered" ? 0 : price.unitAmountAtom,
+    amountAtom: lineAmount(price, quantity, `${field}quantity`),
   };
 }
 

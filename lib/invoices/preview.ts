@@ -1,11 +1,9 @@
-import type { z } from "zod";
 import type { Executor } from "@/db/client";
 import type { invoiceLines } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { balanceApplied } from "@/lib/customer-balance/service";
 import { newId } from "@/lib/ids";
-import { lineRow, usageLineRow, type UsageLineInput } from "./lines";
-import type { InvoiceLineInput } from "./schema";
+import { lineRow, usageLineRow, type LineInput, type UsageLineInput } from "./lines";
 import { amountColumns, finalizationAmounts } from "./amounts";
 import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
 
@@ -16,7 +14,7 @@ import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
  */
 
 /** A line of the preview; `proration` marks a line billing part of a period for a change. */
-export type PreviewLineInput = z.output<typeof InvoiceLineInput> & { proration?: boolean };
+export type PreviewLineInput = LineInput & { proration?: boolean };
 
 export type InvoicePreviewInput = {
   /** The id the invoice will carry (`invoice.upcoming` reserves it); absent: a throwaway one. */

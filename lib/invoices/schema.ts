@@ -197,12 +197,19 @@ type Address = z.output<typeof PostalAddress>;
  * by lib/invoices/pdf/document.ts): the seller's and the buyer's details, the lines' product names
  * and the rates' names as they were then.
  */
+/** One tier's part of a tiered line, as issued: units `from`…`to` (null: and up), units × unit amount + flat fee = amount. */
+export type DocumentTierPart = { from: number; to: number | null; units: number; unit_amount_atom: number; flat_amount_atom: number; amount_atom: number };
+
 export type InvoiceDocument = {
   locale: Locale;
   seller: { name: string; address: Address | null; tax_id: string | null; email: string | null };
   buyer: { name: string | null; email: string; address: Address | null; tax_ids: string[] };
-  /** Per line: the product's name and the price's nickname (or the line's own description). */
-  lines: { title: string; detail: string | null }[];
+  /**
+   * Per line: the product's name and the price's nickname (or the line's own description); for a
+   * tiered price, the tiers that priced its quantity (lib/prices/tiers.ts `tierBreakdown`), printed
+   * instead of a unit price. Absent in documents issued before tier breakdowns (they render as issued).
+   */
+  lines: { title: string; detail: string | null; tiers?: DocumentTierPart[] }[];
   tax_rates: { id: string; display_name: string; percentage_e4: number; inclusive: boolean }[];
   footer: string | null;
   /** A subscription's invoice: the period its subscription was in when it was finalized (ISO dates). */

@@ -11,7 +11,7 @@ import { newId } from "@/lib/ids";
 import { transitionScheduled } from "@/lib/clock/schedule";
 import { one } from "@/lib/rows";
 import { assertStatus, emit, latestPaymentIntents, linesOf, loadInvoice, lockInvoice, markPaid, ofAccount } from "./core";
-import { draftTotals, lineRow, usageLineRow, type UsageLineInput } from "./lines";
+import { draftTotals, lineRow, usageLineRow, type LineInput, type UsageLineInput } from "./lines";
 import { takeInvoiceNumber } from "./numbers";
 import { issueDocument } from "./pdf/issue";
 import { amountColumns, finalizationAmounts } from "./amounts";
@@ -21,7 +21,9 @@ import type { InvoiceLineRow, InvoiceWithLines } from "./serialize";
 
 /* Invoices: create a draft, read, list, finalize. Lines: lines.ts; paying and ending: settle.ts; previews: preview.ts. */
 
-export type CreateInvoiceInput = z.output<typeof InvoiceCreateInput> & {
+export type CreateInvoiceInput = Omit<z.output<typeof InvoiceCreateInput>, "lines"> & {
+  /** The API's lines, or a subscription's (which may bill a price archived since: `LineInput.subscribed`). */
+  lines?: LineInput[];
   /** Set by subscriptions only (clients cannot): the id `invoice.upcoming` reserved, and the subscription billed. */
   id?: string;
   subscription?: string;

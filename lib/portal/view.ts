@@ -4,6 +4,8 @@ import { notFound } from "@/lib/errors";
 import { invoicePdf } from "@/lib/invoices/hosted";
 import { hostedInvoiceUrl, type InvoiceWithLines } from "@/lib/invoices/serialize";
 import { getInvoice, listInvoices } from "@/lib/invoices/service";
+import { formatAtoms } from "@/lib/money";
+import { amountOf, startingAt, type PriceTerms } from "@/lib/prices/amount";
 import { getPrice } from "@/lib/prices/service";
 import { getProduct } from "@/lib/products/service";
 import type { ChangeStep } from "@/db/schema";
@@ -45,16 +47,46 @@ export async function portalCustomer(session: PortalSession) {
   return { id: row.id, name: row.name, email: row.email, address: row.address, taxIds: row.taxIds };
 }
 
-export type PlanLabel = { priceId: string; label: string; unitAmountAtom: number; currency: string; interval: string };
+export type PlanLabel = {
+  priceId: string;
+  label: string;
+  currency: string;
+  interval: string;
+  /** What the price charges (lib/prices/amount.ts): a tiered price has no single unit amount. */
+  terms: PriceTerms;
+  /** Billed from usage: no amount in advance. */
+  metered: boolean;
+  /** How the price reads: "$10.00 per month", "$10.00 per unit per month", or "Tiered: from $1.00 per unit per month". */
+  priceText: string;
+};
 
-/** A price as the customer reads it: the product's name, the price's nickname, amount per interval. */
+/** "$10.00 per month" (per unit: "… per unit …" when the plan is sold by quantity), or "Tiered: from $1.00 per unit (+ $5.00) per month". */
+function priceTextOf(terms: PriceTerms, currency: string, interval: string, metered: boolean): string {
+  const money = (atoms: number) => formatAtoms(atoms, currency, "en");
+  const per = interval === "once" ? "" : ` per ${interval}`;
+  if (terms.billingScheme !== "tiered") return `${money(terms.unitAmountAtom)}${metered ? " per unit used" : ""}${per}`;
+  const first = startingAt(terms);
+  return `Tiered: from ${money(first.unitAmountAtom)} per unit${first.flatAmountAtom > 0 ? ` (+ ${money(first.flatAmountAtom)})` : ""}${per}`;
+}
+
+/** A price as the customer reads it: the product's name, the price's nickname, what it charges per interval. */
 export async function planLabel(session: PortalSession, priceId: string): Promise<PlanLabel> {
   const price = await getPrice({ ctx: session.ctx, input: { id: priceId } });
   const product = await getProduct({ ctx: session.ctx, input: { id: price.productId } }).catch(() => null);
   const name = [product?.name, price.nickname].filter(Boolean).join(" · ") || price.id;
   const count = price.recurringIntervalCount ?? 1;
   const interval = price.recurringInterval ? (count === 1 ? price.recurringInterval : `${count} ${price.recurringInterval}s`) : "once";
-  return { priceId: price.id, label: name, unitAmountAtom: price.unitAmountAtom ?? 0, currency: price.currency, interval };
+  const metered = price.usageType === "metered";
+  return { priceId: price.id, label: name, currency: price.currency, interval, terms: price, metered, priceText: priceTextOf(price, price.currency, interval, metered) };
+}
+
+/** An item as the customer reads it: its plan, its quantity and what that quantity costs per period (amountOf; null: billed from usage). */
+export type PortalItem = { id: string; quantity: number; plan: PlanLabel; amountAtom: number | null };
+
+async function portalItem(session: PortalSession, item: { id: string; quantity: number; priceId: string }): Promise<PortalItem> {
+  const plan = await planLabel(session, item.priceId);
+  // A subscription's amounts were bounded when it was made (≤ 2^53 − 1 per period).
+  return { id: item.id, quantity: item.quantity, plan, amountAtom: plan.metered ? null : Number(amountOf(plan.terms, item.quantity)) };
 }
 
 /** A change request's steps as the customer reads them. */
@@ -83,7 +115,7 @@ export type PortalSubscription = {
   cancelAtPeriodEnd: boolean;
   currentPeriodEnd: string;
   defaultPaymentMethod: string | null;
-  items: { id: string; quantity: number; plan: PlanLabel }[];
+  items: PortalItem[];
   /** The renewal's date and amount (the change-request preview's `next_invoice_amount` with no change), null when nothing renews. */
   nextInvoice: { date: string; amountAtom: number } | null;
   /** Changes scheduled for the period end, in the order the renewal applies them. */
@@ -92,7 +124,7 @@ export type PortalSubscription = {
 
 export async function portalSubscription(session: PortalSession, found: SubscriptionWithItems): Promise<PortalSubscription> {
   const { subscription } = found;
-  const items = await Promise.all(found.items.map(async (item) => ({ id: item.id, quantity: item.quantity, plan: await planLabel(session, item.priceId) })));
+  const items = await Promise.all(found.items.map((item) => portalItem(session, item)));
   const amounts = renewalBills(subscription) ? await preview(await getDb(), session.ctx, found, [], session.ctx.now(), "none") : null;
   const pendingChanges = await Promise.all(
     subscription.pendingChanges.map(async (change): Promise<PortalPendingChange> => {

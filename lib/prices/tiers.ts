@@ -6,33 +6,50 @@ export type Tier = { up_to: number | null; unit_amount_atom: number; flat_amount
 export type TiersMode = "graduated" | "volume";
 
 /**
- * The amount, in atoms, of `quantity` units under `tiers` (sorted by `up_to`, the last one
- * unbounded), as Stripe computes it:
+ * One tier's part of a tiered amount: the units it prices (`from`…`to`, inclusive, as the tier's
+ * bounds print them: `to` null for the unbounded last tier), its unit amount and flat fee, and
+ * what it adds (units × unit amount + flat fee).
+ */
+export type TierPart = { from: number; to: number | null; units: number; unitAmountAtom: number; flatAmountAtom: number; amountAtom: bigint };
+
+/**
+ * The tiers that price `quantity` units under `tiers` (sorted by `up_to`, the last one unbounded),
+ * as Stripe computes it:
  *
  * - graduated: each tier prices the units that fall within it (units `prev_up_to + 1 … up_to`),
  *   plus its flat fee when at least one unit falls within it;
  * - volume: the tier the whole quantity falls in prices every unit, plus its flat fee.
  *
- * A quantity of 0 costs nothing under graduated tiers and the first tier's flat fee under volume
- * tiers (Stripe's rule). Integer arithmetic only; `bigint` so no product overflows.
+ * A quantity of 0 costs nothing under graduated tiers (no part) and the first tier's flat fee under
+ * volume tiers (Stripe's rule). Integer arithmetic only; `bigint` so no product overflows. The
+ * invoice PDF and the dashboard print these parts; `tieredAmount` is their sum.
  */
-export function tieredAmount(tiers: readonly Tier[], mode: TiersMode, quantity: number): bigint {
+export function tierBreakdown(tiers: readonly Tier[], mode: TiersMode, quantity: number): TierPart[] {
   if (!Number.isSafeInteger(quantity) || quantity < 0) throw new RangeError(`quantity must be a non-negative integer, not ${quantity}`);
-  const units = BigInt(quantity);
+  const part = (index: number, units: number): TierPart => {
+    const tier = tiers[index]!;
+    const from = index === 0 ? 1 : tiers[index - 1]!.up_to! + 1;
+    const flat = tier.flat_amount_atom ?? 0;
+    return { from, to: tier.up_to, units, unitAmountAtom: tier.unit_amount_atom, flatAmountAtom: flat, amountAtom: BigInt(units) * BigInt(tier.unit_amount_atom) + BigInt(flat) };
+  };
   if (mode === "volume") {
-    const tier = tiers.find((t) => t.up_to === null || quantity <= t.up_to) ?? tiers[tiers.length - 1]!;
-    return units * BigInt(tier.unit_amount_atom) + BigInt(tier.flat_amount_atom ?? 0);
+    const index = tiers.findIndex((t) => t.up_to === null || quantity <= t.up_to);
+    return [part(index === -1 ? tiers.length - 1 : index, quantity)];
   }
-  let total = 0n;
-  let below = 0n;
-  for (const tier of tiers) {
-    if (units <= below) break;
-    const top = tier.up_to === null ? units : BigInt(Math.min(tier.up_to, quantity));
-    const inTier = top - below;
-    if (inTier > 0n) total += inTier * BigInt(tier.unit_amount_atom) + BigInt(tier.flat_amount_atom ?? 0);
+  const parts: TierPart[] = [];
+  let below = 0;
+  for (const [index, tier] of tiers.entries()) {
+    if (quantity <= below) break;
+    const top = tier.up_to === null ? quantity : Math.min(tier.up_to, quantity);
+    if (top > below) parts.push(part(index, top - below));
     below = top;
   }
-  return total;
+  return parts;
+}
+
+/** The amount, in atoms, of `quantity` units under `tiers`: the sum of `tierBreakdown`'s parts. */
+export function tieredAmount(tiers: readonly Tier[], mode: TiersMode, quantity: number): bigint {
+  return tierBreakdown(tiers, mode, quantity).reduce((sum, part) => sum + part.amountAtom, 0n);
 }
 
 /** Why `tiers` cannot price (ascending `up_to`, exactly the last one null), or null when they can. */
@@ -47,4 +64,10 @@ export function tiersProblem(tiers: readonly Tier[]): string | null {
     if (!last && previous !== null && tier.up_to !== null && tier.up_to <= previous) return "up_to must increase from tier to tier (and be ≥ 1).";
   }
   return null;
+}
+
+/** A tier part's units as documents print them: "1–10", "11+" (the unbounded last tier), "5" (a tier of one unit). */
+export function tierRangeText(part: Pick<TierPart, "from" | "to">): string {
+  if (part.to === null) return `${part.from}+`;
+  return part.from === part.to ? String(part.from) : `${part.from}–${part.to}`;
 }

@@ -6,24 +6,38 @@ import { MAX_ITEMS } from "@/lib/subscriptions/schema";
 import type { SubscriptionItemRow } from "@/lib/subscriptions/serialize";
 import { recurringPrice, type SubscriptionSchedule } from "@/lib/subscriptions/core";
 import type { ItemChange } from "@/lib/subscriptions/items";
+import type { PriceTerms } from "@/lib/prices/amount";
+import type { PricedItem } from "./proration";
 
 /**
  * A subscription item as a step sees it: `id` is null for an item an earlier step of the plan adds.
- * A metered item has no quantity and is billed in arrears from usage: it prorates nothing
- * (`unitAmountAtom` 0 here) and its quantity stays 1.
+ * `price` is what its price charges (amountOf: per unit or by its tiers for the quantity). A
+ * metered item has no quantity and is billed in arrears from usage: it prorates nothing (proration.ts
+ * counts it 0) and its quantity stays 1.
  */
-export type PlannedItem = { id: string | null; priceId: string; quantity: number; unitAmountAtom: number; metered: boolean };
+export type PlannedItem = PricedItem & { id: string | null; priceId: string };
 
-const plannedPrice = (price: { unitAmountAtom: number; usageType: string }) =>
-  price.usageType === "metered" ? { unitAmountAtom: 0, metered: true } : { unitAmountAtom: price.unitAmountAtom, metered: false };
+type PriceRow = PriceTerms & { usageType: string };
+
+const plannedPrice = (price: PriceRow): Pick<PlannedItem, "price" | "metered"> => ({
+  price: { billingScheme: price.billingScheme, unitAmountAtom: price.unitAmountAtom, tiersMode: price.tiersMode, tiers: price.tiers },
+  metered: price.usageType === "metered",
+});
 
 export type StepContext = { executor: Executor; accountId: string; schedule: SubscriptionSchedule };
 
-/** The items with their prices' unit amounts (an archived or deleted price still bills what it says). */
+/** The items with their prices' terms (an archived or deleted price still bills what it says). */
 export async function plannedItems(executor: Executor, items: readonly SubscriptionItemRow[]): Promise<PlannedItem[]> {
   if (items.length === 0) return [];
   const rows = await executor
-    .select({ id: prices.id, unitAmountAtom: prices.unitAmountAtom, usageType: prices.usageType })
+    .select({
+      id: prices.id,
+      billingScheme: prices.billingScheme,
+      unitAmountAtom: prices.unitAmountAtom,
+      tiersMode: prices.tiersMode,
+      tiers: prices.tiers,
+      usageType: prices.usageType,
+    })
     .from(prices)
     .where(inArray(prices.id, items.map((item) => item.priceId)));
   return items.map((item) => ({

@@ -3,7 +3,9 @@
  * overflows 2^53 long before any realistic price does). Pure (the change requests and the invoice
  * preview both read it).
  *
- * - per-period amount of a set of items: Σ unit_amount × quantity;
+ * - per-period amount of a set of items: Σ amountOf(price, quantity) (lib/prices/amount.ts: per
+ *   unit or by the price's tiers) of the licensed items; a metered item counts 0 (its usage is
+ *   billed in arrears, its amount is not known in advance);
  * - next invoice: the per-period amount of the items after the change;
  * - signed proration (`signedProration`): (after − before) × remaining / length, rounded toward
  *   zero, so a charge is floor(increase × remaining / length) and a credit floor(decrease ×
@@ -15,14 +17,15 @@
  *   balance; `none` does neither (docs/billing.md, "Proration both ways").
  */
 
+import { amountOf, type PriceTerms } from "@/lib/prices/amount";
 import type { ProrationBehavior } from "./statuses";
 
 export { PRORATION_BEHAVIORS, type ProrationBehavior } from "./statuses";
 
-export type PricedItem = { unitAmountAtom: number; quantity: number };
+export type PricedItem = { price: PriceTerms; quantity: number; metered: boolean };
 
 export function perPeriodAtom(items: readonly PricedItem[]): bigint {
-  return items.reduce((sum, item) => sum + BigInt(item.unitAmountAtom) * BigInt(item.quantity), BigInt(0));
+  return items.reduce((sum, item) => (item.metered ? sum : sum + amountOf(item.price, item.quantity)), BigInt(0));
 }
 
 export type ProrationInput = {

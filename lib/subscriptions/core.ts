@@ -5,7 +5,7 @@ import type { ServiceContext } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
-import type { UsageLineInput } from "@/lib/invoices/lines";
+import type { LineInput, UsageLineInput } from "@/lib/invoices/lines";
 import { createInvoice } from "@/lib/invoices/service";
 import { one } from "@/lib/rows";
 import type { Interval } from "./period";
@@ -106,11 +106,12 @@ export async function emit(
 }
 
 /**
- * The invoice lines of the items. An item whose price was archived or deleted since keeps billing
- * what the customer agreed to, as a custom line naming the price (invoice lines accept only active
- * prices).
+ * The invoice lines of the items, each priced by its price (`amountOf`: per unit or by its tiers
+ * for the quantity). An item whose price was archived or deleted since keeps billing what the
+ * customer agreed to: the line still names the price (`subscribed`), with a description saying it
+ * is no longer offered.
  */
-export async function renewalLines(executor: Executor, items: Pick<SubscriptionItemRow, "priceId" | "quantity" | "taxRateIds">[]) {
+export async function renewalLines(executor: Executor, items: Pick<SubscriptionItemRow, "priceId" | "quantity" | "taxRateIds">[]): Promise<LineInput[]> {
   const rows = await executor.select().from(prices).where(inArray(prices.id, items.map((item) => item.priceId)));
   // Metered items are billed in arrears from usage (lib/usage/billing.ts), not in advance.
   const licensed = items.filter((item) => rows.find((row) => row.id === item.priceId)?.usageType !== "metered");
@@ -119,7 +120,7 @@ export async function renewalLines(executor: Executor, items: Pick<SubscriptionI
     const taxes = item.taxRateIds.length > 0 ? { tax_rates: item.taxRateIds } : {};
     return price.active && price.deletedAt === null
       ? { price: price.id, quantity: item.quantity, ...taxes }
-      : { unit_amount_atom: price.unitAmountAtom, description: `Price ${price.id} (no longer offered)`, quantity: item.quantity, ...taxes };
+      : { price: price.id, subscribed: true as const, description: `Price ${price.id} (no longer offered)`, quantity: item.quantity, ...taxes };
   });
 }
 

@@ -5,7 +5,7 @@ import type { ServiceContext } from "@/lib/context";
 import type { ChangeTransaction } from "@/lib/events/transaction";
 import type { UsageLineInput } from "@/lib/invoices/lines";
 import { createInvoice, finalizeInvoice } from "@/lib/invoices/service";
-import { tieredAmount } from "@/lib/prices/tiers";
+import { amountOf, safeAtoms } from "@/lib/prices/amount";
 import { aggregateUsage } from "./read";
 
 
@@ -40,22 +40,21 @@ type MeteredRange = { price: PriceRow; meter: MeterRow; taxRateIds: string[]; st
 /**
  * The line of one metered range: its quantity is the meter's aggregated usage of the customer over
  * [start, end) (meter values are integers ≥ 0, so every aggregation is a whole number; max and last
- * without events are 0), its amount the price's for that quantity: per unit (`unit_amount_atom`
- * the price's), or by its tiers (`unit_amount_atom` 0, as every tiered line). The description
+ * without events are 0), its amount the price's for that quantity (`amountOf`): per unit
+ * (`unit_amount_atom` the price's), or by its tiers (`unit_amount_atom` 0, as every tiered line). The description
  * names the meter, the price, the units and the range, so every billed unit traces to events.
  */
 async function rangeLine(executor: Executor, customerId: string, range: MeteredRange): Promise<UsageLineInput> {
   const { price, meter, start, end } = range;
   const units = (await aggregateUsage(meter, customerId, start, end, executor)) ?? 0;
   if (!Number.isSafeInteger(units)) throw new RangeError(`Usage of ${meter.id} exceeds 2^53 - 1 units.`);
-  const tiered = price.billingScheme === "tiered";
-  const amount = tiered ? tieredAmount(price.tiers ?? [], price.tiersMode ?? "graduated", units) : BigInt(units) * BigInt(price.unitAmountAtom);
-  if (amount > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`Usage of ${meter.id} costs more than 2^53 - 1 atoms.`);
+  const amount = safeAtoms(amountOf(price, units));
+  if (amount === null) throw new RangeError(`Usage of ${meter.id} costs more than 2^53 - 1 atoms.`);
   return {
     price: price.id,
     quantity: units,
-    unit_amount_atom: tiered ? 0 : price.unitAmountAtom,
-    amount_atom: Number(amount),
+    unit_amount_atom: price.billingScheme === "tiered" ? 0 : price.unitAmountAtom,
+    amount_atom: amount,
     ...(range.taxRateIds.length > 0 ? { tax_rates: range.taxRateIds } : {}),
     description:
       `${meter.displayName} (${meter.id}, price ${price.id}): ${units} ${meter.aggregation === "sum" ? "units" : meter.aggregation}` +

@@ -98,6 +98,33 @@ describe("the invoice PDF", () => {
     expect(pdfText((await pdfOf(merchant, oneOff.id)).bytes)).not.toContain("Service period");
   });
 
+  it("prints a tiered line's tiers (units × unit price, flat fees) instead of a unit price of 0.00 (issue 42)", async () => {
+    const tiered = (
+      await merchant.client.post("/prices", {
+        product: product.id,
+        currency: "eur",
+        type: "one_time",
+        nickname: "Seats",
+        billing_scheme: "tiered",
+        tiers_mode: "graduated",
+        tiers: [
+          { up_to: 10, unit_amount_atom: 1000, flat_amount_atom: 500 },
+          { up_to: null, unit_amount_atom: 800 },
+        ],
+      })
+    ).body;
+    const invoice = await finalized(merchant, {}, [{ price: tiered.id, quantity: 12 }]);
+    expect(invoice.lines[0]).toMatchObject({ quantity: 12, unit_amount_atom: 0, amount_atom: 10 * 1000 + 500 + 2 * 800 });
+    const money = (atoms: number) => printedMoney(atoms, "EUR", "en");
+    const text = pdfText((await pdfOf(merchant, invoice.id)).bytes);
+    // The line: its quantity, "Tiered" where a unit price would be, its amount; then each tier that priced it.
+    expect(text).toContain(`12 Tiered — ${money(12_100)}`);
+    expect(text).toContain(`Units 1–10 10 ${money(1000)} ${money(10_000)}`);
+    expect(text).toContain(`Flat fee (1–10) ${money(500)}`);
+    expect(text).toContain(`Units 11+ 2 ${money(800)} ${money(1600)}`);
+    expect(text).not.toContain(`12 ${money(0)}`);
+  });
+
   it("prints the reverse-charge note where it applies", async () => {
     const invoice = await finalized(merchant, { tax_ids: [{ type: "eu_vat", value: "FR40303265045" }] }, [{ unit_amount_atom: 5000, description: "Audit", tax_rates: [vat.id] }]);
     expect(invoice).toMatchObject({ reverse_charge: true, tax_atom: 0 });

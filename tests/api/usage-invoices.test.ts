@@ -115,8 +115,10 @@ describe("usage on invoices (sandbox test clock)", () => {
     expect(invoice.subtotal_atom).toBe(1000 + 12 * 7 + 3);
     // The PDF prints the same quantity and amount.
     const printed = pdfText((await download(invoice.invoice_pdf, sandboxToken)).bytes);
-    // Quantity, unit price (none: tiered), tax (none) and amount, in the line's row.
-    expect(printed).toContain(` 12 ${printedMoney(0, "USD", "en")} — ${printedMoney(12 * 7 + 3, "USD", "en")}`);
+    // Quantity, unit price (none: tiered), tax (none) and amount, in the line's row; then the volume tier that priced all 12 units.
+    expect(printed).toContain(` 12 Tiered — ${printedMoney(12 * 7 + 3, "USD", "en")}`);
+    expect(printed).toContain(`Units 11+ 12 ${printedMoney(7, "USD", "en")} ${printedMoney(12 * 7, "USD", "en")}`);
+    expect(printed).toContain(`Flat fee (11+) ${printedMoney(3, "USD", "en")}`);
     expect(invoice.lines[1].description).toContain(`Tokens (${meter.id}`);
     expect(invoice.lines[1].description).toContain(`12 units from ${new Date(start).toISOString()} to ${new Date(end).toISOString()}`);
 

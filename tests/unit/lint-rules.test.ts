@@ -49,6 +49,14 @@ const CASES: Case[] = [
   // The clock rule holds in webhook delivery and the Inngest functions too (realNow() names real time).
   { rule: "no-restricted-syntax", filePath: "lib/webhooks/lint-probe.ts", code: "export const at = Date.now();\n" },
   { rule: "no-restricted-syntax", filePath: "inngest/functions/lint-probe.ts", code: "export const at = (): Date => new Date();\n" },
+  // One function prices a price (issue 42): unit amount × quantity outside lib/prices, as today's
+  // code did in checkout, proration, usage billing and invoice lines; the clock rule still holds beside it.
+  { rule: "no-restricted-syntax", message: "amountOf", filePath: "lib/checkout/lint-probe.ts", code: "export const total = (price: { unitAmountAtom: number }, q: number) => BigInt(price.unitAmountAtom) * BigInt(q);\n" },
+  { rule: "no-restricted-syntax", message: "amountOf", filePath: "lib/subscription-changes/lint-probe.ts", code: "export const total = (item: { unitAmountAtom: number; quantity: number }) => item.unitAmountAtom * item.quantity;\n" },
+  { rule: "no-restricted-syntax", message: "amountOf", filePath: "components/objects/lint-probe.ts", code: "export const total = (line: { unit_amount_atom: number; quantity: number }) => line.quantity * line.unit_amount_atom;\n" },
+  { rule: "no-restricted-syntax", message: "amountOf", filePath: "app/portal/lint-probe.ts", code: 'export const total = (line: Record<string, number>, q: number) => line["unit_amount_atom"]! * q;\n' },
+  { rule: "no-restricted-syntax", message: "ctx.now()", filePath: "lib/invoices/lint-probe.ts", code: "export const now = (): Date => new Date();\n" },
+  { rule: "no-restricted-syntax", message: "ctx.now()", filePath: "lib/prices/lint-probe.ts", code: "export const now = (): Date => new Date();\n" },
   // The layers (docs/ARCHITECTURE.md, "Layers in lint"), one probe per policy.
   {
     rule: "boundaries/dependencies",
@@ -138,6 +146,11 @@ describe("lint rules fire", { timeout: 120_000 }, () => {
   it("passes a clean file of the same shapes", async () => {
     const code = 'import { useState } from "react";\nexport function C() {\n  const [n] = useState(0);\n  return <span>{n}</span>;\n}\n';
     expect(await lint("components/lint-probe.tsx", code)).toEqual([]);
+  });
+
+  it("lets lib/prices, the one function that prices a price, multiply a unit amount", async () => {
+    const code = "export const amount = (price: { unitAmountAtom: number }, q: number) => BigInt(price.unitAmountAtom) * BigInt(q);\n";
+    expect(await lint("lib/prices/lint-probe.ts", code)).toEqual([]);
   });
 
   it("passes the layers' allowed imports", async () => {

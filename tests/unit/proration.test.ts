@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { perUnit } from "@/lib/prices/amount";
 import { perPeriodAtom, prorate, prorationOutcome, signedProration, type PricedItem } from "@/lib/subscription-changes/proration";
 
 /* The signed proration of a change (docs/billing.md, "Proration both ways"), and what each proration_behavior does with it. */
@@ -9,7 +10,13 @@ const end = new Date("2026-01-31T00:00:00Z"); // 30 days
 const at = (days: number) => new Date(start.getTime() + days * 86_400_000);
 const base = { periodStart: start, periodEnd: end, billed: true };
 
-const arbItems = fc.array(fc.record({ unitAmountAtom: fc.integer({ min: 0, max: 10_000_000 }), quantity: fc.integer({ min: 1, max: 100_000 }) }), { maxLength: 5 });
+/** A licensed per-unit item (tiered items: tests/unit/subscription-changes.test.ts and tests/unit/amount.test.ts). */
+const item = (unitAmountAtom: number, quantity: number): PricedItem => ({ price: perUnit(unitAmountAtom), quantity, metered: false });
+
+const arbItems = fc.array(
+  fc.record({ unitAmountAtom: fc.integer({ min: 0, max: 10_000_000 }), quantity: fc.integer({ min: 1, max: 100_000 }) }).map(({ unitAmountAtom, quantity }) => item(unitAmountAtom, quantity)),
+  { maxLength: 5 },
+);
 const arbPeriod = fc
   .record({ startMs: fc.integer({ min: 0, max: 2_000_000_000_000 }), lengthMs: fc.integer({ min: 1, max: 400 * 86_400_000 }), offsetMs: fc.integer({ min: -86_400_000, max: 401 * 86_400_000 }) })
   .map(({ startMs, lengthMs, offsetMs }) => ({
@@ -30,12 +37,12 @@ function expected(before: PricedItem[], after: PricedItem[], remainingMs: number
 describe("signedProration", () => {
   it("credits a decrease by the upgrade's formula with the sign reversed, rounded down in magnitude", () => {
     // 3000 → 1000 with 20 of 30 days left: 2000 × 20/30 = 1333.33… → a credit of 1333.
-    const down = signedProration({ ...base, before: [{ unitAmountAtom: 3000, quantity: 1 }], after: [{ unitAmountAtom: 1000, quantity: 1 }], prorationDate: at(10) });
+    const down = signedProration({ ...base, before: [item(3000, 1)], after: [item(1000, 1)], prorationDate: at(10) });
     expect(down).toBe(BigInt(-1333));
-    const up = signedProration({ ...base, before: [{ unitAmountAtom: 1000, quantity: 1 }], after: [{ unitAmountAtom: 3000, quantity: 1 }], prorationDate: at(10) });
+    const up = signedProration({ ...base, before: [item(1000, 1)], after: [item(3000, 1)], prorationDate: at(10) });
     expect(up).toBe(BigInt(1333));
     // A quantity decrease: 3 × 1000 → 1 × 1000, half the period left.
-    expect(signedProration({ ...base, before: [{ unitAmountAtom: 1000, quantity: 3 }], after: [{ unitAmountAtom: 1000, quantity: 1 }], prorationDate: at(15) })).toBe(BigInt(-1000));
+    expect(signedProration({ ...base, before: [item(1000, 3)], after: [item(1000, 1)], prorationDate: at(15) })).toBe(BigInt(-1000));
   });
 
   it("matches the formula for any items and any proration date, and is antisymmetric", () => {

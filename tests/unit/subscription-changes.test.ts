@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { addUtcMonths } from "@/lib/clock/time";
 import { loadConfig } from "@/lib/config";
-import { prorate } from "@/lib/subscription-changes/proration";
+import { perUnit, type PriceTerms } from "@/lib/prices/amount";
+import { prorate, type PricedItem } from "@/lib/subscription-changes/proration";
 
 describe("the change-plan deprecation settings", () => {
   it("default to deprecated on 2026-11-22 with the sunset six calendar months later", () => {
@@ -41,23 +42,33 @@ describe("the proration of a change request", () => {
   const end = new Date("2026-01-31T00:00:00Z"); // 30 days
   const at = (days: number) => new Date(start.getTime() + days * 86_400_000);
   const base = { periodStart: start, periodEnd: end, billed: true };
+  const item = (unitAmountAtom: number, quantity: number): PricedItem => ({ price: perUnit(unitAmountAtom), quantity, metered: false });
+
+  it("prices a tiered item by its tiers for the quantity, not unit amount × quantity (issue 42)", () => {
+    // Graduated: 100 per unit up to 10, 100 after: 10 → 20 units costs 1000 → 2000 per period.
+    const graduated: PriceTerms = { billingScheme: "tiered", unitAmountAtom: 0, tiersMode: "graduated", tiers: [{ up_to: 10, unit_amount_atom: 100 }, { up_to: null, unit_amount_atom: 100 }] };
+    const result = prorate({ ...base, before: [{ price: graduated, quantity: 10, metered: false }], after: [{ price: graduated, quantity: 20, metered: false }], prorationDate: at(15) });
+    expect(result).toEqual({ amountDueNowAtom: BigInt(500), nextInvoiceAmountAtom: BigInt(2000) });
+    // A metered item counts nothing in advance, whatever its price.
+    expect(prorate({ ...base, before: [], after: [{ price: graduated, quantity: 1, metered: true }], prorationDate: at(15) }).nextInvoiceAmountAtom).toBe(BigInt(0));
+  });
 
   it("charges the increase for the remaining part of the period, rounded down", () => {
     // 1000 → 3000 with 20 of 30 days left: 2000 × 20/30 = 1333.33… → 1333.
-    const result = prorate({ ...base, before: [{ unitAmountAtom: 1000, quantity: 1 }], after: [{ unitAmountAtom: 3000, quantity: 1 }], prorationDate: at(10) });
+    const result = prorate({ ...base, before: [item(1000, 1)], after: [item(3000, 1)], prorationDate: at(10) });
     expect(result).toEqual({ amountDueNowAtom: BigInt(1333), nextInvoiceAmountAtom: BigInt(3000) });
   });
 
   it("nets the items: a mixed change pays its net increase, a downgrade is due nothing now (its credit: tests/unit/proration.test.ts)", () => {
-    const before = [{ unitAmountAtom: 1000, quantity: 2 }, { unitAmountAtom: 500, quantity: 1 }];
-    const mixed = prorate({ ...base, before, after: [{ unitAmountAtom: 1000, quantity: 3 }], prorationDate: at(15) });
+    const before = [item(1000, 2), item(500, 1)];
+    const mixed = prorate({ ...base, before, after: [item(1000, 3)], prorationDate: at(15) });
     expect(mixed).toEqual({ amountDueNowAtom: BigInt(250), nextInvoiceAmountAtom: BigInt(3000) });
-    const down = prorate({ ...base, before, after: [{ unitAmountAtom: 1000, quantity: 1 }], prorationDate: at(1) });
+    const down = prorate({ ...base, before, after: [item(1000, 1)], prorationDate: at(1) });
     expect(down).toEqual({ amountDueNowAtom: BigInt(0), nextInvoiceAmountAtom: BigInt(1000) });
   });
 
   it("charges nothing while the period is not billed, or once it has ended", () => {
-    const change = { before: [{ unitAmountAtom: 1000, quantity: 1 }], after: [{ unitAmountAtom: 3000, quantity: 1 }] };
+    const change = { before: [item(1000, 1)], after: [item(3000, 1)] };
     expect(prorate({ ...base, ...change, billed: false, prorationDate: at(10) }).amountDueNowAtom).toBe(BigInt(0));
     expect(prorate({ ...base, ...change, prorationDate: at(31) }).amountDueNowAtom).toBe(BigInt(0));
     // Before the period started (clock skew): at most the whole increase.
@@ -66,7 +77,7 @@ describe("the proration of a change request", () => {
 
   it("stays exact beyond 2^53 in the intermediate product", () => {
     const big = 2 ** 40;
-    const result = prorate({ ...base, before: [], after: [{ unitAmountAtom: big, quantity: 4000 }], prorationDate: at(10) });
+    const result = prorate({ ...base, before: [], after: [item(big, 4000)], prorationDate: at(10) });
     expect(result.amountDueNowAtom).toBe((BigInt(big) * BigInt(4000) * BigInt(20)) / BigInt(30));
   });
 });

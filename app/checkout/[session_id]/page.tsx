@@ -54,7 +54,8 @@ function Summary({ checkout }: { checkout: HostedCheckout }) {
                 <span className="font-medium">{line.description}</span>
                 {line.quantity > 1 && (
                   <span className="block text-xs text-slate-500">
-                    {line.quantity} × {money(line.unitAmountAtom)}
+                    {/* A tiered price has no single unit amount (0): its amount is the tiers' for the quantity. */}
+                    {line.unitAmountAtom > 0 ? `${line.quantity} × ${money(line.unitAmountAtom)}` : `${line.quantity} units`}
                   </span>
                 )}
               </td>

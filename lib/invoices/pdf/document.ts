@@ -4,6 +4,7 @@ import { accounts, customers, prices, products, subscriptions, taxRates } from "
 import { postalAddress } from "@/lib/account-settings/address";
 import type { Locale } from "@/lib/account-settings/schema";
 import type { InvoiceDocument } from "../schema";
+import { tierPartsOf } from "@/lib/prices/amount";
 import { one } from "@/lib/rows";
 import type { InvoiceLineRow, InvoiceRow } from "../serialize";
 
@@ -22,7 +23,15 @@ export async function buildDocument(executor: Executor, invoice: InvoiceRow, lin
     priceIds.length === 0
       ? Promise.resolve([])
       : executor
-          .select({ id: prices.id, nickname: prices.nickname, productName: products.name })
+          .select({
+            id: prices.id,
+            nickname: prices.nickname,
+            productName: products.name,
+            billingScheme: prices.billingScheme,
+            unitAmountAtom: prices.unitAmountAtom,
+            tiersMode: prices.tiersMode,
+            tiers: prices.tiers,
+          })
           .from(prices)
           .innerJoin(products, eq(products.id, prices.productId))
           .where(inArray(prices.id, priceIds)),
@@ -47,7 +56,17 @@ export async function buildDocument(executor: Executor, invoice: InvoiceRow, lin
     lines: lines.map((line) => {
       const price = priceRows.find((row) => row.id === line.priceId);
       if (!price) return { title: line.description ?? "", detail: null };
-      return { title: line.description ?? price.productName, detail: price.nickname };
+      const parts = tierPartsOf(price, line.quantity);
+      // The line's amount is these parts' sum, a safe integer: so is each part.
+      const tiers = parts?.map((part) => ({
+        from: part.from,
+        to: part.to,
+        units: part.units,
+        unit_amount_atom: part.unitAmountAtom,
+        flat_amount_atom: part.flatAmountAtom,
+        amount_atom: Number(part.amountAtom),
+      }));
+      return { title: line.description ?? price.productName, detail: price.nickname, ...(tiers ? { tiers } : {}) };
     }),
     tax_rates: rateIds.map((id) => {
       const rate = rateRows.find((row) => row.id === id)!;

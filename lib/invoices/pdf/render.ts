@@ -4,8 +4,9 @@ import type { PostalAddress } from "@/db/schema";
 import type { TaxAmount } from "@/lib/tax-rates/schema";
 import { formatAtoms } from "@/lib/money";
 import type { InvoiceLineRow, InvoiceRow } from "../serialize";
-import type { InvoiceDocument } from "../schema";
-import { LABELS } from "./labels";
+import { tierRangeText } from "@/lib/prices/tiers";
+import type { DocumentTierPart, InvoiceDocument } from "../schema";
+import { LABELS, type Labels } from "./labels";
 
 /*
  * The invoice as a PDF (pdfkit, pure JavaScript; the standard Helvetica fonts, which every PDF
@@ -107,10 +108,11 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
   header();
   const rateOf = new Map(document.tax_rates.map((rate) => [rate.id, rate]));
   for (const [index, line] of lines.entries()) {
-    const printed = document.lines[index] ?? { title: line.description ?? "", detail: null };
+    const printed: InvoiceDocument["lines"][number] = document.lines[index] ?? { title: line.description ?? "", detail: null };
     // Descriptions wrap: an invoice prints them whole.
     const titleHeight = pdf.heightOfString(printable(printed.title), { width: 235 });
-    const height = titleHeight + (printed.detail ? 12 : 0);
+    const tierRows = tierRowsOf(printed.tiers, t, cur);
+    const height = titleHeight + (printed.detail ? 12 : 0) + 12 * tierRows.length;
     if (y + height > BOTTOM - 120) {
       pdf.addPage();
       y = MARGIN;
@@ -123,10 +125,21 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
       pdf.fillColor("black");
     }
     text(String(line.quantity), COLUMNS.quantity, y, { width: 35, align: "right" });
-    text(cur(line.unitAmountAtom), COLUMNS.unit, y, { width: 75, align: "right" });
+    // A tiered line has no single unit price: its tiers follow, each with its own.
+    text(printed.tiers ? t.tiered : cur(line.unitAmountAtom), COLUMNS.unit, y, { width: 75, align: "right" });
     const rates = line.taxRateIds.map((id) => rateOf.get(id)).filter((rate) => rate !== undefined);
     text(rates.map((rate) => percent(invoice.reverseCharge ? 0 : rate.percentage_e4, locale)).join(", ") || "—", COLUMNS.tax, y, { width: 50, align: "right" });
     text(cur(line.amountAtom), COLUMNS.amount, y, { width: WIDTH - (COLUMNS.amount - MARGIN), align: "right" });
+    let tierY = y + titleHeight + (printed.detail ? 12 : 0);
+    pdf.fillColor("#555555");
+    for (const row of tierRows) {
+      text(row.label, COLUMNS.description + 10, tierY, { width: 225, ellipsis: true });
+      if (row.units !== null) text(row.units, COLUMNS.quantity, tierY, { width: 35, align: "right" });
+      if (row.unit !== null) text(row.unit, COLUMNS.unit, tierY, { width: 75, align: "right" });
+      text(row.amount, COLUMNS.amount, tierY, { width: WIDTH - (COLUMNS.amount - MARGIN), align: "right" });
+      tierY += 12;
+    }
+    pdf.fillColor("black");
     y += height + 4;
   }
 
@@ -152,6 +165,19 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
   if (document.footer) pdf.text(printable(document.footer), MARGIN, y, { width: WIDTH });
   pdf.end();
   return done;
+}
+
+/**
+ * The rows a tiered line prints under it, one per tier that priced its quantity (units, unit price,
+ * units × unit price) and one per flat fee it adds: the amounts sum to the line's amount.
+ */
+function tierRowsOf(tiers: readonly DocumentTierPart[] | undefined, t: Labels, cur: (atoms: number) => string) {
+  return (tiers ?? []).flatMap((part) => {
+    const range = tierRangeText(part);
+    const units = { label: `${t.tierUnits} ${range}`, units: String(part.units), unit: cur(part.unit_amount_atom), amount: cur(part.amount_atom - part.flat_amount_atom) };
+    const flat = { label: `${t.tierFlat} (${range})`, units: null, unit: null, amount: cur(part.flat_amount_atom) };
+    return part.flat_amount_atom > 0 ? [units, flat] : [units];
+  });
 }
 
 type PdfText = (value: string, x: number, y: number, options?: PDFKit.Mixins.TextOptions) => unknown;

@@ -9975,7 +9975,7 @@ export type components = {
             /** @description The product's name (and the price's nickname) at creation. */
             description: string | null;
             unit_amount_atom: number;
-            /** @description unit_amount_atom × quantity. */
+            /** @description The price for the quantity: unit_amount_atom × quantity, or a tiered price's tiers for the quantity (then unit_amount_atom is 0). */
             amount_atom: number;
         };
         CheckoutSession: {

@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ActionForm, Flash, PortalShell, PrimaryButton } from "@/components/portal/shell";
-import { formatAtoms } from "@/lib/money";
 import { ownSubscription, planLabel, portalSubscription } from "@/lib/portal/view";
 import { orNotFound, portalPage } from "../../../_lib/portal";
 
@@ -39,7 +38,7 @@ export default async function ChangePlanPage({ params, searchParams }: { params:
               <span>
                 <span className="font-medium">{plan!.label}</span>
                 <span className="block text-slate-600">
-                  {formatAtoms(plan!.unitAmountAtom, plan!.currency, "en")} per {plan!.interval}
+                  {plan!.priceText}
                   {plan!.priceId === item.plan.priceId && " (current)"}
                 </span>
               </span>
