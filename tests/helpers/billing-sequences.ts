@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, ne } from "drizzle-orm";
 import fc from "fast-check";
 import { getDb } from "@/db/client";
-import { creditNotes, customerBalanceTransactions, customers, invoices, paymentIntents, payments, refunds, subscriptions } from "@/db/schema";
+import { creditNotes, customerBalanceTransactions, customers, invoiceLines, invoices, paymentIntents, payments, refunds, subscriptions } from "@/db/schema";
 import {
   applyBalance,
   costOf,
@@ -189,6 +189,7 @@ export type Model = {
   log: string[];
 };
 
+const EXPLORE = process.env.PROPERTY_EXPLORE ?? "";
 const pick = <T>(list: readonly T[], n: number): T | undefined => (list.length === 0 ? undefined : list[n % list.length]);
 const sumOf = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
 
@@ -239,6 +240,15 @@ async function paymentIds(customer: string): Promise<{ id: string; invoiceId: st
     .innerJoin(paymentIntents, eq(paymentIntents.id, payments.paymentIntentId))
     .where(eq(paymentIntents.customerId, customer))
     .orderBy(asc(payments.created), asc(payments.id));
+}
+
+/** Gives the lines of an invoice the service made (a subscription's) their ids, in the order the model lists them. */
+async function nameLines(invoice: MInvoice): Promise<void> {
+  const db = await getDb();
+  const rows = await db.select({ id: invoiceLines.id }).from(invoiceLines).where(eq(invoiceLines.invoiceId, invoice.id)).orderBy(asc(invoiceLines.created), asc(invoiceLines.id));
+  invoice.amounts.lines.forEach((line, index) => {
+    line.id = rows[index]?.id ?? "(the service made no such line)";
+  });
 }
 
 /** Gives the model's new payments (id "") the database's ids, invoice by invoice, in order. */
@@ -365,6 +375,7 @@ async function step(driver: BillingDriver, model: Model, ids: CatalogueIds, curr
         current.target,
       );
       if (!invoice) return;
+      if (EXPLORE.includes("void") && invoice.applied !== 0) return;
       const expected = invoice.status === "open" ? done : refuse(`the invoice is ${invoice.status}`);
       const outcome = await driver.voidInvoice(invoice.id);
       if (!agree(model, `void invoice ${invoice.id}`, expected, outcome) || !expected.ok) return;
@@ -379,6 +390,7 @@ async function step(driver: BillingDriver, model: Model, ids: CatalogueIds, curr
       return;
     }
     case "coupon": {
+      if (EXPLORE.includes("once") && CATALOGUE.coupons[current.coupon]!.duration === "once") return;
       const outcome = await driver.applyCoupon(model.customer, ids.coupons[current.coupon]!);
       if (agree(model, "coupon", done, outcome)) model.discount = { coupon: CATALOGUE.coupons[current.coupon]!, start: now, used: false };
       return;
@@ -406,6 +418,8 @@ async function creditNoteStep(driver: BillingDriver, model: Model, current: Extr
     for (const wanted of current.lines) {
       const line = pick(invoice.amounts.lines, wanted.pick)!;
       const id = line.id!;
+      if (EXPLORE.includes("dup") && named.has(id)) continue;
+      if (EXPLORE.includes("cnline") && (invoice.credited.get(id)?.amount ?? 0) > 0) return;
       if (named.has(id)) expected = refuse("a line named twice");
       named.add(id);
       const quantity = Math.min(wanted.quantity, line.quantity);
@@ -483,12 +497,13 @@ async function creditNoteStep(driver: BillingDriver, model: Model, current: Extr
 
 async function planStep(driver: BillingDriver, model: Model, ids: CatalogueIds, current: Extract<Step, { kind: "plan" }>, now: Date): Promise<void> {
   const subscription = model.subscription;
+  if (EXPLORE.includes("tier") && current.plan >= 3) return;
   if (!subscription) {
     const made = await driver.subscribe(model.customer, ids.prices[current.plan]!, current.quantity, current.method);
     if (!agree(model, "subscribe", done, made) || !made.ok) return;
     const period = await subscriptionPeriod(made.value.id);
     model.subscription = { id: made.value.id, items: [{ id: made.value.item, price: current.plan, quantity: current.quantity }], method: current.method, periodStart: period.start, periodEnd: period.end, pending: null, renewed: false };
-    if (made.value.invoice) finalize(model, made.value.invoice, [{ id: null, quantity: current.quantity, amount: costOf(CATALOGUE.prices[current.plan]!, current.quantity), rates: [] }], now);
+    if (made.value.invoice) await nameLines(finalize(model, made.value.invoice, [{ id: null, quantity: current.quantity, amount: costOf(CATALOGUE.prices[current.plan]!, current.quantity), rates: [] }], now));
     else model.log.push("subscribe: no first invoice");
     return;
   }
@@ -496,9 +511,10 @@ async function planStep(driver: BillingDriver, model: Model, ids: CatalogueIds, 
   if (current.effective === "period_end" && subscription.pending) return;
   const [item] = subscription.items;
   const after = current.change === "switch_price" ? { price: current.plan === item!.price ? (current.plan + 1) % CATALOGUE.prices.length : current.plan, quantity: item!.quantity } : { price: item!.price, quantity: current.quantity === item!.quantity ? current.quantity + 1 : current.quantity };
+  if (EXPLORE.includes("tier") && (after.price >= 3 || item!.price >= 3)) return;
   const steps: ChangeStepInput[] = [current.change === "switch_price" ? { type: "switch_price", item: item!.id, price: ids.prices[after.price]! } : { type: "set_quantity", item: item!.id, quantity: after.quantity }];
   // Not partially funded: a void of a part-paid proration invoice keeps a payment whose fate is being decided (issue #42, 2).
-  const method = current.method === "pm_sandbox_partially_funded" ? "pm_sandbox_succeeds" : current.method;
+  const method = current.method === "pm_sandbox_partially_funded" || (EXPLORE.includes("void") && model.balance !== 0) ? "pm_sandbox_succeeds" : current.method;
   const outcome = await driver.change(subscription.id, steps, { effective: current.effective, behavior: current.behavior, method });
   if (current.effective === "period_end") {
     if (agree(model, "change at period end", done, outcome)) subscription.pending = after;
@@ -513,6 +529,7 @@ async function planStep(driver: BillingDriver, model: Model, ids: CatalogueIds, 
       return;
     }
     const invoice = finalize(model, invoiceId, [{ id: null, quantity: 1, amount: signed, rates: [] }], outcome.ok || !("prorationDate" in outcome) ? now : outcome.prorationDate);
+    await nameLines(invoice);
     if (invoice.status === "open") cardPayment(invoice, method, null);
     if (invoice.status !== "paid") {
       expected = refuse("its proration was not collected");
@@ -548,6 +565,7 @@ async function renewStep(driver: BillingDriver, model: Model, ids: CatalogueIds)
     subscription.items.map((item) => ({ id: null, quantity: item.quantity, amount: costOf(CATALOGUE.prices[item.price]!, item.quantity), rates: [] })),
     renewedAt,
   );
+  await nameLines(invoice);
   void ids;
   if (invoice.status === "open") cardPayment(invoice, subscription.method, null);
 }
