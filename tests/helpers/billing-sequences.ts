@@ -189,7 +189,6 @@ export type Model = {
   log: string[];
 };
 
-const EXPLORE = process.env.PROPERTY_EXPLORE ?? "";
 const pick = <T>(list: readonly T[], n: number): T | undefined => (list.length === 0 ? undefined : list[n % list.length]);
 const sumOf = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
 
@@ -375,7 +374,6 @@ async function step(driver: BillingDriver, model: Model, ids: CatalogueIds, curr
         current.target,
       );
       if (!invoice) return;
-      if (EXPLORE.includes("void") && invoice.applied !== 0) return;
       const expected = invoice.status === "open" ? done : refuse(`the invoice is ${invoice.status}`);
       const outcome = await driver.voidInvoice(invoice.id);
       if (!agree(model, `void invoice ${invoice.id}`, expected, outcome) || !expected.ok) return;
@@ -390,7 +388,6 @@ async function step(driver: BillingDriver, model: Model, ids: CatalogueIds, curr
       return;
     }
     case "coupon": {
-      if (EXPLORE.includes("once") && CATALOGUE.coupons[current.coupon]!.duration === "once") return;
       const outcome = await driver.applyCoupon(model.customer, ids.coupons[current.coupon]!);
       if (agree(model, "coupon", done, outcome)) model.discount = { coupon: CATALOGUE.coupons[current.coupon]!, start: now, used: false };
       return;
@@ -418,8 +415,6 @@ async function creditNoteStep(driver: BillingDriver, model: Model, current: Extr
     for (const wanted of current.lines) {
       const line = pick(invoice.amounts.lines, wanted.pick)!;
       const id = line.id!;
-      if (EXPLORE.includes("dup") && named.has(id)) continue;
-      if (EXPLORE.includes("cnline") && (invoice.credited.get(id)?.amount ?? 0) > 0) return;
       if (named.has(id)) expected = refuse("a line named twice");
       named.add(id);
       const quantity = Math.min(wanted.quantity, line.quantity);
@@ -497,7 +492,6 @@ async function creditNoteStep(driver: BillingDriver, model: Model, current: Extr
 
 async function planStep(driver: BillingDriver, model: Model, ids: CatalogueIds, current: Extract<Step, { kind: "plan" }>, now: Date): Promise<void> {
   const subscription = model.subscription;
-  if (EXPLORE.includes("tier") && current.plan >= 3) return;
   if (!subscription) {
     const made = await driver.subscribe(model.customer, ids.prices[current.plan]!, current.quantity, current.method);
     if (!agree(model, "subscribe", done, made) || !made.ok) return;
@@ -511,10 +505,9 @@ async function planStep(driver: BillingDriver, model: Model, ids: CatalogueIds, 
   if (current.effective === "period_end" && subscription.pending) return;
   const [item] = subscription.items;
   const after = current.change === "switch_price" ? { price: current.plan === item!.price ? (current.plan + 1) % CATALOGUE.prices.length : current.plan, quantity: item!.quantity } : { price: item!.price, quantity: current.quantity === item!.quantity ? current.quantity + 1 : current.quantity };
-  if (EXPLORE.includes("tier") && (after.price >= 3 || item!.price >= 3)) return;
   const steps: ChangeStepInput[] = [current.change === "switch_price" ? { type: "switch_price", item: item!.id, price: ids.prices[after.price]! } : { type: "set_quantity", item: item!.id, quantity: after.quantity }];
   // Not partially funded: a void of a part-paid proration invoice keeps a payment whose fate is being decided (issue #42, 2).
-  const method = current.method === "pm_sandbox_partially_funded" || (EXPLORE.includes("void") && model.balance !== 0) ? "pm_sandbox_succeeds" : current.method;
+  const method = current.method === "pm_sandbox_partially_funded" ? "pm_sandbox_succeeds" : current.method;
   const outcome = await driver.change(subscription.id, steps, { effective: current.effective, behavior: current.behavior, method });
   if (current.effective === "period_end") {
     if (agree(model, "change at period end", done, outcome)) subscription.pending = after;
