@@ -234,7 +234,9 @@ describe("SIGNUP", () => {
     const session = await signInWithPassword(closed.baseUrl, invited, PASSWORD);
     const read = await api(undefined, apiRoot(closed.baseUrl)).get(`/${account!.id}/customers`, { headers: { Cookie: session } });
     expect(read.status).toBe(200);
-  });
+    // Three `next start` in the test: 10–25 s each at load 19, so 30 s timed it out (and left two
+    // servers running). A hang bound, not a speed claim.
+  }, 180_000);
 
   it("open (the test apps' setting): anyone creates a new organization", async () => {
     expect(await signUpVia({ baseUrl: inject("apiBaseUrl") } as RunningApp, uniqueEmail("open"))).toEqual({ ok: true });
