@@ -6,7 +6,8 @@ const root = path.dirname(new URL(import.meta.url).pathname);
 export default defineConfig({
   resolve: { alias: { "@": root } },
   test: {
-    reporters: ["default", "./tests/setup/summary-reporter.ts"],
+    // `npm run test:profile` adds the profile (slowest files, time spent on set-up): tests/setup/profile-reporter.ts.
+    reporters: ["default", "./tests/setup/summary-reporter.ts", ...(process.env.TEST_PROFILE ? ["./tests/setup/profile-reporter.ts"] : [])],
     projects: [
       {
         extends: true,

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { apiRoot } from "./api-client";
+import { recordSetUpTime } from "./set-up-time";
 
 export const PROJECT_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
 
@@ -119,6 +120,7 @@ async function runServer(mode: "start" | "dev", env: Record<string, string | und
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   void exited.then(() => runningChildren.delete(child));
+  const startedAt = Date.now();
 
   const baseUrl = `http://127.0.0.1:${port}`;
   // `next dev` compiles the probed route first: on a loaded machine that takes minutes.
@@ -138,6 +140,7 @@ async function runServer(mode: "start" | "dev", env: Record<string, string | und
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  recordSetUpTime(mode === "start" ? "server:start" : "server:dev", Date.now() - startedAt);
   return {
     baseUrl,
     pid: child.pid!,
