@@ -31,8 +31,10 @@ export default defineConfig({
           // The process guard first: the app it starts inherits the run's mark (tests/setup/process-guard.ts).
           globalSetup: ["tests/setup/process-guard.ts", "tests/setup/api-server.ts"],
           setupFiles: ["tests/setup/stop-leftovers.ts", "tests/setup/worker-env.ts"],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          // Hang bounds, not speed claims: at load 6–12 five tests (teams, credit-notes, prices,
+          // customer-discounts, usage) ended just past a 30 s timeout; a hung test still ends.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
         },
       },
       {
