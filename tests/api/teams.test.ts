@@ -4,11 +4,10 @@ import { eq, inArray, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { getDb } from "@/db/client";
-import { migratePostgres } from "@/db/migrate";
 import { accounts, apiTokens, events, invitations, users, webhookEndpoints } from "@/db/schema";
 import { API_OPERATIONS } from "@/lib/api/operations-index";
 import { ROLES, type Role } from "@/lib/teams/roles";
-import { createFreshDatabase } from "../helpers/database";
+import { createMigratedDatabase } from "../helpers/database";
 import { startApp, PROJECT_ROOT, type RunningApp } from "../helpers/server";
 import { callAction } from "../helpers/server-action";
 import { signInWithPassword } from "../helpers/sign-in";
@@ -189,11 +188,10 @@ describe("members", () => {
 });
 
 describe("SIGNUP", () => {
-  let database: Awaited<ReturnType<typeof createFreshDatabase>>;
+  let database: Awaited<ReturnType<typeof createMigratedDatabase>>;
   const apps: RunningApp[] = [];
   beforeAll(async () => {
-    database = await createFreshDatabase("teams");
-    await migratePostgres(database.url);
+    database = await createMigratedDatabase("teams");
   });
   afterAll(async () => {
     await Promise.all(apps.map((app) => app.stop()));

@@ -3,9 +3,8 @@ import { randomBytes } from "node:crypto";
 import { promisify } from "node:util";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migratePostgres } from "@/db/migrate";
 import { api, apiRoot } from "../helpers/api";
-import { createFreshDatabase } from "../helpers/database";
+import { createMigratedDatabase } from "../helpers/database";
 import { expectProblem } from "../helpers/problem";
 import { eventually, Receiver } from "../helpers/receiver";
 import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
@@ -20,15 +19,14 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 describe("on Vercel without Inngest", () => {
   const cronSecret = randomBytes(24).toString("base64url");
-  let database: Awaited<ReturnType<typeof createFreshDatabase>>;
+  let database: Awaited<ReturnType<typeof createMigratedDatabase>>;
   let sql: postgres.Sql;
   let receiver: Receiver;
   let app: RunningApp;
   let seed: { secret_token: string; account_id: string; sandbox_secret_token: string; sandbox_account_id: string };
 
   beforeAll(async () => {
-    database = await createFreshDatabase("vercel");
-    await migratePostgres(database.url);
+    database = await createMigratedDatabase("vercel");
     sql = postgres(database.url, { max: 1, onnotice: () => {} });
     const { stdout } = await run("npm", ["run", "--silent", "seed", "--", "--json"], {
       cwd: PROJECT_ROOT,

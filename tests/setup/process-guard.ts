@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
+import { dropRunTemplate } from "../helpers/database";
 
 /**
  * Every process a test run starts (`next start`, `next dev`, PgBouncer, the CLI scripts, and what
@@ -67,6 +68,8 @@ export default function setup() {
   process.env[TEST_RUN_VARIABLE] = run;
   return async () => {
     const survivors = await killSurvivors(run);
+    // The migrated template the run's databases were copied from (tests/helpers/database.ts), if any.
+    await dropRunTemplate().catch((error: unknown) => console.error(`Could not drop the run's template database: ${String(error)}`));
     if (survivors.length === 0) return;
     console.error(
       [
