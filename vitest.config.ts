@@ -6,11 +6,21 @@ const root = path.dirname(new URL(import.meta.url).pathname);
 export default defineConfig({
   resolve: { alias: { "@": root } },
   test: {
-    reporters: ["default", "./tests/setup/summary-reporter.ts"],
+    // `npm run test:profile` adds the profile (slowest files, time spent on set-up): tests/setup/profile-reporter.ts.
+    reporters: ["default", "./tests/setup/summary-reporter.ts", ...(process.env.TEST_PROFILE ? ["./tests/setup/profile-reporter.ts"] : [])],
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node" },
+        // 60 s, not vitest's 5 s default: a timeout here stops a hung test, it does not measure speed
+        // (importing the whole router took 6.3 s at load 12, and failed "compiles from the real lists").
+        test: {
+          name: "unit",
+          include: ["tests/unit/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["tests/setup/process-guard.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
       },
       {
         // Real HTTP against `next start` on a fresh PostgreSQL database (see tests/setup/api-server.ts).
@@ -18,10 +28,13 @@ export default defineConfig({
         test: {
           name: "api",
           include: ["tests/api/**/*.test.ts"],
-          globalSetup: ["tests/setup/api-server.ts"],
-          setupFiles: ["tests/setup/worker-env.ts"],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          // The process guard first: the app it starts inherits the run's mark (tests/setup/process-guard.ts).
+          globalSetup: ["tests/setup/process-guard.ts", "tests/setup/api-server.ts"],
+          setupFiles: ["tests/setup/stop-leftovers.ts", "tests/setup/worker-env.ts"],
+          // Hang bounds, not speed claims: at load 6–12 five tests (teams, credit-notes, prices,
+          // customer-discounts, usage) ended just past a 30 s timeout; a hung test still ends.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
         },
       },
       {
@@ -30,7 +43,8 @@ export default defineConfig({
         test: {
           name: "embedded",
           include: ["tests/embedded/**/*.test.ts"],
-          globalSetup: ["tests/setup/event-check.ts"],
+          globalSetup: ["tests/setup/process-guard.ts", "tests/setup/event-check.ts"],
+          setupFiles: ["tests/setup/stop-leftovers.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },

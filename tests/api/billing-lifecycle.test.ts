@@ -1,9 +1,8 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migratePostgres } from "@/db/migrate";
 import { api, type Client, apiRoot } from "../helpers/api";
-import { createFreshDatabase } from "../helpers/database";
+import { createMigratedDatabase } from "../helpers/database";
 import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
 
 const run = promisify(execFile);
@@ -17,15 +16,14 @@ const DAY = 24 * 60 * 60 * 1000;
  */
 describe("billing status across trial → active → past_due → cancelled", () => {
   let app: RunningApp;
-  let database: Awaited<ReturnType<typeof createFreshDatabase>>;
+  let database: Awaited<ReturnType<typeof createMigratedDatabase>>;
   let merchant: Client;
   let merchantAccount: string;
   let operator: Client;
   let platformAccount: string;
 
   beforeAll(async () => {
-    database = await createFreshDatabase("lifecycle");
-    await migratePostgres(database.url);
+    database = await createMigratedDatabase("lifecycle");
     // Platform billing on (off by default), for the app and for the seed that enrolls the merchant.
     const billing = { PLATFORM_BILLING: "on", PLATFORM_BILLING_MODE: "sandbox" };
     const env = { ...process.env, DATABASE_URL: database.url, ...billing };

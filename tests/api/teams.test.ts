@@ -4,11 +4,10 @@ import { eq, inArray, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { getDb } from "@/db/client";
-import { migratePostgres } from "@/db/migrate";
 import { accounts, apiTokens, events, invitations, users, webhookEndpoints } from "@/db/schema";
 import { API_OPERATIONS } from "@/lib/api/operations-index";
 import { ROLES, type Role } from "@/lib/teams/roles";
-import { createFreshDatabase } from "../helpers/database";
+import { createMigratedDatabase } from "../helpers/database";
 import { startApp, PROJECT_ROOT, type RunningApp } from "../helpers/server";
 import { callAction } from "../helpers/server-action";
 import { signInWithPassword } from "../helpers/sign-in";
@@ -189,11 +188,10 @@ describe("members", () => {
 });
 
 describe("SIGNUP", () => {
-  let database: Awaited<ReturnType<typeof createFreshDatabase>>;
+  let database: Awaited<ReturnType<typeof createMigratedDatabase>>;
   const apps: RunningApp[] = [];
   beforeAll(async () => {
-    database = await createFreshDatabase("teams");
-    await migratePostgres(database.url);
+    database = await createMigratedDatabase("teams");
   });
   afterAll(async () => {
     await Promise.all(apps.map((app) => app.stop()));
@@ -234,7 +232,9 @@ describe("SIGNUP", () => {
     const session = await signInWithPassword(closed.baseUrl, invited, PASSWORD);
     const read = await api(undefined, apiRoot(closed.baseUrl)).get(`/${account!.id}/customers`, { headers: { Cookie: session } });
     expect(read.status).toBe(200);
-  });
+    // Three `next start` in the test: 10–25 s each at load 19, so 30 s timed it out (and left two
+    // servers running). A hang bound, not a speed claim.
+  }, 180_000);
 
   it("open (the test apps' setting): anyone creates a new organization", async () => {
     expect(await signUpVia({ baseUrl: inject("apiBaseUrl") } as RunningApp, uniqueEmail("open"))).toEqual({ ok: true });

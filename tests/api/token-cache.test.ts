@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { TOKEN_CACHE_TTL_MS } from "@/lib/auth/tokens";
 import { api, apiRoot } from "../helpers/api";
 import { newMerchant, revokeToken, type Merchant } from "../helpers/merchant";
+import { eventually } from "../helpers/receiver";
 import { startApp, type RunningApp } from "../helpers/server";
 
 // Token look-ups are cached per server process (lib/auth/tokens.ts). A revocation made anywhere
@@ -36,10 +37,13 @@ describe("cached token look-ups", () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Conditions, not delays: each server answered a few polls before the revocation, and was polled
+    // again after the cache's bound had passed (however long a loaded machine takes to get there).
+    const polledSince = (server: number, since: number, count: number) => samples.filter((s) => s.server === server && s.startedAt > since).length >= count;
+    await eventually(async () => polledSince(0, 0, 3) && polledSince(1, 0, 3), (done) => done);
     await revokeToken(merchant.secret.id);
     const revokedAt = Date.now();
-    await new Promise((resolve) => setTimeout(resolve, TOKEN_CACHE_TTL_MS + 700));
+    await eventually(async () => polledSince(0, revokedAt + TOKEN_CACHE_TTL_MS, 1) && polledSince(1, revokedAt + TOKEN_CACHE_TTL_MS, 1), (done) => done);
     polling = false;
     await Promise.all(pollers);
 

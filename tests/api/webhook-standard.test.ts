@@ -7,7 +7,7 @@ import { nextSequence } from "@/lib/events/sequence";
 import { verifyWebhookSignature } from "@/docs/examples/verify-webhook";
 import { newMerchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
-import type { ReceivedRequest, Receiver } from "../helpers/receiver";
+import { eventually, type ReceivedRequest, type Receiver } from "../helpers/receiver";
 import { deliveriesOf, latestEventOf, receiverEndpoint } from "../helpers/webhooks";
 
 const receivers: Receiver[] = [];
@@ -130,8 +130,8 @@ describe("rotation with overlap", () => {
     const { merchant, receiver, endpoint } = await setup();
     const path = `/${merchant.accountId}/webhook-endpoints/${endpoint.id}` as const;
     const rotated = await merchant.client.post(`${path}/rotate-secret`, { overlap_seconds: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 1200));
-    expect((await merchant.client.get(path)).body.previous_secret_expires_at).toBeNull();
+    // Waited for (the overlap's end), not slept through.
+    await eventually(async () => (await merchant.client.get(path)).body.previous_secret_expires_at, (expiresAt) => expiresAt === null);
     await merchant.client.post("/customers", { email: "expired@example.com" });
     const [request] = await receiver.waitFor(1);
     expect(verifyStandard(rotated.body.secret, request!)).toEqual(request!.body);

@@ -107,7 +107,8 @@ describe("replay a window", () => {
     const { body: first } = await merchant.client.post("/customers", { email: "one@example.com" });
     await merchant.client.post(`/customers/${first.id}`, { name: "One" });
     const since = new Date(Date.parse((await latestEventOf(merchant, first.id)).created) + 1).toISOString();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The next events are created after `since` (a condition on the clock, not a fixed sleep).
+    while (Date.now() <= Date.parse(since)) await new Promise((resolve) => setTimeout(resolve, 1));
     const { body: second } = await merchant.client.post("/customers", { email: "two@example.com" });
     await merchant.client.post("/products", { name: "Not subscribed" });
     const { body: third } = await merchant.client.post("/customers", { email: "three@example.com" });

@@ -1,19 +1,17 @@
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import type { Database } from "@/db/client";
-import { migratePostgres } from "@/db/migrate";
 import * as schema from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
 import { createOrganization } from "@/lib/organizations/service";
-import { createFreshDatabase } from "./database";
+import { createMigratedDatabase } from "./database";
 
 /**
  * A migrated database of its own with one organization and a live secret token: for a test whose
  * app must be the only one working on its data (its delivery driver, its database's settings).
  */
 export async function isolatedDatabase(label: string) {
-  const fresh = await createFreshDatabase(label);
-  await migratePostgres(fresh.url);
+  const fresh = await createMigratedDatabase(label);
   const client = postgres(fresh.url, { max: 1, onnotice: () => {} });
   try {
     const db = drizzle(client, { schema }) as unknown as Database;

@@ -20,6 +20,8 @@ export type ReceivedRequest = {
   reply?: Reply;
   /** When the answer was sent (absent while hanging). */
   answeredAt?: number;
+  /** When the sender gave up a hanging request (closed it unanswered). */
+  abandonedAt?: number;
 };
 
 /**
@@ -74,6 +76,7 @@ export class Receiver {
         const reply = receiver.responder(received, receiver.requests.length - 1);
         received.reply = reply;
         if (reply === "hang") {
+          res.once("close", () => (received.abandonedAt ??= Date.now()));
           const release = () => res.destroy();
           receiver.hanging.add(release);
           return;

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { apiRoot } from "./api-client";
+import { recordSetUpTime } from "./set-up-time";
 
 export const PROJECT_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
 
@@ -45,6 +46,31 @@ export type RunningApp = {
   /** SIGKILL: the process dies at once, mid-whatever, as in a crash. */
   kill: () => Promise<void>;
 };
+
+/**
+ * The servers this test file started that have not exited yet. A test that fails or times out may
+ * never reach its `stop()`: tests/setup/stop-leftovers.ts stops these after the file, and this
+ * process kills them if it exits first; what still escapes is caught at the end of the run
+ * (tests/setup/process-guard.ts).
+ */
+const runningChildren = new Set<ChildProcess>();
+
+process.once("exit", () => {
+  for (const child of runningChildren) child.kill("SIGKILL");
+});
+
+/** SIGKILLs every server this file started and did not stop; returns their command lines. */
+export async function killLeftoverServers(): Promise<string[]> {
+  const leftovers = [...runningChildren];
+  await Promise.all(
+    leftovers.map(async (child) => {
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill("SIGKILL");
+      if (child.exitCode === null && child.signalCode === null) await exited;
+    }),
+  );
+  return leftovers.map((child) => child.spawnargs.join(" "));
+}
 
 /** Starts the built app (`next start`) with the given environment and waits until it answers. */
 export function startApp(env: Record<string, string | undefined>): Promise<RunningApp> {
@@ -89,9 +115,12 @@ async function runServer(mode: "start" | "dev", env: Record<string, string | und
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  runningChildren.add(child);
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  void exited.then(() => runningChildren.delete(child));
+  const startedAt = Date.now();
 
   const baseUrl = `http://127.0.0.1:${port}`;
   // `next dev` compiles the probed route first: on a loaded machine that takes minutes.
@@ -111,6 +140,7 @@ async function runServer(mode: "start" | "dev", env: Record<string, string | und
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  recordSetUpTime(mode === "start" ? "server:start" : "server:dev", Date.now() - startedAt);
   return {
     baseUrl,
     pid: child.pid!,

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
-import { migratePostgres } from "@/db/migrate";
-import { createFreshDatabase } from "../helpers/database";
+import { createMigratedDatabase } from "../helpers/database";
 import { finishEventCheck, startEventCheck } from "../helpers/event-check";
 import { startApp } from "../helpers/server";
 import { installTestCertificate } from "../helpers/tls";
@@ -63,8 +62,7 @@ export default async function setup(project: TestProject) {
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
     NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
   });
-  const database = await createFreshDatabase("api");
-  await migratePostgres(database.url);
+  const database = await createMigratedDatabase("api");
   const app = await startApp({ DATABASE_URL: database.url, ...CLOCK_TEST_ENV });
   project.provide("apiBaseUrl", app.baseUrl);
   project.provide("databaseUrl", database.url);

@@ -2,11 +2,10 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
-import { migratePostgres } from "@/db/migrate";
 import * as schema from "@/db/schema";
 import { createOrganization } from "@/lib/organizations/service";
 import { EVENT_EXAMPLES } from "@/lib/events/payloads";
-import { createFreshDatabase } from "../helpers/database";
+import { createMigratedDatabase } from "../helpers/database";
 import { checkPostgresEvents, finishEventCheck, startEventCheck } from "../helpers/event-check";
 
 /**
@@ -14,7 +13,7 @@ import { checkPostgresEvents, finishEventCheck, startEventCheck } from "../helpe
  * type's, stored in a real database, is named with its type, id and Ajv's errors; a synthetic row
  * is skipped; a valid one passes.
  */
-let database: Awaited<ReturnType<typeof createFreshDatabase>>;
+let database: Awaited<ReturnType<typeof createMigratedDatabase>>;
 
 // In a whole `vitest run` this worker inherits the run's own ledger: this test's deliberately
 // invalid events go to a ledger of its own, and its database is dropped before the run's returns.
@@ -23,8 +22,7 @@ const runLedger = Object.fromEntries(RUN_LEDGER.map((name) => [name, process.env
 
 beforeAll(async () => {
   for (const name of RUN_LEDGER) delete process.env[name];
-  database = await createFreshDatabase("event_check");
-  await migratePostgres(database.url);
+  database = await createMigratedDatabase("event_check");
   const client = postgres(database.url, { max: 1, onnotice: () => {} });
   try {
     const db = drizzle(client, { schema }) as unknown as Database;
