@@ -80,18 +80,7 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
   }
 
   // Seller and buyer blocks, side by side.
-  y += 12;
-  const block = (x: number, title: string, rows: string[]) => {
-    pdf.font("Helvetica-Bold");
-    text(title, x, y);
-    pdf.font("Helvetica");
-    rows.forEach((row, index) => text(row, x, y + 14 * (index + 1), { width: WIDTH / 2 - 10, ellipsis: true }));
-    return rows.length + 1;
-  };
-  const { seller, buyer } = document;
-  const sellerRows = [seller.name, ...addressLines(seller.address), ...(seller.tax_id ? [`${t.vatId}: ${seller.tax_id}`] : []), ...(seller.email ? [seller.email] : [])];
-  const buyerRows = [...(buyer.name ? [buyer.name] : []), buyer.email, ...addressLines(buyer.address), ...buyer.tax_ids.map((id) => `${t.vatId}: ${id}`)];
-  y += 14 * Math.max(block(MARGIN, t.seller, sellerRows), block(MARGIN + WIDTH / 2, t.buyer, buyerRows)) + 16;
+  y = partyBlocks(pdf, text, y + 12, partyRows(document, t.vatId), { seller: t.seller, buyer: t.buyer });
 
   // The lines.
   const header = () => {
@@ -155,6 +144,27 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
 }
 
 type PdfText = (value: string, x: number, y: number, options?: PDFKit.Mixins.TextOptions) => unknown;
+
+/** What the seller's and the buyer's blocks print, as issued: names, addresses, VAT ids, the seller's email. */
+export function partyRows(document: Pick<InvoiceDocument, "seller" | "buyer">, vatId: string): { seller: string[]; buyer: string[] } {
+  const { seller, buyer } = document;
+  return {
+    seller: [seller.name, ...addressLines(seller.address), ...(seller.tax_id ? [`${vatId}: ${seller.tax_id}`] : []), ...(seller.email ? [seller.email] : [])],
+    buyer: [...(buyer.name ? [buyer.name] : []), buyer.email, ...addressLines(buyer.address), ...buyer.tax_ids.map((id) => `${vatId}: ${id}`)],
+  };
+}
+
+/** The seller's and the buyer's blocks side by side from `start`, under their titles; returns where what follows goes. */
+export function partyBlocks(pdf: PDFKit.PDFDocument, text: PdfText, start: number, rows: { seller: string[]; buyer: string[] }, titles: { seller: string; buyer: string }): number {
+  const block = (x: number, title: string, lines: string[]) => {
+    pdf.font("Helvetica-Bold");
+    text(title, x, start);
+    pdf.font("Helvetica");
+    lines.forEach((line, index) => text(line, x, start + 14 * (index + 1), { width: WIDTH / 2 - 10, ellipsis: true }));
+    return lines.length + 1;
+  };
+  return start + 14 * Math.max(block(MARGIN, titles.seller, rows.seller), block(MARGIN + WIDTH / 2, titles.buyer, rows.buyer)) + 16;
+}
 
 /**
  * The totals column of an invoice or a credit note, from `start`: a rule, then one row per `row`
