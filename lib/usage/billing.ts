@@ -57,6 +57,7 @@ async function rangeLine(executor: Executor, customerId: string, range: MeteredR
     unit_amount_atom: tiered ? 0 : price.unitAmountAtom,
     amount_atom: Number(amount),
     ...(range.taxRateIds.length > 0 ? { tax_rates: range.taxRateIds } : {}),
+    period: { start, end },
     description:
       `${meter.displayName} (${meter.id}, price ${price.id}): ${units} ${meter.aggregation === "sum" ? "units" : meter.aggregation}` +
       ` from ${start.toISOString()} to ${end.toISOString()}`,

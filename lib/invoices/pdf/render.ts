@@ -38,10 +38,20 @@ const WIDTH = 595.28 - 2 * MARGIN;
 const BOTTOM = 841.89 - MARGIN;
 const COLUMNS = { description: MARGIN, quantity: MARGIN + 240, unit: MARGIN + 280, tax: MARGIN + 360, amount: MARGIN + 415 };
 
-export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly InvoiceLineRow[], document: InvoiceDocument): Promise<Buffer> {
+/**
+ * The two versions of an invoice's document (docs/invoices-and-tax.md, "As issued, then paid"):
+ * `issued` as finalization fixed it (`pdf_sha256`), and once paid, `paid`: the same document with the
+ * paid mark, the amount paid and nothing due (`paid_pdf_sha256`, fixed when it was paid). Each
+ * renders the same bytes every time.
+ */
+export type PdfVersion = "issued" | "paid";
+
+export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly InvoiceLineRow[], document: InvoiceDocument, version: PdfVersion = "issued"): Promise<Buffer> {
   const { locale } = document;
   const t = LABELS[locale];
   const issued = invoice.finalizedAt ?? invoice.created;
+  const paidAt = version === "paid" ? invoice.paidAt : null;
+  if (version === "paid" && paidAt === null) throw new Error(`Invoice '${invoice.id}' has no paid version: it is not paid.`);
   const pdf = new PDFDocument({
     size: "A4",
     margin: MARGIN,
@@ -53,7 +63,7 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
       Producer: "billing-service",
       Creator: "billing-service",
       CreationDate: issued,
-      ModDate: issued,
+      ModDate: paidAt ?? issued,
     },
   });
   const chunks: Buffer[] = [];
@@ -78,6 +88,12 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
     text(`${label}: ${value}`, MARGIN, y);
     y += 14;
   }
+  if (paidAt) {
+    pdf.font("Helvetica-Bold").fontSize(12).fillColor("#15803d");
+    text(`${t.paidOn} ${longDate(paidAt, locale)}`, MARGIN, y + 4);
+    pdf.font("Helvetica").fontSize(10).fillColor("black");
+    y += 20;
+  }
 
   // Seller and buyer blocks, side by side.
   y = partyBlocks(pdf, text, y + 12, partyRows(document, t.vatId), { seller: t.seller, buyer: t.buyer });
@@ -99,7 +115,9 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
     const printed = document.lines[index] ?? { title: line.description ?? "", detail: null };
     // Descriptions wrap: an invoice prints them whole.
     const titleHeight = pdf.heightOfString(printable(printed.title), { width: 235 });
-    const height = titleHeight + (printed.detail ? 12 : 0);
+    // A line billing its own period (the invoice's lines bill different ones) prints it under its title.
+    const period = printed.period ? `${t.period}: ${longDate(new Date(printed.period.start), locale)} – ${longDate(new Date(printed.period.end), locale)}` : null;
+    const height = titleHeight + (printed.detail ? 12 : 0) + (period ? 12 : 0);
     if (y + height > BOTTOM - 120) {
       pdf.addPage();
       y = MARGIN;
@@ -109,6 +127,11 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
     if (printed.detail) {
       pdf.fillColor("#555555");
       text(printed.detail, COLUMNS.description, y + titleHeight, { width: 235, ellipsis: true });
+      pdf.fillColor("black");
+    }
+    if (period) {
+      pdf.fillColor("#555555");
+      text(period, COLUMNS.description, y + titleHeight + (printed.detail ? 12 : 0), { width: 235, ellipsis: true });
       pdf.fillColor("black");
     }
     text(String(line.quantity), COLUMNS.quantity, y, { width: 35, align: "right" });
@@ -125,11 +148,19 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
   if (invoice.discountAtom > 0) totals.row(t.discount, -invoice.discountAtom);
   totals.taxes(invoice.totalTaxes);
   totals.row(t.total, invoice.totalAmountAtom, true);
-  // As issued (the document never changes): nothing paid yet, the total due less the balance applied then.
   const appliedBalance = (invoice.startingBalanceAtom ?? 0) - (invoice.endingBalanceAtom ?? 0);
   if (appliedBalance !== 0) totals.row(appliedBalance > 0 ? t.appliedCredit : t.appliedDebit, -appliedBalance);
-  totals.row(t.paid, 0);
-  totals.row(t.amountDue, invoice.totalAmountAtom - appliedBalance, true);
+  if (paidAt) {
+    // Paid: what was collected (the total less the balance applied and the credit notes issued before the payment), nothing due.
+    const credited = invoice.prePaymentCreditNotesAmountAtom;
+    if (credited > 0) totals.row(t.creditNotes, -credited);
+    totals.row(t.paid, invoice.totalAmountAtom - appliedBalance - credited);
+    totals.row(t.amountDue, 0, true);
+  } else {
+    // As issued: nothing paid yet, the total due less the balance applied then.
+    totals.row(t.paid, 0);
+    totals.row(t.amountDue, invoice.totalAmountAtom - appliedBalance, true);
+  }
   y = totals.y;
 
   pdf.font("Helvetica").fontSize(9);

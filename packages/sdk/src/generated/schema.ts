@@ -1317,7 +1317,7 @@ export type paths = {
         };
         /**
          * Download an invoice's PDF
-         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
+         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`): as it was issued (SHA-256 `pdf_sha256`) until it is paid, then its paid version (the "Paid on" mark, the amount paid, nothing due; SHA-256 `paid_pdf_sha256`). Each version is the same bytes at every download; `version` asks for one (`paid` before the invoice has one is a 409). A draft is a 409.
          */
         get: operations["getInvoicePdf"];
         put?: never;
@@ -1337,7 +1337,7 @@ export type paths = {
         };
         /**
          * Download an invoice's PDF
-         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
+         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`): as it was issued (SHA-256 `pdf_sha256`) until it is paid, then its paid version (the "Paid on" mark, the amount paid, nothing due; SHA-256 `paid_pdf_sha256`). Each version is the same bytes at every download; `version` asks for one (`paid` before the invoice has one is a 409). A draft is a 409.
          */
         get: operations["getInvoicePdfForTokenAccount"];
         put?: never;
@@ -1357,7 +1357,7 @@ export type paths = {
         };
         /**
          * Download an invoice's PDF from its hosted page
-         * @description The same PDF as `getInvoicePdf`, for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.
+         * @description The same PDF as `getInvoicePdf` (the paid version once paid; `version` as there), for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.
          */
         get: operations["getHostedInvoicePdf"];
         put?: never;
@@ -3335,7 +3335,7 @@ export type paths = {
         };
         /**
          * A customer's usage of a meter by hour or day
-         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last).
+         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last). Without `start` and `end`: the last 30 days (or 24 hours) ending with the current one on the account's clock.
          */
         get: operations["getMeterSummaries"];
         put?: never;
@@ -3355,7 +3355,7 @@ export type paths = {
         };
         /**
          * A customer's usage of a meter by hour or day
-         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last).
+         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last). Without `start` and `end`: the last 30 days (or 24 hours) ending with the current one on the account's clock.
          */
         get: operations["getMeterSummariesForTokenAccount"];
         put?: never;
@@ -10245,8 +10245,10 @@ export type components = {
             customer_name: string | null;
             /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
             customer_email: string | null;
-            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            /** @description SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts. */
             pdf_sha256: string | null;
+            /** @description SHA-256 (hex) of the PDF's paid version (the issued document with a "Paid on" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one). */
+            paid_pdf_sha256: string | null;
             /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
@@ -11106,6 +11108,10 @@ export type components = {
             balance_transaction: string | null;
             /** @description The licensed items after the change for one period, before discounts; metered items' usage is not included. */
             next_invoice_amount_atom: number;
+            /** @description What is charged now, as the proration invoice applying it will total: `amount_due_now_atom` after the customer's discount, with the taxes (the same computation as finalization), fixed at creation; 0 when nothing is due now. The customer's balance, if any, is applied to that invoice. Null on change requests made before it existed. */
+            amount_due_now_total_atom: number | null;
+            /** @description The next renewal invoice's total as previewed at creation (`POST /invoices/preview` with this change): the items after it (and after the changes already pending), the metered usage so far, the customer's discount in force then, the taxes. Null when the subscription does not renew (cancelled at the period end, paused), and on change requests made before it existed. */
+            next_invoice_total_atom: number | null;
             currency: string;
             /**
              * Format: date-time
@@ -19222,8 +19228,10 @@ export type components = {
             customer_name: string | null;
             /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
             customer_email: string | null;
-            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            /** @description SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts. */
             pdf_sha256: string | null;
+            /** @description SHA-256 (hex) of the PDF's paid version (the issued document with a "Paid on" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one). */
+            paid_pdf_sha256: string | null;
             /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
@@ -19341,8 +19349,10 @@ export type components = {
             customer_name: string | null;
             /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
             customer_email: string | null;
-            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            /** @description SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts. */
             pdf_sha256: string | null;
+            /** @description SHA-256 (hex) of the PDF's paid version (the issued document with a "Paid on" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one). */
+            paid_pdf_sha256: string | null;
             /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
@@ -21470,8 +21480,10 @@ export type components = {
             customer_name?: string | null;
             /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
             customer_email?: string | null;
-            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            /** @description SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts. */
             pdf_sha256?: string | null;
+            /** @description SHA-256 (hex) of the PDF's paid version (the issued document with a "Paid on" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one). */
+            paid_pdf_sha256?: string | null;
             /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf?: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
@@ -26054,6 +26066,10 @@ export type components = {
             balance_transaction?: string | null;
             /** @description The licensed items after the change for one period, before discounts; metered items' usage is not included. */
             next_invoice_amount_atom?: number;
+            /** @description What is charged now, as the proration invoice applying it will total: `amount_due_now_atom` after the customer's discount, with the taxes (the same computation as finalization), fixed at creation; 0 when nothing is due now. The customer's balance, if any, is applied to that invoice. Null on change requests made before it existed. */
+            amount_due_now_total_atom?: number | null;
+            /** @description The next renewal invoice's total as previewed at creation (`POST /invoices/preview` with this change): the items after it (and after the changes already pending), the metered usage so far, the customer's discount in force then, the taxes. Null when the subscription does not renew (cancelled at the period end, paused), and on change requests made before it existed. */
+            next_invoice_total_atom?: number | null;
             currency?: string;
             /**
              * Format: date-time
@@ -33273,7 +33289,10 @@ export interface operations {
     };
     getInvoicePdf: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `issued`: the document as finalized (`pdf_sha256`); `paid`: its paid version (`paid_pdf_sha256`). Absent: the paid version once there is one, else the issued one. */
+                version?: "issued" | "paid";
+            };
             header?: never;
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
@@ -33342,7 +33361,10 @@ export interface operations {
     };
     getInvoicePdfForTokenAccount: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `issued`: the document as finalized (`pdf_sha256`); `paid`: its paid version (`paid_pdf_sha256`). Absent: the paid version once there is one, else the issued one. */
+                version?: "issued" | "paid";
+            };
             header?: never;
             path: {
                 invoice_id: string;
@@ -33409,7 +33431,10 @@ export interface operations {
     };
     getHostedInvoicePdf: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `issued`: the document as finalized (`pdf_sha256`); `paid`: its paid version (`paid_pdf_sha256`). Absent: the paid version once there is one, else the issued one. */
+                version?: "issued" | "paid";
+            };
             header?: never;
             path: {
                 token: string;
@@ -33456,6 +33481,15 @@ export interface operations {
             };
             /** @description No such object in this account. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -42849,10 +42883,10 @@ export interface operations {
         parameters: {
             query: {
                 customer: string;
-                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. */
-                start: string;
-                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. */
-                end: string;
+                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. With `end`, or neither: then the last 30 days (`day`) or 24 hours (`hour`) ending with the current one by the account's clock (a sandbox's test clock included). */
+                start?: string;
+                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. With `start`, or neither. */
+                end?: string;
                 group_by?: "hour" | "day";
             };
             header?: never;
@@ -42925,10 +42959,10 @@ export interface operations {
         parameters: {
             query: {
                 customer: string;
-                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. */
-                start: string;
-                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. */
-                end: string;
+                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. With `end`, or neither: then the last 30 days (`day`) or 24 hours (`hour`) ending with the current one by the account's clock (a sandbox's test clock included). */
+                start?: string;
+                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. With `start`, or neither. */
+                end?: string;
                 group_by?: "hour" | "day";
             };
             header?: never;
