@@ -100,12 +100,12 @@ test("upgrade: the amount shown is the API preview's, and confirming applies it"
   const shownNow = Number(await page.getByTestId("amount-due-now").getAttribute("data-atoms"));
   const shownNext = Number(await page.getByTestId("next-invoice-amount").getAttribute("data-atoms"));
   const preview = (await setup.server.get(`/${setup.account}/subscriptions/${setup.subscription}/change-requests/${requestId}`)).body;
-  expect(shownNow).toBe(preview.amount_due_now_atom);
-  expect(shownNext).toBe(preview.next_invoice_amount_atom);
+  expect(shownNow).toBe(preview.amount_due_now_total_atom);
+  expect(shownNext).toBe(preview.next_invoice_total_atom);
   expect(shownNext).toBe(3000);
   expect(shownNow).toBeGreaterThan(0);
   // The text is the same number, formatted.
-  await expect(page.getByTestId("amount-due-now")).toHaveText(formatAtoms(preview.amount_due_now_atom, "usd", "en"));
+  await expect(page.getByTestId("amount-due-now")).toHaveText(formatAtoms(preview.amount_due_now_total_atom, "usd", "en"));
   await page.getByTestId("confirm-change").click();
   await expect(page.getByRole("status")).toHaveText("Your plan is changed.");
   await expect(page.getByTestId("portal-subscription").getByText("Pro")).toBeVisible();

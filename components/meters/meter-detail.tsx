@@ -9,7 +9,7 @@ import { useCustomerOptions } from "@/components/objects/pickers";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, ErrorBox, Field, inputClass, Loading, StatusBadge, Table } from "@/components/ui";
 import type { Meter } from "@/components/api-types";
-import { formatUsage, last30Days, meterQueryKeys, metersHref } from "./format";
+import { formatUsage, meterQueryKeys, metersHref } from "./format";
 import { UsageChart } from "./usage-chart";
 
 const LATEST_EVENTS = 20;
@@ -98,14 +98,14 @@ function CustomerUsageOfMeter({ accountId, meter }: { accountId: string; meter: 
 }
 
 function DailyUsage({ accountId, meter, customerId }: { accountId: string; meter: Meter; customerId: string }) {
-  // Fixed when the component mounts: the 30 days do not move while the page is open.
-  const [range] = useState(() => last30Days(Date.now()));
+  // No range: the API answers the last 30 days by the account's clock (a sandbox's test clock
+  // included), not by this browser's, so "Today" is the account's today.
   const query = useQuery({
-    queryKey: meterQueryKeys.summaries(accountId, meter.id, customerId, range.start),
+    queryKey: meterQueryKeys.summaries(accountId, meter.id, customerId),
     queryFn: () =>
       dashboardCall("getMeterSummaries", {
         path: { account_id: accountId, meter_id: meter.id },
-        query: { customer: customerId, start: range.start, end: range.end, group_by: "day" },
+        query: { customer: customerId, group_by: "day" },
       }),
   });
   if (query.isPending) return <Loading what="Loading usage" />;

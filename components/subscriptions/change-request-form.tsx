@@ -84,7 +84,11 @@ export function ChangeRequestForm({ accountId, subscription }: { accountId: stri
   );
 }
 
-/** The change request's own preview: every figure is the API's (`amount_due_now_atom`, `proration_credit_atom`, …). */
+/**
+ * The change request's own preview: every figure is the API's, as it will be billed
+ * (`amount_due_now_total_atom`, `next_invoice_total_atom`: discount and taxes included; a request
+ * made before those existed shows its amounts), and `proration_credit_atom`.
+ */
 function ChangePreview({
   accountId,
   subscription,
@@ -99,10 +103,12 @@ function ChangePreview({
   const money = (atoms: number) => formatMoney(atoms, request.currency);
   const path = { account_id: accountId, subscription_id: subscription.id, change_request_id: request.id };
   const invalidate = [subscriptionQueryKeys.subscriptions(accountId), ["events", accountId], ["customers", accountId]];
+  const dueNow = request.amount_due_now_total_atom ?? request.amount_due_now_atom;
+  const nextInvoice = request.next_invoice_total_atom ?? request.next_invoice_amount_atom;
   const rows: [string, string, string, number][] = [
-    ["Due now", "change-due-now", money(request.amount_due_now_atom), request.amount_due_now_atom],
+    ["Due now, discount and taxes included", "change-due-now", money(dueNow), dueNow],
     ["Credit to the customer's balance", "change-credit", money(request.proration_credit_atom), request.proration_credit_atom],
-    ["Next invoice, per period", "change-next-invoice", money(request.next_invoice_amount_atom), request.next_invoice_amount_atom],
+    ["Next invoice, discount and taxes included", "change-next-invoice", money(nextInvoice), nextInvoice],
   ];
   return (
     <div className="space-y-3 text-sm" aria-label="Change preview">
@@ -129,7 +135,7 @@ function ChangePreview({
       <div className="flex flex-wrap items-center gap-2">
         {request.status === "open" || request.status === "partially_applied" ? (
           <ApiAction
-            label={request.amount_due_now_atom > 0 ? `Charge ${money(request.amount_due_now_atom)} and apply` : request.effective === "period_end" ? "Schedule" : "Apply"}
+            label={dueNow > 0 ? `Charge ${money(dueNow)} and apply` : request.effective === "period_end" ? "Schedule" : "Apply"}
             variant="primary"
             send={() => dashboardCall("applySubscriptionChangeRequest", { path, body: {} })}
             invalidate={invalidate}

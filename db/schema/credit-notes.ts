@@ -1,4 +1,4 @@
-import { bigint, index, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, index, jsonb, pgTable, smallint, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { TaxAmount } from "@/lib/tax-rates/schema";
 import { BALANCE_TRANSACTION_TYPES } from "@/lib/customer-balance/statuses";
 import { CREDIT_NOTE_REASONS, CREDIT_NOTE_STATUSES, CREDIT_NOTE_TYPES } from "@/lib/credit-notes/statuses";
@@ -56,6 +56,8 @@ export const creditNotes = pgTable(
     refundIds: jsonb("refund_ids").$type<string[]>().notNull().default([]),
     customerBalanceTransactionId: text("customer_balance_transaction_id"),
     pdfSha256: text("pdf_sha256"),
+    /** 1: issued before the parties' addresses and VAT ids were printed (rendered so forever, for its pdf_sha256); 2: with them. */
+    pdfLayout: smallint("pdf_layout").notNull().default(1),
     voidedAt: time("voided_at"),
     created: createdAt(),
     updated: updatedAt(),

@@ -38,6 +38,8 @@ export const invoices = pgTable(
     document: jsonb("document").$type<InvoiceDocument>(),
     /** The SHA-256 (hex) of the PDF, fixed at finalization: every download has these bytes. */
     pdfSha256: text("pdf_sha256"),
+    /** The SHA-256 of the PDF's paid version, rendered once when the invoice is paid (lib/invoices/pdf/issue.ts). */
+    paidPdfSha256: text("paid_pdf_sha256"),
     /** The capability of the hosted invoice page (random, given at finalization). */
     hostedToken: text("hosted_token"),
     currency: text("currency").notNull(),
@@ -118,6 +120,9 @@ export const invoiceLines = pgTable(
     /** Set at finalization: the line's share of the discount and its taxes. */
     discountAtom: bigint("discount_atom", { mode: "number" }).notNull().default(0),
     taxAmounts: jsonb("tax_amounts").$type<TaxAmount[]>().notNull().default([]),
+    /** The range a metered line bills (its usage's); null: the invoice's period (licensed lines, billed in advance). */
+    periodStart: time("period_start"),
+    periodEnd: time("period_end"),
     created: createdAt(),
   },
   (t) => [index("invoice_lines_invoice_idx").on(t.invoiceId, t.created, t.id)],

@@ -38,6 +38,9 @@ export const subscriptionChangeRequests = pgTable(
     /** The preview, fixed at creation: prorated amount owed now for the rest of the period, and the next invoice. */
     amountDueNowAtom: bigint("amount_due_now_atom", { mode: "number" }).notNull(),
     nextInvoiceAmountAtom: bigint("next_invoice_amount_atom", { mode: "number" }).notNull(),
+    /** The totals of the invoices previewed with it (discount and taxes included): the proration invoice's, the renewal's (null: none renews; or made before totals existed). */
+    amountDueNowTotalAtom: bigint("amount_due_now_total_atom", { mode: "number" }),
+    nextInvoiceTotalAtom: bigint("next_invoice_total_atom", { mode: "number" }),
     /** How it prorates (lib/subscription-changes/proration.ts), and the signed proration fixed at creation: > 0 charged now, < 0 credited to the balance. */
     prorationBehavior: text("proration_behavior").$type<ProrationBehavior>().notNull().default("create_prorations"),
     prorationAmountAtom: bigint("proration_amount_atom", { mode: "number" }).notNull().default(0),

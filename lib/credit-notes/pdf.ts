@@ -1,13 +1,15 @@
 import PDFDocument from "pdfkit";
 import type { InvoiceDocument } from "@/lib/invoices/schema";
-import { longDate, money, printable, totalsColumn } from "@/lib/invoices/pdf/render";
+import { LABELS as INVOICE_LABELS } from "@/lib/invoices/pdf/labels";
+import { longDate, money, partyBlocks, partyRows, printable, totalsColumn } from "@/lib/invoices/pdf/render";
 import type { Locale } from "@/lib/account-settings/schema";
 import type { CreditNoteRow } from "./serialize";
 
 /*
- * The credit note as a PDF, with the invoice's renderer's helpers and fonts. Its parties, language
- * and rate names are the credited invoice's document (as issued); its dates are the credit note's,
- * so every render has the same bytes (`pdf_sha256`).
+ * The credit note as a PDF, with the invoice's renderer's helpers and fonts. Its parties (printed
+ * as the invoice prints them: addresses and VAT ids), language and rate names are the credited
+ * invoice's document (as issued); its dates are the credit note's, so every render has the same
+ * bytes (`pdf_sha256`).
  */
 
 const LABELS = {
@@ -82,16 +84,13 @@ export async function renderCreditNotePdf(note: CreditNoteRow, invoice: { number
     text(`${label}: ${value}`, MARGIN, y, { width: WIDTH, ellipsis: true });
     y += 14;
   }
-  y += 12;
-  const block = (x: number, title: string, rows: string[]) => {
-    pdf.font("Helvetica-Bold");
-    text(title, x, y);
-    pdf.font("Helvetica");
-    rows.forEach((row, index) => text(row, x, y + 14 * (index + 1), { width: WIDTH / 2 - 10, ellipsis: true }));
-    return rows.length + 1;
-  };
   const { seller, buyer } = document;
-  y += 14 * Math.max(block(MARGIN, t.seller, [seller.name, ...(seller.email ? [seller.email] : [])]), block(MARGIN + WIDTH / 2, t.buyer, [...(buyer.name ? [buyer.name] : []), buyer.email])) + 16;
+  // Layout 1 (issued before the parties were printed in full) keeps its bytes: its pdf_sha256 is fixed.
+  const parties =
+    note.pdfLayout >= 2
+      ? partyRows(document, INVOICE_LABELS[locale].vatId)
+      : { seller: [seller.name, ...(seller.email ? [seller.email] : [])], buyer: [...(buyer.name ? [buyer.name] : []), buyer.email] };
+  y = partyBlocks(pdf, text, y + 12, parties, { seller: t.seller, buyer: t.buyer });
 
   pdf.font("Helvetica-Bold");
   text(t.description, MARGIN, y);

@@ -47,6 +47,8 @@ function rowOf(ctx: ServiceContext, invoice: InvoiceRow, input: CreditNoteCreate
     refundIds: [],
     customerBalanceTransactionId: null,
     pdfSha256: null,
+    // Every credit note issued from now on prints the parties in full (lib/credit-notes/pdf.ts).
+    pdfLayout: 2,
     voidedAt: null,
     created: now,
     updated: now,

@@ -8,6 +8,7 @@ import { notFound, retryableConflict, ServiceError } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
 import type { EventType } from "@/lib/events/catalogue";
 import { one } from "@/lib/rows";
+import { paidPdfSha256 } from "./pdf/issue";
 import { settleSubscriptionOf } from "@/lib/subscriptions/collection-status";
 import type { InvoiceStatus } from "./schema";
 import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type InvoiceWithLines } from "./serialize";
@@ -108,16 +109,19 @@ export async function emit(
  * that its invoice was paid, in the same transaction.
  */
 export async function markPaid(tx: ChangeTransaction, ctx: ServiceContext, before: InvoiceWithLines, now: Date): Promise<InvoiceWithLines> {
+  const fields = {
+    status: "paid" as const,
+    dueAmountAtom: 0,
+    paidAmountAtom: before.invoice.totalAmountAtom,
+    paidAt: now,
+    nextPaymentAttempt: null,
+    updated: now,
+  };
+  // The document's paid version, rendered once from the paid state: its hash is fixed with the payment.
+  const paidPdf = await paidPdfSha256({ ...before.invoice, ...fields }, before.lines);
   const paid = one(await tx
     .update(invoices)
-    .set({
-      status: "paid",
-      dueAmountAtom: 0,
-      paidAmountAtom: before.invoice.totalAmountAtom,
-      paidAt: now,
-      nextPaymentAttempt: null,
-      updated: now,
-    })
+    .set({ ...fields, paidPdfSha256: paidPdf })
     .where(eq(invoices.id, before.invoice.id))
     .returning());
   const after = { ...before, invoice: paid };

@@ -62,8 +62,8 @@ export const invoiceHandlers = [
   handle(markInvoiceUncollectibleOperation, async ({ ctx, params }) =>
     serializeInvoice(await markInvoiceUncollectible({ ctx, input: { id: params.invoice_id } }), ctx.livemode),
   ),
-  handle(getInvoicePdfOperation, async ({ ctx, params }) => invoicePdf(await getInvoice({ ctx, input: { id: params.invoice_id } }))),
-  handle(getHostedInvoicePdfOperation, async ({ params }) => invoicePdf((await findHostedInvoice(params.token)).found)),
+  handle(getInvoicePdfOperation, async ({ ctx, params, query }) => invoicePdf(await getInvoice({ ctx, input: { id: params.invoice_id } }), query.version)),
+  handle(getHostedInvoicePdfOperation, async ({ params, query }) => invoicePdf((await findHostedInvoice(params.token)).found, query.version)),
   handle(payHostedInvoiceOperation, async ({ params, body, request }) => {
     // handle() has validated the correlation header when present.
     const correlationId = request.headers.get("x-correlation-id") ?? newId("request");

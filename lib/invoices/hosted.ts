@@ -5,19 +5,27 @@ import { accountClock } from "@/lib/clock/time";
 import type { ServiceContext } from "@/lib/context";
 import { notFound, ServiceError } from "@/lib/errors";
 import { loadInvoice } from "./core";
-import { renderInvoicePdf } from "./pdf/render";
+import { renderInvoicePdf, type PdfVersion } from "./pdf/render";
 import type { InvoiceWithLines } from "./serialize";
 import { payInvoice } from "./settle";
 
 /* The invoice as its documents and the hosted page show it: the PDF, by id (secret) or by the hosted page's token (public). */
 
-/** The PDF of a finalized invoice, rendered from what finalization fixed: the same bytes every time (its `pdf_sha256`). */
-export async function invoicePdf(found: InvoiceWithLines): Promise<Buffer> {
+/**
+ * The PDF of a finalized invoice, rendered from what finalization fixed: its paid version once it
+ * has one (`paid_pdf_sha256`), else the issued one (`pdf_sha256`); `version` asks for one. Each is
+ * the same bytes every time.
+ */
+export async function invoicePdf(found: InvoiceWithLines, version?: PdfVersion): Promise<Buffer> {
   const { invoice, lines } = found;
   if (invoice.status === "draft" || invoice.document === null) {
     throw new ServiceError("conflict", `Invoice '${invoice.id}' is a draft; its document exists once it is finalized.`);
   }
-  return renderInvoicePdf(invoice, lines, invoice.document);
+  const wanted = version ?? (invoice.paidPdfSha256 !== null ? "paid" : "issued");
+  if (wanted === "paid" && invoice.paidPdfSha256 === null) {
+    throw new ServiceError("conflict", `Invoice '${invoice.id}' has no paid version: it is ${invoice.status}${invoice.status === "paid" ? " (paid before paid versions existed)" : ""}.`);
+  }
+  return renderInvoicePdf(invoice, lines, invoice.document, wanted);
 }
 
 /** A syntactically possible token: anything else is not looked up (and is the same 404). */

@@ -79,6 +79,8 @@ export type UsageLineInput = {
   amount_atom: number;
   description: string;
   tax_rates?: string[];
+  /** The range whose usage it bills: printed as the line's service period (lib/invoices/pdf/document.ts). */
+  period?: { start: Date; end: Date };
 };
 
 export async function usageLineRow(
@@ -93,6 +95,8 @@ export async function usageLineRow(
     ...lineBase(invoice, line.price, line, line.quantity, taxRateIds, created),
     unitAmountAtom: line.unit_amount_atom,
     amountAtom: line.amount_atom,
+    periodStart: line.period?.start ?? null,
+    periodEnd: line.period?.end ?? null,
   };
 }
 

@@ -1,6 +1,6 @@
 import { defineOperation } from "@/lib/api/operation";
 import { InvoicePreview, InvoicePreviewInput } from "./preview-schema";
-import { HostedInvoicePayInput, Invoice, InvoiceCreateInput, InvoiceLineInput, InvoiceList, InvoiceListQuery, InvoicePayInput, InvoicePdf } from "./schema";
+import { HostedInvoicePayInput, Invoice, InvoiceCreateInput, InvoiceLineInput, InvoiceList, InvoiceListQuery, InvoicePayInput, InvoicePdf, InvoicePdfQuery } from "./schema";
 
 const tag = "Invoices";
 const LOCKED = "A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.";
@@ -147,9 +147,10 @@ export const getInvoicePdfOperation = defineOperation({
   unscopedPath: "/invoices/{invoice_id}/pdf",
   summary: "Download an invoice's PDF",
   description:
-    "The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.",
+    "The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`): as it was issued (SHA-256 `pdf_sha256`) until it is paid, then its paid version (the \"Paid on\" mark, the amount paid, nothing due; SHA-256 `paid_pdf_sha256`). Each version is the same bytes at every download; `version` asks for one (`paid` before the invoice has one is a 409). A draft is a 409.",
   tag,
   access: "secret",
+  query: InvoicePdfQuery,
   response: { status: 200, description: "The PDF.", schema: InvoicePdf, contentType: "application/pdf" },
   errors: [404, 409],
 });
@@ -159,11 +160,12 @@ export const getHostedInvoicePdfOperation = defineOperation({
   method: "GET",
   path: "/hosted-invoices/{token}/pdf",
   summary: "Download an invoice's PDF from its hosted page",
-  description: "The same PDF as `getInvoicePdf`, for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.",
+  description: "The same PDF as `getInvoicePdf` (the paid version once paid; `version` as there), for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.",
   tag,
   access: "public",
+  query: InvoicePdfQuery,
   response: { status: 200, description: "The PDF.", schema: InvoicePdf, contentType: "application/pdf" },
-  errors: [404],
+  errors: [404, 409],
 });
 
 export const payHostedInvoiceOperation = defineOperation({

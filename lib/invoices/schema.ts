@@ -112,7 +112,14 @@ export const Invoice = z
     currency: z.string(),
     customer_name: z.string().nullable().meta({ description: "The customer's name as printed on the invoice (fixed at finalization); null on drafts." }),
     customer_email: z.string().nullable().meta({ description: "The customer's email as printed on the invoice (fixed at finalization); null on drafts." }),
-    pdf_sha256: z.string().nullable().meta({ description: "SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts." }),
+    pdf_sha256: z.string().nullable().meta({
+      description:
+        "SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts.",
+    }),
+    paid_pdf_sha256: z.string().nullable().meta({
+      description:
+        "SHA-256 (hex) of the PDF's paid version (the issued document with a \"Paid on\" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one).",
+    }),
     invoice_pdf: z.string().nullable().meta({ description: "The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts." }),
     hosted_invoice_url: z.string().nullable().meta({
       description: "The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts.",
@@ -170,6 +177,12 @@ export const Invoice = z
   .meta({ id: "Invoice" });
 
 /** A PDF document's bytes (the handler answers them as they are). */
+export const InvoicePdfQuery = z.strictObject({
+  version: z.enum(["issued", "paid"], { error: "Must be issued or paid." }).optional().meta({
+    description: "`issued`: the document as finalized (`pdf_sha256`); `paid`: its paid version (`paid_pdf_sha256`). Absent: the paid version once there is one, else the issued one.",
+  }),
+});
+
 export const InvoicePdf = z
   .custom<Uint8Array>((value) => value instanceof Uint8Array)
   .meta({ id: "InvoicePdf", override: { type: "string", format: "binary" } });
@@ -205,13 +218,19 @@ export type InvoiceDocument = {
   seller: { name: string; address: Address | null; tax_id: string | null; email: string | null };
   buyer: { name: string | null; email: string; address: Address | null; tax_ids: string[] };
   /**
-   * Per line: the product's name and the price's nickname (or the line's own description); for a
-   * tiered price, the tiers that priced its quantity (lib/prices/tiers.ts `tierBreakdown`), printed
-   * instead of a unit price. Absent in documents issued before tier breakdowns (they render as issued).
+   * Per line: the product's name and the price's nickname (or the line's own description); the
+   * period it bills when the invoice's lines bill different periods (then `period` below is null);
+   * for a tiered price, the tiers that priced its quantity (lib/prices/tiers.ts `tierBreakdown`),
+   * printed instead of a unit price (absent in documents issued before tier breakdowns: they render
+   * as issued).
    */
-  lines: { title: string; detail: string | null; tiers?: DocumentTierPart[] }[];
+  lines: { title: string; detail: string | null; period?: { start: string; end: string }; tiers?: DocumentTierPart[] }[];
   tax_rates: { id: string; display_name: string; percentage_e4: number; inclusive: boolean }[];
   footer: string | null;
-  /** A subscription's invoice: the period its subscription was in when it was finalized (ISO dates). */
+  /**
+   * A subscription's invoice whose lines all bill one period: that period (ISO dates). Licensed
+   * lines bill the subscription's period when it was finalized (in advance), metered lines the range
+   * of their usage; when they differ, each line carries its own and this is null.
+   */
   period?: { start: string; end: string } | null;
 };

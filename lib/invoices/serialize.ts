@@ -44,6 +44,7 @@ export function serializeInvoice({ invoice, lines, paymentIntent }: InvoiceWithL
     customer_name: invoice.document?.buyer.name ?? null,
     customer_email: invoice.document?.buyer.email ?? null,
     pdf_sha256: invoice.pdfSha256,
+    paid_pdf_sha256: invoice.paidPdfSha256,
     invoice_pdf: invoice.status === "draft" ? null : `${publicBaseUrl()}${operationPath("getInvoicePdfForTokenAccount", { invoice_id: invoice.id })}`,
     hosted_invoice_url: invoice.hostedToken ? hostedInvoiceUrl(invoice.hostedToken) : null,
     subtotal_atom: invoice.subtotalAtom,

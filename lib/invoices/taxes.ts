@@ -38,6 +38,24 @@ export function isReverseCharge(
   });
 }
 
+/**
+ * The account's default rate where it applies to this customer: a rate with a `country` only to a
+ * customer whose address is in that country; a customer without an address is located nowhere, so
+ * only a rate without a country applies (Stripe Tax's rule: no location, no tax of a place). The
+ * customer's own default and a line's rates are the merchant's explicit choice and apply as named.
+ */
+export async function accountDefaultFor(
+  executor: Executor,
+  accountId: string,
+  rateId: string | null,
+  address: { country: string } | null,
+): Promise<string | null> {
+  if (rateId === null) return null;
+  const [rate] = await taxRatesOf(executor, accountId, [rateId], "default_tax_rate", true);
+  if (!rate || rate.country === null) return rateId;
+  return address !== null && address.country.toUpperCase() === rate.country.toUpperCase() ? rateId : null;
+}
+
 export async function invoiceTaxes(
   executor: Executor,
   invoice: { accountId: string; customerId: string },
@@ -51,12 +69,12 @@ export async function invoiceTaxes(
       .where(eq(accounts.id, invoice.accountId))
       .then((rows) => one(rows, "account")),
     executor
-      .select({ taxIds: customers.taxIds, defaultTaxRate: customers.defaultTaxRate })
+      .select({ taxIds: customers.taxIds, defaultTaxRate: customers.defaultTaxRate, address: customers.address })
       .from(customers)
       .where(eq(customers.id, invoice.customerId))
       .then((rows) => one(rows, "customer")),
   ]);
-  const fallback = customer.defaultTaxRate ?? account.defaultTaxRate;
+  const fallback = customer.defaultTaxRate ?? (await accountDefaultFor(executor, invoice.accountId, account.defaultTaxRate, customer.address));
   const rateIds = lines.map((line) => (line.taxRateIds.length > 0 ? [...line.taxRateIds] : fallback ? [fallback] : []));
   // Archived since they were named: they still apply (as in Stripe).
   const rows = await taxRatesOf(executor, invoice.accountId, [...new Set(rateIds.flat())], "tax_rates", true);

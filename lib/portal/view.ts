@@ -9,11 +9,11 @@ import { amountOf, startingAt, type PriceTerms } from "@/lib/prices/amount";
 import { getPrice } from "@/lib/prices/service";
 import { getProduct } from "@/lib/products/service";
 import type { ChangeStep } from "@/db/schema";
-import { preview } from "@/lib/subscription-changes/core";
 import { getChangeRequest } from "@/lib/subscription-changes/service";
 import type { SubscriptionWithItems } from "@/lib/subscriptions/serialize";
 import { getSubscription, listSubscriptions } from "@/lib/subscriptions/service";
 import { renewalBills } from "@/lib/subscriptions/time";
+import { upcomingInvoices } from "@/lib/subscriptions/upcoming";
 import type { PortalSettings } from "./schema";
 import { portalSettingsOf } from "./service";
 import type { PortalSession } from "./sessions";
@@ -102,7 +102,7 @@ export type PortalPendingChange = {
   id: string;
   effectiveAt: string;
   steps: string[];
-  /** One period after the change (the request's `next_invoice_amount_atom`). */
+  /** The renewal's total after the change, discount and taxes included (the request's `next_invoice_total_atom`; before totals existed, its `next_invoice_amount_atom`). */
   nextInvoiceAmountAtom: number;
   /** Scheduled in the portal: the customer may cancel it (one the merchant scheduled is the merchant's). */
   cancellable: boolean;
@@ -116,7 +116,7 @@ export type PortalSubscription = {
   currentPeriodEnd: string;
   defaultPaymentMethod: string | null;
   items: PortalItem[];
-  /** The renewal's date and amount (the change-request preview's `next_invoice_amount` with no change), null when nothing renews. */
+  /** The renewal's date and total as it will be finalized (the upcoming invoice: pending changes, discount, taxes), null when nothing renews. */
   nextInvoice: { date: string; amountAtom: number } | null;
   /** Changes scheduled for the period end, in the order the renewal applies them. */
   pendingChanges: PortalPendingChange[];
@@ -125,7 +125,8 @@ export type PortalSubscription = {
 export async function portalSubscription(session: PortalSession, found: SubscriptionWithItems): Promise<PortalSubscription> {
   const { subscription } = found;
   const items = await Promise.all(found.items.map((item) => portalItem(session, item)));
-  const amounts = renewalBills(subscription) ? await preview(await getDb(), session.ctx, found, [], session.ctx.now(), "none") : null;
+  // The renewal as it will be finalized (the pending changes, the discount, the taxes): what it will bill.
+  const renewal = renewalBills(subscription) ? (await upcomingInvoices(await getDb(), session.ctx, found, {})).renewal.invoice : null;
   const pendingChanges = await Promise.all(
     subscription.pendingChanges.map(async (change): Promise<PortalPendingChange> => {
       const request = await getChangeRequest({ ctx: session.ctx, input: { subscriptionId: subscription.id, id: change.change_request } });
@@ -133,13 +134,11 @@ export async function portalSubscription(session: PortalSession, found: Subscrip
         id: request.id,
         effectiveAt: (request.effectiveAt ?? subscription.currentPeriodEnd).toISOString(),
         steps: await stepLabels(session, request.steps),
-        nextInvoiceAmountAtom: request.nextInvoiceAmountAtom,
+        nextInvoiceAmountAtom: request.nextInvoiceTotalAtom ?? request.nextInvoiceAmountAtom,
         cancellable: request.metadata.source === "portal",
       };
     }),
   );
-  // The renewal applies the pending changes before it bills: the next invoice is the last one's amount.
-  const nextAmount = pendingChanges.at(-1)?.nextInvoiceAmountAtom ?? amounts?.nextInvoiceAmountAtom;
   return {
     id: subscription.id,
     status: subscription.status,
@@ -148,7 +147,7 @@ export async function portalSubscription(session: PortalSession, found: Subscrip
     currentPeriodEnd: subscription.currentPeriodEnd.toISOString(),
     defaultPaymentMethod: subscription.defaultPaymentMethod,
     items,
-    nextInvoice: amounts && nextAmount !== undefined ? { date: subscription.currentPeriodEnd.toISOString(), amountAtom: nextAmount } : null,
+    nextInvoice: renewal ? { date: subscription.currentPeriodEnd.toISOString(), amountAtom: renewal.totalAmountAtom } : null,
     pendingChanges,
   };
 }

@@ -133,6 +133,14 @@ export const ChangeRequest = z
       description: "The customer balance transaction (`cbtxn_…`, type `proration`) that credited `proration_credit_atom`, once applied; null before and when nothing is credited.",
     }),
     next_invoice_amount_atom: z.number().int().meta({ description: "The licensed items after the change for one period, before discounts; metered items' usage is not included." }),
+    amount_due_now_total_atom: z.number().int().nullable().meta({
+      description:
+        "What is charged now, as the proration invoice applying it will total: `amount_due_now_atom` after the customer's discount, with the taxes (the same computation as finalization), fixed at creation; 0 when nothing is due now. The customer's balance, if any, is applied to that invoice. Null on change requests made before it existed.",
+    }),
+    next_invoice_total_atom: z.number().int().nullable().meta({
+      description:
+        "The next renewal invoice's total as previewed at creation (`POST /invoices/preview` with this change): the items after it (and after the changes already pending), the metered usage so far, the customer's discount in force then, the taxes. Null when the subscription does not renew (cancelled at the period end, paused), and on change requests made before it existed.",
+    }),
     currency: z.string(),
     proration_date: DateTime.meta({ description: "The instant the proration was computed for (the account's clock at creation)." }),
     invoice: z.string().nullable().meta({ description: "The proration invoice (`in_…`), once apply created it." }),

@@ -14,6 +14,8 @@ export function serializeChangeRequest(row: ChangeRequestRow, livemode: boolean)
     steps: row.steps.map((step) => ({ type: step.type, item: step.item, price: step.price, quantity: step.quantity, state: step.state })),
     amount_due_now_atom: row.amountDueNowAtom,
     next_invoice_amount_atom: row.nextInvoiceAmountAtom,
+    amount_due_now_total_atom: row.amountDueNowTotalAtom,
+    next_invoice_total_atom: row.nextInvoiceTotalAtom,
     proration_behavior: row.prorationBehavior,
     proration_amount_atom: row.prorationAmountAtom,
     proration_credit_atom: Math.max(0, -row.prorationAmountAtom),

@@ -13,6 +13,7 @@ import { checkSandboxPaymentMethod } from "@/lib/payments/sandbox";
 import { one } from "@/lib/rows";
 import type { SubscriptionWithItems } from "@/lib/subscriptions/serialize";
 import { getSubscription } from "@/lib/subscriptions/service";
+import { changeTotals } from "@/lib/subscriptions/upcoming";
 import { applyChangeRequest } from "./apply";
 import { assertChangeable, loadRequest, lockRequest, table } from "./core";
 import { effectiveAndPreview, type PlanChangePolicy } from "./effective";
@@ -51,6 +52,9 @@ export async function createChangeRequest({
     prorationBehavior = "none";
     amounts.prorationAmountAtom = 0;
   }
+  // Beside the amounts, the totals of the invoices they lead to, by the previews' functions (the
+  // discount and the taxes finalization applies): what the dashboard and the portal show.
+  const totals = await changeTotals(db, ctx, current, { steps, effective, prorationDate: now, prorationBehavior });
   // A change request is a plan: creating (or cancelling) an open one emits nothing. Its effects do:
   // the proration invoice, its payment, each item change; and a scheduled one's life (schedule.ts).
   const row = one(await db
@@ -62,6 +66,7 @@ export async function createChangeRequest({
       status: "open",
       steps,
       ...amounts,
+      ...totals,
       prorationBehavior,
       effective,
       currency: current.subscription.currency,

@@ -27,17 +27,70 @@ export type UpcomingInvoices = {
   prorationCreditAtom: number;
 };
 
+/** Why the subscription's next renewal makes no invoice, or null when it does. */
+function noRenewalInvoice(subscription: SubscriptionWithItems["subscription"]): string | null {
+  return subscription.status === "cancelled"
+    ? "is cancelled"
+    : subscription.status === "paused"
+      ? "is paused (its renewal bills nothing)"
+      : subscription.cancelAtPeriodEnd
+        ? "ends at the period end (cancel_at_period_end; no renewal invoice)"
+        : null;
+}
+
+/**
+ * The proration invoice applying a change collects at once, as collect.ts makes it (one custom
+ * line, finalized when the change is applied), or null when nothing is due now.
+ */
+async function prorationInvoice(
+  executor: Executor,
+  ctx: ServiceContext,
+  subscription: SubscriptionWithItems["subscription"],
+  amountDueNowAtom: number,
+  at: Date,
+  balance: number,
+): Promise<UpcomingInvoices["proration"]> {
+  if (amountDueNowAtom <= 0) return null;
+  const invoice = await previewInvoice(executor, ctx, {
+    customer: subscription.customerId,
+    currency: subscription.currency,
+    subscription: subscription.id,
+    description: `Proration (subscription ${subscription.id})`,
+    lines: [{ unit_amount_atom: amountDueNowAtom, quantity: 1, description: `Proration from ${at.toISOString()} to ${subscription.currentPeriodEnd.toISOString()}`, proration: true }],
+    at,
+    startingBalanceAtom: balance,
+    nextPaymentAttempt: at,
+  });
+  return { ...invoice, period: { start: at, end: subscription.currentPeriodEnd } };
+}
+
+/**
+ * What a change request shows beside its amounts (docs/billing.md, "What a change request shows"):
+ * the totals of the invoices it leads to, computed by the previews, so with the discount and the
+ * taxes finalization applies: the proration invoice's (0: none) and the next renewal's (null when
+ * the subscription does not renew: cancelled at the period end, paused).
+ */
+export async function changeTotals(
+  executor: Executor,
+  ctx: ServiceContext,
+  current: SubscriptionWithItems,
+  change: ChangeToPreview,
+): Promise<{ amountDueNowTotalAtom: number; nextInvoiceTotalAtom: number | null }> {
+  if (noRenewalInvoice(current.subscription) === null) {
+    const upcoming = await upcomingInvoices(executor, ctx, current, { change });
+    return { amountDueNowTotalAtom: upcoming.proration?.invoice.totalAmountAtom ?? 0, nextInvoiceTotalAtom: upcoming.renewal.invoice.totalAmountAtom };
+  }
+  const { subscription } = current;
+  const outcome = await changeOutcome(executor, ctx, current, change);
+  const balance = await balanceOf(executor, subscription.customerId, subscription.currency);
+  const proration = await prorationInvoice(executor, ctx, subscription, outcome.amountDueNowAtom, change.prorationDate, balance);
+  return { amountDueNowTotalAtom: proration?.invoice.totalAmountAtom ?? 0, nextInvoiceTotalAtom: null };
+}
+
 /** Refuses (409) a subscription whose next renewal makes no invoice. */
 export function assertRenewalBills(current: SubscriptionWithItems): void {
   const { subscription } = current;
-  const why =
-    subscription.status === "cancelled"
-      ? "is cancelled"
-      : subscription.status === "paused"
-        ? "is paused (its renewal bills nothing)"
-        : subscription.cancelAtPeriodEnd
-          ? "ends at the period end (cancel_at_period_end; no renewal invoice)"
-          : null;
+  const why = noRenewalInvoice(subscription);
   if (why) throw new ServiceError("conflict", `Subscription '${subscription.id}' ${why}: there is no upcoming invoice to preview.`);
 }
 
@@ -58,22 +111,7 @@ export async function upcomingInvoices(
   const { subscription } = current;
   const outcome = await changeOutcome(executor, ctx, current, options.change ?? null);
   const balance = await balanceOf(executor, subscription.customerId, subscription.currency);
-  let proration: UpcomingInvoices["proration"] = null;
-  if (options.change && outcome.amountDueNowAtom > 0) {
-    // As collect.ts makes it: one custom line, finalized and collected when the change is applied.
-    const at = options.change.prorationDate;
-    const invoice = await previewInvoice(executor, ctx, {
-      customer: subscription.customerId,
-      currency: subscription.currency,
-      subscription: subscription.id,
-      description: `Proration (subscription ${subscription.id})`,
-      lines: [{ unit_amount_atom: outcome.amountDueNowAtom, quantity: 1, description: `Proration from ${at.toISOString()} to ${subscription.currentPeriodEnd.toISOString()}`, proration: true }],
-      at,
-      startingBalanceAtom: balance,
-      nextPaymentAttempt: at,
-    });
-    proration = { ...invoice, period: { start: at, end: subscription.currentPeriodEnd } };
-  }
+  const proration = options.change ? await prorationInvoice(executor, ctx, subscription, outcome.amountDueNowAtom, options.change.prorationDate, balance) : null;
   // A decrease is credited to the balance with the change (never beside a proration invoice: that is an increase).
   const prorationCreditAtom = outcome.effective === "now" && outcome.prorationAmountAtom < 0 ? -outcome.prorationAmountAtom : 0;
   // An item a change adds has no tax rates (as when the change writes it).

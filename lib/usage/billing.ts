@@ -56,6 +56,7 @@ async function rangeLine(executor: Executor, customerId: string, range: MeteredR
     unit_amount_atom: price.billingScheme === "tiered" ? 0 : price.unitAmountAtom,
     amount_atom: amount,
     ...(range.taxRateIds.length > 0 ? { tax_rates: range.taxRateIds } : {}),
+    period: { start, end },
     description:
       `${meter.displayName} (${meter.id}, price ${price.id}): ${units} ${meter.aggregation === "sum" ? "units" : meter.aggregation}` +
       ` from ${start.toISOString()} to ${end.toISOString()}`,

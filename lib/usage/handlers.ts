@@ -61,8 +61,8 @@ export const usageHandlers = [
       input: {
         meterId: params.meter_id,
         customerId: query.customer,
-        start: new Date(query.start),
-        end: new Date(query.end),
+        start: query.start === undefined ? undefined : new Date(query.start),
+        end: query.end === undefined ? undefined : new Date(query.end),
         groupBy: query.group_by,
       },
     });

@@ -86,7 +86,8 @@ export const getMeterSummariesOperation = defineOperation({
   path: "/{account_id}/meters/{meter_id}/summaries",
   unscopedPath: "/meters/{meter_id}/summaries",
   summary: "A customer's usage of a meter by hour or day",
-  description: "One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last).",
+  description:
+    "One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last). Without `start` and `end`: the last 30 days (or 24 hours) ending with the current one on the account's clock.",
   tag,
   access: "secret",
   query: MeterSummariesQuery,

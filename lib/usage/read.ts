@@ -123,12 +123,18 @@ const MAX_SUMMARY_MS = 366 * DAY_MS;
 export async function meterSummaries({
   ctx,
   input,
-}: Verb<{ meterId: string; customerId: string; start: Date; end: Date; groupBy: "hour" | "day" }>) {
+}: Verb<{ meterId: string; customerId: string; start?: Date; end?: Date; groupBy: "hour" | "day" }>) {
   const meter = await getMeter({ ctx, input: { id: input.meterId } });
   await requireCustomer(ctx.accountId, input.customerId);
   const unit = input.groupBy === "hour" ? HOUR_MS : DAY_MS;
-  const from = input.start.getTime();
-  const to = input.end.getTime();
+  if ((input.start === undefined) !== (input.end === undefined)) {
+    const field = input.start === undefined ? "start" : "end";
+    throw validationFailed([{ field, message: "Give both start and end, or neither (the latest buckets by the account's clock)." }]);
+  }
+  // No range: the last 30 days (or 24 hours) ending with the current one on the account's clock
+  // (a sandbox's test clock included), what the dashboard's chart shows as "today".
+  const to = input.end?.getTime() ?? Math.floor(ctx.now().getTime() / unit) * unit + unit;
+  const from = input.start?.getTime() ?? to - (input.groupBy === "hour" ? 24 : 30) * unit;
   const errors = [];
   if (from % unit !== 0) errors.push({ field: "start", message: `Must be a whole ${input.groupBy} (UTC).` });
   if (to % unit !== 0) errors.push({ field: "end", message: `Must be a whole ${input.groupBy} (UTC).` });

@@ -96,8 +96,11 @@ export const CustomerUsage = z
 
 export const MeterSummariesQuery = z.strictObject({
   customer: z.string().min(1),
-  start: DateTime.meta({ description: "First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says." }),
-  end: DateTime.meta({ description: "The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later." }),
+  start: DateTime.optional().meta({
+    description:
+      "First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. With `end`, or neither: then the last 30 days (`day`) or 24 hours (`hour`) ending with the current one by the account's clock (a sandbox's test clock included).",
+  }),
+  end: DateTime.optional().meta({ description: "The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. With `start`, or neither." }),
   group_by: z.enum(["hour", "day"]).default("day"),
 });
 

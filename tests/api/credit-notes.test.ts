@@ -257,6 +257,37 @@ describe("the credit note PDF", () => {
       expect(text).toContain(expected);
     }
   });
+
+  it("prints the seller's and the buyer's addresses and VAT ids as the invoice printed them", async () => {
+    const m = await newMerchant();
+    const client = api(m.sandboxSecret.token);
+    const settings = await client.post("/account-settings", {
+      business_name: "Verkäufer GmbH",
+      address: { line1: "Unter den Linden 1", postal_code: "10117", city: "Berlin", country: "DE" },
+      tax_id: "DE136695976",
+    });
+    expect(settings.status, settings.text).toBe(200);
+    const buyer = (
+      await client.post("/customers", {
+        email: "kunde@example.de",
+        name: "Kunde AG",
+        address: { line1: "Marienplatz 8", postal_code: "80331", city: "München", country: "DE" },
+        tax_ids: [{ type: "eu_vat", value: "DE811569869" }],
+      })
+    ).body;
+    const draft = (await client.post("/invoices", { customer: buyer.id, currency: "eur", lines: [{ unit_amount_atom: 1000, description: "Seats" }] })).body;
+    const invoice = (await client.post(`/invoices/${draft.id}/finalize`)).body;
+    const note = await client.post("/credit-notes", { invoice: invoice.id, amount_atom: 100, reason: "order_change" });
+    expect(note.status, note.text).toBe(201);
+    const bytes = (await download(`${apiBaseUrl()}/credit-notes/${note.body.id}/pdf`, m.sandboxSecret.token)).bytes;
+    expect(sha256(bytes)).toBe(note.body.pdf_sha256);
+    const invoiceText = pdfText((await download(invoice.invoice_pdf, m.sandboxSecret.token)).bytes);
+    const text = pdfText(bytes);
+    for (const printed of ["Unter den Linden 1", "10117 Berlin", "VAT ID: DE136695976", "Marienplatz 8", "80331 München", "VAT ID: DE811569869"]) {
+      expect(invoiceText).toContain(printed);
+      expect(text).toContain(printed);
+    }
+  });
 });
 
 describe("concurrency", () => {

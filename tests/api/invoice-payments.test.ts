@@ -86,6 +86,8 @@ describe("paying an invoice with a sandbox payment method", () => {
         paid_amount_atom: 1000,
         payment_intent: expect.stringMatching(PI),
         paid_at: expect.stringMatching(ISO),
+        // The PDF's paid version, fixed with the payment (docs/invoices-and-tax.md, "As issued, then paid").
+        paid_pdf_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
         updated: expect.stringMatching(ISO),
       });
       expect(await getInvoice(open.id)).toEqual(response.body);

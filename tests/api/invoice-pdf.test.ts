@@ -157,3 +157,69 @@ describe("the invoice PDF", () => {
     }
   });
 });
+
+describe("the invoice PDF after payment, and the periods of a renewal's lines (sandbox test clock)", () => {
+  const DAY = 86_400_000;
+  const en = (iso: string | number) => new Intl.DateTimeFormat("en", { dateStyle: "long", timeZone: "UTC" }).format(new Date(iso));
+
+  it("a paid invoice's PDF says paid (amount paid, nothing due, the date), a second version with its own SHA-256; the issued one stays", async () => {
+    const m = await newMerchant();
+    const sandbox = api(m.sandboxSecret.token);
+    const cus = (await sandbox.post("/customers", { email: "paid@example.com" })).body;
+    const draft = (await sandbox.post("/invoices", { customer: cus.id, currency: "usd", lines: [{ unit_amount_atom: 1_600, description: "Renewal" }] })).body;
+    const open = (await sandbox.post(`/invoices/${draft.id}/finalize`)).body;
+    expect(open.paid_pdf_sha256).toBeNull();
+    const issuedText = pdfText((await download(open.invoice_pdf, m.sandboxSecret.token)).bytes);
+    expect(issuedText).toMatch(/Amount due\s+\$16\.00/);
+
+    const paid = await sandbox.post(`/invoices/${open.id}/pay`, { payment_method: "pm_sandbox_succeeds" });
+    expect(paid.status, paid.text).toBe(200);
+    expect(paid.body).toMatchObject({ status: "paid", pdf_sha256: open.pdf_sha256, paid_pdf_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(paid.body.paid_pdf_sha256).not.toBe(open.pdf_sha256);
+    const [event] = (await sandbox.get(`/${m.sandboxAccountId}/events?aggregate_id=${open.id}&event_type=invoice.paid`)).body.items;
+    expect(event.data.paid_pdf_sha256).toBe(paid.body.paid_pdf_sha256);
+
+    // The invoice's link serves the paid version, the same bytes every time, by id and by the hosted token.
+    const current = await download(paid.body.invoice_pdf, m.sandboxSecret.token);
+    expect(sha256(current.bytes)).toBe(paid.body.paid_pdf_sha256);
+    const token = paid.body.hosted_invoice_url.split("/").pop() as string;
+    expect(sha256((await download(`${apiBaseUrl()}/hosted-invoices/${token}/pdf`)).bytes)).toBe(paid.body.paid_pdf_sha256);
+    expect(qpdfCheck(current.bytes)).toMatch(/No syntax or stream encoding errors/);
+    const text = pdfText(current.bytes);
+    expect(text).toContain(`Paid on ${en(paid.body.paid_at)}`);
+    expect(text).toMatch(/Amount paid\s+\$16\.00/);
+    expect(text).toMatch(/Amount due\s+\$0\.00/);
+    // The issued version stays downloadable with its own hash.
+    const issued = await download(`${paid.body.invoice_pdf}?version=issued`, m.sandboxSecret.token);
+    expect(sha256(issued.bytes)).toBe(open.pdf_sha256);
+    expect(pdfText(issued.bytes)).not.toContain("Paid on");
+  });
+
+  it("each line prints its own period: the usage of the ended period, the licensed items of the period paid in advance", async () => {
+    const m = await newMerchant();
+    const sandbox = api(m.sandboxSecret.token);
+    const account = m.sandboxAccountId;
+    const prod = (await sandbox.post(`/${account}/products`, { name: "API" })).body;
+    const meter = (await sandbox.post(`/${account}/meters`, { event_name: "calls", display_name: "Calls", aggregation: "sum" })).body;
+    const metered = (await sandbox.post(`/${account}/prices`, { product: prod.id, currency: "usd", unit_amount_atom: 10, type: "recurring", recurring: { interval: "month", usage_type: "metered", meter: meter.id } })).body;
+    const seat = (await sandbox.post(`/${account}/prices`, { product: prod.id, currency: "usd", unit_amount_atom: 1_000, type: "recurring", recurring: { interval: "month" } })).body;
+    const cus = (await sandbox.post(`/${account}/customers`, { email: "periods@example.com" })).body;
+    const sub = (await sandbox.post(`/${account}/subscriptions`, { customer: cus.id, items: [{ price: seat.id }, { price: metered.id }] })).body;
+    const start = Date.parse(sub.current_period_start);
+    const end = Date.parse(sub.current_period_end);
+    expect((await sandbox.post(`/${account}/test-clock/advance`, { to: new Date(start + 2 * DAY).toISOString() })).status).toBe(200);
+    const used = await sandbox.post(`/${account}/usage-events`, { event_name: "calls", customer: cus.id, identifier: "u1", timestamp: Math.floor((start + DAY) / 1000), payload: { value: 7 } });
+    expect(used.status, used.text).toBe(200);
+    expect((await sandbox.post(`/${account}/test-clock/advance`, { to: new Date(end + DAY).toISOString() })).status).toBe(200);
+    const renewed = (await sandbox.get(`/${account}/subscriptions/${sub.id}`)).body;
+    expect(renewed.current_period_start).toBe(sub.current_period_end);
+    const invoice = (await sandbox.get(`/${account}/invoices/${renewed.latest_invoice}`)).body;
+    expect(invoice.lines.map((line: Json) => line.amount_atom)).toEqual([1_000, 70]);
+    const text = pdfText((await download(invoice.invoice_pdf, m.sandboxSecret.token)).bytes);
+    // The seat is paid in advance for the new period; the calls were used in the one that ended.
+    expect(text).toContain(`Service period: ${en(end)} – ${en(renewed.current_period_end)}`);
+    expect(text).toContain(`Service period: ${en(start)} – ${en(end)}`);
+    // No single period heads an invoice whose lines bill two.
+    expect(text.split("Service period:")).toHaveLength(3);
+  });
+});

@@ -109,6 +109,9 @@ describe("creating a change request", () => {
       proration_credit_atom: 0,
       balance_transaction: null,
       next_invoice_amount_atom: 4000,
+      // No tax, no discount: the invoices' totals are the amounts (tests/api/change-request-totals.test.ts has both).
+      amount_due_now_total_atom: expectedDue(sub, scr.proration_date, 3000 + 1000 - 1000),
+      next_invoice_total_atom: 4000,
       currency: "usd",
       proration_date: expect.stringMatching(ISO),
       invoice: null,

@@ -10,7 +10,7 @@ import { expectPdfMatches } from "./pdf";
  * (tests/helpers/event-check.ts) on each database before it is dropped: the PDF rendered from the
  * stored invoice has the SHA-256 finalization recorded, passes `qpdf --check`, and its text has
  * the number, every line's description and amount, the subtotal, the taxes and the total exactly
- * as the invoice's JSON says.
+ * as the invoice's JSON says; a paid invoice's paid version has the SHA-256 its payment recorded.
  *
  * At most PDFS_PER_ACCOUNT of an account's invoices, a sample fixed by the ids' hash: every test's
  * account stays under it, while the property test's few accounts hold thousands of one-line
@@ -46,6 +46,10 @@ export async function checkInvoicePdfs(db: Database, database: string): Promise<
       const bytes = await renderInvoicePdf(invoice, own, document);
       const problems: string[] = [];
       if (sha256Hex(bytes) !== invoice.pdfSha256) problems.push("the PDF's SHA-256 is not the pdf_sha256 recorded at finalization");
+      // The paid version, once there is one, renders the bytes whose hash the payment recorded.
+      if (invoice.paidPdfSha256 !== null && sha256Hex(await renderInvoicePdf(invoice, own, document, "paid")) !== invoice.paidPdfSha256) {
+        problems.push("the paid version's SHA-256 is not the paid_pdf_sha256 recorded when it was paid");
+      }
       problems.push(
         ...expectPdfMatches(
           bytes,

@@ -44,6 +44,13 @@ export async function buildDocument(executor: Executor, invoice: InvoiceRow, lin
           .where(eq(subscriptions.id, invoice.subscriptionId))
           .then((rows) => rows[0]),
   ]);
+  // Each line's period: a metered line's usage range, else (billed in advance) the subscription's period.
+  const invoicePeriod = subscription ? { start: subscription.start.toISOString(), end: subscription.end.toISOString() } : null;
+  const linePeriods = lines.map((line) =>
+    line.periodStart && line.periodEnd ? { start: line.periodStart.toISOString(), end: line.periodEnd.toISOString() } : invoicePeriod,
+  );
+  const [first] = linePeriods;
+  const onePeriod = linePeriods.every((period) => period?.start === first?.start && period?.end === first?.end);
   return {
     locale: (customer.preferredLocale ?? account.defaultLocale) as Locale,
     seller: {
@@ -53,9 +60,11 @@ export async function buildDocument(executor: Executor, invoice: InvoiceRow, lin
       email: account.supportEmail,
     },
     buyer: { name: customer.name, email: customer.email, address: postalAddress(customer.address), tax_ids: customer.taxIds.map((taxId) => taxId.value) },
-    lines: lines.map((line) => {
+    lines: lines.map((line, index) => {
       const price = priceRows.find((row) => row.id === line.priceId);
-      if (!price) return { title: line.description ?? "", detail: null };
+      const period = onePeriod ? null : linePeriods[index];
+      const own = period ? { period } : {};
+      if (!price) return { title: line.description ?? "", detail: null, ...own };
       const parts = tierPartsOf(price, line.quantity);
       // The line's amount is these parts' sum, a safe integer: so is each part.
       const tiers = parts?.map((part) => ({
@@ -66,13 +75,13 @@ export async function buildDocument(executor: Executor, invoice: InvoiceRow, lin
         flat_amount_atom: part.flatAmountAtom,
         amount_atom: Number(part.amountAtom),
       }));
-      return { title: line.description ?? price.productName, detail: price.nickname, ...(tiers ? { tiers } : {}) };
+      return { title: line.description ?? price.productName, detail: price.nickname, ...own, ...(tiers ? { tiers } : {}) };
     }),
     tax_rates: rateIds.map((id) => {
       const rate = rateRows.find((row) => row.id === id)!;
       return { id, display_name: rate.displayName, percentage_e4: rate.percentageE4, inclusive: rate.inclusive };
     }),
     footer: account.invoiceFooter,
-    period: subscription ? { start: subscription.start.toISOString(), end: subscription.end.toISOString() } : null,
+    period: onePeriod ? (first ?? invoicePeriod) : null,
   };
 }

@@ -13,6 +13,16 @@ export function newHostedToken(): string {
 }
 
 /**
+ * When the invoice is paid, in that transaction: the SHA-256 of its paid version (the document as
+ * issued with the paid mark, the amount paid and nothing due), which `invoice.paid` carries. An
+ * invoice finalized without a document (none is) has no paid version either.
+ */
+export async function paidPdfSha256(paid: InvoiceRow, lines: readonly InvoiceLineRow[]): Promise<string | null> {
+  if (paid.document === null) return null;
+  return sha256Hex(await renderInvoicePdf(paid, lines, paid.document, "paid"));
+}
+
+/**
  * At finalization, in its transaction: fixes what the document prints, renders it once for its
  * SHA-256 (which `invoice.finalized` carries) and gives the invoice its hosted page's token.
  */

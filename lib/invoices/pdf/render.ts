@@ -39,10 +39,20 @@ const WIDTH = 595.28 - 2 * MARGIN;
 const BOTTOM = 841.89 - MARGIN;
 const COLUMNS = { description: MARGIN, quantity: MARGIN + 240, unit: MARGIN + 280, tax: MARGIN + 360, amount: MARGIN + 415 };
 
-export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly InvoiceLineRow[], document: InvoiceDocument): Promise<Buffer> {
+/**
+ * The two versions of an invoice's document (docs/invoices-and-tax.md, "As issued, then paid"):
+ * `issued` as finalization fixed it (`pdf_sha256`), and once paid, `paid`: the same document with the
+ * paid mark, the amount paid and nothing due (`paid_pdf_sha256`, fixed when it was paid). Each
+ * renders the same bytes every time.
+ */
+export type PdfVersion = "issued" | "paid";
+
+export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly InvoiceLineRow[], document: InvoiceDocument, version: PdfVersion = "issued"): Promise<Buffer> {
   const { locale } = document;
   const t = LABELS[locale];
   const issued = invoice.finalizedAt ?? invoice.created;
+  const paidAt = version === "paid" ? invoice.paidAt : null;
+  if (version === "paid" && paidAt === null) throw new Error(`Invoice '${invoice.id}' has no paid version: it is not paid.`);
   const pdf = new PDFDocument({
     size: "A4",
     margin: MARGIN,
@@ -54,7 +64,7 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
       Producer: "billing-service",
       Creator: "billing-service",
       CreationDate: issued,
-      ModDate: issued,
+      ModDate: paidAt ?? issued,
     },
   });
   const chunks: Buffer[] = [];
@@ -79,20 +89,15 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
     text(`${label}: ${value}`, MARGIN, y);
     y += 14;
   }
+  if (paidAt) {
+    pdf.font("Helvetica-Bold").fontSize(12).fillColor("#15803d");
+    text(`${t.paidOn} ${longDate(paidAt, locale)}`, MARGIN, y + 4);
+    pdf.font("Helvetica").fontSize(10).fillColor("black");
+    y += 20;
+  }
 
   // Seller and buyer blocks, side by side.
-  y += 12;
-  const block = (x: number, title: string, rows: string[]) => {
-    pdf.font("Helvetica-Bold");
-    text(title, x, y);
-    pdf.font("Helvetica");
-    rows.forEach((row, index) => text(row, x, y + 14 * (index + 1), { width: WIDTH / 2 - 10, ellipsis: true }));
-    return rows.length + 1;
-  };
-  const { seller, buyer } = document;
-  const sellerRows = [seller.name, ...addressLines(seller.address), ...(seller.tax_id ? [`${t.vatId}: ${seller.tax_id}`] : []), ...(seller.email ? [seller.email] : [])];
-  const buyerRows = [...(buyer.name ? [buyer.name] : []), buyer.email, ...addressLines(buyer.address), ...buyer.tax_ids.map((id) => `${t.vatId}: ${id}`)];
-  y += 14 * Math.max(block(MARGIN, t.seller, sellerRows), block(MARGIN + WIDTH / 2, t.buyer, buyerRows)) + 16;
+  y = partyBlocks(pdf, text, y + 12, partyRows(document, t.vatId), { seller: t.seller, buyer: t.buyer });
 
   // The lines.
   const header = () => {
@@ -111,8 +116,10 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
     const printed: InvoiceDocument["lines"][number] = document.lines[index] ?? { title: line.description ?? "", detail: null };
     // Descriptions wrap: an invoice prints them whole.
     const titleHeight = pdf.heightOfString(printable(printed.title), { width: 235 });
+    // A line billing its own period (the invoice's lines bill different ones) prints it under its title.
+    const period = printed.period ? `${t.period}: ${longDate(new Date(printed.period.start), locale)} – ${longDate(new Date(printed.period.end), locale)}` : null;
     const tierRows = tierRowsOf(printed.tiers, t, cur);
-    const height = titleHeight + (printed.detail ? 12 : 0) + 12 * tierRows.length;
+    const height = titleHeight + (printed.detail ? 12 : 0) + (period ? 12 : 0) + 12 * tierRows.length;
     if (y + height > BOTTOM - 120) {
       pdf.addPage();
       y = MARGIN;
@@ -124,13 +131,18 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
       text(printed.detail, COLUMNS.description, y + titleHeight, { width: 235, ellipsis: true });
       pdf.fillColor("black");
     }
+    if (period) {
+      pdf.fillColor("#555555");
+      text(period, COLUMNS.description, y + titleHeight + (printed.detail ? 12 : 0), { width: 235, ellipsis: true });
+      pdf.fillColor("black");
+    }
     text(String(line.quantity), COLUMNS.quantity, y, { width: 35, align: "right" });
     // A tiered line has no single unit price: its tiers follow, each with its own.
     text(printed.tiers ? t.tiered : cur(line.unitAmountAtom), COLUMNS.unit, y, { width: 75, align: "right" });
     const rates = line.taxRateIds.map((id) => rateOf.get(id)).filter((rate) => rate !== undefined);
     text(rates.map((rate) => percent(invoice.reverseCharge ? 0 : rate.percentage_e4, locale)).join(", ") || "—", COLUMNS.tax, y, { width: 50, align: "right" });
     text(cur(line.amountAtom), COLUMNS.amount, y, { width: WIDTH - (COLUMNS.amount - MARGIN), align: "right" });
-    let tierY = y + titleHeight + (printed.detail ? 12 : 0);
+    let tierY = y + titleHeight + (printed.detail ? 12 : 0) + (period ? 12 : 0);
     pdf.fillColor("#555555");
     for (const row of tierRows) {
       text(row.label, COLUMNS.description + 10, tierY, { width: 225, ellipsis: true });
@@ -149,11 +161,19 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
   if (invoice.discountAtom > 0) totals.row(t.discount, -invoice.discountAtom);
   totals.taxes(invoice.totalTaxes);
   totals.row(t.total, invoice.totalAmountAtom, true);
-  // As issued (the document never changes): nothing paid yet, the total due less the balance applied then.
   const appliedBalance = (invoice.startingBalanceAtom ?? 0) - (invoice.endingBalanceAtom ?? 0);
   if (appliedBalance !== 0) totals.row(appliedBalance > 0 ? t.appliedCredit : t.appliedDebit, -appliedBalance);
-  totals.row(t.paid, 0);
-  totals.row(t.amountDue, invoice.totalAmountAtom - appliedBalance, true);
+  if (paidAt) {
+    // Paid: what was collected (the total less the balance applied and the credit notes issued before the payment), nothing due.
+    const credited = invoice.prePaymentCreditNotesAmountAtom;
+    if (credited > 0) totals.row(t.creditNotes, -credited);
+    totals.row(t.paid, invoice.totalAmountAtom - appliedBalance - credited);
+    totals.row(t.amountDue, 0, true);
+  } else {
+    // As issued: nothing paid yet, the total due less the balance applied then.
+    totals.row(t.paid, 0);
+    totals.row(t.amountDue, invoice.totalAmountAtom - appliedBalance, true);
+  }
   y = totals.y;
 
   pdf.font("Helvetica").fontSize(9);
@@ -181,6 +201,27 @@ function tierRowsOf(tiers: readonly DocumentTierPart[] | undefined, t: Labels, c
 }
 
 type PdfText = (value: string, x: number, y: number, options?: PDFKit.Mixins.TextOptions) => unknown;
+
+/** What the seller's and the buyer's blocks print, as issued: names, addresses, VAT ids, the seller's email. */
+export function partyRows(document: Pick<InvoiceDocument, "seller" | "buyer">, vatId: string): { seller: string[]; buyer: string[] } {
+  const { seller, buyer } = document;
+  return {
+    seller: [seller.name, ...addressLines(seller.address), ...(seller.tax_id ? [`${vatId}: ${seller.tax_id}`] : []), ...(seller.email ? [seller.email] : [])],
+    buyer: [...(buyer.name ? [buyer.name] : []), buyer.email, ...addressLines(buyer.address), ...buyer.tax_ids.map((id) => `${vatId}: ${id}`)],
+  };
+}
+
+/** The seller's and the buyer's blocks side by side from `start`, under their titles; returns where what follows goes. */
+export function partyBlocks(pdf: PDFKit.PDFDocument, text: PdfText, start: number, rows: { seller: string[]; buyer: string[] }, titles: { seller: string; buyer: string }): number {
+  const block = (x: number, title: string, lines: string[]) => {
+    pdf.font("Helvetica-Bold");
+    text(title, x, start);
+    pdf.font("Helvetica");
+    lines.forEach((line, index) => text(line, x, start + 14 * (index + 1), { width: WIDTH / 2 - 10, ellipsis: true }));
+    return lines.length + 1;
+  };
+  return start + 14 * Math.max(block(MARGIN, titles.seller, rows.seller), block(MARGIN + WIDTH / 2, titles.buyer, rows.buyer)) + 16;
+}
 
 /**
  * The totals column of an invoice or a credit note, from `start`: a rule, then one row per `row`

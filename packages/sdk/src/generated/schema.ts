@@ -1317,7 +1317,7 @@ export type paths = {
         };
         /**
          * Download an invoice's PDF
-         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
+         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`): as it was issued (SHA-256 `pdf_sha256`) until it is paid, then its paid version (the "Paid on" mark, the amount paid, nothing due; SHA-256 `paid_pdf_sha256`). Each version is the same bytes at every download; `version` asks for one (`paid` before the invoice has one is a 409). A draft is a 409.
          */
         get: operations["getInvoicePdf"];
         put?: never;
@@ -1337,7 +1337,7 @@ export type paths = {
         };
         /**
          * Download an invoice's PDF
-         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
+         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`): as it was issued (SHA-256 `pdf_sha256`) until it is paid, then its paid version (the "Paid on" mark, the amount paid, nothing due; SHA-256 `paid_pdf_sha256`). Each version is the same bytes at every download; `version` asks for one (`paid` before the invoice has one is a 409). A draft is a 409.
          */
         get: operations["getInvoicePdfForTokenAccount"];
         put?: never;
@@ -1357,7 +1357,7 @@ export type paths = {
         };
         /**
          * Download an invoice's PDF from its hosted page
-         * @description The same PDF as `getInvoicePdf`, for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.
+         * @description The same PDF as `getInvoicePdf` (the paid version once paid; `version` as there), for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.
          */
         get: operations["getHostedInvoicePdf"];
         put?: never;
@@ -3335,7 +3335,7 @@ export type paths = {
         };
         /**
          * A customer's usage of a meter by hour or day
-         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last).
+         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last). Without `start` and `end`: the last 30 days (or 24 hours) ending with the current one on the account's clock.
          */
         get: operations["getMeterSummaries"];
         put?: never;
@@ -3355,7 +3355,7 @@ export type paths = {
         };
         /**
          * A customer's usage of a meter by hour or day
-         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last).
+         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last). Without `start` and `end`: the last 30 days (or 24 hours) ending with the current one on the account's clock.
          */
         get: operations["getMeterSummariesForTokenAccount"];
         put?: never;
@@ -10245,8 +10245,10 @@ export type components = {
             customer_name: string | null;
             /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
             customer_email: string | null;
-            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            /** @description SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts. */
             pdf_sha256: string | null;
+            /** @description SHA-256 (hex) of the PDF's paid version (the issued document with a "Paid on" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one). */
+            paid_pdf_sha256: string | null;
             /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
@@ -11106,6 +11108,10 @@ export type components = {
             balance_transaction: string | null;
             /** @description The licensed items after the change for one period, before discounts; metered items' usage is not included. */
             next_invoice_amount_atom: number;
+            /** @description What is charged now, as the proration invoice applying it will total: `amount_due_now_atom` after the customer's discount, with the taxes (the same computation as finalization), fixed at creation; 0 when nothing is due now. The customer's balance, if any, is applied to that invoice. Null on change requests made before it existed. */
+            amount_due_now_total_atom: number | null;
+            /** @description The next renewal invoice's total as previewed at creation (`POST /invoices/preview` with this change): the items after it (and after the changes already pending), the metered usage so far, the customer's discount in force then, the taxes. Null when the subscription does not renew (cancelled at the period end, paused), and on change requests made before it existed. */
+            next_invoice_total_atom: number | null;
             currency: string;
             /**
              * Format: date-time
@@ -13354,6 +13360,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
+         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": null,
          *         "total_taxes": [],
@@ -13465,6 +13472,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
+         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *         "total_taxes": [],
@@ -13519,6 +13527,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
+         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": null,
          *         "total_taxes": [],
@@ -13629,6 +13638,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
+         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *         "total_taxes": [],
@@ -13683,6 +13693,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
+         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *         "total_taxes": [],
@@ -13793,6 +13804,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
+         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *         "total_taxes": [],
@@ -13847,6 +13859,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
+         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *         "total_taxes": [],
@@ -13957,6 +13970,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": "872f206596b130845978235cde6bf16effae2f80575ea046ae9bd34dae54e5c1",
+         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s3payav85w0am288c5csxz0/pdf",
          *         "total_taxes": [],
@@ -14068,6 +14082,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": "0bd7e63ed11ec4d9aaace061aa750abe263b21c8d8a2a942535c9c19cb71442d",
+         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s409te1kdj84fwbgpsmtzm4/pdf",
          *         "total_taxes": [],
@@ -14179,6 +14194,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": "2026-11-27T11:34:57.665Z",
          *         "pdf_sha256": "d9d05ddc5a6582bd001af1458cb772ba375a007392ea782204a39625b2aff0b0",
+         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0/pdf",
          *         "total_taxes": [],
@@ -14233,6 +14249,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": "d9d05ddc5a6582bd001af1458cb772ba375a007392ea782204a39625b2aff0b0",
+         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0/pdf",
          *         "total_taxes": [],
@@ -14343,6 +14360,7 @@ export type components = {
          *         "voided_at": "2026-11-26T11:34:57.394Z",
          *         "overdue_at": null,
          *         "pdf_sha256": "392510f6553a5904cc75d2130dad889623253ab448446577c45c3120c5c143c3",
+         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm/pdf",
          *         "total_taxes": [],
@@ -14397,6 +14415,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": "392510f6553a5904cc75d2130dad889623253ab448446577c45c3120c5c143c3",
+         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm/pdf",
          *         "total_taxes": [],
@@ -14507,6 +14526,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": "20f57c13a3e811cdb7615a4a93825b918699dfcb802931ed01a1fb9f2a7fc753",
+         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s4hj87e8whqbvrj77z666g2/pdf",
          *         "total_taxes": [],
@@ -14561,6 +14581,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": "20f57c13a3e811cdb7615a4a93825b918699dfcb802931ed01a1fb9f2a7fc753",
+         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s4hj87e8whqbvrj77z666g2/pdf",
          *         "total_taxes": [],
@@ -14671,6 +14692,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
+         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *         "total_taxes": [],
@@ -14782,6 +14804,7 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
+         *         "paid_pdf_sha256": null,
          *         "description": "Subscription sub_prod_06h1f8s6gxk16jqzgdm550qhym2ty",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
@@ -18732,7 +18755,9 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 1000
+         *         "next_invoice_amount_atom": 1000,
+         *         "amount_due_now_total_atom": 0,
+         *         "next_invoice_total_atom": 1000
          *       },
          *       "previous_data": {
          *         "id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
@@ -18767,7 +18792,9 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 1000
+         *         "next_invoice_amount_atom": 1000,
+         *         "amount_due_now_total_atom": 0,
+         *         "next_invoice_total_atom": 1000
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1f8s72g2zv5jcjjs07ntg9qrcp",
@@ -18858,7 +18885,9 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 1000
+         *         "next_invoice_amount_atom": 1000,
+         *         "amount_due_now_total_atom": 0,
+         *         "next_invoice_total_atom": 1000
          *       },
          *       "previous_data": {
          *         "id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
@@ -18893,7 +18922,9 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 1000
+         *         "next_invoice_amount_atom": 1000,
+         *         "amount_due_now_total_atom": 0,
+         *         "next_invoice_total_atom": 1000
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1f8s8cys68nc2q2ppcazqn8d84",
@@ -18984,7 +19015,9 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 2000
+         *         "next_invoice_amount_atom": 2000,
+         *         "amount_due_now_total_atom": 0,
+         *         "next_invoice_total_atom": 2000
          *       },
          *       "previous_data": {
          *         "id": "scr_prod_06h1f8s7bvncjr1a6abskfqpjxc5p",
@@ -19019,7 +19052,9 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 2000
+         *         "next_invoice_amount_atom": 2000,
+         *         "amount_due_now_total_atom": 0,
+         *         "next_invoice_total_atom": 2000
          *       },
          *       "metadata": {},
          *       "correlation_id": "req_prod_06h1f8s7gd9vjp2drt5b76gg2rwft",
@@ -19222,8 +19257,10 @@ export type components = {
             customer_name: string | null;
             /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
             customer_email: string | null;
-            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            /** @description SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts. */
             pdf_sha256: string | null;
+            /** @description SHA-256 (hex) of the PDF's paid version (the issued document with a "Paid on" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one). */
+            paid_pdf_sha256: string | null;
             /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
@@ -19341,8 +19378,10 @@ export type components = {
             customer_name: string | null;
             /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
             customer_email: string | null;
-            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            /** @description SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts. */
             pdf_sha256: string | null;
+            /** @description SHA-256 (hex) of the PDF's paid version (the issued document with a "Paid on" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one). */
+            paid_pdf_sha256: string | null;
             /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
@@ -21398,6 +21437,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
+         *           "paid_pdf_sha256": null,
          *           "description": null,
          *           "invoice_pdf": null,
          *           "total_taxes": [],
@@ -21470,8 +21510,10 @@ export type components = {
             customer_name?: string | null;
             /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
             customer_email?: string | null;
-            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            /** @description SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts. */
             pdf_sha256?: string | null;
+            /** @description SHA-256 (hex) of the PDF's paid version (the issued document with a "Paid on" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one). */
+            paid_pdf_sha256?: string | null;
             /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf?: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
@@ -21573,6 +21615,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
+         *           "paid_pdf_sha256": null,
          *           "description": null,
          *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *           "total_taxes": [],
@@ -21679,6 +21722,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
+         *           "paid_pdf_sha256": null,
          *           "description": null,
          *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *           "total_taxes": [],
@@ -21779,6 +21823,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
+         *           "paid_pdf_sha256": null,
          *           "description": null,
          *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *           "total_taxes": [],
@@ -21879,6 +21924,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": "872f206596b130845978235cde6bf16effae2f80575ea046ae9bd34dae54e5c1",
+         *           "paid_pdf_sha256": null,
          *           "description": null,
          *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s3payav85w0am288c5csxz0/pdf",
          *           "total_taxes": [],
@@ -21972,6 +22018,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": "0bd7e63ed11ec4d9aaace061aa750abe263b21c8d8a2a942535c9c19cb71442d",
+         *           "paid_pdf_sha256": null,
          *           "description": null,
          *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s409te1kdj84fwbgpsmtzm4/pdf",
          *           "total_taxes": [],
@@ -22065,6 +22112,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": "2026-11-27T11:34:57.665Z",
          *           "pdf_sha256": "d9d05ddc5a6582bd001af1458cb772ba375a007392ea782204a39625b2aff0b0",
+         *           "paid_pdf_sha256": null,
          *           "description": null,
          *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0/pdf",
          *           "total_taxes": [],
@@ -22162,6 +22210,7 @@ export type components = {
          *           "voided_at": "2026-11-26T11:34:57.394Z",
          *           "overdue_at": null,
          *           "pdf_sha256": "392510f6553a5904cc75d2130dad889623253ab448446577c45c3120c5c143c3",
+         *           "paid_pdf_sha256": null,
          *           "description": null,
          *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm/pdf",
          *           "total_taxes": [],
@@ -22260,6 +22309,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": "20f57c13a3e811cdb7615a4a93825b918699dfcb802931ed01a1fb9f2a7fc753",
+         *           "paid_pdf_sha256": null,
          *           "description": null,
          *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s4hj87e8whqbvrj77z666g2/pdf",
          *           "total_taxes": [],
@@ -22358,6 +22408,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
+         *           "paid_pdf_sha256": null,
          *           "description": null,
          *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
          *           "total_taxes": [],
@@ -22451,6 +22502,7 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
+         *           "paid_pdf_sha256": null,
          *           "description": "Subscription sub_prod_06h1f8s6gxk16jqzgdm550qhym2ty",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
@@ -25993,7 +26045,9 @@ export type components = {
          *           "payment_collected_at": null,
          *           "proration_amount_atom": 0,
          *           "proration_credit_atom": 0,
-         *           "next_invoice_amount_atom": 1000
+         *           "next_invoice_amount_atom": 1000,
+         *           "amount_due_now_total_atom": 0,
+         *           "next_invoice_total_atom": 1000
          *         },
          *         "previous_attributes": {
          *           "status": "open",
@@ -26054,6 +26108,10 @@ export type components = {
             balance_transaction?: string | null;
             /** @description The licensed items after the change for one period, before discounts; metered items' usage is not included. */
             next_invoice_amount_atom?: number;
+            /** @description What is charged now, as the proration invoice applying it will total: `amount_due_now_atom` after the customer's discount, with the taxes (the same computation as finalization), fixed at creation; 0 when nothing is due now. The customer's balance, if any, is applied to that invoice. Null on change requests made before it existed. */
+            amount_due_now_total_atom?: number | null;
+            /** @description The next renewal invoice's total as previewed at creation (`POST /invoices/preview` with this change): the items after it (and after the changes already pending), the metered usage so far, the customer's discount in force then, the taxes. Null when the subscription does not renew (cancelled at the period end, paused), and on change requests made before it existed. */
+            next_invoice_total_atom?: number | null;
             currency?: string;
             /**
              * Format: date-time
@@ -26135,7 +26193,9 @@ export type components = {
          *           "payment_collected_at": null,
          *           "proration_amount_atom": 0,
          *           "proration_credit_atom": 0,
-         *           "next_invoice_amount_atom": 1000
+         *           "next_invoice_amount_atom": 1000,
+         *           "amount_due_now_total_atom": 0,
+         *           "next_invoice_total_atom": 1000
          *         },
          *         "previous_attributes": {
          *           "steps": [
@@ -26224,7 +26284,9 @@ export type components = {
          *           "payment_collected_at": null,
          *           "proration_amount_atom": 0,
          *           "proration_credit_atom": 0,
-         *           "next_invoice_amount_atom": 2000
+         *           "next_invoice_amount_atom": 2000,
+         *           "amount_due_now_total_atom": 0,
+         *           "next_invoice_total_atom": 2000
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
@@ -33273,7 +33335,10 @@ export interface operations {
     };
     getInvoicePdf: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `issued`: the document as finalized (`pdf_sha256`); `paid`: its paid version (`paid_pdf_sha256`). Absent: the paid version once there is one, else the issued one. */
+                version?: "issued" | "paid";
+            };
             header?: never;
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
@@ -33342,7 +33407,10 @@ export interface operations {
     };
     getInvoicePdfForTokenAccount: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `issued`: the document as finalized (`pdf_sha256`); `paid`: its paid version (`paid_pdf_sha256`). Absent: the paid version once there is one, else the issued one. */
+                version?: "issued" | "paid";
+            };
             header?: never;
             path: {
                 invoice_id: string;
@@ -33409,7 +33477,10 @@ export interface operations {
     };
     getHostedInvoicePdf: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `issued`: the document as finalized (`pdf_sha256`); `paid`: its paid version (`paid_pdf_sha256`). Absent: the paid version once there is one, else the issued one. */
+                version?: "issued" | "paid";
+            };
             header?: never;
             path: {
                 token: string;
@@ -33456,6 +33527,15 @@ export interface operations {
             };
             /** @description No such object in this account. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -42849,10 +42929,10 @@ export interface operations {
         parameters: {
             query: {
                 customer: string;
-                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. */
-                start: string;
-                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. */
-                end: string;
+                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. With `end`, or neither: then the last 30 days (`day`) or 24 hours (`hour`) ending with the current one by the account's clock (a sandbox's test clock included). */
+                start?: string;
+                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. With `start`, or neither. */
+                end?: string;
                 group_by?: "hour" | "day";
             };
             header?: never;
@@ -42925,10 +43005,10 @@ export interface operations {
         parameters: {
             query: {
                 customer: string;
-                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. */
-                start: string;
-                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. */
-                end: string;
+                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. With `end`, or neither: then the last 30 days (`day`) or 24 hours (`hour`) ending with the current one by the account's clock (a sandbox's test clock included). */
+                start?: string;
+                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. With `start`, or neither. */
+                end?: string;
                 group_by?: "hour" | "day";
             };
             header?: never;

@@ -12,8 +12,8 @@ const date = (iso: Date) => new Intl.DateTimeFormat("en", { dateStyle: "long", t
 
 /**
  * The amounts of the change request this session previewed: the very numbers the API's
- * change-request preview holds (`amount_due_now_atom`, the credit of `proration_amount_atom`,
- * `next_invoice_amount_atom`); confirming applies it.
+ * change-request preview holds, as they will be billed (`amount_due_now_total_atom`, the credit of
+ * `proration_amount_atom`, `next_invoice_total_atom`: discount and taxes included); confirming applies it.
  */
 export default async function ReviewChangePage({ params, searchParams }: { params: Promise<{ id: string; request: string }>; searchParams: Promise<{ error?: string }> }) {
   const { session, settings, returnUrl } = await portalPage();
@@ -25,6 +25,9 @@ export default async function ReviewChangePage({ params, searchParams }: { param
   const open = request.status === "open";
   // A period-end change (the configuration's rule: a downgrade) starts with the next period: nothing is due now.
   const later = request.effective === "period_end";
+  // The totals the invoices will carry (discount and taxes); a request made before they existed shows its amounts.
+  const dueNow = request.amountDueNowTotalAtom ?? request.amountDueNowAtom;
+  const nextInvoice = request.nextInvoiceTotalAtom ?? request.nextInvoiceAmountAtom;
   const periodEnd = request.effectiveAt ?? (await ownSubscription(session, id)).subscription.currentPeriodEnd;
   return (
     <PortalShell settings={settings} returnUrl={returnUrl}>
@@ -43,8 +46,8 @@ export default async function ReviewChangePage({ params, searchParams }: { param
       <dl className="mb-4 space-y-2 rounded-lg border border-slate-200 bg-white p-4 text-sm">
         <div className="flex justify-between gap-4">
           <dt>{later ? "Due now" : `Due now (prorated to ${date(request.prorationDate)})`}</dt>
-          <dd className="font-semibold tabular-nums" data-testid="amount-due-now" data-atoms={request.amountDueNowAtom}>
-            {money(request.amountDueNowAtom)}
+          <dd className="font-semibold tabular-nums" data-testid="amount-due-now" data-atoms={dueNow}>
+            {money(dueNow)}
           </dd>
         </div>
         {request.prorationAmountAtom < 0 && (
@@ -56,9 +59,9 @@ export default async function ReviewChangePage({ params, searchParams }: { param
           </div>
         )}
         <div className="flex justify-between gap-4">
-          <dt>Next invoice, per period</dt>
-          <dd className="font-semibold tabular-nums" data-testid="next-invoice-amount" data-atoms={request.nextInvoiceAmountAtom}>
-            {money(request.nextInvoiceAmountAtom)}
+          <dt>Next invoice</dt>
+          <dd className="font-semibold tabular-nums" data-testid="next-invoice-amount" data-atoms={nextInvoice}>
+            {money(nextInvoice)}
           </dd>
         </div>
       </dl>
@@ -68,7 +71,7 @@ export default async function ReviewChangePage({ params, searchParams }: { param
       {open && (
         <div className="flex flex-wrap gap-2">
           <ActionForm action="confirm-switch" back={`/portal/subscriptions/${id}/change/${request.id}`} fields={{ subscription: id, request: request.id }}>
-            <PrimaryButton testId="confirm-change">{later ? `Change on ${date(periodEnd)}` : request.amountDueNowAtom > 0 ? `Pay ${money(request.amountDueNowAtom)} and change` : "Confirm the change"}</PrimaryButton>
+            <PrimaryButton testId="confirm-change">{later ? `Change on ${date(periodEnd)}` : dueNow > 0 ? `Pay ${money(dueNow)} and change` : "Confirm the change"}</PrimaryButton>
           </ActionForm>
           <ActionForm action="discard-switch" back={`/portal/subscriptions/${id}/change/${request.id}`} fields={{ subscription: id, request: request.id }}>
             <SecondaryButton testId="discard-change">Back</SecondaryButton>
