@@ -46,7 +46,7 @@ export const customerDiscounts = pgTable(
       .notNull()
       .references(() => coupons.id),
     start: time("start").notNull(),
-    /** When a `repeating` coupon stops applying; null for once/forever. */
+    /** When a `repeating` coupon stops applying, or a `once` coupon ended with the invoice it discounted; null for forever. */
     end: time("end"),
     active: boolean("active").notNull().default(true),
     created: createdAt(),

@@ -33,7 +33,7 @@ export const CustomerBalanceTransaction = z
     ending_balance_atom: z.number().int().meta({ description: "The customer's balance in this currency after this transaction." }),
     type: z.enum(BALANCE_TRANSACTION_TYPES).meta({
       description:
-        "`adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`).",
+        "`adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`), `invoice_voided` (a void gave back what its invoice's finalization applied: the opposite of that invoice's `applied_to_invoice`).",
     }),
     description: z.string().nullable(),
     invoice: z.string().nullable(),

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Executor } from "@/db/client";
 import { pageOf } from "@/db/page";
@@ -108,6 +108,42 @@ export async function applyBalanceToInvoice(
     });
   }
   return result;
+}
+
+/**
+ * A void gives back what the invoice's finalization took from (or added to) the balance: one
+ * `invoice_voided` row, the opposite of its `applied_to_invoice` rows, in the void's transaction,
+ * so the balance is what it would be had the invoice never been finalized (a debit carried onto
+ * the invoice is owed again; a credit drawn by it is the customer's again). Nothing when the
+ * invoice applied nothing.
+ */
+export async function reverseBalanceApplied(
+  tx: ChangeTransaction,
+  ctx: ServiceContext,
+  invoice: { id: string; customerId: string; currency: string },
+): Promise<BalanceTransactionRow | null> {
+  const customer = await lockCustomer(tx, ctx.accountId, invoice.customerId, { deleted: true });
+  if (!customer) return null;
+  const [row] = await tx
+    .select({ applied: sql<string>`coalesce(sum(${customerBalanceTransactions.amountAtom}), 0)::text` })
+    .from(customerBalanceTransactions)
+    .where(
+      and(
+        eq(customerBalanceTransactions.invoiceId, invoice.id),
+        eq(customerBalanceTransactions.currency, invoice.currency),
+        eq(customerBalanceTransactions.type, "applied_to_invoice"),
+      ),
+    );
+  const ledgerSumAtom = Number(row?.applied ?? 0);
+  if (ledgerSumAtom === 0) return null;
+  return writeChange(tx, ctx, customer.balances, {
+    customerId: invoice.customerId,
+    currency: invoice.currency,
+    amountAtom: -ledgerSumAtom,
+    type: "invoice_voided",
+    description: null,
+    invoiceId: invoice.id,
+  });
 }
 
 /**

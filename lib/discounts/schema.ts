@@ -15,7 +15,10 @@ export const Discount = z
     customer: z.string().meta({ description: "The customer's id." }),
     coupon: Coupon,
     start: DateTime,
-    end: DateTime.nullable().meta({ description: "When a `repeating` coupon stops applying; null for once/forever." }),
+    end: DateTime.nullable().meta({
+      description:
+        "When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever.",
+    }),
     livemode: z.boolean(),
   })
   .meta({ id: "Discount" });

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { coupons, customerDiscounts, customers } from "@/db/schema";
-import type { Verb } from "@/lib/context";
+import type { ServiceContext, Verb } from "@/lib/context";
 import { lockCouponRow } from "@/lib/coupons/service";
 import { couponUnusableReason, type CouponRow } from "@/lib/coupons/serialize";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
@@ -134,5 +134,35 @@ export async function deleteDiscount({ ctx, input }: Verb<{ customerId: string }
       previousData: discountState({ discount: before, coupon }, ctx.livemode, ctx.now()),
     });
     return { id: before.id };
+  });
+}
+
+/**
+ * A `once` coupon discounts exactly one invoice: finalizing the first invoice it discounted ends
+ * the discount, in that finalization's transaction (docs/billing.md, "Once coupons"). As in
+ * Stripe the customer then has no discount: `end` is the finalization time, the discount is no
+ * longer active (a read answers 404, a new coupon may be applied), and `customer.discount.deleted`
+ * says so. The caller holds the customer's row lock (finalization's balance step takes it), the
+ * order every discount change locks in.
+ */
+export async function endOnceDiscount(tx: ChangeTransaction, ctx: ServiceContext, discountId: string, now: Date): Promise<void> {
+  const [before] = await tx
+    .select()
+    .from(customerDiscounts)
+    .where(and(eq(customerDiscounts.id, discountId), eq(customerDiscounts.active, true), isNull(customerDiscounts.deletedAt)))
+    .for("update");
+  // Replaced or removed meanwhile: nothing of this discount is left to end.
+  if (!before) return;
+  const after = one(await tx
+    .update(customerDiscounts)
+    .set({ active: false, end: now, updated: now })
+    .where(eq(customerDiscounts.id, before.id))
+    .returning());
+  const coupon = await couponById(tx, before.couponId);
+  await emitEvent(tx, ctx, {
+    type: "customer.discount.deleted",
+    aggregateId: before.id,
+    data: { ...discountState({ discount: after, coupon }, ctx.livemode, ctx.now()), deleted: true },
+    previousData: discountState({ discount: before, coupon }, ctx.livemode, ctx.now()),
   });
 }

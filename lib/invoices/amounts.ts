@@ -6,6 +6,8 @@ import { applyDiscounts, type Discount } from "@/lib/money";
 import type { InvoiceTaxes } from "@/lib/tax-rates/compute";
 import { draftTotals } from "./lines";
 import type { InvoiceLineRow, InvoiceRow } from "./serialize";
+
+type CouponDuration = (typeof coupons.$inferSelect)["duration"];
 import { invoiceTaxes } from "./taxes";
 
 /* An invoice's amounts as finalization fixes them: one sequence for finalizeInvoice and the previews (preview.ts). */
@@ -13,11 +15,22 @@ import { invoiceTaxes } from "./taxes";
 /**
  * The customer's discount in force now (active, not ended) as money terms, or null. A coupon
  * deleted after it was applied still honours the discount (as in Stripe); an amount-off coupon
- * in another currency cannot apply to this invoice.
+ * in another currency cannot apply to this invoice. A `once` coupon's discount is in force until
+ * the first invoice it discounts is finalized, which ends it (`endOnceDiscount`).
  */
-export async function discountFor(tx: Executor, invoice: Pick<InvoiceRow, "customerId" | "currency">, now: Date): Promise<{ id: string; terms: Discount } | null> {
+export async function discountFor(
+  tx: Executor,
+  invoice: Pick<InvoiceRow, "customerId" | "currency">,
+  now: Date,
+): Promise<{ id: string; terms: Discount; duration: CouponDuration } | null> {
   const [row] = await tx
-    .select({ id: customerDiscounts.id, percentOffBps: coupons.percentOffBps, amountOffAtom: coupons.amountOffAtom, currency: coupons.currency })
+    .select({
+      id: customerDiscounts.id,
+      percentOffBps: coupons.percentOffBps,
+      amountOffAtom: coupons.amountOffAtom,
+      currency: coupons.currency,
+      duration: coupons.duration,
+    })
     .from(customerDiscounts)
     .innerJoin(coupons, eq(coupons.id, customerDiscounts.couponId))
     .where(
@@ -29,8 +42,10 @@ export async function discountFor(tx: Executor, invoice: Pick<InvoiceRow, "custo
       ),
     );
   if (!row) return null;
-  if (row.percentOffBps !== null) return { id: row.id, terms: { percentOffBps: row.percentOffBps } };
-  if (row.amountOffAtom !== null && row.currency === invoice.currency) return { id: row.id, terms: { amountOffAtom: row.amountOffAtom } };
+  if (row.percentOffBps !== null) return { id: row.id, duration: row.duration, terms: { percentOffBps: row.percentOffBps } };
+  if (row.amountOffAtom !== null && row.currency === invoice.currency) {
+    return { id: row.id, duration: row.duration, terms: { amountOffAtom: row.amountOffAtom } };
+  }
   return null;
 }
 

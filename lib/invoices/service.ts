@@ -16,6 +16,7 @@ import { takeInvoiceNumber } from "./numbers";
 import { issueDocument } from "./pdf/issue";
 import { amountColumns, finalizationAmounts } from "./amounts";
 import { applyBalanceToInvoice } from "@/lib/customer-balance/service";
+import { endOnceDiscount } from "@/lib/discounts/service";
 import type { InvoiceCreateInput, InvoiceStatus } from "./schema";
 import type { InvoiceLineRow, InvoiceWithLines } from "./serialize";
 
@@ -146,6 +147,8 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
     }
     // Before any payment is attempted: the customer's balance in this currency meets the total.
     const balance = await applyBalanceToInvoice(tx, ctx, { id: invoice.id, customerId: invoice.customerId, currency: invoice.currency, totalAtom });
+    // A once coupon's discount has now discounted its one invoice (the balance step holds the customer's lock).
+    if (discount?.duration === "once") await endOnceDiscount(tx, ctx, discount.id, now);
     // Last before the write: the sequence row stays locked until commit, so take it as late as possible.
     const { number, sequence } = await takeInvoiceNumber(tx, ctx.accountId);
     const numbered = one(await tx

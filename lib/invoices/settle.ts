@@ -2,15 +2,16 @@ import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import { invoices } from "@/db/schema";
 import type { ServiceContext, Verb } from "@/lib/context";
-import { validationFailed } from "@/lib/errors";
+import { ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
 import { withChangeTransaction, type ChangeTransaction, type WithinChange } from "@/lib/events/transaction";
+import { reverseBalanceApplied } from "@/lib/customer-balance/service";
 import { createPaymentIntent } from "@/lib/payments/service";
 import { one } from "@/lib/rows";
 import { settleSubscriptionOf } from "@/lib/subscriptions/collection-status";
 import { assertStatus, emit, loadInvoice, lockInvoice, markPaid } from "./core";
 import type { InvoicePayInput, InvoiceStatus } from "./schema";
-import type { InvoiceWithLines } from "./serialize";
+import type { InvoiceRow, InvoiceWithLines } from "./serialize";
 
 /* How an open invoice ends: paid (out of band or with a payment intent), void, or uncollectible. */
 
@@ -68,12 +69,22 @@ async function transition(
   ctx: ServiceContext,
   tx: ChangeTransaction | undefined,
   id: string,
-  rule: { action: string; from: readonly InvoiceStatus[]; event: EventType; settles: boolean },
+  rule: {
+    action: string;
+    from: readonly InvoiceStatus[];
+    event: EventType;
+    settles: boolean;
+    /** Refuses the change (throws) for a reason beyond the status, before anything is written. */
+    refuse?: (invoice: InvoiceRow) => void;
+    /** What else the change does, under the invoice's lock and in its transaction. */
+    also?: (tx: ChangeTransaction, invoice: InvoiceRow) => Promise<unknown>;
+  },
   change: (now: Date) => Partial<typeof invoices.$inferInsert>,
 ): Promise<InvoiceWithLines> {
   return withChangeTransaction(async (tx) => {
     const invoice = await lockInvoice(tx, ctx.accountId, id);
     assertStatus(invoice, rule.action, rule.from);
+    rule.refuse?.(invoice);
     const before = await loadInvoice(tx, invoice);
     const now = ctx.now();
     const updated = one(await tx
@@ -83,18 +94,43 @@ async function transition(
       .returning());
     const after = { ...before, invoice: updated };
     await emit(tx, ctx, rule.event, after, before);
+    await rule.also?.(tx, updated);
     if (rule.settles) await settleSubscriptionOf(tx, ctx, invoice.id, invoice.subscriptionId);
     return after;
   }, tx);
 }
 
-/** Open or uncollectible → void: the invoice was a mistake; amounts are kept as billed. */
+/**
+ * A part of the invoice was paid (a partially funded payment): voiding it would leave that money
+ * attached to nothing, so it is refused (as Stripe refuses to void a paid invoice). A fully paid
+ * invoice, out of band included, is `paid` and never voidable.
+ */
+function refuseVoidOfPaidPart(invoice: InvoiceRow): void {
+  if (invoice.paidAmountAtom > 0) {
+    throw new ServiceError(
+      "conflict",
+      `Invoice '${invoice.id}' has ${invoice.paidAmountAtom} of ${invoice.totalAmountAtom} atoms paid; an invoice with a payment cannot be voided. Collect the rest (pay), issue a credit note for it, or mark it uncollectible.`,
+    );
+  }
+}
+
+/**
+ * Open or uncollectible → void: the invoice was a mistake; amounts are kept as billed, and the
+ * customer balance its finalization applied is given back (`invoice_voided`, docs/billing.md).
+ */
 export async function voidInvoice({ ctx, input }: Verb<{ id: string }>): Promise<InvoiceWithLines> {
   return transition(
     ctx,
     undefined,
     input.id,
-    { action: "voided", from: ["open", "uncollectible"], event: "invoice.voided", settles: true },
+    {
+      action: "voided",
+      from: ["open", "uncollectible"],
+      event: "invoice.voided",
+      settles: true,
+      refuse: refuseVoidOfPaidPart,
+      also: (tx, invoice) => reverseBalanceApplied(tx, ctx, invoice),
+    },
     (now) => ({ status: "void", voidedAt: now }),
   );
 }

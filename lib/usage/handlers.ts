@@ -82,7 +82,7 @@ export const usageHandlers = [
 function fieldOf(code: string): string {
   if (code === "unknown_event_name") return "event_name";
   if (code === "unknown_customer") return "customer";
-  if (code.startsWith("timestamp")) return "timestamp";
+  if (code.startsWith("timestamp") || code === "period_invoiced") return "timestamp";
   if (code === "invalid_value") return "payload";
   return "event";
 }

@@ -116,6 +116,17 @@ function check(
       `timestamp is before ${oldest.toISOString()}: the customer's open period start (${openStart.toISOString()}) less the account's usage grace (${context.graceMs / 1000} s).`,
     );
   }
+  // Within the grace window but before a period that is already invoiced: the renewal finalized
+  // that period's usage lines (it runs `grace` after the period end and moves the open period
+  // on), so the event could be billed nowhere. The same condition locks an accepted event's
+  // cancel (lockedUsagePeriod), so an event is never accepted already locked.
+  if (ts.getTime() < openStart.getTime() && now.getTime() >= openStart.getTime() + context.graceMs) {
+    return invalid(
+      body.identifier,
+      "period_invoiced",
+      `timestamp is before ${openStart.toISOString()}, the start of the customer's open period: the usage before it is already invoiced, so this event could no longer be billed.`,
+    );
+  }
   const value = valueOf(meter, body.payload);
   if (typeof value === "string") return invalid(body.identifier, "invalid_value", value);
   return {

@@ -36,6 +36,7 @@ export const USAGE_EVENT_ERRORS = [
   "invalid_value",
   "timestamp_in_future",
   "timestamp_too_old",
+  "period_invoiced",
   "usage_event_conflict",
 ] as const;
 export type UsageEventErrorCode = (typeof USAGE_EVENT_ERRORS)[number];

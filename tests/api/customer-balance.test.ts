@@ -130,6 +130,59 @@ describe("the customer balance", () => {
     expect(await ledger(cus)).toEqual([]);
   });
 
+  // Issue 42 (defect 4): a void gives back the balance its invoice's finalization applied, both signs.
+  it.each([
+    ["a debit carried onto the invoice is owed again", -500, 2500],
+    ["a credit drawn by the invoice is the customer's again", 500, 1500],
+  ])("voiding an invoice that applied the balance: %s (invoice_voided, its event)", async (_case, balance, due) => {
+    const cus = await customer();
+    await adjust(cus, balance);
+    const invoice = await finalize(cus, 2000);
+    expect(invoice).toMatchObject({ status: "open", total_amount_atom: 2000, starting_balance_atom: balance, ending_balance_atom: 0, due_amount_atom: due });
+    expect(await balancesOf(cus)).toEqual({ usd: 0 });
+
+    const voided = await sandbox.post(`/invoices/${invoice.id}/void`);
+    expect(voided.status, voided.text).toBe(200);
+    expect(voided.body.status).toBe("void");
+    expect(await balancesOf(cus)).toEqual({ usd: balance });
+    const rows = await ledger(cus, "usd");
+    expect(rows.map((row) => [row.type, row.amount_atom, row.ending_balance_atom, row.invoice])).toEqual([
+      ["invoice_voided", balance, balance, invoice.id],
+      ["applied_to_invoice", -balance, 0, invoice.id],
+      ["adjustment", balance, balance, null],
+    ]);
+    const events = (await sandbox.get(`/${account}/events?aggregate_id=${rows[0]!.id}`)).body.items;
+    expect(events.map((event: Json) => [event.type, event.data])).toEqual([["customer.balance_transaction.created", rows[0]]]);
+
+    // The next invoice meets the balance as it stood before the voided one.
+    const next = await finalize(cus, 2000);
+    expect(next).toMatchObject({ starting_balance_atom: balance, ending_balance_atom: 0, due_amount_atom: due });
+  });
+
+  it("voiding an invoice that applied no balance writes no ledger row", async () => {
+    const cus = await customer();
+    const invoice = await finalize(cus, 900);
+    expect((await sandbox.post(`/invoices/${invoice.id}/void`)).status).toBe(200);
+    expect(await ledger(cus)).toEqual([]);
+  });
+
+  it("an invoice with a partial payment cannot be voided (409, nothing changes); a paid one neither", async () => {
+    const cus = await customer();
+    await adjust(cus, -300);
+    const invoice = await finalize(cus, 2000);
+    const partial = await sandbox.post(`/invoices/${invoice.id}/pay`, { payment_method: "pm_sandbox_partially_funded" });
+    expect(partial.status, partial.text).toBe(200);
+    expect(partial.body).toMatchObject({ status: "open", paid_amount_atom: 1150, due_amount_atom: 1150 });
+    expectProblem(await sandbox.post(`/invoices/${invoice.id}/void`), 409, /paid; an invoice with a payment cannot be voided/);
+    expect((await sandbox.get(`/invoices/${invoice.id}`)).body).toMatchObject({ status: "open", paid_amount_atom: 1150 });
+    expect(await balancesOf(cus)).toEqual({ usd: 0 });
+
+    const paid = await sandbox.post(`/invoices/${invoice.id}/pay`, { paid_out_of_band: true });
+    expect(paid.body.status).toBe("paid");
+    expectProblem(await sandbox.post(`/invoices/${invoice.id}/void`), 409);
+    expect(await balancesOf(cus)).toEqual({ usd: 0 });
+  });
+
   it("a renewal applies the balance before collecting: the card is charged the rest (test clock)", async () => {
     // Its own sandbox account: the test clock moves a whole account.
     const own = await newMerchant();

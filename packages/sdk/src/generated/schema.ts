@@ -10452,7 +10452,7 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             start: string;
-            /** @description When a `repeating` coupon stops applying; null for once/forever. */
+            /** @description When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever. */
             end: string | null;
             livemode: boolean;
         };
@@ -10470,7 +10470,7 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             start: string;
-            /** @description When a `repeating` coupon stops applying; null for once/forever. */
+            /** @description When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever. */
             end: string | null;
             livemode: boolean;
             /** @constant */
@@ -11068,10 +11068,10 @@ export type components = {
             /** @description The customer's balance in this currency after this transaction. */
             ending_balance_atom: number;
             /**
-             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`).
+             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`), `invoice_voided` (a void gave back what its invoice's finalization applied: the opposite of that invoice's `applied_to_invoice`).
              * @enum {string}
              */
-            type: "adjustment" | "applied_to_invoice" | "credit_note" | "proration";
+            type: "adjustment" | "applied_to_invoice" | "credit_note" | "proration" | "invoice_voided";
             description: string | null;
             invoice: string | null;
             credit_note: string | null;
@@ -22885,7 +22885,7 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             start?: string;
-            /** @description When a `repeating` coupon stops applying; null for once/forever. */
+            /** @description When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever. */
             end?: string | null;
             livemode?: boolean;
         };
@@ -23058,7 +23058,7 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             start?: string;
-            /** @description When a `repeating` coupon stops applying; null for once/forever. */
+            /** @description When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever. */
             end?: string | null;
             livemode?: boolean;
             deleted?: null;
@@ -25986,10 +25986,10 @@ export type components = {
             /** @description The customer's balance in this currency after this transaction. */
             ending_balance_atom?: number;
             /**
-             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`).
+             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`), `invoice_voided` (a void gave back what its invoice's finalization applied: the opposite of that invoice's `applied_to_invoice`).
              * @enum {string}
              */
-            type?: "adjustment" | "applied_to_invoice" | "credit_note" | "proration";
+            type?: "adjustment" | "applied_to_invoice" | "credit_note" | "proration" | "invoice_voided";
             description?: string | null;
             invoice?: string | null;
             credit_note?: string | null;
@@ -26482,7 +26482,7 @@ export type components = {
             /** @description Why the event is `invalid`. */
             error?: {
                 /** @enum {string} */
-                code: "invalid_event" | "unknown_event_name" | "unknown_customer" | "invalid_value" | "timestamp_in_future" | "timestamp_too_old" | "usage_event_conflict";
+                code: "invalid_event" | "unknown_event_name" | "unknown_customer" | "invalid_value" | "timestamp_in_future" | "timestamp_too_old" | "period_invoiced" | "usage_event_conflict";
                 message: string;
             };
         };
