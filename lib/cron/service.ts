@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
+import { purgeExpiredRateLimits } from "@/db/rate-limits";
 import { runAllDueTransitions } from "@/lib/clock/service";
 import { config } from "@/lib/config";
 import { ServiceError } from "@/lib/errors";
@@ -51,6 +52,7 @@ export async function runClockCron(authorization: string | null): Promise<z.inpu
   const run = await runAllDueTransitions({ deadline: started + CRON_MAX_DURATION_S * 1000 - 20_000 });
   // The minute's list-count deltas (a long-lived process folds them in every few seconds).
   const folded = await compactListCountsNow();
+  const purged = await purgeExpiredRateLimits();
   return {
     object: "cron_run",
     job: "clock",
@@ -58,6 +60,7 @@ export async function runClockCron(authorization: string | null): Promise<z.inpu
     accounts_left: run.accountsLeft,
     transitions_run: run.transitionsRun,
     list_count_deltas_folded: folded,
+    rate_limits_purged: purged,
     duration_ms: Date.now() - started,
   };
 }
