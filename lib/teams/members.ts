@@ -3,6 +3,8 @@ import { z } from "zod";
 import { getDb, type Executor } from "@/db/client";
 import { invitations, users } from "@/db/schema";
 import { ServiceError } from "@/lib/errors";
+import { withChangeTransaction } from "@/lib/events/transaction";
+import { revokeOrganizationTokens } from "./member-tokens";
 import { ROLES, roleAllows, type Role } from "./roles";
 
 /** Who acts on the organization's members: a signed-in user, with the role they have now. */
@@ -79,16 +81,19 @@ export async function changeMemberRole({ ctx, input }: { ctx: TeamContext; input
 
 /**
  * Removes a member: their user is deleted, which ends their sessions at once (a session names a
- * user that must still exist). The last owner cannot be removed.
+ * user that must still exist). The last owner cannot be removed. With `revokeTokens`, every active
+ * API token they made is revoked in the same change (each with its `api_token.revoked` event);
+ * without, those tokens keep working and are listed on the Members page (lib/teams/member-tokens.ts).
  */
-export async function removeMember({ ctx, input }: { ctx: TeamContext; input: { userId: string } }): Promise<void> {
+export async function removeMember({ ctx, input }: { ctx: TeamContext; input: { userId: string; revokeTokens?: boolean } }): Promise<{ tokensRevoked: number }> {
   const userId = String(input.userId);
-  const db = await getDb();
-  await db.transaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const { member, owners } = await lockMember(tx, ctx, userId);
     if (member.role === "owner" && owners <= 1) throw new ServiceError("conflict", LAST_OWNER);
     // Invitations keep who sent them only while that user exists.
     await tx.update(invitations).set({ invitedBy: null }).where(eq(invitations.invitedBy, member.id));
     await tx.delete(users).where(eq(users.id, member.id));
+    const tokensRevoked = input.revokeTokens === true ? await revokeOrganizationTokens(ctx, { createdBy: member.id }, tx) : 0;
+    return { tokensRevoked };
   });
 }
