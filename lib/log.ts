@@ -66,7 +66,8 @@ const SECRET_VALUE_PATTERNS: ReadonlyArray<[RegExp, string]> = [
   [/\binv_[0-9a-z]{32}(?![0-9a-z])/gi, LOG_REDACTION.censor],
   [/((?<![A-Za-z0-9_-])(?:portal\/start|invite|invoice|hosted-invoices)\/)(?!\[redacted\])[^/?#\s"'&<>\\]+/gi, `$1${LOG_REDACTION.censor}`],
   // A secret field written as text (`password=…`, `"client_secret": "…"`) in a body that is not JSON.
-  [/\b([A-Za-z0-9_-]*(?:password|passwd|secret|token|cvc))(["']?\s*[=:]\s*["']?)(?!\[redacted)[^\s&"',;}]+/gi, `$1$2${LOG_REDACTION.censor}`],
+  // Only `name=value` or a quoted `"name": value`: prose such as "No such API token: 'key_…'" is kept.
+  [/\b([A-Za-z0-9_-]*(?:password|passwd|secret|token|cvc))(\s*=\s*["']?|["']\s*:\s*["']?)(?!\[redacted)[^\s&"',;}]+/gi, `$1$2${LOG_REDACTION.censor}`],
 ];
 const CARD_NUMBER = /\b\d(?:[ -]?\d){12,18}\b/g;
 const PERCENT_ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;

@@ -27,7 +27,8 @@ export function authorizeCron(authorization: string | null): void {
     throw new ServiceError("unauthorized", "This deployment has no CRON_SECRET set, so its cron routes refuse every call.");
   }
   const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
-  if (!match) throw new ServiceError("unauthorized", "Send 'Authorization: Bearer <CRON_SECRET>'.");
+  // Worded without a literal "Bearer <value>": problem details pass the secret scanner (lib/log.ts).
+  if (!match) throw new ServiceError("unauthorized", "Send your CRON_SECRET in the Authorization header (scheme: Bearer).");
   // Hashes have one length, so the comparison takes the same time whatever was sent.
   if (!timingSafeEqual(digest(match[1]!), digest(secret))) {
     throw new ServiceError("unauthorized", "Wrong cron secret.");

@@ -76,3 +76,10 @@ describe("stored idempotent answers", () => {
     expect(storedKey("st_prod_0123456789abcdef")).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 });
+
+describe("prose is not a secret field", () => {
+  it("keeps a message that names a token by its id", () => {
+    expect(redactText("No such API token: 'key_prod_01jd00000000000000000000000'.")).toBe("No such API token: 'key_prod_01jd00000000000000000000000'.");
+    expect(redactText('{"client_secret": "abc123"}')).toBe('{"client_secret": "[redacted]"}');
+  });
+});
