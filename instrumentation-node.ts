@@ -77,6 +77,7 @@ async function startBackground(settings: Config): Promise<void> {
   const { clockTicker, DEFAULT_CLOCK_TICK_MS } = await import("@/lib/clock/ticker");
   const { runAllDueTransitions } = await import("@/lib/clock/service");
   clockTicker().start(runAllDueTransitions, settings.clockTickMs ?? DEFAULT_CLOCK_TICK_MS);
-  const { listCountCompactor, LIST_COUNT_COMPACTION_MS } = await import("@/lib/jobs/list-count-compactor");
+  const { listCountCompactor, LIST_COUNT_COMPACTION_MS, rateLimitPurger } = await import("@/lib/jobs/list-count-compactor");
   listCountCompactor().start(LIST_COUNT_COMPACTION_MS, { unref: true });
+  rateLimitPurger().start(settings.rateLimitPurgeMs, { unref: true });
 }

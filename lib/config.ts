@@ -43,6 +43,8 @@ const EnvSchema = z.object({
   BACKGROUND_WORK: z.enum(["on", "off"]).optional(),
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().default(100),
   RATE_LIMIT_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  /** How often a long-lived process deletes expired rate-limit rows (lib/api/rate-limit.ts); tests shorten it. */
+  RATE_LIMIT_PURGE_MS: z.coerce.number().int().positive().default(60_000),
   TRUST_PROXY: z.enum(["true", "false"]).optional(),
   SIGNUP: z.enum(["open", "invite", "closed"]).optional(),
   REQUEST_LOG: z.enum(["on", "off"]).default("on"),
@@ -125,6 +127,7 @@ export type Config = {
   rateLimitPerSecond: number;
   /** Sign-in and sign-up attempts per minute per email; per client address three times as many. */
   signInPerMinute: number;
+  rateLimitPurgeMs: number;
   /** Whether X-Forwarded-For/-Host/-Proto come from a proxy in front (else the socket's own values count). */
   trustProxy: boolean;
   /**
@@ -297,6 +300,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     backgroundWork: env.BACKGROUND_WORK !== "off",
     rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND,
     signInPerMinute: env.RATE_LIMIT_SIGN_IN_PER_MINUTE,
+    rateLimitPurgeMs: env.RATE_LIMIT_PURGE_MS,
     trustProxy: env.TRUST_PROXY === "true",
     signup: env.SIGNUP,
     requestLog: {

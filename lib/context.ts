@@ -25,6 +25,11 @@ export type ServiceContext = {
    * absent for background work.
    */
   requestId?: string;
+  /**
+   * A dashboard session's role (docs/teams.md), read from the user's row for this request; absent
+   * for tokens and background work. What a member may mint is bounded by it (lib/api/token-minting.ts).
+   */
+  role?: "owner" | "admin" | "developer" | "viewer";
   /** Where the request came from, for the audit events (`metadata.client_address`, `metadata.user_agent`). */
   source?: { clientAddress: string | null; userAgent: string | null };
   /**

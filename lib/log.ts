@@ -53,11 +53,24 @@ export function isRedactedFieldName(key: string): boolean {
 
 /**
  * Secret values recognised wherever they appear, whatever field holds them: API tokens
- * (`st_…`, `pt_…`), endpoint signing secrets (`whsec_…`), bearer credentials, and card numbers
- * (13 to 19 digits, spaces or dashes allowed, that pass the Luhn check).
+ * (`st_…`, `pt_…`, and `rk_…` should restricted keys come), endpoint signing secrets (`whsec_…`),
+ * bearer credentials, invitation tokens (`inv_` and 32 base32 characters: an invitation's id has its
+ * environment and another `_` after the prefix, so ids never match), and the capability links'
+ * tokens wherever their path shows them (`/portal/start/…`, `/invite/…`, `/invoice/…`,
+ * `/hosted-invoices/…`: the token is censored, the path kept). Card numbers are handled apart (Luhn).
  */
-const SECRET_VALUE_PATTERNS = [/\b(?:st|pt)_[A-Za-z0-9_]{6,}/g, /whsec_[A-Za-z0-9+/=_-]{6,}/g, /\bBearer\s+\S+/gi];
+const SECRET_VALUE_PATTERNS: ReadonlyArray<[RegExp, string]> = [
+  [/\b(?:st|pt|rk)_[A-Za-z0-9_]{6,}/g, LOG_REDACTION.censor],
+  [/whsec_[A-Za-z0-9+/=_-]{6,}/g, LOG_REDACTION.censor],
+  [/\bBearer\s+\S+/gi, LOG_REDACTION.censor],
+  [/\binv_[0-9a-z]{32}(?![0-9a-z])/gi, LOG_REDACTION.censor],
+  [/((?<![A-Za-z0-9_-])(?:portal\/start|invite|invoice|hosted-invoices)\/)(?!\[redacted\])[^/?#\s"'&<>\\]+/gi, `$1${LOG_REDACTION.censor}`],
+  // A secret field written as text (`password=…`, `"client_secret": "…"`) in a body that is not JSON.
+  // Only `name=value` or a quoted `"name": value`: prose such as "No such API token: 'key_…'" is kept.
+  [/\b([A-Za-z0-9_-]*(?:password|passwd|secret|token|cvc))(\s*=\s*["']?|["']\s*:\s*["']?)(?!\[redacted)[^\s&"',;}]+/gi, `$1$2${LOG_REDACTION.censor}`],
+];
 const CARD_NUMBER = /\b\d(?:[ -]?\d){12,18}\b/g;
+const PERCENT_ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
 
 function passesLuhn(digits: string): boolean {
   let sum = 0;
@@ -72,11 +85,45 @@ function passesLuhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** A text with every secret value of SECRET_VALUE_PATTERNS and every card number censored. */
-export function redactText(text: string): string {
+function censored(text: string): string {
   let out = text;
-  for (const pattern of SECRET_VALUE_PATTERNS) out = out.replace(pattern, LOG_REDACTION.censor);
+  for (const [pattern, replacement] of SECRET_VALUE_PATTERNS) out = out.replace(pattern, replacement);
   return out.replace(CARD_NUMBER, (match) => (passesLuhn(match.replace(/[ -]/g, "")) ? LOG_REDACTION.censor : match));
+}
+
+/** Percent-escapes decoded where they form UTF-8, left as they are elsewhere (never throws). */
+function percentDecoded(text: string): string {
+  return text.replace(PERCENT_ESCAPES, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
+
+/**
+ * A text with every secret value of SECRET_VALUE_PATTERNS and every card number censored: the one
+ * scanner for everything stored or shown from a request or a response (docs/security.md, "What is
+ * stored"). A secret hidden behind percent-encoding (`whsec%5F…`, `st%5Fprod%5F…`, encoded twice
+ * too) is found in the decoded text; a text that held one is kept decoded, with it censored.
+ */
+export function redactText(text: string): string {
+  const plain = censored(text);
+  let decoded = plain;
+  for (let round = 0; round < 3 && decoded.includes("%"); round++) {
+    const next = percentDecoded(decoded);
+    if (next === decoded) break;
+    decoded = next;
+    const scanned = censored(decoded);
+    if (scanned !== decoded) return scanned;
+  }
+  return plain;
+}
+
+/** True when the text holds a secret the scanner recognises. */
+export function holdsSecret(text: string): boolean {
+  return redactText(text) !== text;
 }
 
 /** A JSON value with the redacted fields censored at any depth and secret values censored in every string. */

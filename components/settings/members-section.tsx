@@ -7,6 +7,7 @@ import {
   createInvitationAction,
   removeMemberAction,
   revokeInvitationAction,
+  revokeMemberTokenAction,
 } from "@/app/accounts/[account_id]/settings/actions";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Button, Card, Field, ShownOnce, StatusBadge, Table, formatTime, inputClass } from "@/components/ui";
@@ -15,6 +16,16 @@ import { ROLES, ROLE_DESCRIPTIONS, ROLE_LABELS, roleAllows, type Role } from "@/
 type MemberRow = { id: string; email: string; name: string | null; role: Role; created: string };
 type InvitationRow = { id: string; email: string; role: Role; created: string; expiresAt: string; status: "pending" | "expired" };
 type Outcome = { ok: true } | { ok: false; message: string };
+/** An active token whose maker was removed, or now holds a role that could not mint it (lib/teams/member-tokens.ts). */
+type OutrankingTokenRow = {
+  id: string;
+  livemode: boolean;
+  name: string;
+  kind: "secret" | "publishable";
+  display: string;
+  creatorRole: Role | null;
+  creatorEmail: string | null;
+};
 
 /** Members and invitations. Actions a role cannot take are not shown; the server checks them anyway. */
 export function MembersSection({
@@ -22,15 +33,18 @@ export function MembersSection({
   role,
   members,
   invitations,
+  outrankingTokens,
 }: {
   currentUserId: string;
   role: Role;
   members: MemberRow[];
   invitations: InvitationRow[];
+  outrankingTokens: OutrankingTokenRow[];
 }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [removing, setRemoving] = useState<MemberRow | null>(null);
+  const [revokeTheirTokens, setRevokeTheirTokens] = useState(true);
   const [busy, setBusy] = useState(false);
   const manages = roleAllows(role, "admin");
   // Admins assign up to admin; owners also make owners.
@@ -102,6 +116,43 @@ export function MembersSection({
         })}
       </Table>
 
+      {outrankingTokens.length > 0 && (
+        <>
+          <h3 className="mb-2 mt-6 text-sm font-semibold">Tokens made by removed or demoted members</h3>
+          <p className="mb-2 text-sm text-slate-600">
+            These API tokens still work, but their maker could no longer create them. Revoke the ones you do not need.
+          </p>
+          <Table label="Tokens made by removed or demoted members" head={["Token", "Made by", "Mode", ""]}>
+            {outrankingTokens.map((token) => (
+              <tr key={token.id}>
+                <td className="px-2 py-2">
+                  <span className="block font-medium">{token.name}</span>
+                  <span className="block font-mono text-xs text-slate-500">
+                    {token.display} · {token.kind}
+                  </span>
+                </td>
+                <td className="px-2 py-2">
+                  {token.creatorEmail ? `${token.creatorEmail} (now ${ROLE_LABELS[token.creatorRole ?? "viewer"]})` : "a removed member"}
+                </td>
+                <td className="px-2 py-2">{token.livemode ? "live" : "sandbox"}</td>
+                <td className="px-2 py-2 text-right">
+                  {roleAllows(role, "developer") && (
+                    <Button
+                      variant="secondary"
+                      disabled={busy}
+                      onClick={() => void run(() => revokeMemberTokenAction({ tokenId: token.id }))}
+                      aria-label={`Revoke the token ${token.name}`}
+                    >
+                      Revoke
+                    </Button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </Table>
+        </>
+      )}
+
       <h3 className="mb-2 mt-6 text-sm font-semibold">Invitations</h3>
       {invitations.length === 0 ? (
         <p className="text-sm text-slate-500">No open invitations.</p>
@@ -142,12 +193,16 @@ export function MembersSection({
           busy={busy}
           onCancel={() => setRemoving(null)}
           onConfirm={() =>
-            void run(() => removeMemberAction({ userId: removing.id })).then((done) => {
+            void run(() => removeMemberAction({ userId: removing.id, revokeTokens: revokeTheirTokens })).then((done) => {
               if (done) setRemoving(null);
             })
           }
         >
           They are signed out at once and can no longer sign in to this organization.
+          <label className="mt-3 flex items-center gap-2 text-sm">
+            <input type="checkbox" checked={revokeTheirTokens} onChange={(event) => setRevokeTheirTokens(event.target.checked)} />
+            Revoke their tokens (every API token they made)
+          </label>
         </ConfirmDialog>
       )}
     </Card>

@@ -15,7 +15,8 @@ export function TokensPage({ accountId }: { accountId: string }) {
     <>
       <PageHeader title="API tokens" />
       <div className="space-y-4">
-        <Can role="developer">
+        {/* A token can do no more than its maker: both kinds can make billing changes, so minting needs an admin (lib/api/token-minting.ts). */}
+        <Can role="admin">
           <Card title="Create a token">
             <p className="mb-3 text-sm text-slate-600">
               Secret tokens can call every operation on this account: keep them on your servers. Publishable tokens may

@@ -2,6 +2,7 @@ import { inngest, transitionsDueEvent } from "@/inngest/client";
 import { findDueAccounts } from "@/lib/clock/service";
 import { compactListCountsNow } from "@/lib/jobs/list-count-compactor";
 import { realNow } from "@/lib/clock/time";
+import { purgeExpiredRateLimits } from "@/db/rate-limits";
 
 /**
  * Every minute, wakes `run-due-transitions` for each account with a time-driven transition due on
@@ -33,6 +34,8 @@ export const clockTick = inngest.createFunction(
     }
     // The minute's list-count deltas (db/list-totals.ts): totals stay exact without it, this keeps them cheap.
     const folded = await step.run("compact-list-counts", () => compactListCountsNow());
-    return { accounts: accountIds.length, listCountDeltasFolded: folded };
+    // Expired rate-limit rows (lib/api/rate-limit.ts): the table stays as small as the current windows.
+    const purged = await step.run("purge-rate-limits", () => purgeExpiredRateLimits());
+    return { accounts: accountIds.length, listCountDeltasFolded: folded, rateLimitsPurged: purged };
   },
 );

@@ -1,5 +1,6 @@
 import { handle } from "@/lib/api/handler";
 import { envelope } from "@/lib/api/pagination";
+import { assertMayMint } from "@/lib/api/token-minting";
 import { createApiTokenOperation, listApiTokensOperation, revokeApiTokenOperation } from "./operations";
 import { createApiToken, listApiTokens, revokeApiToken, serializeApiToken } from "./service";
 
@@ -10,6 +11,7 @@ export const apiTokenHandlers = [
     return envelope(rows.map(serializeApiToken), info);
   }),
   handle(createApiTokenOperation, async ({ ctx, body }) => {
+    assertMayMint(ctx, body.kind);
     const { row, token } = await createApiToken({ ctx, input: body });
     return { ...serializeApiToken(row), token };
   }),

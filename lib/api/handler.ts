@@ -11,7 +11,7 @@ import { runIdempotently } from "@/lib/idempotency/request";
 import { requestFingerprint } from "@/lib/idempotency/service";
 import { isId, newId } from "@/lib/ids";
 import { isDatabaseUnavailable } from "@/db/errors";
-import { log, safeError } from "@/lib/log";
+import { log, redactText, safeError } from "@/lib/log";
 import { applyDeprecation } from "./deprecation";
 import { recordRequest } from "@/lib/request-logs/record";
 import { addressOf, rateLimited } from "./rate-limit";
@@ -53,8 +53,9 @@ function baseHeaders(requestId: string): Headers {
   });
 }
 
+/** The path, as problems show it and the log prints it: a secret a client put in it is censored. */
 function instanceOf(request: Request): string {
-  return new URL(request.url).pathname;
+  return redactText(new URL(request.url).pathname);
 }
 
 /** The one place where a failure becomes a response. */
@@ -138,7 +139,7 @@ async function authenticate(
       assertSameOrigin(request);
       // A dashboard user acts within their role (docs/teams.md); tokens have none.
       assertRoleAllows(session.role, requiredRole(operation));
-      return accountContext(account, { type: "user", id: session.userId }, correlationId);
+      return { ...accountContext(account, { type: "user", id: session.userId }, correlationId), role: session.role };
     }
   }
   const principal = await authenticateToken(bearerToken(request));
@@ -168,7 +169,13 @@ function correlationIdOf(request: Request, requestId: string): string {
   if (!CORRELATION_ID.test(header)) {
     throw new ServiceError("bad_request", "X-Correlation-Id must be 1 to 200 visible ASCII characters.");
   }
-  return header;
+  // Events store it (`correlation_id`): a secret a client put in it is censored first.
+  return redactText(header);
+}
+
+/** Audit events store the user agent (`metadata.user_agent`): through the one scanner. */
+function redactOrNull(text: string | undefined): string | null {
+  return text === undefined ? null : redactText(text);
 }
 
 function stringParams(raw: Record<string, string | string[] | undefined> | undefined): Record<string, string> {
@@ -236,7 +243,7 @@ export function handle<
         operation.access === "public" ? null : () => authenticate(request, operation as Operation, params.account_id, correlationId),
         { probe: operation.probe === true },
       );
-      const source = { clientAddress: clientAddressOf(request), userAgent: request.headers.get("user-agent")?.slice(0, 512) ?? null };
+      const source = { clientAddress: clientAddressOf(request), userAgent: redactOrNull(request.headers.get("user-agent")?.slice(0, 512)) };
       const ctx = authenticated && { ...authenticated, requestId, source };
       seen.ctx = ctx;
 

@@ -1,3 +1,4 @@
+import { redactText } from "@/lib/log";
 import { ServiceError, type ErrorCategory } from "@/lib/errors";
 
 const STATUS: Record<ErrorCategory, number> = {
@@ -51,8 +52,10 @@ export function problemBody(error: ServiceError, requestId: string, instance: st
     type: "about:blank",
     title: error.title ?? TITLES[status] ?? "Error",
     status,
-    detail: error.message,
-    instance,
+    // A client's input quoted back (an unknown id that was a token, a path holding one) is shown
+    // and logged through the one scanner (lib/log.ts), as the request log stores it.
+    detail: redactText(error.message),
+    instance: redactText(instance),
     request_id: requestId,
   };
 }
@@ -63,7 +66,7 @@ export function internalErrorBody(requestId: string, instance: string): ProblemB
     title: TITLES[500]!,
     status: 500,
     detail: `An unexpected error occurred. Contact support with the request id ${requestId}.`,
-    instance,
+    instance: redactText(instance),
     request_id: requestId,
   };
 }

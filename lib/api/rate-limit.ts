@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { getDb } from "@/db/client";
 import { rateLimits } from "@/db/schema";
 import { config } from "@/lib/config";
 import type { ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
+import { holdsSecret } from "@/lib/log";
 
 /**
  * Rate limits (the spec's 429), counted in fixed windows by rate-limiter-flexible: in PostgreSQL
@@ -244,15 +246,37 @@ export async function rateLimited(
   return ctx;
 }
 
-/** Sign-in and sign-up attempts: per email and per client address; the refusal, or null. */
+function sha256Hex(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/**
+ * Sign-in and sign-up attempts: per email and per client address; the refusal, or null. A key is
+ * stored (`rate_limits.key`), so one that holds a secret the scanner knows (a token typed into the
+ * email field) is counted under its SHA-256.
+ */
 export async function limitSignIn(address: string, email: string): Promise<Decision | null> {
+  const normalized = email.trim().toLowerCase();
+  return limitAttempts(address, holdsSecret(normalized) ? `sha256:${sha256Hex(normalized)}` : normalized);
+}
+
+/**
+ * Attempts to accept an invitation: per address, and per link under `invite:<SHA-256 of the
+ * token>`, never the token itself (whoever reads `rate_limits` could accept it; docs/teams.md).
+ */
+export async function limitInvitationAttempt(address: string, token: string): Promise<Decision | null> {
+  return limitAttempts(address, `invite:${sha256Hex(token)}`);
+}
+
+async function limitAttempts(address: string, subject: string): Promise<Decision | null> {
   const all = limiters();
   for (const [limiter, key] of [
     [all.signIn.address, address],
-    [all.signIn.email, email.trim().toLowerCase()],
+    [all.signIn.email, subject],
   ] as const) {
     const decision = await limiter.consume(key);
     if (!decision.allowed) return decision;
   }
   return null;
 }
+

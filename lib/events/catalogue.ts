@@ -108,6 +108,12 @@ export const EVENT_CATALOGUE = [
     aggregateType: "customer_balance_transaction",
     types: ["customer.balance_transaction.created"],
   },
+  // Membership audit (docs/teams.md, "Audit events"): our own namespace.
+  {
+    group: "Member",
+    aggregateType: "member",
+    types: ["member.invited", "member.invitation_revoked", "member.joined", "member.role_changed", "member.removed"],
+  },
   // Changes at the period end (docs/billing.md): the life of a scheduled change request.
   {
     group: "Subscription change request",
@@ -193,6 +199,12 @@ export const EVENT_DESCRIPTIONS = {
     "A sign-in with a known user's email failed (wrong password). Attempts with unknown emails name no account and emit nothing.",
   "user.signed_out": "A user signed out; every session of the user ended.",
   "user.password_changed": "A user changed their password (never in the event, nor its hash); every other session of the user ended.",
+  "member.invited":
+    "A member invited someone to the organization with a role (emitted in each of the organization's accounts). The object is the invitation (`inv_…`), never its link.",
+  "member.invitation_revoked": "An open invitation was revoked; its link stopped working.",
+  "member.joined": "Someone accepted an invitation and joined the organization with the invited role; the actor is the new member.",
+  "member.role_changed": "A member's role was changed; `previous_data.role` is the role before.",
+  "member.removed": "A member was removed from the organization; their sessions ended. The object is their last state, `status: removed`.",
   "account.settings_updated": "The account settings (seller details, invoice prefix, default locale) were changed; the aggregate id is the account's.",
   "tax_rate.created": "A tax rate was created.",
   "tax_rate.updated": "A tax rate was changed or archived (`active` false).",

@@ -9,6 +9,7 @@ import { sequenceUpsert } from "./sequence";
 import type { ChangeTransaction } from "./transaction";
 import { aggregateTypeOf, EVENT_FORMAT_VERSION, type EventType } from "./catalogue";
 import { realNow } from "@/lib/clock/time";
+import { redactText } from "@/lib/log";
 
 export type EntityState = Record<string, unknown>;
 
@@ -27,7 +28,9 @@ export type EmitInput = {
 /** The event's metadata: a portal session's changes name the session (the actor is the customer). */
 function metadataOf(ctx: ServiceContext, input: EmitInput): Record<string, unknown> {
   const portalSession = ctx.actor.type === "customer" ? ctx.actor.portalSession : undefined;
-  return portalSession === undefined ? (input.metadata ?? {}) : { portal_session: portalSession, ...input.metadata };
+  const metadata = portalSession === undefined ? (input.metadata ?? {}) : { portal_session: portalSession, ...input.metadata };
+  // What a request brought (a user agent, an address) goes through the one scanner (lib/log.ts).
+  return Object.fromEntries(Object.entries(metadata).map(([key, value]) => [key, typeof value === "string" ? redactText(value) : value]));
 }
 
 export type EmittedEvent = { id: string; deliveryIds: string[] };
@@ -60,7 +63,7 @@ export async function emitEvent(tx: ChangeTransaction, ctx: ServiceContext, inpu
         correlation_id, request_id, version, sequence, created, actor_type, actor_id)
       select ${eventId}, ${ctx.accountId}, ${input.type}, ${aggregateTypeOf(input.type)}, ${input.aggregateId},
         ${JSON.stringify(input.data)}::jsonb, ${input.previousData === null ? null : JSON.stringify(input.previousData)}::jsonb,
-        ${JSON.stringify(metadataOf(ctx, input))}::jsonb, ${ctx.correlationId}, ${ctx.requestId ?? null}, ${EVENT_FORMAT_VERSION}::int, last_sequence,
+        ${JSON.stringify(metadataOf(ctx, input))}::jsonb, ${ctx.correlationId === null ? null : redactText(ctx.correlationId)}, ${ctx.requestId ?? null}, ${EVENT_FORMAT_VERSION}::int, last_sequence,
         ${created.toISOString()}::timestamptz, ${ctx.actor.type}::actor_type, ${ctx.actor.id}
       from next_sequence
       returning id

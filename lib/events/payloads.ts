@@ -19,6 +19,7 @@ import { Subscription } from "@/lib/subscriptions/schema";
 import { ChangeRequest } from "@/lib/subscription-changes/schema";
 import { ApiToken } from "@/lib/api-tokens/schema";
 import { AuditUser } from "@/lib/auth/schema";
+import { AuditMember } from "@/lib/teams/schema";
 import { WebhookEndpoint } from "@/lib/webhooks/schema";
 import { aggregateTypeOf, EVENT_TYPES, type AggregateType, type EventType } from "./catalogue";
 import EXAMPLES from "./examples.json" with { type: "json" };
@@ -44,6 +45,7 @@ export const AGGREGATE_SCHEMAS = {
   api_token: ApiToken,
   webhook_endpoint: WebhookEndpoint,
   user: AuditUser,
+  member: AuditMember,
   account_settings: AccountSettings,
   tax_rate: TaxRate,
   meter: Meter,

@@ -6,6 +6,7 @@ import {
   completeIdempotencyKey,
   releaseIdempotencyKey,
   reserveIdempotencyKey,
+  storedKey,
   type Reservation,
 } from "./service";
 
@@ -29,12 +30,13 @@ const REPEAT_WAIT_MS = 5_000;
  * a lease (IDEMPOTENCY_LEASE_MS).
  */
 export async function runIdempotently(
-  input: KeyInput,
+  sent: KeyInput,
   execute: () => Promise<Answer>,
   problemOf: ProblemOf,
   headers: Headers,
 ): Promise<Answer> {
-  assertUsableKey(input.key);
+  assertUsableKey(sent.key);
+  const input = { ...sent, key: storedKey(sent.key) };
   if ((await databaseKind()) === "embedded") return runWithLease(input, execute, problemOf, headers);
   return inAmbientTransaction(await getDb(), async (): Promise<AmbientOutcome<Answer>> => {
     let reservation: Reservation;

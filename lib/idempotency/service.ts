@@ -5,6 +5,7 @@ import { isLockNotAvailable } from "@/db/errors";
 import { idempotencyKeys } from "@/db/schema";
 import { retryableConflict, ServiceError } from "@/lib/errors";
 import { DAY_MS } from "@/lib/clock/time";
+import { holdsSecret, redactText } from "@/lib/log";
 
 /** Keys are remembered for 24 hours (issue 5); after that the same key starts afresh. */
 export const IDEMPOTENCY_TTL_MS = DAY_MS;
@@ -126,17 +127,41 @@ export async function releaseIdempotencyKey(input: Key): Promise<void> {
 const SECRET_FIELDS = ["token", "secret"] as const;
 export const REDACTED_SECRET = "[redacted: shown once, in the first response to this Idempotency-Key]";
 
-/** The answer with its one-time secrets replaced (top-level `token` and `secret` strings). */
+/**
+ * The answer as it is stored for replays: one-time secrets replaced by REDACTED_SECRET (top-level
+ * `token` and `secret` strings, and a portal session's `url`, the link that opens the portal), and
+ * every other string through the one scanner (lib/log.ts), so no secret a request or a response
+ * carried is kept. A replay therefore answers the object without its secret and mints nothing new
+ * (docs/security.md, "What is stored").
+ */
 export function redactSecrets(body: string): string {
   let value: unknown;
   try {
     value = JSON.parse(body);
   } catch {
-    return body;
+    return redactText(body);
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return body;
-  const record = value as Record<string, unknown>;
-  if (!SECRET_FIELDS.some((field) => typeof record[field] === "string")) return body;
+  const scanned = scannedStrings(value);
+  if (scanned === null || typeof scanned !== "object" || Array.isArray(scanned)) return JSON.stringify(scanned);
+  const record = scanned as Record<string, unknown>;
   for (const field of SECRET_FIELDS) if (typeof record[field] === "string") record[field] = REDACTED_SECRET;
+  if (record.object === "portal_session" && typeof record.url === "string") record.url = REDACTED_SECRET;
   return JSON.stringify(record);
+}
+
+function scannedStrings(value: unknown): unknown {
+  if (typeof value === "string") return redactText(value);
+  if (Array.isArray(value)) return value.map(scannedStrings);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, scannedStrings(inner)]));
+  }
+  return value;
+}
+
+/**
+ * The key as stored: as sent, unless it holds a secret (a client that used its token as the key),
+ * then its SHA-256, which still finds the same row on a retry.
+ */
+export function storedKey(key: string): string {
+  return holdsSecret(key) ? `sha256:${createHash("sha256").update(key).digest("hex")}` : key;
 }

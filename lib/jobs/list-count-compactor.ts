@@ -1,5 +1,6 @@
 import { getDb } from "@/db/client";
 import { compactListCounts } from "@/db/list-totals";
+import { purgeExpiredRateLimits } from "@/db/rate-limits";
 import { Poller } from "./poller";
 
 /**
@@ -21,4 +22,13 @@ type GlobalWithCompactor = typeof globalThis & { [COMPACTOR]?: Poller };
 export function listCountCompactor(): Poller {
   const store = globalThis as GlobalWithCompactor;
   return (store[COMPACTOR] ??= new Poller(compactListCountsNow, "list count compaction failed"));
+}
+
+const PURGER = Symbol.for("billing-service.rate-limit-purger");
+type GlobalWithPurger = typeof globalThis & { [PURGER]?: Poller };
+
+/** The process's purge of expired rate-limit rows (lib/api/rate-limit.ts), one per process. */
+export function rateLimitPurger(): Poller {
+  const store = globalThis as GlobalWithPurger;
+  return (store[PURGER] ??= new Poller(purgeExpiredRateLimits, "rate limit purge failed"));
 }

@@ -53,7 +53,7 @@ async function buildRow(finished: FinishedRequest) {
     userId: actor?.type === "user" ? actor.id : null,
     method: request.method,
     operationId: finished.operationId,
-    path: storableText(url.pathname),
+    path: storableText(redactText(url.pathname)),
     query: url.search ? redactedQuery(url.search) : null,
     status: response.status,
     statusClass: Math.floor(response.status / 100),

@@ -10,12 +10,12 @@ export type ActionFailure = { ok: false; message: string; errors: FieldError[]; 
 export type ActionResult<T extends object> = ({ ok: true } & T) | ActionFailure;
 
 /** A ServiceError as a server action's answer: the message for the form, and the API's problem body. */
-export function actionFailure(error: ServiceError, action: string): ActionFailure {
+export function actionFailure(error: ServiceError, action: string, requestId = newId("request")): ActionFailure {
   return {
     ok: false,
     message: error.message,
     errors: (error.extras.errors as FieldError[] | undefined) ?? [],
-    problem: problemBody(error, newId("request"), `action:${action}`),
+    problem: problemBody(error, requestId, `action:${action}`),
   };
 }
 
@@ -30,14 +30,16 @@ export async function roleAction<T extends object>(
   needed: Role,
   run: (ctx: TeamContext) => Promise<T>,
 ): Promise<ActionResult<T>> {
+  // The action's request id: its audit events' `request_id`, and its problem's when refused.
+  const requestId = newId("request");
   try {
     const session = await getServerSession(sessionOptions());
     if (!session?.user?.id) throw new ServiceError("unauthorized", "Your session has ended. Sign in again.");
     const { id: userId, organizationId, role } = session.user;
     assertRoleAllows(role, needed);
-    return { ok: true, ...(await run({ userId, organizationId, role })) };
+    return { ok: true, ...(await run({ userId, organizationId, role, requestId })) };
   } catch (error) {
-    if (error instanceof ServiceError) return actionFailure(error, action);
+    if (error instanceof ServiceError) return actionFailure(error, action, requestId);
     throw error;
   }
 }

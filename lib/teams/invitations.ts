@@ -10,6 +10,9 @@ import { DAY_MS, realNow } from "@/lib/clock/time";
 import { ServiceError, validationFailed } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
+import { withChangeTransaction } from "@/lib/events/transaction";
+import { emitMemberEvent } from "./audit";
+import type { AuditMemberObject } from "./schema";
 import { ROLES, roleAllows, type Role } from "./roles";
 import type { TeamContext } from "./members";
 
@@ -51,8 +54,9 @@ export async function createInvitation({ ctx, input }: { ctx: TeamContext; input
   const [member] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
   if (member) throw validationFailed([{ field: "email", message: "Someone with this email already has an account." }]);
   const now = realNow();
-  const row = one(
-    await db
+  const row = await withChangeTransaction(async (tx) => {
+    const inserted = one(
+      await tx
       .insert(invitations)
       .values({
         id: newId("invitation"),
@@ -65,8 +69,20 @@ export async function createInvitation({ ctx, input }: { ctx: TeamContext; input
         created: now,
       })
       .returning(),
-  );
+    );
+    await emitMemberEvent(tx, ctx.organizationId, actorOf(ctx), { type: "member.invited", data: invitationObject(inserted, "invited"), previousData: null });
+    return inserted;
+  });
   return { invitation: view(row, now), token, path: `/invite/${token}` };
+}
+
+/** The acting member, as the audit events name them. */
+export function actorOf(ctx: TeamContext) {
+  return { userId: ctx.userId, requestId: ctx.requestId ?? null, source: ctx.source };
+}
+
+function invitationObject(row: typeof invitations.$inferSelect, status: "invited" | "invitation_revoked"): AuditMemberObject {
+  return { id: row.id, object: "member", email: row.email, name: null, role: row.role, status, invitation: null };
 }
 
 function view(row: typeof invitations.$inferSelect, now: Date): InvitationView {
@@ -95,8 +111,8 @@ export async function listInvitations(organizationId: string): Promise<Invitatio
 
 /** Revokes an open invitation of the caller's organization; its link stops working at once. */
 export async function revokeInvitation({ ctx, input }: { ctx: TeamContext; input: { invitationId: string } }): Promise<void> {
-  const db = await getDb();
-  const revoked = await db
+  await withChangeTransaction(async (tx) => {
+  const revoked = await tx
     .update(invitations)
     .set({ revokedAt: realNow() })
     .where(
@@ -107,8 +123,15 @@ export async function revokeInvitation({ ctx, input }: { ctx: TeamContext; input
         isNull(invitations.revokedAt),
       ),
     )
-    .returning({ id: invitations.id });
-  if (revoked.length === 0) throw new ServiceError("not_found", `No open invitation: '${String(input.invitationId)}'.`);
+    .returning();
+  const [row] = revoked;
+  if (!row) throw new ServiceError("not_found", `No open invitation: '${String(input.invitationId)}'.`);
+  await emitMemberEvent(tx, ctx.organizationId, actorOf(ctx), {
+    type: "member.invitation_revoked",
+    data: invitationObject(row, "invitation_revoked"),
+    previousData: invitationObject(row, "invited"),
+  });
+  });
 }
 
 /** What the invitation page shows before the invitee signs up: null when the link does not work. */
@@ -142,8 +165,7 @@ export async function acceptInvitation(input: unknown): Promise<{ id: string; em
   const { token, name, password } = parsed.data;
   if (!TOKEN_PATTERN.test(token)) throw new ServiceError("not_found", LINK_DOES_NOT_WORK);
   const passwordHash = await hashPassword(password);
-  const db = await getDb();
-  return db.transaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const [invitation] = await tx
       .select()
       .from(invitations)
@@ -168,6 +190,12 @@ export async function acceptInvitation(input: unknown): Promise<{ id: string; em
       .update(invitations)
       .set({ acceptedAt: now, acceptedUserId: id })
       .where(eq(invitations.id, invitation.id));
+    // The new member is the actor: they accepted. The invitation page's request has no `req_` id of the API.
+    await emitMemberEvent(tx, invitation.organizationId, { userId: id, requestId: newId("request") }, {
+      type: "member.joined",
+      data: { id, object: "member", email: invitation.email, name, role: invitation.role, status: "active", invitation: invitation.id },
+      previousData: null,
+    });
     return { id, email: invitation.email, organizationId: invitation.organizationId, role: invitation.role };
   });
 }

@@ -3,10 +3,26 @@ import { z } from "zod";
 import { getDb, type Executor } from "@/db/client";
 import { invitations, users } from "@/db/schema";
 import { ServiceError } from "@/lib/errors";
+import { withChangeTransaction } from "@/lib/events/transaction";
+import { revokeOrganizationTokens } from "./member-tokens";
+import { emitMemberEvent } from "./audit";
+import { actorOf } from "./invitations";
+import type { AuditMemberObject } from "./schema";
+
+function memberObject(member: { id: string; email: string; name: string | null; role: Role }, status: "active" | "removed"): AuditMemberObject {
+  return { id: member.id, object: "member", email: member.email, name: member.name, role: member.role, status, invitation: null };
+}
 import { ROLES, roleAllows, type Role } from "./roles";
 
 /** Who acts on the organization's members: a signed-in user, with the role they have now. */
-export type TeamContext = { userId: string; organizationId: string; role: Role };
+export type TeamContext = {
+  userId: string;
+  organizationId: string;
+  role: Role;
+  /** The server action's own `req_…` id: its problem's `request_id` and its audit events' (lib/teams/action.ts). */
+  requestId?: string;
+  source?: { clientAddress: string | null; userAgent: string | null };
+};
 
 export type Member = { id: string; email: string; name: string | null; role: Role; created: Date };
 
@@ -42,7 +58,7 @@ async function lockMember(tx: Executor, ctx: TeamContext, userId: string) {
     .orderBy(asc(users.id))
     .for("update");
   const [member] = await tx
-    .select({ id: users.id, role: users.role })
+    .select({ id: users.id, role: users.role, email: users.email, name: users.name })
     .from(users)
     .where(and(eq(users.id, userId), eq(users.organizationId, ctx.organizationId)))
     .for("update");
@@ -63,8 +79,7 @@ export async function changeMemberRole({ ctx, input }: { ctx: TeamContext; input
   if (!parsed.success) throw new ServiceError("validation", "Choose one of the roles: owner, admin, developer, viewer.");
   const { userId, role } = parsed.data;
   if (role === "owner" && !roleAllows(ctx.role, "owner")) throw new ServiceError("forbidden", "Only an owner can make an owner.");
-  const db = await getDb();
-  return db.transaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const { member, owners } = await lockMember(tx, ctx, userId);
     if (member.role === "owner" && role !== "owner" && owners <= 1) throw new ServiceError("conflict", LAST_OWNER);
     const [updated] = await tx
@@ -73,22 +88,38 @@ export async function changeMemberRole({ ctx, input }: { ctx: TeamContext; input
       .where(eq(users.id, member.id))
       .returning({ id: users.id, email: users.email, name: users.name, role: users.role, created: users.created });
     if (!updated) throw new ServiceError("not_found", `No such member: '${userId}'.`);
+    // A change that changes nothing emits nothing.
+    if (member.role !== role) {
+      await emitMemberEvent(tx, ctx.organizationId, actorOf(ctx), {
+        type: "member.role_changed",
+        data: memberObject(updated, "active"),
+        previousData: memberObject(member, "active"),
+      });
+    }
     return updated;
   });
 }
 
 /**
  * Removes a member: their user is deleted, which ends their sessions at once (a session names a
- * user that must still exist). The last owner cannot be removed.
+ * user that must still exist). The last owner cannot be removed. With `revokeTokens`, every active
+ * API token they made is revoked in the same change (each with its `api_token.revoked` event);
+ * without, those tokens keep working and are listed on the Members page (lib/teams/member-tokens.ts).
  */
-export async function removeMember({ ctx, input }: { ctx: TeamContext; input: { userId: string } }): Promise<void> {
+export async function removeMember({ ctx, input }: { ctx: TeamContext; input: { userId: string; revokeTokens?: boolean } }): Promise<{ tokensRevoked: number }> {
   const userId = String(input.userId);
-  const db = await getDb();
-  await db.transaction(async (tx) => {
+  return withChangeTransaction(async (tx) => {
     const { member, owners } = await lockMember(tx, ctx, userId);
     if (member.role === "owner" && owners <= 1) throw new ServiceError("conflict", LAST_OWNER);
     // Invitations keep who sent them only while that user exists.
     await tx.update(invitations).set({ invitedBy: null }).where(eq(invitations.invitedBy, member.id));
     await tx.delete(users).where(eq(users.id, member.id));
+    await emitMemberEvent(tx, ctx.organizationId, actorOf(ctx), {
+      type: "member.removed",
+      data: memberObject(member, "removed"),
+      previousData: memberObject(member, "active"),
+    });
+    const tokensRevoked = input.revokeTokens === true ? await revokeOrganizationTokens(ctx, { createdBy: member.id }, tx) : 0;
+    return { tokensRevoked };
   });
 }

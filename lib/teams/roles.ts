@@ -51,6 +51,6 @@ export const ROLE_LABELS: Record<Role, string> = {
 export const ROLE_DESCRIPTIONS: Record<Role, string> = {
   owner: "Everything, including making and removing owners.",
   admin: "Everything but owners: billing objects, integration, members.",
-  developer: "API tokens, webhook endpoints, event resends, the test clock; reads billing.",
+  developer: "Revokes API tokens; webhook endpoints, event resends, the test clock; reads billing.",
   viewer: "Reads everything; changes nothing.",
 };

@@ -20,6 +20,8 @@ const KIND: Record<AggregateType, IdKind> = {
   api_token: "apiToken",
   webhook_endpoint: "webhookEndpoint",
   user: "user",
+  // A membership sample names a member (an invitation event names an `inv_` in real events).
+  member: "user",
   account_settings: "account",
   tax_rate: "taxRate",
   meter: "meter",

@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { userIdByEmail } from "@/lib/auth/audit";
 import { EVENT_TYPES, SPEC_EVENT_TYPES } from "@/lib/events/catalogue";
 import { api, type Client, type Json, type AccountPath } from "../helpers/api";
 import { callAction } from "../helpers/server-action";
@@ -63,8 +64,24 @@ beforeAll(async () => {
   await post(`/webhook-endpoints/${hook.id}`, { enabled: true });
   await post(`/webhook-endpoints/${hook.id}/rotate-secret`, {});
   await del(`/webhook-endpoints/${hook.id}`);
-  // The user: signed in above; a wrong password, a password change, a sign-out.
   const base = inject("apiBaseUrl");
+  // Membership: an invitation revoked, another accepted, the new member's role changed, then removed.
+  const settings = `/accounts/${account}/settings`;
+  const act = async (name: string, input: unknown): Promise<Json> => {
+    const { result } = await callAction(base, settings, name, input, user.cookie);
+    expect(result, name).toMatchObject({ ok: true });
+    return result;
+  };
+  const stamp = Date.now().toString(36);
+  const withdrawn = await act("createInvitationAction", { email: `withdrawn-${stamp}@example.com`, role: "viewer" });
+  await act("revokeInvitationAction", { invitationId: withdrawn.invitationId });
+  const invited = await act("createInvitationAction", { email: `joined-${stamp}@example.com`, role: "developer" });
+  const joined = await callAction(base, invited.path, "acceptInvitationAction", { token: invited.path.split("/").pop(), name: "Joined Member", password: PASSWORD });
+  expect(joined.result).toMatchObject({ ok: true });
+  const memberId = (await userIdByEmail(`joined-${stamp}@example.com`))!;
+  await act("changeMemberRoleAction", { userId: memberId, role: "viewer" });
+  await act("removeMemberAction", { userId: memberId });
+  // The user: signed in above; a wrong password, a password change, a sign-out.
   await expect(signInWithPassword(base, user.user.email, "not the password at all")).rejects.toThrow(/sign-in failed/);
   const changed = await callAction(base, `/accounts/${account}/settings`, "changePasswordAction", { currentPassword: PASSWORD, newPassword: `${PASSWORD} again` }, user.cookie);
   expect(changed.result).toMatchObject({ ok: true });
@@ -343,6 +360,24 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
   "user.sign_in_failed": (data, event) => expectUserEvent(data, event),
   "user.signed_out": (data, event) => expectUserEvent(data, event, false),
   "user.password_changed": (data, event) => expectUserEvent(data, event),
+  "member.invited": (data, event) => expectMemberEvent(data, event, "invited", /^inv_/),
+  "member.invitation_revoked": (data, event) => {
+    expectMemberEvent(data, event, "invitation_revoked", /^inv_/);
+    expect(event.previous_data.status).toBe("invited");
+  },
+  "member.joined": (data, event) => {
+    expectMemberEvent(data, event, "active", /^user_/);
+    expect(data.invitation).toMatch(/^inv_/);
+    expect(event.actor_id).toBe(data.id);
+  },
+  "member.role_changed": (data, event) => {
+    expectMemberEvent(data, event, "active", /^user_/);
+    expect(event.previous_data.role).not.toBe(data.role);
+  },
+  "member.removed": (data, event) => {
+    expectMemberEvent(data, event, "removed", /^user_/);
+    expect(event.previous_data.status).toBe("active");
+  },
   "tax_rate.created": (data) => expect(data.object).toBe("tax_rate"),
   "tax_rate.updated": (data) => expect(data.active).toBe(false),
   "account.settings_updated": (data, event) => {
@@ -373,6 +408,14 @@ function expectUserEvent(data: Json, event: Json, fromRequest = true): void {
   expect([event.actor_type, event.actor_id]).toEqual(["user", data.id]);
   if (fromRequest) expect(event.metadata.client_address).toEqual(expect.any(String));
   expect(JSON.stringify(event)).not.toMatch(/password_hash|scrypt\$|correct horse/);
+}
+
+/** A membership audit event: the membership, a user as actor, the action's request id, never a link or a password. */
+function expectMemberEvent(data: Json, event: Json, status: string, id: RegExp): void {
+  expect(data).toMatchObject({ object: "member", status, email: expect.stringContaining("@"), id: expect.stringMatching(id) });
+  expect([event.actor_type, event.actor_id]).toEqual(["user", expect.stringMatching(/^user_/)]);
+  expect(event.request_id).toMatch(/^req_/);
+  expect(JSON.stringify(event)).not.toMatch(/inv_[0-9a-z]{32}|password_hash|scrypt\$|correct horse/);
 }
 
 /** An audit event: its actor, the request's address and user agent, its request, and no secret anywhere. */

@@ -54,7 +54,7 @@ describe("clock-tick (Inngest cron)", () => {
       expect.objectContaining({ name: transitionsDue.name, id: wakeUpId(due.account, tick), data: { accountId: due.account, at: tick.toISOString() } }),
     );
     expect(events.map((event) => event.data.accountId)).not.toContain(idle.account);
-    expect(run.result).toEqual({ accounts: events.length, listCountDeltasFolded: expect.any(Number) });
+    expect(run.result).toEqual({ accounts: events.length, listCountDeltasFolded: expect.any(Number), rateLimitsPurged: expect.any(Number) });
   });
 });
 

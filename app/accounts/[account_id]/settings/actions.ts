@@ -8,6 +8,7 @@ import { changePassword, reissueSession } from "@/lib/auth/password-change";
 import { ServiceError } from "@/lib/errors";
 import { roleAction } from "@/lib/teams/action";
 import { createInvitation, revokeInvitation } from "@/lib/teams/invitations";
+import { revokeOutrankingToken } from "@/lib/teams/member-tokens";
 import { changeMemberRole, removeMember } from "@/lib/teams/members";
 
 export type ChangePasswordResult =
@@ -65,9 +66,18 @@ export async function changeMemberRoleAction(input: { userId: string; role: stri
   });
 }
 
-export async function removeMemberAction(input: { userId: string }) {
+/** Removes a member; `revokeTokens` also revokes every API token they made (docs/teams.md). */
+export async function removeMemberAction(input: { userId: string; revokeTokens?: boolean }) {
   return roleAction("removeMember", "admin", async (ctx) => {
-    await removeMember({ ctx, input: { userId: String(input?.userId ?? "") } });
+    const { tokensRevoked } = await removeMember({ ctx, input: { userId: String(input?.userId ?? ""), revokeTokens: input?.revokeTokens === true } });
+    return { tokensRevoked };
+  });
+}
+
+/** Revokes a token listed as made by a removed or demoted member: developers revoke tokens, as on the API Tokens page. */
+export async function revokeMemberTokenAction(input: { tokenId: string }) {
+  return roleAction("revokeMemberToken", "developer", async (ctx) => {
+    await revokeOutrankingToken(ctx, String(input?.tokenId ?? ""));
     return {};
   });
 }

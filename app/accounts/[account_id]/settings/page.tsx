@@ -7,6 +7,8 @@ import { PortalSection } from "@/components/settings/portal-section";
 import { PageHeader } from "@/components/ui";
 import { listInvitations } from "@/lib/teams/invitations";
 import { listMembers } from "@/lib/teams/members";
+import { tokensOutrankingTheirMaker } from "@/lib/teams/member-tokens";
+import { roleToMint } from "@/lib/api/token-minting";
 
 export const metadata: Metadata = { title: "Settings · Billing Service" };
 
@@ -14,13 +16,18 @@ export const metadata: Metadata = { title: "Settings · Billing Service" };
 export default async function Page({ params }: { params: Promise<{ account_id: string }> }) {
   const { account_id } = await params;
   const { user } = await requireAccount(account_id);
-  const [members, invitations] = await Promise.all([listMembers(user.organizationId), listInvitations(user.organizationId)]);
+  const [members, invitations, outranking] = await Promise.all([
+    listMembers(user.organizationId),
+    listInvitations(user.organizationId),
+    tokensOutrankingTheirMaker(user.organizationId, (kind) => roleToMint(kind).role),
+  ]);
   return (
     <>
       <PageHeader title="Settings" />
       <div className="space-y-6">
         <MembersSection
           currentUserId={user.id}
+          outrankingTokens={outranking}
           role={user.role}
           members={members.map((member) => ({ ...member, created: member.created.toISOString() }))}
           invitations={invitations.map((invitation) => ({

@@ -1317,7 +1317,7 @@ export type paths = {
         };
         /**
          * Download an invoice's PDF
-         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`): as it was issued (SHA-256 `pdf_sha256`) until it is paid, then its paid version (the "Paid on" mark, the amount paid, nothing due; SHA-256 `paid_pdf_sha256`). Each version is the same bytes at every download; `version` asks for one (`paid` before the invoice has one is a 409). A draft is a 409.
+         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
          */
         get: operations["getInvoicePdf"];
         put?: never;
@@ -1337,7 +1337,7 @@ export type paths = {
         };
         /**
          * Download an invoice's PDF
-         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`): as it was issued (SHA-256 `pdf_sha256`) until it is paid, then its paid version (the "Paid on" mark, the amount paid, nothing due; SHA-256 `paid_pdf_sha256`). Each version is the same bytes at every download; `version` asks for one (`paid` before the invoice has one is a 409). A draft is a 409.
+         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
          */
         get: operations["getInvoicePdfForTokenAccount"];
         put?: never;
@@ -1357,7 +1357,7 @@ export type paths = {
         };
         /**
          * Download an invoice's PDF from its hosted page
-         * @description The same PDF as `getInvoicePdf` (the paid version once paid; `version` as there), for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.
+         * @description The same PDF as `getInvoicePdf`, for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.
          */
         get: operations["getHostedInvoicePdf"];
         put?: never;
@@ -3335,7 +3335,7 @@ export type paths = {
         };
         /**
          * A customer's usage of a meter by hour or day
-         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last). Without `start` and `end`: the last 30 days (or 24 hours) ending with the current one on the account's clock.
+         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last).
          */
         get: operations["getMeterSummaries"];
         put?: never;
@@ -3355,7 +3355,7 @@ export type paths = {
         };
         /**
          * A customer's usage of a meter by hour or day
-         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last). Without `start` and `end`: the last 30 days (or 24 hours) ending with the current one on the account's clock.
+         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last).
          */
         get: operations["getMeterSummariesForTokenAccount"];
         put?: never;
@@ -5266,6 +5266,106 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "member.invited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * member.invited
+         * @description A member invited someone to the organization with a role (emitted in each of the organization's accounts). The object is the invitation (`inv_…`), never its link. `data.object` is the member. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["memberInvitedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.invitation_revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * member.invitation_revoked
+         * @description An open invitation was revoked; its link stopped working. `data.object` is the member. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["memberInvitationRevokedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.joined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * member.joined
+         * @description Someone accepted an invitation and joined the organization with the invited role; the actor is the new member. `data.object` is the member. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["memberJoinedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.role_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * member.role_changed
+         * @description A member's role was changed; `previous_data.role` is the role before. `data.object` is the member. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["memberRoleChangedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * member.removed
+         * @description A member was removed from the organization; their sessions ended. The object is their last state, `status: removed`. `data.object` is the member. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["memberRemovedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "subscription_change_request.scheduled": {
         parameters: {
             query?: never;
@@ -5336,9 +5436,9 @@ export type components = {
             billing_exempt?: boolean;
         };
         /** @enum {string} */
-        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction" | "subscription_change_request";
+        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction" | "member" | "subscription_change_request";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -5956,7 +6056,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -5978,7 +6078,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -9820,6 +9920,226 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
+            type: "member.invited";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "member";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditMember"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditMember"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "member.invitation_revoked";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "member";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditMember"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditMember"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "member.joined";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "member";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditMember"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditMember"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "member.role_changed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "member";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditMember"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditMember"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "member.removed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "member";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditMember"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditMember"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
             type: "subscription_change_request.scheduled";
             /**
              * @description Entity type the event belongs to.
@@ -9975,7 +10295,7 @@ export type components = {
             /** @description The product's name (and the price's nickname) at creation. */
             description: string | null;
             unit_amount_atom: number;
-            /** @description The price for the quantity: unit_amount_atom × quantity, or a tiered price's tiers for the quantity (then unit_amount_atom is 0). */
+            /** @description unit_amount_atom × quantity. */
             amount_atom: number;
         };
         CheckoutSession: {
@@ -10245,10 +10565,8 @@ export type components = {
             customer_name: string | null;
             /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
             customer_email: string | null;
-            /** @description SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts. */
+            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
             pdf_sha256: string | null;
-            /** @description SHA-256 (hex) of the PDF's paid version (the issued document with a "Paid on" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one). */
-            paid_pdf_sha256: string | null;
             /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
@@ -10452,7 +10770,7 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             start: string;
-            /** @description When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever. */
+            /** @description When a `repeating` coupon stops applying; null for once/forever. */
             end: string | null;
             livemode: boolean;
         };
@@ -10470,7 +10788,7 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             start: string;
-            /** @description When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever. */
+            /** @description When a `repeating` coupon stops applying; null for once/forever. */
             end: string | null;
             livemode: boolean;
             /** @constant */
@@ -11068,10 +11386,10 @@ export type components = {
             /** @description The customer's balance in this currency after this transaction. */
             ending_balance_atom: number;
             /**
-             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`), `invoice_voided` (a void gave back what its invoice's finalization applied: the opposite of that invoice's `applied_to_invoice`).
+             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`).
              * @enum {string}
              */
-            type: "adjustment" | "applied_to_invoice" | "credit_note" | "proration" | "invoice_voided";
+            type: "adjustment" | "applied_to_invoice" | "credit_note" | "proration";
             description: string | null;
             invoice: string | null;
             credit_note: string | null;
@@ -11083,6 +11401,22 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             created: string;
+        };
+        /** @description A member of the account's organization, or an invitation to become one. */
+        AuditMember: {
+            /** @description The invitation's id (`inv_…`) for invitation events, else the member's user id (`user_…`). */
+            id: string;
+            /** @constant */
+            object: "member";
+            email: string;
+            /** @description The member's name; null for an invitation. */
+            name: string | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "developer" | "viewer";
+            /** @enum {string} */
+            status: "invited" | "invitation_revoked" | "active" | "removed";
+            /** @description On `member.joined`: the invitation the member accepted; else null. */
+            invitation: string | null;
         };
         SubscriptionChangeRequest: {
             /** @example scr_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -11108,10 +11442,6 @@ export type components = {
             balance_transaction: string | null;
             /** @description The licensed items after the change for one period, before discounts; metered items' usage is not included. */
             next_invoice_amount_atom: number;
-            /** @description What is charged now, as the proration invoice applying it will total: `amount_due_now_atom` after the customer's discount, with the taxes (the same computation as finalization), fixed at creation; 0 when nothing is due now. The customer's balance, if any, is applied to that invoice. Null on change requests made before it existed. */
-            amount_due_now_total_atom: number | null;
-            /** @description The next renewal invoice's total as previewed at creation (`POST /invoices/preview` with this change): the items after it (and after the changes already pending), the metered usage so far, the customer's discount in force then, the taxes. Null when the subscription does not renew (cancelled at the period end, paused), and on change requests made before it existed. */
-            next_invoice_total_atom: number | null;
             currency: string;
             /**
              * Format: date-time
@@ -11150,35 +11480,35 @@ export type components = {
              */
             updated: string;
         };
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"];
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s27jadymg14rd3ns6d4jeh4",
+         *       "id": "evt_prod_06h29v61syhz2q0rq6h3wndfew9nm",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
+         *       "aggregate_id": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
          *       "data": {
-         *         "id": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
+         *         "id": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T11:34:56.826Z",
+         *         "created": "2026-11-29T01:30:25.610Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
+         *         "payment_intent": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s25rq6s87atbt62r37pfj28",
-         *       "request_id": "req_prod_06h1f8s25rq6s87atbt62r37pfj28",
+         *       "correlation_id": "req_prod_06h29v61nbc9pgwnd7dbp4v19q3gt",
+         *       "request_id": "req_prod_06h29v61nbc9pgwnd7dbp4v19q3gt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:56.828Z",
+         *       "created": "2026-11-29T01:30:25.616Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         PaymentSucceededEvent: {
@@ -11223,32 +11553,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s2ar2db9cgz5a0qevebezet",
+         *       "id": "evt_prod_06h29v6216sy9sbkehmnn84v9rh8a",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1f8s2amxgcvqhz9et9p359ryr4",
+         *       "aggregate_id": "py_prod_06h29v620q5q0fe4fngjmx61y2h42",
          *       "data": {
-         *         "id": "py_prod_06h1f8s2amxgcvqhz9et9p359ryr4",
+         *         "id": "py_prod_06h29v620q5q0fe4fngjmx61y2h42",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-26T11:34:56.853Z",
+         *         "created": "2026-11-29T01:30:25.669Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1f8s29rbqr2ky5c86kw10yzd8r",
+         *         "payment_intent": "pi_prod_06h29v61yjy7522yq930k6z627k6e",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s29k1djw7qnhh4dddzwb0r8",
-         *       "request_id": "req_prod_06h1f8s29k1djw7qnhh4dddzwb0r8",
+         *       "correlation_id": "req_prod_06h29v61xwak0g5dnw2krm0f6r66j",
+         *       "request_id": "req_prod_06h29v61xwak0g5dnw2krm0f6r66j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:56.854Z",
+         *       "created": "2026-11-29T01:30:25.673Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         PaymentFailedEvent: {
@@ -11293,44 +11623,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s2v1fy9cxtchngnstdjj31g",
+         *       "id": "evt_prod_06h29v63pzaqkmmtv66jt04eeghfp",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
+         *       "aggregate_id": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
          *       "data": {
-         *         "id": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
+         *         "id": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-26T11:34:56.826Z",
+         *         "created": "2026-11-29T01:30:25.610Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
+         *         "payment_intent": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
+         *         "id": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T11:34:56.826Z",
+         *         "created": "2026-11-29T01:30:25.610Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
+         *         "payment_intent": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s2s77fncztd4kdfy6qt0rdr",
-         *       "request_id": "req_prod_06h1f8s2s77fncztd4kdfy6qt0rdr",
+         *       "correlation_id": "req_prod_06h29v63kga39p4ntc3ebbh4ye7xm",
+         *       "request_id": "req_prod_06h29v63kga39p4ntc3ebbh4ye7xm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.984Z",
+         *       "created": "2026-11-29T01:30:26.103Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         PaymentRefundedEvent: {
@@ -11375,29 +11705,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s7nme748cacdmpcky39fxbp",
+         *       "id": "evt_prod_06h29v6f6jygcnztjsbtvxt3rqjda",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
+         *       "aggregate_id": "cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
          *       "data": {
-         *         "id": "cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
-         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
+         *         "id": "cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
+         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:58.215Z",
+         *         "created": "2026-11-29T01:30:29.038Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:58.215Z",
+         *         "updated": "2026-11-29T01:30:29.038Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T11:34:58.215Z",
+         *         "expires_at": "2026-11-30T01:30:29.038Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11415,13 +11745,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s7mm1h8eb36pk4gy4g5z7pw",
-         *       "request_id": "req_prod_06h1f8s7mm1h8eb36pk4gy4g5z7pw",
+         *       "correlation_id": "req_prod_06h29v6f5qawk5r1f9w1b99sr3a7a",
+         *       "request_id": "req_prod_06h29v6f5qawk5r1f9w1b99sr3a7a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:58.221Z",
+         *       "created": "2026-11-29T01:30:29.044Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -11466,19 +11796,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s84pbmde5fnysfqv7cvhr8p",
+         *       "id": "evt_prod_06h29v6fyyr2hhrvta430gavzr7ya",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
+         *       "aggregate_id": "cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
          *       "data": {
-         *         "id": "cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
-         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
+         *         "id": "cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
+         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:58.315Z",
+         *         "created": "2026-11-29T01:30:29.203Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:58.339Z",
+         *         "updated": "2026-11-29T01:30:29.233Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11487,10 +11817,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T11:34:58.315Z",
+         *         "expires_at": "2026-11-30T01:30:29.203Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11507,24 +11837,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
-         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
+         *         "id": "cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
+         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:58.315Z",
+         *         "created": "2026-11-29T01:30:29.203Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:58.315Z",
+         *         "updated": "2026-11-29T01:30:29.203Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T11:34:58.315Z",
+         *         "expires_at": "2026-11-30T01:30:29.203Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11541,13 +11871,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s83w1d91td9dfyt5x3rjk0y",
-         *       "request_id": "req_prod_06h1f8s83w1d91td9dfyt5x3rjk0y",
+         *       "correlation_id": "req_prod_06h29v6fxh06t3bk0qkjbz7cfqtyj",
+         *       "request_id": "req_prod_06h29v6fxh06t3bk0qkjbz7cfqtyj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:58.341Z",
+         *       "created": "2026-11-29T01:30:29.239Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -11592,20 +11922,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s87s94nqsgt3cf5aesahbtp",
+         *       "id": "evt_prod_06h29v6g5yvbew8v5nma2mtg142xe",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
+         *       "aggregate_id": "cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
          *       "data": {
-         *         "id": "cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
-         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
+         *         "id": "cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
+         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:58.315Z",
+         *         "created": "2026-11-29T01:30:29.203Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:58.364Z",
+         *         "updated": "2026-11-29T01:30:29.293Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11614,10 +11944,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T11:34:58.315Z",
+         *         "expires_at": "2026-11-30T01:30:29.203Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11634,14 +11964,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
-         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
+         *         "id": "cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
+         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:58.315Z",
+         *         "created": "2026-11-29T01:30:29.203Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:58.339Z",
+         *         "updated": "2026-11-29T01:30:29.233Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11650,10 +11980,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T11:34:58.315Z",
+         *         "expires_at": "2026-11-30T01:30:29.203Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11670,13 +12000,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s878f35g7t8fsznk9e5jj4w",
-         *       "request_id": "req_prod_06h1f8s878f35g7t8fsznk9e5jj4w",
+         *       "correlation_id": "req_prod_06h29v6g4nesay7czj1rpcyy6gpst",
+         *       "request_id": "req_prod_06h29v6g4nesay7czj1rpcyy6gpst",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T11:34:58.366Z",
+         *       "created": "2026-11-29T01:30:29.295Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -11721,29 +12051,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s7xxgqzw51resmzcnw2eb78",
+         *       "id": "evt_prod_06h29v6frawexhf3f22q2sfqk8w50",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
+         *       "aggregate_id": "cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
          *       "data": {
-         *         "id": "cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
-         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
+         *         "id": "cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
+         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-26T11:34:58.215Z",
+         *         "created": "2026-11-29T01:30:29.038Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:58.285Z",
+         *         "updated": "2026-11-29T01:30:29.179Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s7sp0z2dnv4rgbq0g1fvfx2",
+         *         "customer": "cus_prod_06h29v6fhpnjrf8m845vjf6bn8cyw",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T11:34:58.215Z",
+         *         "expires_at": "2026-11-30T01:30:29.038Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11751,33 +12081,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-26T11:34:58.285Z",
+         *         "completed_at": "2026-11-29T01:30:29.179Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h1f8s7tst40v1hptrp5fzfxab5g",
+         *         "payment_intent": "pi_prod_06h29v6fkp5688szbvg6apf5qnay4",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
-         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
+         *         "id": "cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
+         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:58.215Z",
+         *         "created": "2026-11-29T01:30:29.038Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:58.215Z",
+         *         "updated": "2026-11-29T01:30:29.038Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T11:34:58.215Z",
+         *         "expires_at": "2026-11-30T01:30:29.038Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11794,13 +12124,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s7r9nd6faeg674zedtsyntr",
-         *       "request_id": "req_prod_06h1f8s7r9nd6faeg674zedtsyntr",
+         *       "correlation_id": "req_prod_06h29v6fdxjvtdkd7wmzc0txrdtr0",
+         *       "request_id": "req_prod_06h29v6fdxjvtdkd7wmzc0txrdtr0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:58.287Z",
+         *       "created": "2026-11-29T01:30:29.186Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h1f8s7sp0z2dnv4rgbq0g1fvfx2"
+         *       "actor_id": "cus_prod_06h29v6fhpnjrf8m845vjf6bn8cyw"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -11845,29 +12175,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s8mnvjpwvpn945bm9hy0k64",
+         *       "id": "evt_prod_06h29v6gyvx9sx8sa44abbvbyf71g",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h1f8s89nhek8es2a40ep3mts8zr",
+         *       "aggregate_id": "cs_prod_06h29v6ga2rzj4y1ff4a1281n99n6",
          *       "data": {
-         *         "id": "cs_prod_06h1f8s89nhek8es2a40ep3mts8zr",
-         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s89nhek8es2a40ep3mts8zr",
+         *         "id": "cs_prod_06h29v6ga2rzj4y1ff4a1281n99n6",
+         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6ga2rzj4y1ff4a1281n99n6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-26T11:34:58.378Z",
+         *         "created": "2026-11-29T01:30:29.323Z",
          *         "invoice": null,
-         *         "updated": "2026-11-27T11:34:58.378Z",
+         *         "updated": "2026-11-30T01:30:29.323Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-27T11:34:58.378Z",
-         *         "expires_at": "2026-11-27T11:34:58.378Z",
+         *         "expired_at": "2026-11-30T01:30:29.323Z",
+         *         "expires_at": "2026-11-30T01:30:29.323Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11884,24 +12214,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h1f8s89nhek8es2a40ep3mts8zr",
-         *         "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s89nhek8es2a40ep3mts8zr",
+         *         "id": "cs_prod_06h29v6ga2rzj4y1ff4a1281n99n6",
+         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6ga2rzj4y1ff4a1281n99n6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:58.378Z",
+         *         "created": "2026-11-29T01:30:29.323Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:58.378Z",
+         *         "updated": "2026-11-29T01:30:29.323Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-27T11:34:58.378Z",
+         *         "expires_at": "2026-11-30T01:30:29.323Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11918,11 +12248,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s8cys68nc2q2ppcazqn8d84",
+         *       "correlation_id": "req_prod_06h29v6gjbahnbp6h0w9h7wpystxj",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-27T11:34:58.378Z",
+         *       "created": "2026-11-30T01:30:29.323Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -11969,19 +12299,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s26m66td7rdzxdh6akxmbrc",
+         *       "id": "evt_prod_06h29v61qfspe2s2wwth0kr2q6pk4",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
+         *       "aggregate_id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
          *       "data": {
-         *         "id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
+         *         "id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T11:34:56.817Z",
+         *         "created": "2026-11-29T01:30:25.584Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:56.817Z",
+         *         "updated": "2026-11-29T01:30:25.584Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -11994,13 +12324,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s25rq6s87atbt62r37pfj28",
-         *       "request_id": "req_prod_06h1f8s25rq6s87atbt62r37pfj28",
+         *       "correlation_id": "req_prod_06h29v61nbc9pgwnd7dbp4v19q3gt",
+         *       "request_id": "req_prod_06h29v61nbc9pgwnd7dbp4v19q3gt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:56.821Z",
+         *       "created": "2026-11-29T01:30:25.595Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -12045,19 +12375,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s271fg5c3vrf6va9gc1x66j",
+         *       "id": "evt_prod_06h29v61qxhjccpjrqndsdb4yna5y",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
+         *       "aggregate_id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
          *       "data": {
-         *         "id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
+         *         "id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T11:34:56.817Z",
+         *         "created": "2026-11-29T01:30:25.584Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:56.823Z",
+         *         "updated": "2026-11-29T01:30:25.597Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12069,14 +12399,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
+         *         "id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T11:34:56.817Z",
+         *         "created": "2026-11-29T01:30:25.584Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:56.817Z",
+         *         "updated": "2026-11-29T01:30:25.584Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12088,13 +12418,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s25rq6s87atbt62r37pfj28",
-         *       "request_id": "req_prod_06h1f8s25rq6s87atbt62r37pfj28",
+         *       "correlation_id": "req_prod_06h29v61nbc9pgwnd7dbp4v19q3gt",
+         *       "request_id": "req_prod_06h29v61nbc9pgwnd7dbp4v19q3gt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.824Z",
+         *       "created": "2026-11-29T01:30:25.599Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -12139,19 +12469,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s2d335xbbcrbsgyxqfffbvt",
+         *       "id": "evt_prod_06h29v629qpevf40yw50ampyhedrc",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1f8s2cdgwwv9ftdcbc78th9je0",
+         *       "aggregate_id": "pi_prod_06h29v62558qxxmb0e8y6srpnk4jm",
          *       "data": {
-         *         "id": "pi_prod_06h1f8s2cdgwwv9ftdcbc78th9je0",
+         *         "id": "pi_prod_06h29v62558qxxmb0e8y6srpnk4jm",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-26T11:34:56.867Z",
+         *         "created": "2026-11-29T01:30:25.705Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:56.870Z",
+         *         "updated": "2026-11-29T01:30:25.734Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12163,14 +12493,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1f8s2cdgwwv9ftdcbc78th9je0",
+         *         "id": "pi_prod_06h29v62558qxxmb0e8y6srpnk4jm",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-26T11:34:56.867Z",
+         *         "created": "2026-11-29T01:30:25.705Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:56.867Z",
+         *         "updated": "2026-11-29T01:30:25.705Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12182,13 +12512,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s2bwqjgg2xayscht5r9v0aw",
-         *       "request_id": "req_prod_06h1f8s2bwqjgg2xayscht5r9v0aw",
+         *       "correlation_id": "req_prod_06h29v623afbfgqsbx84bdt8nzpng",
+         *       "request_id": "req_prod_06h29v623afbfgqsbx84bdt8nzpng",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.872Z",
+         *       "created": "2026-11-29T01:30:25.741Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -12233,19 +12563,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s2j0j5pzramndexejm0q7w4",
+         *       "id": "evt_prod_06h29v62s2f4a97c19cv1dkh9fvqp",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1f8s2h7ex9v2maxkpa6ejr2hda",
+         *       "aggregate_id": "pi_prod_06h29v62p2n46n76575gfn3ksz5m8",
          *       "data": {
-         *         "id": "pi_prod_06h1f8s2h7ex9v2maxkpa6ejr2hda",
+         *         "id": "pi_prod_06h29v62p2n46n76575gfn3ksz5m8",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T11:34:56.905Z",
+         *         "created": "2026-11-29T01:30:25.840Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:56.911Z",
+         *         "updated": "2026-11-29T01:30:25.863Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12257,14 +12587,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1f8s2h7ex9v2maxkpa6ejr2hda",
+         *         "id": "pi_prod_06h29v62p2n46n76575gfn3ksz5m8",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T11:34:56.905Z",
+         *         "created": "2026-11-29T01:30:25.840Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:56.908Z",
+         *         "updated": "2026-11-29T01:30:25.845Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12276,13 +12606,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s2gchp5sercjcfswm4t17tr",
-         *       "request_id": "req_prod_06h1f8s2gchp5sercjcfswm4t17tr",
+         *       "correlation_id": "req_prod_06h29v62mx2f51btwendy69etrwf4",
+         *       "request_id": "req_prod_06h29v62mx2f51btwendy69etrwf4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T11:34:56.912Z",
+         *       "created": "2026-11-29T01:30:25.864Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -12327,19 +12657,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s27var23wwgj1gw9yjj5qf6",
+         *       "id": "evt_prod_06h29v61tvfgzwt1gz1ewng91xczt",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
+         *       "aggregate_id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
          *       "data": {
-         *         "id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
+         *         "id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-26T11:34:56.817Z",
+         *         "created": "2026-11-29T01:30:25.584Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:56.829Z",
+         *         "updated": "2026-11-29T01:30:25.621Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12351,14 +12681,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
+         *         "id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T11:34:56.817Z",
+         *         "created": "2026-11-29T01:30:25.584Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:56.823Z",
+         *         "updated": "2026-11-29T01:30:25.597Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12370,13 +12700,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s25rq6s87atbt62r37pfj28",
-         *       "request_id": "req_prod_06h1f8s25rq6s87atbt62r37pfj28",
+         *       "correlation_id": "req_prod_06h29v61nbc9pgwnd7dbp4v19q3gt",
+         *       "request_id": "req_prod_06h29v61nbc9pgwnd7dbp4v19q3gt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T11:34:56.830Z",
+         *       "created": "2026-11-29T01:30:25.622Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -12421,23 +12751,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s2kq0czwzx02sgw8n6dnaxw",
+         *       "id": "evt_prod_06h29v637e73pnt0hq5xe23g65p06",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1f8s2h7ex9v2maxkpa6ejr2hda",
+         *       "aggregate_id": "pi_prod_06h29v62p2n46n76575gfn3ksz5m8",
          *       "data": {
-         *         "id": "pi_prod_06h1f8s2h7ex9v2maxkpa6ejr2hda",
+         *         "id": "pi_prod_06h29v62p2n46n76575gfn3ksz5m8",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-26T11:34:56.905Z",
+         *         "created": "2026-11-29T01:30:25.840Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:56.923Z",
+         *         "updated": "2026-11-29T01:30:25.974Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-26T11:34:56.922Z",
+         *         "canceled_at": "2026-11-29T01:30:25.974Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -12445,14 +12775,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1f8s2h7ex9v2maxkpa6ejr2hda",
+         *         "id": "pi_prod_06h29v62p2n46n76575gfn3ksz5m8",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-26T11:34:56.905Z",
+         *         "created": "2026-11-29T01:30:25.840Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:56.911Z",
+         *         "updated": "2026-11-29T01:30:25.863Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12464,13 +12794,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s2jxpmc6q0f47htkr8w06dt",
-         *       "request_id": "req_prod_06h1f8s2jxpmc6q0f47htkr8w06dt",
+         *       "correlation_id": "req_prod_06h29v635wexbqyrdw6q3h59wp8cj",
+         *       "request_id": "req_prod_06h29v635wexbqyrdw6q3h59wp8cj",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T11:34:56.925Z",
+         *       "created": "2026-11-29T01:30:25.979Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -12515,19 +12845,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s2b74hxddptj2wb98znb9qw",
+         *       "id": "evt_prod_06h29v621grcm27xs9wz3pny64rb0",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1f8s29rbqr2ky5c86kw10yzd8r",
+         *       "aggregate_id": "pi_prod_06h29v61yjy7522yq930k6z627k6e",
          *       "data": {
-         *         "id": "pi_prod_06h1f8s29rbqr2ky5c86kw10yzd8r",
+         *         "id": "pi_prod_06h29v61yjy7522yq930k6z627k6e",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-26T11:34:56.846Z",
+         *         "created": "2026-11-29T01:30:25.652Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:56.856Z",
+         *         "updated": "2026-11-29T01:30:25.675Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12539,14 +12869,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1f8s29rbqr2ky5c86kw10yzd8r",
+         *         "id": "pi_prod_06h29v61yjy7522yq930k6z627k6e",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T11:34:56.846Z",
+         *         "created": "2026-11-29T01:30:25.652Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:56.849Z",
+         *         "updated": "2026-11-29T01:30:25.664Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12558,13 +12888,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s29k1djw7qnhh4dddzwb0r8",
-         *       "request_id": "req_prod_06h1f8s29k1djw7qnhh4dddzwb0r8",
+         *       "correlation_id": "req_prod_06h29v61xwak0g5dnw2krm0f6r66j",
+         *       "request_id": "req_prod_06h29v61xwak0g5dnw2krm0f6r66j",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T11:34:56.857Z",
+         *       "created": "2026-11-29T01:30:25.676Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -12609,19 +12939,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s2fg445hc3f8839rnj2cz08",
+         *       "id": "evt_prod_06h29v62hpbw9ptegbv7ga0a72b2c",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h1f8s2ecxt8kre8y42vv5kpf0jj",
+         *       "aggregate_id": "pi_prod_06h29v62c2ka6w80redrtez47rzkw",
          *       "data": {
-         *         "id": "pi_prod_06h1f8s2ecxt8kre8y42vv5kpf0jj",
+         *         "id": "pi_prod_06h29v62c2ka6w80redrtez47rzkw",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-26T11:34:56.883Z",
+         *         "created": "2026-11-29T01:30:25.760Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:56.891Z",
+         *         "updated": "2026-11-29T01:30:25.803Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12633,14 +12963,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h1f8s2ecxt8kre8y42vv5kpf0jj",
+         *         "id": "pi_prod_06h29v62c2ka6w80redrtez47rzkw",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-26T11:34:56.883Z",
+         *         "created": "2026-11-29T01:30:25.760Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:56.886Z",
+         *         "updated": "2026-11-29T01:30:25.782Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12652,13 +12982,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s2e3hhw3weeqqbn9ve26tvw",
-         *       "request_id": "req_prod_06h1f8s2e3hhw3weeqqbn9ve26tvw",
+         *       "correlation_id": "req_prod_06h29v62b3ad0kewq4ybsmrtrx1hy",
+         *       "request_id": "req_prod_06h29v62b3ad0kewq4ybsmrtrx1hy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T11:34:56.892Z",
+         *       "created": "2026-11-29T01:30:25.805Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -12703,46 +13033,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s5vkk5sqhx8e9z7t89hsz7t",
+         *       "id": "evt_prod_06h29v6cb04ahp4tdesp3zyn5c6tr",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *       "aggregate_id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *       "data": {
-         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
-         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
+         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T11:34:57.743Z",
-         *         "updated": "2026-11-26T11:34:57.743Z",
+         *         "created": "2026-11-29T01:30:28.274Z",
+         *         "updated": "2026-11-29T01:30:28.274Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
+         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T11:34:57.743Z",
+         *         "current_period_end": "2026-12-29T01:30:28.274Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T11:34:57.743Z",
+         *         "current_period_start": "2026-11-29T01:30:28.274Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s5speb2x9ba1dyf3td297p0",
-         *       "request_id": "req_prod_06h1f8s5speb2x9ba1dyf3td297p0",
+         *       "correlation_id": "req_prod_06h29v6c667qv1dzcpbf4y11fnggm",
+         *       "request_id": "req_prod_06h29v6c667qv1dzcpbf4y11fnggm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:57.756Z",
+         *       "created": "2026-11-29T01:30:28.315Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -12787,25 +13117,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s637s6cpytgbd2j4pq5eqb4",
+         *       "id": "evt_prod_06h29v6cxkdykrrcdc8adkkjmf3ga",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *       "aggregate_id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *       "data": {
-         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
-         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
+         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T11:34:57.743Z",
-         *         "updated": "2026-11-26T11:34:57.814Z",
+         *         "created": "2026-11-29T01:30:28.274Z",
+         *         "updated": "2026-11-29T01:30:28.457Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12813,48 +13143,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
+         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T11:34:57.743Z",
+         *         "current_period_end": "2026-12-29T01:30:28.274Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T11:34:57.743Z",
+         *         "current_period_start": "2026-11-29T01:30:28.274Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
-         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
+         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T11:34:57.743Z",
-         *         "updated": "2026-11-26T11:34:57.743Z",
+         *         "created": "2026-11-29T01:30:28.274Z",
+         *         "updated": "2026-11-29T01:30:28.274Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
+         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T11:34:57.743Z",
+         *         "current_period_end": "2026-12-29T01:30:28.274Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T11:34:57.743Z",
+         *         "current_period_start": "2026-11-29T01:30:28.274Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s62b0e3zws82ygax0ntpp46",
-         *       "request_id": "req_prod_06h1f8s62b0e3zws82ygax0ntpp46",
+         *       "correlation_id": "req_prod_06h29v6cwsbhjhqfas16h8q1xz53r",
+         *       "request_id": "req_prod_06h29v6cwsbhjhqfas16h8q1xz53r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:57.817Z",
+         *       "created": "2026-11-29T01:30:28.460Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -12899,54 +13229,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s66bn1s3ge7kt0d45j5132g",
+         *       "id": "evt_prod_06h29v6d5rs01bmn22kww7z1v2vew",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *       "aggregate_id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *       "data": {
-         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
-         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
+         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T11:34:57.743Z",
-         *         "updated": "2026-11-26T11:34:57.837Z",
+         *         "created": "2026-11-29T01:30:28.274Z",
+         *         "updated": "2026-11-29T01:30:28.522Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T11:34:57.837Z",
+         *         "paused_at": "2026-11-29T01:30:28.522Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
+         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T11:34:57.743Z",
+         *         "current_period_end": "2026-12-29T01:30:28.274Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T11:34:57.743Z",
+         *         "current_period_start": "2026-11-29T01:30:28.274Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
-         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
+         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T11:34:57.743Z",
-         *         "updated": "2026-11-26T11:34:57.814Z",
+         *         "created": "2026-11-29T01:30:28.274Z",
+         *         "updated": "2026-11-29T01:30:28.457Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -12954,21 +13284,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
+         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T11:34:57.743Z",
+         *         "current_period_end": "2026-12-29T01:30:28.274Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T11:34:57.743Z",
+         *         "current_period_start": "2026-11-29T01:30:28.274Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s659tmvdy42gzfj8yfz1h8w",
-         *       "request_id": "req_prod_06h1f8s659tmvdy42gzfj8yfz1h8w",
+         *       "correlation_id": "req_prod_06h29v6czw0f7rsaf66vc3qpjj1vj",
+         *       "request_id": "req_prod_06h29v6czw0f7rsaf66vc3qpjj1vj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T11:34:57.842Z",
+         *       "created": "2026-11-29T01:30:28.526Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -13013,25 +13343,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s69n2nwe2nmawafgprfgbfg",
+         *       "id": "evt_prod_06h29v6desd6axfadsa6513e8bhay",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *       "aggregate_id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *       "data": {
-         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
-         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
+         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T11:34:57.743Z",
-         *         "updated": "2026-11-26T11:34:57.864Z",
+         *         "created": "2026-11-29T01:30:28.274Z",
+         *         "updated": "2026-11-29T01:30:28.572Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13039,50 +13369,50 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
+         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T11:34:57.743Z",
+         *         "current_period_end": "2026-12-29T01:30:28.274Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T11:34:57.743Z",
+         *         "current_period_start": "2026-11-29T01:30:28.274Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
-         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
+         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-26T11:34:57.743Z",
-         *         "updated": "2026-11-26T11:34:57.837Z",
+         *         "created": "2026-11-29T01:30:28.274Z",
+         *         "updated": "2026-11-29T01:30:28.522Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-26T11:34:57.837Z",
+         *         "paused_at": "2026-11-29T01:30:28.522Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
+         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T11:34:57.743Z",
+         *         "current_period_end": "2026-12-29T01:30:28.274Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T11:34:57.743Z",
+         *         "current_period_start": "2026-11-29T01:30:28.274Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s68p4fq72qb9r7q3raykxmj",
-         *       "request_id": "req_prod_06h1f8s68p4fq72qb9r7q3raykxmj",
+         *       "correlation_id": "req_prod_06h29v6d9tyh92nna3sdz9qjeyfd6",
+         *       "request_id": "req_prod_06h29v6d9tyh92nna3sdz9qjeyfd6",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T11:34:57.869Z",
+         *       "created": "2026-11-29T01:30:28.598Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -13127,54 +13457,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s6d8b43p6dg2d3az3z2wzrp",
+         *       "id": "evt_prod_06h29v6dtnxrx8fz76731cfvse46p",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *       "aggregate_id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *       "data": {
-         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
-         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
+         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-26T11:34:57.743Z",
-         *         "updated": "2026-11-26T11:34:57.890Z",
+         *         "created": "2026-11-29T01:30:28.274Z",
+         *         "updated": "2026-11-29T01:30:28.686Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-26T11:34:57.890Z",
-         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
+         *         "cancelled_at": "2026-11-29T01:30:28.686Z",
+         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T11:34:57.743Z",
+         *         "current_period_end": "2026-12-29T01:30:28.274Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T11:34:57.743Z",
+         *         "current_period_start": "2026-11-29T01:30:28.274Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
-         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
+         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-26T11:34:57.743Z",
-         *         "updated": "2026-11-26T11:34:57.864Z",
+         *         "created": "2026-11-29T01:30:28.274Z",
+         *         "updated": "2026-11-29T01:30:28.572Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13182,21 +13512,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
+         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-26T11:34:57.743Z",
+         *         "current_period_end": "2026-12-29T01:30:28.274Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T11:34:57.743Z",
+         *         "current_period_start": "2026-11-29T01:30:28.274Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s6bz127vzrkyd2mjs6dtxxt",
-         *       "request_id": "req_prod_06h1f8s6bz127vzrkyd2mjs6dtxxt",
+         *       "correlation_id": "req_prod_06h29v6dsd62vtsv01qbm5f7crepm",
+         *       "request_id": "req_prod_06h29v6dsd62vtsv01qbm5f7crepm",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T11:34:57.898Z",
+         *       "created": "2026-11-29T01:30:28.693Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -13241,44 +13571,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s8r6452dq3wcvkre9hw92ae",
+         *       "id": "evt_prod_06h29v6h8ppw07cqf2nnnz9fjcs42",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h1f8s6gxk16jqzgdm550qhym2ty",
+         *       "aggregate_id": "sub_prod_06h29v6dzbmthepqjmtf2hjta6358",
          *       "data": {
-         *         "id": "sub_prod_06h1f8s6gxk16jqzgdm550qhym2ty",
+         *         "id": "sub_prod_06h29v6dzbmthepqjmtf2hjta6358",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h1f8s6gxk16jqzgdm550qhym2v0",
-         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *             "id": "si_prod_06h29v6dzbmthepqjmtf2hjta635a",
+         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-26T11:34:57.924Z",
-         *         "updated": "2026-11-26T11:34:57.924Z",
+         *         "created": "2026-11-29T01:30:28.720Z",
+         *         "updated": "2026-11-29T01:30:28.720Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-03T11:34:57.924Z",
+         *         "trial_end": "2026-12-06T01:30:28.720Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-03T11:34:57.924Z",
+         *         "current_period_end": "2026-12-06T01:30:28.720Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-26T11:34:57.924Z",
+         *         "current_period_start": "2026-11-29T01:30:28.720Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s8cys68nc2q2ppcazqn8d84",
+         *       "correlation_id": "req_prod_06h29v6gjbahnbp6h0w9h7wpystxj",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T11:34:57.924Z",
+         *       "created": "2026-12-03T01:30:28.720Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13325,16 +13655,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s30amy4bmkt0h3qjyegwqkr",
+         *       "id": "evt_prod_06h29v641cnz6zqracbj88dy3d20a",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *       "aggregate_id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *       "data": {
-         *         "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *         "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13347,11 +13677,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T11:34:57.022Z",
+         *         "created": "2026-11-29T01:30:26.169Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T11:34:57.022Z",
+         *         "updated": "2026-11-29T01:30:26.169Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13360,7 +13690,6 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": null,
          *         "total_taxes": [],
@@ -13386,13 +13715,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s2z9ds4qax7pg680tw8ve50",
-         *       "request_id": "req_prod_06h1f8s2z9ds4qax7pg680tw8ve50",
+         *       "correlation_id": "req_prod_06h29v63yhhc797kh74a4s0y0ywg0",
+         *       "request_id": "req_prod_06h29v63yhhc797kh74a4s0y0ywg0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:57.026Z",
+         *       "created": "2026-11-29T01:30:26.187Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -13437,16 +13766,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s38v2zs9pgaraad2gchw0ag",
+         *       "id": "evt_prod_06h29v64my5cy8xw56cfpfpkjsn74",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *       "aggregate_id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *       "data": {
-         *         "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *         "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13459,11 +13788,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:57.022Z",
+         *         "created": "2026-11-29T01:30:26.169Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T11:34:57.054Z",
+         *         "updated": "2026-11-29T01:30:26.235Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13471,12 +13800,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
-         *         "paid_pdf_sha256": null,
+         *         "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T11:34:57.054Z",
+         *         "finalized_at": "2026-11-29T01:30:26.235Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13488,7 +13816,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
+         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13497,11 +13825,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *         "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13514,11 +13842,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-26T11:34:57.022Z",
+         *         "created": "2026-11-29T01:30:26.169Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T11:34:57.022Z",
+         *         "updated": "2026-11-29T01:30:26.169Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13527,7 +13855,6 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "paid_pdf_sha256": null,
          *         "description": null,
          *         "invoice_pdf": null,
          *         "total_taxes": [],
@@ -13552,13 +13879,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s336ky9104h4r5baa45s822",
-         *       "request_id": "req_prod_06h1f8s336ky9104h4r5baa45s822",
+         *       "correlation_id": "req_prod_06h29v646f5pzj2ehdxy7kcp7jmgr",
+         *       "request_id": "req_prod_06h29v646f5pzj2ehdxy7kcp7jmgr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:57.094Z",
+         *       "created": "2026-11-29T01:30:26.343Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -13603,16 +13930,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s3dr3bj29xc8s5dmv5fyh74",
+         *       "id": "evt_prod_06h29v652qecgz20ffgtp1eebrrje",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *       "aggregate_id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *       "data": {
-         *         "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *         "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13625,11 +13952,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T11:34:57.022Z",
-         *         "paid_at": "2026-11-26T11:34:57.132Z",
-         *         "updated": "2026-11-26T11:34:57.132Z",
+         *         "created": "2026-11-29T01:30:26.169Z",
+         *         "paid_at": "2026-11-29T01:30:26.451Z",
+         *         "updated": "2026-11-29T01:30:26.451Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13637,24 +13964,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
-         *         "paid_pdf_sha256": null,
+         *         "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T11:34:57.054Z",
+         *         "finalized_at": "2026-11-29T01:30:26.235Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1f8s3bzf84nzhjc40brjp5sykw",
+         *         "payment_intent": "pi_prod_06h29v64zqmfm8mchvnhzsyrdhjz2",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
+         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13663,11 +13989,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *         "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13680,11 +14006,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:57.022Z",
+         *         "created": "2026-11-29T01:30:26.169Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T11:34:57.054Z",
+         *         "updated": "2026-11-29T01:30:26.235Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13692,24 +14018,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
-         *         "paid_pdf_sha256": null,
+         *         "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T11:34:57.054Z",
+         *         "finalized_at": "2026-11-29T01:30:26.235Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1f8s3bzf84nzhjc40brjp5sykw",
+         *         "payment_intent": "pi_prod_06h29v64zqmfm8mchvnhzsyrdhjz2",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
+         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13718,13 +14043,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s3b8vfennf67v4fq0gc41k0",
-         *       "request_id": "req_prod_06h1f8s3b8vfennf67v4fq0gc41k0",
+         *       "correlation_id": "req_prod_06h29v64wh07fm79mbn15xvbx52km",
+         *       "request_id": "req_prod_06h29v64wh07fm79mbn15xvbx52km",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T11:34:57.134Z",
+         *       "created": "2026-11-29T01:30:26.454Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         InvoicePaidEvent: {
@@ -13769,16 +14094,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s3e2sdxwxpg02yws9hqfdhc",
+         *       "id": "evt_prod_06h29v6535bthgc2nw8kztc7y2xr0",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *       "aggregate_id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *       "data": {
-         *         "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *         "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13791,11 +14116,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T11:34:57.022Z",
-         *         "paid_at": "2026-11-26T11:34:57.132Z",
-         *         "updated": "2026-11-26T11:34:57.132Z",
+         *         "created": "2026-11-29T01:30:26.169Z",
+         *         "paid_at": "2026-11-29T01:30:26.451Z",
+         *         "updated": "2026-11-29T01:30:26.451Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13803,24 +14128,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
-         *         "paid_pdf_sha256": null,
+         *         "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T11:34:57.054Z",
+         *         "finalized_at": "2026-11-29T01:30:26.235Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1f8s3bzf84nzhjc40brjp5sykw",
+         *         "payment_intent": "pi_prod_06h29v64zqmfm8mchvnhzsyrdhjz2",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
+         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13829,11 +14153,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *         "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13846,11 +14170,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:57.022Z",
+         *         "created": "2026-11-29T01:30:26.169Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T11:34:57.054Z",
+         *         "updated": "2026-11-29T01:30:26.235Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13858,24 +14182,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
-         *         "paid_pdf_sha256": null,
+         *         "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T11:34:57.054Z",
+         *         "finalized_at": "2026-11-29T01:30:26.235Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1f8s3bzf84nzhjc40brjp5sykw",
+         *         "payment_intent": "pi_prod_06h29v64zqmfm8mchvnhzsyrdhjz2",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
+         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13884,13 +14207,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s3b8vfennf67v4fq0gc41k0",
-         *       "request_id": "req_prod_06h1f8s3b8vfennf67v4fq0gc41k0",
+         *       "correlation_id": "req_prod_06h29v64wh07fm79mbn15xvbx52km",
+         *       "request_id": "req_prod_06h29v64wh07fm79mbn15xvbx52km",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T11:34:57.136Z",
+         *       "created": "2026-11-29T01:30:26.457Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -13935,16 +14258,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s3yxbqmkpeef347cmaq00vp",
+         *       "id": "evt_prod_06h29v66530pkw0kn2qy11d4zsxar",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1f8s3payav85w0am288c5csxz0",
+         *       "aggregate_id": "in_prod_06h29v65hwcpqkc0eym1fys440f9r",
          *       "data": {
-         *         "id": "in_prod_06h1f8s3payav85w0am288c5csxz0",
+         *         "id": "in_prod_06h29v65hwcpqkc0eym1fys440f9r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s3phwkepca5s60avgk54qym",
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "id": "il_prod_06h29v65j3kemcen3d9q4bpm9xxt8",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13957,11 +14280,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:57.202Z",
+         *         "created": "2026-11-29T01:30:26.575Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T11:34:57.219Z",
+         *         "updated": "2026-11-29T01:30:26.591Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13969,24 +14292,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "872f206596b130845978235cde6bf16effae2f80575ea046ae9bd34dae54e5c1",
-         *         "paid_pdf_sha256": null,
+         *         "pdf_sha256": "21299d3174dd063411a02d6874975161b1476da34abcdd76fa475da7164d4597",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s3payav85w0am288c5csxz0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v65hwcpqkc0eym1fys440f9r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T11:34:57.219Z",
+         *         "finalized_at": "2026-11-29T01:30:26.591Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1f8s3wqt25kw7fxkh94hx5gd2m",
+         *         "payment_intent": "pi_prod_06h29v6629gckbamb9jbyx6zh6qvg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/j50TVepV__J11l8MxfG_92gB3m5I_LF78VNjuJm51b8",
+         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/ThLwmXfUUNkNqc9QIJMvDmdAPfHl6eelIeeI2g97O4U",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13996,13 +14318,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s3w8ceen65pp033v87hf76j",
-         *       "request_id": "req_prod_06h1f8s3w8ceen65pp033v87hf76j",
+         *       "correlation_id": "req_prod_06h29v661s0msd4qqghjte1dhzsv4",
+         *       "request_id": "req_prod_06h29v661s0msd4qqghjte1dhzsv4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T11:34:57.271Z",
+         *       "created": "2026-11-29T01:30:26.728Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -14047,16 +14369,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s4763zfw124a4ky5g6ecc54",
+         *       "id": "evt_prod_06h29v66mqdf3s485rv07nxmnxtkm",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1f8s409te1kdj84fwbgpsmtzm4",
+         *       "aggregate_id": "in_prod_06h29v66ab1c7398a2cscttez6gv6",
          *       "data": {
-         *         "id": "in_prod_06h1f8s409te1kdj84fwbgpsmtzm4",
+         *         "id": "in_prod_06h29v66ab1c7398a2cscttez6gv6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s40fzctvtr696z2saeyt3qt",
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "id": "il_prod_06h29v66aemtv8wnjbnnb2ecj8gwg",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14069,11 +14391,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:57.282Z",
+         *         "created": "2026-11-29T01:30:26.770Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T11:34:57.296Z",
+         *         "updated": "2026-11-29T01:30:26.803Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14081,24 +14403,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "0bd7e63ed11ec4d9aaace061aa750abe263b21c8d8a2a942535c9c19cb71442d",
-         *         "paid_pdf_sha256": null,
+         *         "pdf_sha256": "2fc1e1ef19d5ff7c7284e15a54a7e75d683b6ca02f06bdc322aacd3cb2a2c9e0",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s409te1kdj84fwbgpsmtzm4/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v66ab1c7398a2cscttez6gv6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T11:34:57.296Z",
+         *         "finalized_at": "2026-11-29T01:30:26.803Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1f8s468f6awxqqs5fv60b7v4rr",
+         *         "payment_intent": "pi_prod_06h29v66kypwn187d1yfmzckkt1c8",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/dcA7uGm3ZmffiXJFqvCbL7r3xoEAHPZN42z1MBqbGj8",
+         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/1F9GHl_NObf1ub8152eFCH95DxTSE609XrDbVg5X9kc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14108,13 +14429,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s45y0xrfhkd4afg9an6vav0",
-         *       "request_id": "req_prod_06h1f8s45y0xrfhkd4afg9an6vav0",
+         *       "correlation_id": "req_prod_06h29v66kjvp50wf3yky9c2e7zqya",
+         *       "request_id": "req_prod_06h29v66kjvp50wf3yky9c2e7zqya",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T11:34:57.337Z",
+         *       "created": "2026-11-29T01:30:26.853Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -14159,16 +14480,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s8gq73t4stb4wq0bvsb7864",
+         *       "id": "evt_prod_06h29v6gptyabx0g3fxqmn2hghr6w",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0",
+         *       "aggregate_id": "in_prod_06h29v6bgnzghq2kwm1evh7p0gyg6",
          *       "data": {
-         *         "id": "in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0",
+         *         "id": "in_prod_06h29v6bgnzghq2kwm1evh7p0gyg6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s5jyhs8y5hm11c6ecg1z5zj",
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "id": "il_prod_06h29v6bh1q2nzs4jhfdqvv828yq8",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14181,24 +14502,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:57.686Z",
+         *         "created": "2026-11-29T01:30:28.101Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-27T11:34:57.665Z",
+         *         "updated": "2026-11-30T01:30:27.944Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
-         *         "due_date": "2026-11-27T11:34:57.665Z",
+         *         "due_date": "2026-11-30T01:30:27.944Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-27T11:34:57.665Z",
-         *         "pdf_sha256": "d9d05ddc5a6582bd001af1458cb772ba375a007392ea782204a39625b2aff0b0",
-         *         "paid_pdf_sha256": null,
+         *         "overdue_at": "2026-11-30T01:30:27.944Z",
+         *         "pdf_sha256": "e6fdbc4699e8704dbc0cbd9cbe6b23cd2f3ed74a5d70aa752b3102909c813bd0",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v6bgnzghq2kwm1evh7p0gyg6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T11:34:57.703Z",
+         *         "finalized_at": "2026-11-29T01:30:28.215Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14210,7 +14530,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/3VQKLhTT5u99zRvTxv6yBGt64_7gPXM7qpVoY352SkE",
+         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/uxQi4aeA01OeOMwIT5NcUABFfG5Y2GuxWJTcyRQdq40",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14219,11 +14539,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0",
+         *         "id": "in_prod_06h29v6bgnzghq2kwm1evh7p0gyg6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s5jyhs8y5hm11c6ecg1z5zj",
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "id": "il_prod_06h29v6bh1q2nzs4jhfdqvv828yq8",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14236,24 +14556,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:57.686Z",
+         *         "created": "2026-11-29T01:30:28.101Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T11:34:57.703Z",
+         *         "updated": "2026-11-29T01:30:28.215Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
-         *         "due_date": "2026-11-27T11:34:57.665Z",
+         *         "due_date": "2026-11-30T01:30:27.944Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d9d05ddc5a6582bd001af1458cb772ba375a007392ea782204a39625b2aff0b0",
-         *         "paid_pdf_sha256": null,
+         *         "pdf_sha256": "e6fdbc4699e8704dbc0cbd9cbe6b23cd2f3ed74a5d70aa752b3102909c813bd0",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v6bgnzghq2kwm1evh7p0gyg6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T11:34:57.703Z",
+         *         "finalized_at": "2026-11-29T01:30:28.215Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14265,7 +14584,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/3VQKLhTT5u99zRvTxv6yBGt64_7gPXM7qpVoY352SkE",
+         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/uxQi4aeA01OeOMwIT5NcUABFfG5Y2GuxWJTcyRQdq40",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14274,11 +14593,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s8cys68nc2q2ppcazqn8d84",
+         *       "correlation_id": "req_prod_06h29v6gjbahnbp6h0w9h7wpystxj",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-27T11:34:57.665Z",
+         *       "created": "2026-11-30T01:30:27.944Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14325,16 +14644,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s4eeeb8f00b0dgt7yhh09ew",
+         *       "id": "evt_prod_06h29v67y5sx6vwep6gwwg6ed6zey",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm",
+         *       "aggregate_id": "in_prod_06h29v66s459wxtgg7t5nykz57v5g",
          *       "data": {
-         *         "id": "in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm",
+         *         "id": "in_prod_06h29v66s459wxtgg7t5nykz57v5g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s48c8mc7fs1sb90sbpajfdp",
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "id": "il_prod_06h29v66s9cb7agtb27gjzw3e8rtw",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14347,24 +14666,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-26T11:34:57.347Z",
+         *         "created": "2026-11-29T01:30:26.889Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T11:34:57.394Z",
+         *         "updated": "2026-11-29T01:30:27.183Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T11:34:57.394Z",
+         *         "voided_at": "2026-11-29T01:30:27.183Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "392510f6553a5904cc75d2130dad889623253ab448446577c45c3120c5c143c3",
-         *         "paid_pdf_sha256": null,
+         *         "pdf_sha256": "481d1acc131cf2f949557d0564f02e955eae0b2800a521676ad4bff9f0a852ce",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v66s459wxtgg7t5nykz57v5g/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T11:34:57.360Z",
+         *         "finalized_at": "2026-11-29T01:30:26.904Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14376,7 +14694,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qcGGbAIRtk-Fru8LGvq4VBcG6che3rmGMSeFY8k_LQ0",
+         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/TWX5XB7jja7NINHDAMCd3fEgNzL8sCBOLNGTMlTMEJw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14385,11 +14703,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm",
+         *         "id": "in_prod_06h29v66s459wxtgg7t5nykz57v5g",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s48c8mc7fs1sb90sbpajfdp",
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "id": "il_prod_06h29v66s9cb7agtb27gjzw3e8rtw",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14402,11 +14720,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:57.347Z",
+         *         "created": "2026-11-29T01:30:26.889Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T11:34:57.360Z",
+         *         "updated": "2026-11-29T01:30:26.904Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14414,12 +14732,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "392510f6553a5904cc75d2130dad889623253ab448446577c45c3120c5c143c3",
-         *         "paid_pdf_sha256": null,
+         *         "pdf_sha256": "481d1acc131cf2f949557d0564f02e955eae0b2800a521676ad4bff9f0a852ce",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v66s459wxtgg7t5nykz57v5g/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T11:34:57.360Z",
+         *         "finalized_at": "2026-11-29T01:30:26.904Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14431,7 +14748,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qcGGbAIRtk-Fru8LGvq4VBcG6che3rmGMSeFY8k_LQ0",
+         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/TWX5XB7jja7NINHDAMCd3fEgNzL8sCBOLNGTMlTMEJw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14440,13 +14757,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s4dtn6ce5ytd0xrgybtetvg",
-         *       "request_id": "req_prod_06h1f8s4dtn6ce5ytd0xrgybtetvg",
+         *       "correlation_id": "req_prod_06h29v67wgkst2aydmqb47y9673nt",
+         *       "request_id": "req_prod_06h29v67wgkst2aydmqb47y9673nt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T11:34:57.395Z",
+         *       "created": "2026-11-29T01:30:27.185Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -14491,16 +14808,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s4qjb29my297jts414hqv7c",
+         *       "id": "evt_prod_06h29v68hah4rwdjr0wa94mv88t6w",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1f8s4hj87e8whqbvrj77z666g2",
+         *       "aggregate_id": "in_prod_06h29v681gh0vp83rgbdvv27znd94",
          *       "data": {
-         *         "id": "in_prod_06h1f8s4hj87e8whqbvrj77z666g2",
+         *         "id": "in_prod_06h29v681gh0vp83rgbdvv27znd94",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s4hnqf1cv2mm426mhfqbmvp",
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "id": "il_prod_06h29v6820gzcetczdggthrg39bmt",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14513,11 +14830,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-26T11:34:57.420Z",
+         *         "created": "2026-11-29T01:30:27.212Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T11:34:57.467Z",
+         *         "updated": "2026-11-29T01:30:27.336Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14525,12 +14842,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "20f57c13a3e811cdb7615a4a93825b918699dfcb802931ed01a1fb9f2a7fc753",
-         *         "paid_pdf_sha256": null,
+         *         "pdf_sha256": "58dbde7d2185a0937002af2328aac77a146515a79eb43e8e0af12c0b71f6a43e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s4hj87e8whqbvrj77z666g2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v681gh0vp83rgbdvv27znd94/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T11:34:57.438Z",
+         *         "finalized_at": "2026-11-29T01:30:27.255Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14542,20 +14858,20 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/_QFVr_CFaWVDUOY3twL9Ua732x8B1kThGkXHfZOjCpI",
+         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/ibBu0H-Dz0tNPI_u_VtlikuOnOixJfsqAhegOBb7-VA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-26T11:34:57.467Z",
+         *         "marked_uncollectible_at": "2026-11-29T01:30:27.336Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h1f8s4hj87e8whqbvrj77z666g2",
+         *         "id": "in_prod_06h29v681gh0vp83rgbdvv27znd94",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s4hnqf1cv2mm426mhfqbmvp",
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "id": "il_prod_06h29v6820gzcetczdggthrg39bmt",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14568,11 +14884,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:57.420Z",
+         *         "created": "2026-11-29T01:30:27.212Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-26T11:34:57.438Z",
+         *         "updated": "2026-11-29T01:30:27.255Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14580,12 +14896,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "20f57c13a3e811cdb7615a4a93825b918699dfcb802931ed01a1fb9f2a7fc753",
-         *         "paid_pdf_sha256": null,
+         *         "pdf_sha256": "58dbde7d2185a0937002af2328aac77a146515a79eb43e8e0af12c0b71f6a43e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s4hj87e8whqbvrj77z666g2/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v681gh0vp83rgbdvv27znd94/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T11:34:57.438Z",
+         *         "finalized_at": "2026-11-29T01:30:27.255Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14597,7 +14912,7 @@ export type components = {
          *         "due_amount_atom": 500,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/_QFVr_CFaWVDUOY3twL9Ua732x8B1kThGkXHfZOjCpI",
+         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/ibBu0H-Dz0tNPI_u_VtlikuOnOixJfsqAhegOBb7-VA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14606,13 +14921,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s4ps037kjft0dejyter4hq8",
-         *       "request_id": "req_prod_06h1f8s4ps037kjft0dejyter4hq8",
+         *       "correlation_id": "req_prod_06h29v68ftbsb19ry84q61sz59smj",
+         *       "request_id": "req_prod_06h29v68ftbsb19ry84q61sz59smj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T11:34:57.468Z",
+         *       "created": "2026-11-29T01:30:27.338Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -14657,16 +14972,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s3mvj7grb24mnfb1arvrrtp",
+         *       "id": "evt_prod_06h29v65g1n9z94qcnjrm05f9gd9t",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *       "aggregate_id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *       "data": {
-         *         "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *         "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
-         *             "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *             "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
+         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14679,11 +14994,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-26T11:34:57.022Z",
-         *         "paid_at": "2026-11-26T11:34:57.132Z",
-         *         "updated": "2026-11-26T11:34:57.132Z",
+         *         "created": "2026-11-29T01:30:26.169Z",
+         *         "paid_at": "2026-11-29T01:30:26.451Z",
+         *         "updated": "2026-11-29T01:30:26.451Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14691,24 +15006,23 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
-         *         "paid_pdf_sha256": null,
+         *         "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-26T11:34:57.054Z",
+         *         "finalized_at": "2026-11-29T01:30:26.235Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h1f8s3bzf84nzhjc40brjp5sykw",
+         *         "payment_intent": "pi_prod_06h29v64zqmfm8mchvnhzsyrdhjz2",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
+         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14718,13 +15032,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s3k7hk0kbqtj6x97xfttskw",
-         *       "request_id": "req_prod_06h1f8s3k7hk0kbqtj6x97xfttskw",
+         *       "correlation_id": "req_prod_06h29v65dqkxvj3n3qzt2vxmzzrtt",
+         *       "request_id": "req_prod_06h29v65dqkxvj3n3qzt2vxmzzrtt",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T11:34:57.190Z",
+         *       "created": "2026-11-29T01:30:26.560Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -14769,16 +15083,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s8tephg1p2w2hgcp69rqj2g",
+         *       "id": "evt_prod_06h29v6hh0mx5y9enf62pncffgw5r",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h1f8s8rvd2zqx48y4sjr1df6s3c",
+         *       "aggregate_id": "in_prod_06h29v6hat0x1zsceksaqyy2v84ac",
          *       "data": {
-         *         "id": "in_prod_06h1f8s8rvd2zqx48y4sjr1df6s3c",
+         *         "id": "in_prod_06h29v6hat0x1zsceksaqyy2v84ac",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h1f8s8t1r86vpcw2ndxdyp509ft",
-         *             "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *             "id": "il_prod_06h29v6hg4s1b9pf9w7j6zd61vg26",
+         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -14791,11 +15105,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-03T11:34:57.924Z",
+         *         "created": "2026-12-06T01:30:28.720Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-03T11:34:57.924Z",
+         *         "updated": "2026-12-06T01:30:28.720Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14804,12 +15118,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "paid_pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h1f8s6gxk16jqzgdm550qhym2ty",
+         *         "description": "Subscription sub_prod_06h29v6dzbmthepqjmtf2hjta6358",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h1f8s6gxk16jqzgdm550qhym2ty",
+         *         "subscription": "sub_prod_06h29v6dzbmthepqjmtf2hjta6358",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -14822,7 +15135,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-03T11:34:57.924Z",
+         *         "next_payment_attempt": "2026-12-06T01:30:28.720Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -14830,11 +15143,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s8cys68nc2q2ppcazqn8d84",
+         *       "correlation_id": "req_prod_06h29v6gjbahnbp6h0w9h7wpystxj",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T11:34:57.924Z",
+         *       "created": "2026-12-03T01:30:28.720Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14881,19 +15194,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s1qzecfgzg8bbacp575z88r",
+         *       "id": "evt_prod_06h29v60j2yk33h0e0dacms64m5e0",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *       "aggregate_id": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *       "data": {
-         *         "id": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "id": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T11:34:56.701Z",
+         *         "created": "2026-11-29T01:30:25.285Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T11:34:56.701Z",
+         *         "updated": "2026-11-29T01:30:25.285Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -14903,13 +15216,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s1qds8pbs8aqz31j8mhce8r",
-         *       "request_id": "req_prod_06h1f8s1qds8pbs8aqz31j8mhce8r",
+         *       "correlation_id": "req_prod_06h29v60g8qst9eccvkzmk1x5dk64",
+         *       "request_id": "req_prod_06h29v60g8qst9eccvkzmk1x5dk64",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:56.703Z",
+         *       "created": "2026-11-29T01:30:25.296Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CustomerCreatedEvent: {
@@ -14954,19 +15267,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s1tj4qvw61t6kmn3afqzwtm",
+         *       "id": "evt_prod_06h29v60q84j7xkw0xpjm6cd944gj",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *       "aggregate_id": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *       "data": {
-         *         "id": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "id": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T11:34:56.701Z",
+         *         "created": "2026-11-29T01:30:25.285Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T11:34:56.722Z",
+         *         "updated": "2026-11-29T01:30:25.333Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -14975,14 +15288,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "id": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T11:34:56.701Z",
+         *         "created": "2026-11-29T01:30:25.285Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T11:34:56.701Z",
+         *         "updated": "2026-11-29T01:30:25.285Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -14991,13 +15304,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s1sz01wkkkwd5fhq1vwea6m",
-         *       "request_id": "req_prod_06h1f8s1sz01wkkkwd5fhq1vwea6m",
+         *       "correlation_id": "req_prod_06h29v60nxf6tve4zg2wkybaxk5c8",
+         *       "request_id": "req_prod_06h29v60nxf6tve4zg2wkybaxk5c8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.724Z",
+         *       "created": "2026-11-29T01:30:25.338Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -15042,20 +15355,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s1yaz81zf5xq1vwxpe4wam6",
+         *       "id": "evt_prod_06h29v610as2fn82nr1kqzafea0pj",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h1f8s1wdbgdrcyqk9gw95ewbvdp",
+         *       "aggregate_id": "cus_prod_06h29v60vqfyzavyspg85h3nzpsg8",
          *       "data": {
-         *         "id": "cus_prod_06h1f8s1wdbgdrcyqk9gw95ewbvdp",
+         *         "id": "cus_prod_06h29v60vqfyzavyspg85h3nzpsg8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T11:34:56.739Z",
+         *         "created": "2026-11-29T01:30:25.373Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T11:34:56.753Z",
+         *         "updated": "2026-11-29T01:30:25.409Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15064,14 +15377,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h1f8s1wdbgdrcyqk9gw95ewbvdp",
+         *         "id": "cus_prod_06h29v60vqfyzavyspg85h3nzpsg8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-26T11:34:56.739Z",
+         *         "created": "2026-11-29T01:30:25.373Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-26T11:34:56.739Z",
+         *         "updated": "2026-11-29T01:30:25.373Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15080,13 +15393,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s1xwvc8wwn22vpj0dfywwsg",
-         *       "request_id": "req_prod_06h1f8s1xwvc8wwn22vpj0dfywwsg",
+         *       "correlation_id": "req_prod_06h29v60z5dz99tgfayjshnftrd32",
+         *       "request_id": "req_prod_06h29v60z5dz99tgfayjshnftrd32",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.754Z",
+         *       "created": "2026-11-29T01:30:25.410Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CustomerDeletedEvent: {
@@ -15131,21 +15444,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s20ts3cyqyycsb1h9cah71p",
+         *       "id": "evt_prod_06h29v616aktvrntj1jybs24mxbyr",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
+         *       "aggregate_id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
          *       "data": {
-         *         "id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
+         *         "id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
          *         "end": null,
-         *         "start": "2026-11-26T11:34:56.771Z",
+         *         "start": "2026-11-29T01:30:25.443Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
+         *           "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T11:34:56.422Z",
-         *           "updated": "2026-11-26T11:34:56.771Z",
+         *           "created": "2026-11-29T01:30:24.775Z",
+         *           "updated": "2026-11-29T01:30:25.443Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15158,18 +15471,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s2018gg5vtzgddmy93bkt34",
-         *       "request_id": "req_prod_06h1f8s2018gg5vtzgddmy93bkt34",
+         *       "correlation_id": "req_prod_06h29v612bcxv7b624sfvj7qh7b8g",
+         *       "request_id": "req_prod_06h29v612bcxv7b624sfvj7qh7b8g",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:56.774Z",
+         *       "created": "2026-11-29T01:30:25.458Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -15214,21 +15527,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s235ppdn45842s246fmdk6c",
+         *       "id": "evt_prod_06h29v61est0ent2tp7yrcy8vgn2g",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
+         *       "aggregate_id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
          *       "data": {
-         *         "id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
+         *         "id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
          *         "end": null,
-         *         "start": "2026-11-26T11:34:56.789Z",
+         *         "start": "2026-11-29T01:30:25.509Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1f8s0r15ammdg90m5hjaekrv9e",
+         *           "id": "cpn_prod_06h29v5ymbg7s6sgcyfy1jqaey1cr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T11:34:56.448Z",
-         *           "updated": "2026-11-26T11:34:56.789Z",
+         *           "created": "2026-11-29T01:30:24.802Z",
+         *           "updated": "2026-11-29T01:30:25.509Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15241,20 +15554,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
+         *         "id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
          *         "end": null,
-         *         "start": "2026-11-26T11:34:56.771Z",
+         *         "start": "2026-11-29T01:30:25.443Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
+         *           "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T11:34:56.422Z",
-         *           "updated": "2026-11-26T11:34:56.771Z",
+         *           "created": "2026-11-29T01:30:24.775Z",
+         *           "updated": "2026-11-29T01:30:25.443Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15267,17 +15580,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s22ddw4jgr5jpgnxfv1hpy4",
-         *       "request_id": "req_prod_06h1f8s22ddw4jgr5jpgnxfv1hpy4",
+         *       "correlation_id": "req_prod_06h29v61a8r18ngvrvmdvzj24wknp",
+         *       "request_id": "req_prod_06h29v61a8r18ngvrvmdvzj24wknp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.793Z",
+         *       "created": "2026-11-29T01:30:25.526Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -15322,21 +15635,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s24v6vhy0mdhp7ch2gnghsy",
+         *       "id": "evt_prod_06h29v61jkem8ypz42hj8413md7v2",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
+         *       "aggregate_id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
          *       "data": {
-         *         "id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
+         *         "id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
          *         "end": null,
-         *         "start": "2026-11-26T11:34:56.789Z",
+         *         "start": "2026-11-29T01:30:25.509Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1f8s0r15ammdg90m5hjaekrv9e",
+         *           "id": "cpn_prod_06h29v5ymbg7s6sgcyfy1jqaey1cr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T11:34:56.448Z",
-         *           "updated": "2026-11-26T11:34:56.789Z",
+         *           "created": "2026-11-29T01:30:24.802Z",
+         *           "updated": "2026-11-29T01:30:25.509Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15350,20 +15663,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
+         *         "id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
          *         "end": null,
-         *         "start": "2026-11-26T11:34:56.789Z",
+         *         "start": "2026-11-29T01:30:25.509Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h1f8s0r15ammdg90m5hjaekrv9e",
+         *           "id": "cpn_prod_06h29v5ymbg7s6sgcyfy1jqaey1cr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T11:34:56.448Z",
-         *           "updated": "2026-11-26T11:34:56.789Z",
+         *           "created": "2026-11-29T01:30:24.802Z",
+         *           "updated": "2026-11-29T01:30:25.509Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15376,17 +15689,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s2437521085cywgqvb42vka",
-         *       "request_id": "req_prod_06h1f8s2437521085cywgqvb42vka",
+         *       "correlation_id": "req_prod_06h29v61h6em6cpz6q0rt5a63ac38",
+         *       "request_id": "req_prod_06h29v61h6em6cpz6q0rt5a63ac38",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T11:34:56.807Z",
+         *       "created": "2026-11-29T01:30:25.556Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -15431,17 +15744,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s0mw1hysfygjf32dba7t7et",
+         *       "id": "evt_prod_06h29v5yhdrqw8fawxettwn04jece",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
+         *       "aggregate_id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
          *       "data": {
-         *         "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
+         *         "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T11:34:56.422Z",
-         *         "updated": "2026-11-26T11:34:56.422Z",
+         *         "created": "2026-11-29T01:30:24.775Z",
+         *         "updated": "2026-11-29T01:30:24.775Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15455,13 +15768,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s0mjdrfp8mh8e1tawpyvmj2",
-         *       "request_id": "req_prod_06h1f8s0mjdrfp8mh8e1tawpyvmj2",
+         *       "correlation_id": "req_prod_06h29v5ygqz0nc67evyb8z7fmjccm",
+         *       "request_id": "req_prod_06h29v5ygqz0nc67evyb8z7fmjccm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:56.424Z",
+         *       "created": "2026-11-29T01:30:24.779Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CouponCreatedEvent: {
@@ -15506,17 +15819,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s0tkp3n4a6mabn16y17fm6g",
+         *       "id": "evt_prod_06h29v5ys15j368m6acd5v2ynnkhy",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
+         *       "aggregate_id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
          *       "data": {
-         *         "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
+         *         "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T11:34:56.422Z",
-         *         "updated": "2026-11-26T11:34:56.466Z",
+         *         "created": "2026-11-29T01:30:24.775Z",
+         *         "updated": "2026-11-29T01:30:24.838Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15529,12 +15842,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
+         *         "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T11:34:56.422Z",
-         *         "updated": "2026-11-26T11:34:56.422Z",
+         *         "created": "2026-11-29T01:30:24.775Z",
+         *         "updated": "2026-11-29T01:30:24.775Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15547,13 +15860,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s0sp7gjj7ys95pas172why0",
-         *       "request_id": "req_prod_06h1f8s0sp7gjj7ys95pas172why0",
+         *       "correlation_id": "req_prod_06h29v5ypy6awc28vb5kwftbvqtm4",
+         *       "request_id": "req_prod_06h29v5ypy6awc28vb5kwftbvqtm4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.468Z",
+         *       "created": "2026-11-29T01:30:24.840Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CouponUpdatedEvent: {
@@ -15598,18 +15911,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s0y8vm97wsg7kgw16qts0wj",
+         *       "id": "evt_prod_06h29v5z3g9jj4ngc1p0dqm7scf1r",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h1f8s0wa9xpf6x7gkwns66adrcm",
+         *       "aggregate_id": "cpn_prod_06h29v5yvresdrmd0agh1p191c9am",
          *       "data": {
-         *         "id": "cpn_prod_06h1f8s0wa9xpf6x7gkwns66adrcm",
+         *         "id": "cpn_prod_06h29v5yvresdrmd0agh1p191c9am",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-26T11:34:56.482Z",
+         *         "created": "2026-11-29T01:30:24.862Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T11:34:56.494Z",
+         *         "updated": "2026-11-29T01:30:24.922Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15622,12 +15935,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h1f8s0wa9xpf6x7gkwns66adrcm",
+         *         "id": "cpn_prod_06h29v5yvresdrmd0agh1p191c9am",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-26T11:34:56.482Z",
-         *         "updated": "2026-11-26T11:34:56.482Z",
+         *         "created": "2026-11-29T01:30:24.862Z",
+         *         "updated": "2026-11-29T01:30:24.862Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15640,13 +15953,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s0xnp39srp74j29bgfbxtwr",
-         *       "request_id": "req_prod_06h1f8s0xnp39srp74j29bgfbxtwr",
+         *       "correlation_id": "req_prod_06h29v5z2p6aeqtzpe9sshv1vtxa8",
+         *       "request_id": "req_prod_06h29v5z2p6aeqtzpe9sshv1vtxa8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.498Z",
+         *       "created": "2026-11-29T01:30:24.925Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CouponDeletedEvent: {
@@ -15691,19 +16004,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s09jgvjwd52barg5r99de8g",
+         *       "id": "evt_prod_06h29v5xxjqmmqc56ka6k7dbjt4p8",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *       "aggregate_id": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *       "data": {
-         *         "id": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *         "id": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T11:34:56.330Z",
-         *         "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
-         *         "updated": "2026-11-26T11:34:56.330Z",
+         *         "created": "2026-11-29T01:30:24.617Z",
+         *         "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
+         *         "updated": "2026-11-29T01:30:24.617Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15720,13 +16033,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s08qqmvh81fabzg3z4nwv20",
-         *       "request_id": "req_prod_06h1f8s08qqmvh81fabzg3z4nwv20",
+         *       "correlation_id": "req_prod_06h29v5xwkzvwp362yvyph0d2bymg",
+         *       "request_id": "req_prod_06h29v5xwkzvwp362yvyph0d2bymg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:56.332Z",
+         *       "created": "2026-11-29T01:30:24.620Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         PriceCreatedEvent: {
@@ -15771,19 +16084,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s0dnt001pnpymp5ctzwhas6",
+         *       "id": "evt_prod_06h29v5y52086nggm5nqzsd8nst44",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *       "aggregate_id": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *       "data": {
-         *         "id": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *         "id": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T11:34:56.330Z",
-         *         "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
-         *         "updated": "2026-11-26T11:34:56.364Z",
+         *         "created": "2026-11-29T01:30:24.617Z",
+         *         "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
+         *         "updated": "2026-11-29T01:30:24.678Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15799,14 +16112,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *         "id": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T11:34:56.330Z",
-         *         "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
-         *         "updated": "2026-11-26T11:34:56.330Z",
+         *         "created": "2026-11-29T01:30:24.617Z",
+         *         "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
+         *         "updated": "2026-11-29T01:30:24.617Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15822,13 +16135,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s0d7tq6rmpszyde3kwhxy5w",
-         *       "request_id": "req_prod_06h1f8s0d7tq6rmpszyde3kwhxy5w",
+         *       "correlation_id": "req_prod_06h29v5y3p7j685na082g0b4t7nwg",
+         *       "request_id": "req_prod_06h29v5y3p7j685na082g0b4t7nwg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.366Z",
+         *       "created": "2026-11-29T01:30:24.680Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         PriceUpdatedEvent: {
@@ -15873,20 +16186,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s0j4qcmvpksxztjybv9jtqt",
+         *       "id": "evt_prod_06h29v5ybm9s6n8bwk0emw42c2k30",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h1f8s0geex47xa9bgf6pe3ct5wp",
+         *       "aggregate_id": "price_prod_06h29v5y8fpbj1x6e8sg2rn6wnkb0",
          *       "data": {
-         *         "id": "price_prod_06h1f8s0geex47xa9bgf6pe3ct5wp",
+         *         "id": "price_prod_06h29v5y8fpbj1x6e8sg2rn6wnkb0",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T11:34:56.387Z",
+         *         "created": "2026-11-29T01:30:24.707Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h1f8s06x4079673a5n0ygnj47vm",
-         *         "updated": "2026-11-26T11:34:56.399Z",
+         *         "product": "prod_prod_06h29v5xtz4hadfscn7k1qz4g62mt",
+         *         "updated": "2026-11-29T01:30:24.731Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15897,14 +16210,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h1f8s0geex47xa9bgf6pe3ct5wp",
+         *         "id": "price_prod_06h29v5y8fpbj1x6e8sg2rn6wnkb0",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-26T11:34:56.387Z",
-         *         "product": "prod_prod_06h1f8s06x4079673a5n0ygnj47vm",
-         *         "updated": "2026-11-26T11:34:56.387Z",
+         *         "created": "2026-11-29T01:30:24.707Z",
+         *         "product": "prod_prod_06h29v5xtz4hadfscn7k1qz4g62mt",
+         *         "updated": "2026-11-29T01:30:24.707Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -15915,13 +16228,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s0hmd20zfm8wp273vtfmyhm",
-         *       "request_id": "req_prod_06h1f8s0hmd20zfm8wp273vtfmyhm",
+         *       "correlation_id": "req_prod_06h29v5yatef6qfd6s1909ssat8yp",
+         *       "request_id": "req_prod_06h29v5yatef6qfd6s1909ssat8yp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.401Z",
+         *       "created": "2026-11-29T01:30:24.733Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         PriceDeletedEvent: {
@@ -15966,30 +16279,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s025wye1b94txpt5j5cjz6a",
+         *       "id": "evt_prod_06h29v5xkpzx4jh2qpa4127sq4cq0",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
+         *       "aggregate_id": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
          *       "data": {
-         *         "id": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
+         *         "id": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T11:34:56.272Z",
-         *         "updated": "2026-11-26T11:34:56.272Z",
+         *         "created": "2026-11-29T01:30:24.537Z",
+         *         "updated": "2026-11-29T01:30:24.537Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s01r1yazmb4800ychfz0vs2",
-         *       "request_id": "req_prod_06h1f8s01r1yazmb4800ychfz0vs2",
+         *       "correlation_id": "req_prod_06h29v5xjsbgyhgtgx17gvxejbmsy",
+         *       "request_id": "req_prod_06h29v5xjsbgyhgtgx17gvxejbmsy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:56.274Z",
+         *       "created": "2026-11-29T01:30:24.541Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         ProductCreatedEvent: {
@@ -16034,40 +16347,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s04q9j9qcxzxjrhbatfcy9m",
+         *       "id": "evt_prod_06h29v5xs1cskaf2vr2f4sbs0rp0t",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
+         *       "aggregate_id": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
          *       "data": {
-         *         "id": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
+         *         "id": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T11:34:56.272Z",
-         *         "updated": "2026-11-26T11:34:56.292Z",
+         *         "created": "2026-11-29T01:30:24.537Z",
+         *         "updated": "2026-11-29T01:30:24.581Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
+         *         "id": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T11:34:56.272Z",
-         *         "updated": "2026-11-26T11:34:56.272Z",
+         *         "created": "2026-11-29T01:30:24.537Z",
+         *         "updated": "2026-11-29T01:30:24.537Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s046tjjw3m2nfnsrbhnm0ky",
-         *       "request_id": "req_prod_06h1f8s046tjjw3m2nfnsrbhnm0ky",
+         *       "correlation_id": "req_prod_06h29v5xpv6qgvfpcxhs8fb0pn018",
+         *       "request_id": "req_prod_06h29v5xpv6qgvfpcxhs8fb0pn018",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.293Z",
+         *       "created": "2026-11-29T01:30:24.584Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         ProductUpdatedEvent: {
@@ -16112,41 +16425,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s0kgz2tzc55t79zf0q6tpqr",
+         *       "id": "evt_prod_06h29v5yexmq6j356nner43qhw256",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h1f8s06x4079673a5n0ygnj47vm",
+         *       "aggregate_id": "prod_prod_06h29v5xtz4hadfscn7k1qz4g62mt",
          *       "data": {
-         *         "id": "prod_prod_06h1f8s06x4079673a5n0ygnj47vm",
+         *         "id": "prod_prod_06h29v5xtz4hadfscn7k1qz4g62mt",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T11:34:56.311Z",
+         *         "created": "2026-11-29T01:30:24.599Z",
          *         "deleted": true,
-         *         "updated": "2026-11-26T11:34:56.411Z",
+         *         "updated": "2026-11-29T01:30:24.757Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h1f8s06x4079673a5n0ygnj47vm",
+         *         "id": "prod_prod_06h29v5xtz4hadfscn7k1qz4g62mt",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-26T11:34:56.311Z",
-         *         "updated": "2026-11-26T11:34:56.311Z",
+         *         "created": "2026-11-29T01:30:24.599Z",
+         *         "updated": "2026-11-29T01:30:24.599Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s0k7qqe6a5hbd5ksvvdqrxy",
-         *       "request_id": "req_prod_06h1f8s0k7qqe6a5hbd5ksvvdqrxy",
+         *       "correlation_id": "req_prod_06h29v5ydfvz21ke517tmj22s3t58",
+         *       "request_id": "req_prod_06h29v5ydfvz21ke517tmj22s3t58",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.412Z",
+         *       "created": "2026-11-29T01:30:24.759Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         ProductDeletedEvent: {
@@ -16191,18 +16504,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s2sqrg2fqg791km9ss3xah2",
+         *       "id": "evt_prod_06h29v63mgkxh5tzt3qe208ae2fb2",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1f8s2sc4s0fq3g96eezep5w0ae",
+         *       "aggregate_id": "re_prod_06h29v63mb1kebppe4qze7m5nd13t",
          *       "data": {
-         *         "id": "re_prod_06h1f8s2sc4s0fq3g96eezep5w0ae",
+         *         "id": "re_prod_06h29v63mb1kebppe4qze7m5nd13t",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T11:34:56.971Z",
-         *         "payment": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
-         *         "updated": "2026-11-26T11:34:56.971Z",
+         *         "created": "2026-11-29T01:30:26.082Z",
+         *         "payment": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
+         *         "updated": "2026-11-29T01:30:26.082Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16211,13 +16524,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s2s77fncztd4kdfy6qt0rdr",
-         *       "request_id": "req_prod_06h1f8s2s77fncztd4kdfy6qt0rdr",
+         *       "correlation_id": "req_prod_06h29v63kga39p4ntc3ebbh4ye7xm",
+         *       "request_id": "req_prod_06h29v63kga39p4ntc3ebbh4ye7xm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:56.973Z",
+         *       "created": "2026-11-29T01:30:26.085Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         RefundCreatedEvent: {
@@ -16262,18 +16575,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s2t3tjrzz6ak53wcpz86yma",
+         *       "id": "evt_prod_06h29v63nmjaadqjjgcba23r2qmgc",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1f8s2sc4s0fq3g96eezep5w0ae",
+         *       "aggregate_id": "re_prod_06h29v63mb1kebppe4qze7m5nd13t",
          *       "data": {
-         *         "id": "re_prod_06h1f8s2sc4s0fq3g96eezep5w0ae",
+         *         "id": "re_prod_06h29v63mb1kebppe4qze7m5nd13t",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-26T11:34:56.971Z",
-         *         "payment": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
-         *         "updated": "2026-11-26T11:34:56.975Z",
+         *         "created": "2026-11-29T01:30:26.082Z",
+         *         "payment": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
+         *         "updated": "2026-11-29T01:30:26.087Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16281,13 +16594,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1f8s2sc4s0fq3g96eezep5w0ae",
+         *         "id": "re_prod_06h29v63mb1kebppe4qze7m5nd13t",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T11:34:56.971Z",
-         *         "payment": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
-         *         "updated": "2026-11-26T11:34:56.971Z",
+         *         "created": "2026-11-29T01:30:26.082Z",
+         *         "payment": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
+         *         "updated": "2026-11-29T01:30:26.082Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16295,13 +16608,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s2s77fncztd4kdfy6qt0rdr",
-         *       "request_id": "req_prod_06h1f8s2s77fncztd4kdfy6qt0rdr",
+         *       "correlation_id": "req_prod_06h29v63kga39p4ntc3ebbh4ye7xm",
+         *       "request_id": "req_prod_06h29v63kga39p4ntc3ebbh4ye7xm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.976Z",
+         *       "created": "2026-11-29T01:30:26.093Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         RefundUpdatedEvent: {
@@ -16346,18 +16659,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s2ybsf2kmz3mb42stg25syw",
+         *       "id": "evt_prod_06h29v63wsqn4fvb75nrbgf9zmdxc",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h1f8s2xty51ah5qss836mhpxt84",
+         *       "aggregate_id": "re_prod_06h29v63vwt3v06mq6cbr2n2ch4vt",
          *       "data": {
-         *         "id": "re_prod_06h1f8s2xty51ah5qss836mhpxt84",
+         *         "id": "re_prod_06h29v63vwt3v06mq6cbr2n2ch4vt",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-26T11:34:57.006Z",
-         *         "payment": "py_prod_06h1f8s2p28y77mm53rrh1yn8qx6j",
-         *         "updated": "2026-11-26T11:34:57.009Z",
+         *         "created": "2026-11-29T01:30:26.143Z",
+         *         "payment": "py_prod_06h29v63d7c2z6qza5wxj0734a4zp",
+         *         "updated": "2026-11-29T01:30:26.149Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16365,13 +16678,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h1f8s2xty51ah5qss836mhpxt84",
+         *         "id": "re_prod_06h29v63vwt3v06mq6cbr2n2ch4vt",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-26T11:34:57.006Z",
-         *         "payment": "py_prod_06h1f8s2p28y77mm53rrh1yn8qx6j",
-         *         "updated": "2026-11-26T11:34:57.006Z",
+         *         "created": "2026-11-29T01:30:26.143Z",
+         *         "payment": "py_prod_06h29v63d7c2z6qza5wxj0734a4zp",
+         *         "updated": "2026-11-29T01:30:26.143Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16379,13 +16692,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s2xgym4z95a7s5h5n03xj7j",
-         *       "request_id": "req_prod_06h1f8s2xgym4z95a7s5h5n03xj7j",
+         *       "correlation_id": "req_prod_06h29v63va327550kaxjev927ts46",
+         *       "request_id": "req_prod_06h29v63va327550kaxjev927ts46",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:57.010Z",
+         *       "created": "2026-11-29T01:30:26.150Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         RefundFailedEvent: {
@@ -16430,18 +16743,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8rw8v36h70wevzt48ch0vhdw",
+         *       "id": "evt_prod_06h29v5h8pw1927kxmpmr95dg34s6",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y",
+         *       "aggregate_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma",
          *       "data": {
-         *         "id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y",
+         *         "id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T11:34:55.300Z",
-         *         "display": "st_prod_…snds",
+         *         "created": "2026-11-29T01:30:21.372Z",
+         *         "display": "st_prod_…efxk",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -16450,13 +16763,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1f8rw7dsk65v7d8ak1tg53jare",
-         *       "request_id": "req_prod_06h1f8rw7dsk65v7d8ak1tg53jare",
+         *       "correlation_id": "req_prod_06h29v5gwx9r4p4gdyr6tsrckhazy",
+         *       "request_id": "req_prod_06h29v5gwx9r4p4gdyr6tsrckhazy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:55.302Z",
+         *       "created": "2026-11-29T01:30:21.381Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm"
+         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -16501,29 +16814,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8rwzd4sk63qdt95jdd9rp0qa",
+         *       "id": "evt_prod_06h29v5jxycj0s44ny78jfvtxyya0",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h1f8rwx59730vexn9bfbdsybrgj",
+         *       "aggregate_id": "key_prod_06h29v5jr92q0fcf2554wrzhk2ka4",
          *       "data": {
-         *         "id": "key_prod_06h1f8rwx59730vexn9bfbdsybrgj",
+         *         "id": "key_prod_06h29v5jr92q0fcf2554wrzhk2ka4",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-26T11:34:55.465Z",
-         *         "display": "pt_prod_…9b2n",
-         *         "revoked_at": "2026-11-26T11:34:55.481Z",
+         *         "created": "2026-11-29T01:30:21.762Z",
+         *         "display": "pt_prod_…q38p",
+         *         "revoked_at": "2026-11-29T01:30:21.805Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h1f8rwx59730vexn9bfbdsybrgj",
+         *         "id": "key_prod_06h29v5jr92q0fcf2554wrzhk2ka4",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-26T11:34:55.465Z",
-         *         "display": "pt_prod_…9b2n",
+         *         "created": "2026-11-29T01:30:21.762Z",
+         *         "display": "pt_prod_…q38p",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -16531,13 +16844,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1f8rwymeej49hp2vw29gq1wnkw",
-         *       "request_id": "req_prod_06h1f8rwymeej49hp2vw29gq1wnkw",
+         *       "correlation_id": "req_prod_06h29v5jwr0cvr8a0w395r74s5a1t",
+         *       "request_id": "req_prod_06h29v5jwr0cvr8a0w395r74s5a1t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:55.483Z",
+         *       "created": "2026-11-29T01:30:21.807Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm"
+         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -16582,20 +16895,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8rx2n22xbpgn1ews0yxs1rfe",
+         *       "id": "evt_prod_06h29v5k48pck77vx4w7y3v9626v4",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *       "aggregate_id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *       "data": {
-         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T11:34:55.505Z",
+         *         "created": "2026-11-29T01:30:21.852Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T11:34:55.505Z",
+         *         "updated": "2026-11-29T01:30:21.852Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -16609,13 +16922,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1f8rx1656mzt1a0abepy21yeq8",
-         *       "request_id": "req_prod_06h1f8rx1656mzt1a0abepy21yeq8",
+         *       "correlation_id": "req_prod_06h29v5k14n6ms575re7yzpys9sdt",
+         *       "request_id": "req_prod_06h29v5k14n6ms575re7yzpys9sdt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:55.509Z",
+         *       "created": "2026-11-29T01:30:21.858Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -16660,20 +16973,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8rx5q5wydb6k8s2e44mxvc6g",
+         *       "id": "evt_prod_06h29v5k8ta6xvqr27q1at9er6ekc",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *       "aggregate_id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *       "data": {
-         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T11:34:55.505Z",
+         *         "created": "2026-11-29T01:30:21.852Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T11:34:55.530Z",
+         *         "updated": "2026-11-29T01:30:21.892Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16683,15 +16996,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T11:34:55.505Z",
+         *         "created": "2026-11-29T01:30:21.852Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T11:34:55.505Z",
+         *         "updated": "2026-11-29T01:30:21.852Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -16704,13 +17017,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1f8rx4x10tfs2q5vryk5pdw6c2",
-         *       "request_id": "req_prod_06h1f8rx4x10tfs2q5vryk5pdw6c2",
+         *       "correlation_id": "req_prod_06h29v5k7gsp95qzzpwe60jvmxby2",
+         *       "request_id": "req_prod_06h29v5k7gsp95qzzpwe60jvmxby2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:55.533Z",
+         *       "created": "2026-11-29T01:30:21.894Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -16755,58 +17068,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8rxg2jmvtawvrb9afag1jjaj",
+         *       "id": "evt_prod_06h29v5m2jzfqcxgzzzqmv4r9wd58",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *       "aggregate_id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *       "data": {
-         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T11:34:55.505Z",
+         *         "created": "2026-11-29T01:30:21.852Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-26T11:34:55.614Z",
+         *         "updated": "2026-11-29T01:30:22.095Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T11:34:55.583Z"
+         *         "previous_secret_expires_at": "2026-11-30T01:30:22.058Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T11:34:55.505Z",
+         *         "created": "2026-11-29T01:30:21.852Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T11:34:55.583Z",
+         *         "updated": "2026-11-29T01:30:22.058Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T11:34:55.583Z"
+         *         "previous_secret_expires_at": "2026-11-30T01:30:22.058Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1f8rxf509k7r766hv8j3x5tt4j",
-         *       "request_id": "req_prod_06h1f8rxf509k7r766hv8j3x5tt4j",
+         *       "correlation_id": "req_prod_06h29v5m1j48t9fh13xkgnjg5e0dw",
+         *       "request_id": "req_prod_06h29v5m1j48t9fh13xkgnjg5e0dw",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-26T11:34:55.616Z",
+         *       "created": "2026-11-29T01:30:22.100Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -16851,20 +17164,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8rx8vqvqvph5mr5f3aynwr74",
+         *       "id": "evt_prod_06h29v5kgtrrva47hq64gafja6t8m",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *       "aggregate_id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *       "data": {
-         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T11:34:55.505Z",
+         *         "created": "2026-11-29T01:30:21.852Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T11:34:55.556Z",
+         *         "updated": "2026-11-29T01:30:21.951Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16874,15 +17187,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T11:34:55.505Z",
+         *         "created": "2026-11-29T01:30:21.852Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T11:34:55.530Z",
+         *         "updated": "2026-11-29T01:30:21.892Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16895,13 +17208,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1f8rx87rz9s0zjf7s34qbw6b7w",
-         *       "request_id": "req_prod_06h1f8rx87rz9s0zjf7s34qbw6b7w",
+         *       "correlation_id": "req_prod_06h29v5ketk8gj2j23xe16egzzh9e",
+         *       "request_id": "req_prod_06h29v5ketk8gj2j23xe16egzzh9e",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T11:34:55.558Z",
+         *       "created": "2026-11-29T01:30:21.958Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -16946,20 +17259,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8rxaetzkjf9wce0f6qmbf5rw",
+         *       "id": "evt_prod_06h29v5kqyaxk3w3d9a7ht4qv74kt",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *       "aggregate_id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *       "data": {
-         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T11:34:55.505Z",
+         *         "created": "2026-11-29T01:30:21.852Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T11:34:55.570Z",
+         *         "updated": "2026-11-29T01:30:21.996Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16969,15 +17282,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T11:34:55.505Z",
+         *         "created": "2026-11-29T01:30:21.852Z",
          *         "enabled": false,
-         *         "updated": "2026-11-26T11:34:55.556Z",
+         *         "updated": "2026-11-29T01:30:21.951Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -16990,13 +17303,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1f8rx9y5g3t7vqz2gqymb7kwb0",
-         *       "request_id": "req_prod_06h1f8rx9y5g3t7vqz2gqymb7kwb0",
+         *       "correlation_id": "req_prod_06h29v5kn689q5sz88bg937r2yyr2",
+         *       "request_id": "req_prod_06h29v5kn689q5sz88bg937r2yyr2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T11:34:55.571Z",
+         *       "created": "2026-11-29T01:30:22.015Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -17041,38 +17354,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8rxcfyz6mqde859990s6nb0t",
+         *       "id": "evt_prod_06h29v5kxvn5e6cgp94x7n9c9egag",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *       "aggregate_id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *       "data": {
-         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T11:34:55.505Z",
+         *         "created": "2026-11-29T01:30:21.852Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T11:34:55.583Z",
+         *         "updated": "2026-11-29T01:30:22.058Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-27T11:34:55.583Z"
+         *         "previous_secret_expires_at": "2026-11-30T01:30:22.058Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-26T11:34:55.505Z",
+         *         "created": "2026-11-29T01:30:21.852Z",
          *         "enabled": true,
-         *         "updated": "2026-11-26T11:34:55.570Z",
+         *         "updated": "2026-11-29T01:30:21.996Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17085,13 +17398,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h1f8rxbrbvbkxctyg39jkd9fqz2",
-         *       "request_id": "req_prod_06h1f8rxbrbvbkxctyg39jkd9fqz2",
+         *       "correlation_id": "req_prod_06h29v5kw8qbakwckfkn6emqb8092",
+         *       "request_id": "req_prod_06h29v5kw8qbakwckfkn6emqb8092",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-26T11:34:55.587Z",
+         *       "created": "2026-11-29T01:30:22.062Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -17136,15 +17449,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8rw5537q83arp7v2wn5r6b3y",
+         *       "id": "evt_prod_06h29v5gcn929j2a3tn2hjhxq8gfr",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
+         *       "aggregate_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
          *       "data": {
-         *         "id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
+         *         "id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-05cf43cab1@example.com",
+         *         "email": "user-52134c6c75@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17156,9 +17469,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:55.273Z",
+         *       "created": "2026-11-29T01:30:21.157Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm"
+         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
          *     }
          */
         UserSignedInEvent: {
@@ -17203,15 +17516,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8ry06zjagnmgmw4t4pgw9w1t",
+         *       "id": "evt_prod_06h29v5tgvr88gnx7kb7s67wm3kw6",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
+         *       "aggregate_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
          *       "data": {
-         *         "id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
+         *         "id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-05cf43cab1@example.com",
+         *         "email": "user-52134c6c75@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17223,9 +17536,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:55.745Z",
+         *       "created": "2026-11-29T01:30:23.750Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm"
+         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
          *     }
          */
         UserSignInFailedEvent: {
@@ -17270,15 +17583,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8rzqvnytv4rpw96vpehsajyw",
+         *       "id": "evt_prod_06h29v5x30jbz3rjx70nawp2ps95a",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
+         *       "aggregate_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
          *       "data": {
-         *         "id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
+         *         "id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-05cf43cab1@example.com",
+         *         "email": "user-52134c6c75@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17290,9 +17603,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T11:34:56.190Z",
+         *       "created": "2026-11-29T01:30:24.408Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm"
+         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
          *     }
          */
         UserSignedOutEvent: {
@@ -17337,15 +17650,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8rzgzr70mxhmrtpvk8t601w8",
+         *       "id": "evt_prod_06h29v5wcq9hpsmnbhtk5kqnty66r",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
+         *       "aggregate_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
          *       "data": {
-         *         "id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
+         *         "id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-05cf43cab1@example.com",
+         *         "email": "user-52134c6c75@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17357,9 +17670,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T11:34:56.135Z",
+         *       "created": "2026-11-29T01:30:24.229Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm"
+         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -17404,12 +17717,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8rzsexdvyrc2ddrnwf88dkvj",
+         *       "id": "evt_prod_06h29v5x93pygz6tsa5xp79w6s220",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h1f8rv5j9gkjgc5vkxz4k600qnt",
+         *       "aggregate_id": "acc_prod_06h29v5dn9xhym9nrv67ej5xwxbk2",
          *       "data": {
-         *         "id": "acc_prod_06h1f8rv5j9gkjgc5vkxz4k600qnt",
+         *         "id": "acc_prod_06h29v5dn9xhym9nrv67ej5xwxbk2",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -17431,7 +17744,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h1f8rv5j9gkjgc5vkxz4k600qnt",
+         *         "id": "acc_prod_06h29v5dn9xhym9nrv67ej5xwxbk2",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -17447,13 +17760,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8rzrqysgee18xswe3bvgzexj",
-         *       "request_id": "req_prod_06h1f8rzrqysgee18xswe3bvgzexj",
+         *       "correlation_id": "req_prod_06h29v5x63061640byt2hrv3q18zj",
+         *       "request_id": "req_prod_06h29v5x63061640byt2hrv3q18zj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:56.203Z",
+         *       "created": "2026-11-29T01:30:24.456Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -17498,17 +17811,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8rzwffffh961b8d0f2kx42gw",
+         *       "id": "evt_prod_06h29v5xd329vmr0a8jhvz06mnqar",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1f8rzvww7pmd0ttdzkyhk58j9y",
+         *       "aggregate_id": "txr_prod_06h29v5xcmbq4r4nh32wtpm8pyy8a",
          *       "data": {
-         *         "id": "txr_prod_06h1f8rzvww7pmd0ttdzkyhk58j9y",
+         *         "id": "txr_prod_06h29v5xcmbq4r4nh32wtpm8pyy8a",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T11:34:56.223Z",
-         *         "updated": "2026-11-26T11:34:56.223Z",
+         *         "created": "2026-11-29T01:30:24.485Z",
+         *         "updated": "2026-11-29T01:30:24.485Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17519,13 +17832,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8rzvgmgaehj419rys1xak1qp",
-         *       "request_id": "req_prod_06h1f8rzvgmgaehj419rys1xak1qp",
+         *       "correlation_id": "req_prod_06h29v5xc1qrb0m1c650tjhbmw5er",
+         *       "request_id": "req_prod_06h29v5xc1qrb0m1c650tjhbmw5er",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:56.227Z",
+         *       "created": "2026-11-29T01:30:24.488Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -17570,17 +17883,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s002eb6mtmkgmvdnhyfnt5a",
+         *       "id": "evt_prod_06h29v5xgjq4enb95xpspd3ra8cpp",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h1f8rzvww7pmd0ttdzkyhk58j9y",
+         *       "aggregate_id": "txr_prod_06h29v5xcmbq4r4nh32wtpm8pyy8a",
          *       "data": {
-         *         "id": "txr_prod_06h1f8rzvww7pmd0ttdzkyhk58j9y",
+         *         "id": "txr_prod_06h29v5xcmbq4r4nh32wtpm8pyy8a",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T11:34:56.223Z",
-         *         "updated": "2026-11-26T11:34:56.255Z",
+         *         "created": "2026-11-29T01:30:24.485Z",
+         *         "updated": "2026-11-29T01:30:24.515Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17590,12 +17903,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h1f8rzvww7pmd0ttdzkyhk58j9y",
+         *         "id": "txr_prod_06h29v5xcmbq4r4nh32wtpm8pyy8a",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-26T11:34:56.223Z",
-         *         "updated": "2026-11-26T11:34:56.223Z",
+         *         "created": "2026-11-29T01:30:24.485Z",
+         *         "updated": "2026-11-29T01:30:24.485Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17605,13 +17918,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8rzyfdds3hp70vczaeg5vfda",
-         *       "request_id": "req_prod_06h1f8rzyfdds3hp70vczaeg5vfda",
+         *       "correlation_id": "req_prod_06h29v5xfsgrve0aem8gc86spa59r",
+         *       "request_id": "req_prod_06h29v5xfsgrve0aem8gc86spa59r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.256Z",
+         *       "created": "2026-11-29T01:30:24.516Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -17656,16 +17969,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s1fqgjak40y7ksbpezdbtqj",
+         *       "id": "evt_prod_06h29v6003h5t3f8nf016aj7kr3z0",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
+         *       "aggregate_id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
          *       "data": {
-         *         "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
+         *         "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T11:34:56.636Z",
-         *         "updated": "2026-11-26T11:34:56.636Z",
+         *         "created": "2026-11-29T01:30:25.149Z",
+         *         "updated": "2026-11-29T01:30:25.149Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17674,13 +17987,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s1f4wd4mqmhk15e37nt21va",
-         *       "request_id": "req_prod_06h1f8s1f4wd4mqmhk15e37nt21va",
+         *       "correlation_id": "req_prod_06h29v5zywzxxqc2j5vaenfe2ppsa",
+         *       "request_id": "req_prod_06h29v5zywzxxqc2j5vaenfe2ppsa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:56.637Z",
+         *       "created": "2026-11-29T01:30:25.152Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         MeterCreatedEvent: {
@@ -17725,16 +18038,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s1j96qhwjy543evw86yqxjj",
+         *       "id": "evt_prod_06h29v60467cbd0t8z0pp6tmg1z2e",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
+         *       "aggregate_id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
          *       "data": {
-         *         "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
+         *         "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T11:34:56.636Z",
-         *         "updated": "2026-11-26T11:34:56.657Z",
+         *         "created": "2026-11-29T01:30:25.149Z",
+         *         "updated": "2026-11-29T01:30:25.184Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17742,11 +18055,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
+         *         "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T11:34:56.636Z",
-         *         "updated": "2026-11-26T11:34:56.636Z",
+         *         "created": "2026-11-29T01:30:25.149Z",
+         *         "updated": "2026-11-29T01:30:25.149Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17754,13 +18067,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s1hdw86ssdygvamk926v3aj",
-         *       "request_id": "req_prod_06h1f8s1hdw86ssdygvamk926v3aj",
+         *       "correlation_id": "req_prod_06h29v6038h4jqtyysgcdcgz7kpwr",
+         *       "request_id": "req_prod_06h29v6038h4jqtyysgcdcgz7kpwr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.658Z",
+         *       "created": "2026-11-29T01:30:25.185Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         MeterUpdatedEvent: {
@@ -17805,16 +18118,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s1m7fkwe7exkbwpy78jq1rm",
+         *       "id": "evt_prod_06h29v607f7s6db23gpx4bthse8z4",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
+         *       "aggregate_id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
          *       "data": {
-         *         "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
+         *         "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T11:34:56.636Z",
-         *         "updated": "2026-11-26T11:34:56.671Z",
+         *         "created": "2026-11-29T01:30:25.149Z",
+         *         "updated": "2026-11-29T01:30:25.209Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17822,11 +18135,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
+         *         "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T11:34:56.636Z",
-         *         "updated": "2026-11-26T11:34:56.657Z",
+         *         "created": "2026-11-29T01:30:25.149Z",
+         *         "updated": "2026-11-29T01:30:25.184Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17834,13 +18147,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s1kmhbyy7tm2r835d4y6jar",
-         *       "request_id": "req_prod_06h1f8s1kmhbyy7tm2r835d4y6jar",
+         *       "correlation_id": "req_prod_06h29v606qh13j003s6k1ywgrpp3y",
+         *       "request_id": "req_prod_06h29v606qh13j003s6k1ywgrpp3y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T11:34:56.673Z",
+         *       "created": "2026-11-29T01:30:25.211Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -17885,16 +18198,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s1p9kkr2ts1pmyyjvjmk5mm",
+         *       "id": "evt_prod_06h29v60ed17a6g8pekwx534hapqe",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
+         *       "aggregate_id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
          *       "data": {
-         *         "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
+         *         "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-26T11:34:56.636Z",
-         *         "updated": "2026-11-26T11:34:56.689Z",
+         *         "created": "2026-11-29T01:30:25.149Z",
+         *         "updated": "2026-11-29T01:30:25.266Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17902,11 +18215,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
+         *         "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-26T11:34:56.636Z",
-         *         "updated": "2026-11-26T11:34:56.671Z",
+         *         "created": "2026-11-29T01:30:25.149Z",
+         *         "updated": "2026-11-29T01:30:25.209Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17914,13 +18227,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s1nwjev5xw55k631hbzwyc2",
-         *       "request_id": "req_prod_06h1f8s1nwjev5xw55k631hbzwyc2",
+         *       "correlation_id": "req_prod_06h29v60cgn4wx5qq65rfgsp0aahy",
+         *       "request_id": "req_prod_06h29v60cgn4wx5qq65rfgsp0aahy",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-26T11:34:56.690Z",
+         *       "created": "2026-11-29T01:30:25.267Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         MeterReactivatedEvent: {
@@ -17965,29 +18278,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s10wgs72zd3yk7j3g7rzmtw",
+         *       "id": "evt_prod_06h29v5z7vrse6yn2ns9n9zsqgk38",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h1f8s10pk9j0neh6xdfkh15h8zy",
+         *       "aggregate_id": "feat_prod_06h29v5z7jn50y553mnjvp03924qj",
          *       "data": {
-         *         "id": "feat_prod_06h1f8s10pk9j0neh6xdfkh15h8zy",
+         *         "id": "feat_prod_06h29v5z7jn50y553mnjvp03924qj",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-26T11:34:56.517Z",
-         *         "updated": "2026-11-26T11:34:56.517Z",
+         *         "created": "2026-11-29T01:30:24.956Z",
+         *         "updated": "2026-11-29T01:30:24.956Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s0zgc1rnqacsy6spqdr3exe",
-         *       "request_id": "req_prod_06h1f8s0zgc1rnqacsy6spqdr3exe",
+         *       "correlation_id": "req_prod_06h29v5z6zch0ytfrd4v366zh8y0m",
+         *       "request_id": "req_prod_06h29v5z6zch0ytfrd4v366zh8y0m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:56.519Z",
+         *       "created": "2026-11-29T01:30:24.958Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         FeatureCreatedEvent: {
@@ -18032,36 +18345,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s134fvwa0e11ntsc2vv51py",
+         *       "id": "evt_prod_06h29v5za9ddmmg42ag2xxf9zqbw6",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1f8s131a0tjsf62qqemrecde82",
+         *       "aggregate_id": "prodft_prod_06h29v5za664eg9pheyv735myjc5y",
          *       "data": {
-         *         "id": "prodft_prod_06h1f8s131a0tjsf62qqemrecde82",
+         *         "id": "prodft_prod_06h29v5za664eg9pheyv735myjc5y",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T11:34:56.536Z",
+         *         "created": "2026-11-29T01:30:24.977Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1f8s10pk9j0neh6xdfkh15h8zy",
+         *           "id": "feat_prod_06h29v5z7jn50y553mnjvp03924qj",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T11:34:56.517Z",
-         *           "updated": "2026-11-26T11:34:56.517Z",
+         *           "created": "2026-11-29T01:30:24.956Z",
+         *           "updated": "2026-11-29T01:30:24.956Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
+         *         "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s12466y0jgt3htdwhy0qtsr",
-         *       "request_id": "req_prod_06h1f8s12466y0jgt3htdwhy0qtsr",
+         *       "correlation_id": "req_prod_06h29v5z9mm907npfrehm38whhsbp",
+         *       "request_id": "req_prod_06h29v5z9mm907npfrehm38whhsbp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:56.537Z",
+         *       "created": "2026-11-29T01:30:24.978Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -18106,36 +18419,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s1ap0q0e8pawqz8qg01mafm",
+         *       "id": "evt_prod_06h29v5zq0qwnmt1h4fcr7107brtc",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h1f8s18wexa2t2dhmj04trkkz7t",
+         *       "aggregate_id": "prodft_prod_06h29v5zk7vkvm0n31rewckrn0vme",
          *       "data": {
-         *         "id": "prodft_prod_06h1f8s18wexa2t2dhmj04trkkz7t",
+         *         "id": "prodft_prod_06h29v5zk7vkvm0n31rewckrn0vme",
          *         "object": "product_feature",
-         *         "created": "2026-11-26T11:34:56.583Z",
+         *         "created": "2026-11-29T01:30:25.049Z",
          *         "feature": {
-         *           "id": "feat_prod_06h1f8s1674pehtd746s8f046egm4",
+         *           "id": "feat_prod_06h29v5zdmq99daffhgd370v1zemr",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-26T11:34:56.561Z",
-         *           "updated": "2026-11-26T11:34:56.561Z",
+         *           "created": "2026-11-29T01:30:25.004Z",
+         *           "updated": "2026-11-29T01:30:25.004Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
+         *         "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s1a0kgdtdgysgktatmzsfr0",
-         *       "request_id": "req_prod_06h1f8s1a0kgdtdgysgktatmzsfr0",
+         *       "correlation_id": "req_prod_06h29v5zp0fesezanwzkh6hwk7efr",
+         *       "request_id": "req_prod_06h29v5zp0fesezanwzkh6hwk7efr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.597Z",
+         *       "created": "2026-11-29T01:30:25.080Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -18180,36 +18493,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s5w6bc6k77t447d8qmbf6e6",
+         *       "id": "evt_prod_06h29v6cc5nxjvmwkqyddkwfe8r6e",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *       "aggregate_id": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h1f8s10pk9j0neh6xdfkh15h8zy",
+         *             "feature": "feat_prod_06h29v5z7jn50y553mnjvp03924qj",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj"
+         *             "source_subscription": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s5speb2x9ba1dyf3td297p0",
-         *       "request_id": "req_prod_06h1f8s5speb2x9ba1dyf3td297p0",
+         *       "correlation_id": "req_prod_06h29v6c667qv1dzcpbf4y11fnggm",
+         *       "request_id": "req_prod_06h29v6c667qv1dzcpbf4y11fnggm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-26T11:34:57.761Z",
+         *       "created": "2026-11-29T01:30:28.321Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -18254,13 +18567,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s1ctrfsp8c5zhbhznw6pznp",
+         *       "id": "evt_prod_06h29v5zv4rrhsab7pp13x4jp98ya",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h1f8rv5j9gkjgc5vkxz4k600qnt",
+         *       "aggregate_id": "acc_prod_06h29v5dn9xhym9nrv67ej5xwxbk2",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-26T11:34:56.610Z",
+         *         "updated": "2026-11-29T01:30:25.105Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -18365,13 +18678,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s1c1bp0rrsye6q1xqh8yhg2",
-         *       "request_id": "req_prod_06h1f8s1c1bp0rrsye6q1xqh8yhg2",
+         *       "correlation_id": "req_prod_06h29v5zrpakzm1pfaav78e7bd766",
+         *       "request_id": "req_prod_06h29v5zrpakzm1pfaav78e7bd766",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:56.614Z",
+         *       "created": "2026-11-29T01:30:25.113Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -18416,13 +18729,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s533bapwxefwbxr0cadz1d8",
+         *       "id": "evt_prod_06h29v69nq7f4k5am0r3kc5mp24p2",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h1f8s517zrc2rh19735w3b120xt",
+         *       "aggregate_id": "cn_prod_06h29v69b78ny3xfwdxzffrfp8dar",
          *       "data": {
-         *         "id": "cn_prod_06h1f8s517zrc2rh19735w3b120xt",
-         *         "pdf": "http://127.0.0.1:42403/api/credit-notes/cn_prod_06h1f8s517zrc2rh19735w3b120xt/pdf",
+         *         "id": "cn_prod_06h29v69b78ny3xfwdxzffrfp8dar",
+         *         "pdf": "http://127.0.0.1:37387/api/credit-notes/cn_prod_06h29v69b78ny3xfwdxzffrfp8dar/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -18440,16 +18753,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-26T11:34:57.545Z",
-         *         "invoice": "in_prod_06h1f8s4t8hgkzpg8vmtgn94fqk0e",
+         *         "created": "2026-11-29T01:30:27.545Z",
+         *         "invoice": "in_prod_06h29v68sn0rkmbctg3dyrjnnmycp",
          *         "refunds": [],
-         *         "updated": "2026-11-26T11:34:57.545Z",
+         *         "updated": "2026-11-29T01:30:27.545Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "d98b8240574e8a5e38043d9894ddba40a35235490381d9aff8418addb0b077e3",
+         *         "pdf_sha256": "b077afdb9d0f3fb6b17fb0f63bfcb58f15df68fdba6ffe3c1d1e798f404a7790",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -18461,13 +18774,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s50bmz3wxncp9fwq4d6btna",
-         *       "request_id": "req_prod_06h1f8s50bmz3wxncp9fwq4d6btna",
+         *       "correlation_id": "req_prod_06h29v697zm42xg8fesr1ar5z4w4r",
+         *       "request_id": "req_prod_06h29v697zm42xg8fesr1ar5z4w4r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:57.560Z",
+         *       "created": "2026-11-29T01:30:27.629Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -18512,13 +18825,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s56r4dvz7xqn6ymc3erp6xe",
+         *       "id": "evt_prod_06h29v69z39jt8vndfq3d7gjk46fe",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h1f8s517zrc2rh19735w3b120xt",
+         *       "aggregate_id": "cn_prod_06h29v69b78ny3xfwdxzffrfp8dar",
          *       "data": {
-         *         "id": "cn_prod_06h1f8s517zrc2rh19735w3b120xt",
-         *         "pdf": "http://127.0.0.1:42403/api/credit-notes/cn_prod_06h1f8s517zrc2rh19735w3b120xt/pdf",
+         *         "id": "cn_prod_06h29v69b78ny3xfwdxzffrfp8dar",
+         *         "pdf": "http://127.0.0.1:37387/api/credit-notes/cn_prod_06h29v69b78ny3xfwdxzffrfp8dar/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -18536,16 +18849,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-26T11:34:57.545Z",
-         *         "invoice": "in_prod_06h1f8s4t8hgkzpg8vmtgn94fqk0e",
+         *         "created": "2026-11-29T01:30:27.545Z",
+         *         "invoice": "in_prod_06h29v68sn0rkmbctg3dyrjnnmycp",
          *         "refunds": [],
-         *         "updated": "2026-11-26T11:34:57.588Z",
+         *         "updated": "2026-11-29T01:30:27.703Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-26T11:34:57.588Z",
-         *         "pdf_sha256": "d98b8240574e8a5e38043d9894ddba40a35235490381d9aff8418addb0b077e3",
+         *         "voided_at": "2026-11-29T01:30:27.703Z",
+         *         "pdf_sha256": "b077afdb9d0f3fb6b17fb0f63bfcb58f15df68fdba6ffe3c1d1e798f404a7790",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -18556,8 +18869,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h1f8s517zrc2rh19735w3b120xt",
-         *         "pdf": "http://127.0.0.1:42403/api/credit-notes/cn_prod_06h1f8s517zrc2rh19735w3b120xt/pdf",
+         *         "id": "cn_prod_06h29v69b78ny3xfwdxzffrfp8dar",
+         *         "pdf": "http://127.0.0.1:37387/api/credit-notes/cn_prod_06h29v69b78ny3xfwdxzffrfp8dar/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -18575,16 +18888,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-26T11:34:57.545Z",
-         *         "invoice": "in_prod_06h1f8s4t8hgkzpg8vmtgn94fqk0e",
+         *         "created": "2026-11-29T01:30:27.545Z",
+         *         "invoice": "in_prod_06h29v68sn0rkmbctg3dyrjnnmycp",
          *         "refunds": [],
-         *         "updated": "2026-11-26T11:34:57.545Z",
+         *         "updated": "2026-11-29T01:30:27.545Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "d98b8240574e8a5e38043d9894ddba40a35235490381d9aff8418addb0b077e3",
+         *         "pdf_sha256": "b077afdb9d0f3fb6b17fb0f63bfcb58f15df68fdba6ffe3c1d1e798f404a7790",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -18595,13 +18908,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s55z1pfw4t4g9rm7vw6ppne",
-         *       "request_id": "req_prod_06h1f8s55z1pfw4t4g9rm7vw6ppne",
+         *       "correlation_id": "req_prod_06h29v69xq2305413k0mcr8ds78yt",
+         *       "request_id": "req_prod_06h29v69xq2305413k0mcr8ds78yt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:57.590Z",
+         *       "created": "2026-11-29T01:30:27.704Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -18646,34 +18959,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s5a3q36wgvr7yx9ym02wqfr",
+         *       "id": "evt_prod_06h29v6ad7k6d9znpe87vpqdpw4de",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h1f8s59r3h3v0kksp9xqf5yhfd4",
+         *       "aggregate_id": "cbtxn_prod_06h29v6ad0bsf4wd15cevjmngwsga",
          *       "data": {
-         *         "id": "cbtxn_prod_06h1f8s59r3h3v0kksp9xqf5yhfd4",
+         *         "id": "cbtxn_prod_06h29v6ad0bsf4wd15cevjmngwsga",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-26T11:34:57.615Z",
-         *         "invoice": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *         "created": "2026-11-29T01:30:27.816Z",
+         *         "invoice": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h1f8s59jzf109v28ya1g4zz3wrm",
+         *         "credit_note": "cn_prod_06h29v6ack3n011fg8nn7kc39684j",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s58pgq9ewh7xsvr61kvg83y",
-         *       "request_id": "req_prod_06h1f8s58pgq9ewh7xsvr61kvg83y",
+         *       "correlation_id": "req_prod_06h29v6a7scpgjshb6t6kraccmw14",
+         *       "request_id": "req_prod_06h29v6a7scpgjshb6t6kraccmw14",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:57.616Z",
+         *       "created": "2026-11-29T01:30:27.817Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -18718,36 +19031,405 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s77kxf5yzaqx42xgrmn947p",
+         *       "id": "evt_prod_06h29v5n190zyemxe8vp794yq2ysj",
+         *       "type": "member.invited",
+         *       "aggregate_type": "member",
+         *       "aggregate_id": "inv_prod_06h29v5n0cz8xjd56wstrdz6ts0dg",
+         *       "data": {
+         *         "id": "inv_prod_06h29v5n0cz8xjd56wstrdz6ts0dg",
+         *         "name": null,
+         *         "role": "viewer",
+         *         "email": "withdrawn-mx15wt2b@example.com",
+         *         "object": "member",
+         *         "status": "invited",
+         *         "invitation": null
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": null,
+         *         "client_address": null
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": "req_prod_06h29v5mr084fg8adrfn6v6map7de",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-29T01:30:22.346Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
+         *     }
+         */
+        MemberInvitedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "member.invited";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "member";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditMember"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditMember"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h29v5n5rnw1e0k83xgma2kn2vv4",
+         *       "type": "member.invitation_revoked",
+         *       "aggregate_type": "member",
+         *       "aggregate_id": "inv_prod_06h29v5n0cz8xjd56wstrdz6ts0dg",
+         *       "data": {
+         *         "id": "inv_prod_06h29v5n0cz8xjd56wstrdz6ts0dg",
+         *         "name": null,
+         *         "role": "viewer",
+         *         "email": "withdrawn-mx15wt2b@example.com",
+         *         "object": "member",
+         *         "status": "invitation_revoked",
+         *         "invitation": null
+         *       },
+         *       "previous_data": {
+         *         "id": "inv_prod_06h29v5n0cz8xjd56wstrdz6ts0dg",
+         *         "name": null,
+         *         "role": "viewer",
+         *         "email": "withdrawn-mx15wt2b@example.com",
+         *         "object": "member",
+         *         "status": "invited",
+         *         "invitation": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": null,
+         *         "client_address": null
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": "req_prod_06h29v5n4xhm1trejxae01ks1mscr",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-29T01:30:22.382Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
+         *     }
+         */
+        MemberInvitationRevokedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "member.invitation_revoked";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "member";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditMember"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditMember"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h29v5q1f1sh18dnfanmwhhj28et",
+         *       "type": "member.joined",
+         *       "aggregate_type": "member",
+         *       "aggregate_id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *       "data": {
+         *         "id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *         "name": "Joined Member",
+         *         "role": "developer",
+         *         "email": "joined-mx15wt2b@example.com",
+         *         "object": "member",
+         *         "status": "active",
+         *         "invitation": "inv_prod_06h29v5n9d9y697he5cbcv53r2ayw"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {
+         *         "user_agent": null,
+         *         "client_address": null
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": "req_prod_06h29v5q0j3rzrf0yd2r9xsr6at2p",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-29T01:30:22.859Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc"
+         *     }
+         */
+        MemberJoinedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "member.joined";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "member";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditMember"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditMember"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h29v5q53mzrex90apxtpgfe2vza",
+         *       "type": "member.role_changed",
+         *       "aggregate_type": "member",
+         *       "aggregate_id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *       "data": {
+         *         "id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *         "name": "Joined Member",
+         *         "role": "viewer",
+         *         "email": "joined-mx15wt2b@example.com",
+         *         "object": "member",
+         *         "status": "active",
+         *         "invitation": null
+         *       },
+         *       "previous_data": {
+         *         "id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *         "name": "Joined Member",
+         *         "role": "developer",
+         *         "email": "joined-mx15wt2b@example.com",
+         *         "object": "member",
+         *         "status": "active",
+         *         "invitation": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": null,
+         *         "client_address": null
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": "req_prod_06h29v5q46t3rpabsgp97mn2qf3je",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-29T01:30:22.888Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
+         *     }
+         */
+        MemberRoleChangedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "member.role_changed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "member";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditMember"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditMember"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h29v5q9fq633s8xy3n4dm7c2x5r",
+         *       "type": "member.removed",
+         *       "aggregate_type": "member",
+         *       "aggregate_id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *       "data": {
+         *         "id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *         "name": "Joined Member",
+         *         "role": "viewer",
+         *         "email": "joined-mx15wt2b@example.com",
+         *         "object": "member",
+         *         "status": "removed",
+         *         "invitation": null
+         *       },
+         *       "previous_data": {
+         *         "id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *         "name": "Joined Member",
+         *         "role": "viewer",
+         *         "email": "joined-mx15wt2b@example.com",
+         *         "object": "member",
+         *         "status": "active",
+         *         "invitation": null
+         *       },
+         *       "metadata": {
+         *         "user_agent": null,
+         *         "client_address": null
+         *       },
+         *       "correlation_id": null,
+         *       "request_id": "req_prod_06h29v5q6n1hvqnspfz05ee3dznnw",
+         *       "version": 1,
+         *       "sequence": 3,
+         *       "created": "2026-11-29T01:30:22.923Z",
+         *       "actor_type": "user",
+         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
+         *     }
+         */
+        MemberRemovedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "member.removed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "member";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["AuditMember"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["AuditMember"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h29v6er5pqyhyxgwnkhstgk9az8",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
+         *       "aggregate_id": "scr_prod_06h29v6efbgddnvd2qxhve6fz5spj",
          *       "data": {
-         *         "id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
+         *         "id": "scr_prod_06h29v6efbgddnvd2qxhve6fz5spj",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
+         *             "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h1f8s6kd07sc95gkgz9rt49fk3j",
+         *             "price": "price_prod_06h29v6e6faz6kgay58c7440ff2g0",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-26T11:34:58.034Z",
+         *         "created": "2026-11-29T01:30:28.856Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:58.090Z",
+         *         "updated": "2026-11-29T01:30:28.924Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T11:34:57.961Z",
-         *         "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
+         *         "effective_at": "2026-12-29T01:30:28.804Z",
+         *         "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T11:34:58.034Z",
+         *         "proration_date": "2026-11-29T01:30:28.856Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -18755,26 +19437,24 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 1000,
-         *         "amount_due_now_total_atom": 0,
-         *         "next_invoice_total_atom": 1000
+         *         "next_invoice_amount_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
+         *         "id": "scr_prod_06h29v6efbgddnvd2qxhve6fz5spj",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
+         *             "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h1f8s6kd07sc95gkgz9rt49fk3j",
+         *             "price": "price_prod_06h29v6e6faz6kgay58c7440ff2g0",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-26T11:34:58.034Z",
+         *         "created": "2026-11-29T01:30:28.856Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:58.034Z",
+         *         "updated": "2026-11-29T01:30:28.856Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -18782,9 +19462,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
+         *         "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T11:34:58.034Z",
+         *         "proration_date": "2026-11-29T01:30:28.856Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -18792,18 +19472,16 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 1000,
-         *         "amount_due_now_total_atom": 0,
-         *         "next_invoice_total_atom": 1000
+         *         "next_invoice_amount_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s72g2zv5jcjjs07ntg9qrcp",
-         *       "request_id": "req_prod_06h1f8s72g2zv5jcjjs07ntg9qrcp",
+         *       "correlation_id": "req_prod_06h29v6eje74z213859ay77ec2xmt",
+         *       "request_id": "req_prod_06h29v6eje74z213859ay77ec2xmt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-26T11:34:58.108Z",
+         *       "created": "2026-11-29T01:30:28.929Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -18848,36 +19526,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s9jrpn8qbs7f6dj69efasar",
+         *       "id": "evt_prod_06h29v6knte6c36xrq9xd5d4ymmna",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
+         *       "aggregate_id": "scr_prod_06h29v6efbgddnvd2qxhve6fz5spj",
          *       "data": {
-         *         "id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
+         *         "id": "scr_prod_06h29v6efbgddnvd2qxhve6fz5spj",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
+         *             "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h1f8s6kd07sc95gkgz9rt49fk3j",
+         *             "price": "price_prod_06h29v6e6faz6kgay58c7440ff2g0",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-26T11:34:58.034Z",
+         *         "created": "2026-11-29T01:30:28.856Z",
          *         "invoice": null,
-         *         "updated": "2026-12-26T11:34:57.961Z",
+         *         "updated": "2026-12-29T01:30:28.804Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-26T11:34:57.961Z",
+         *         "applied_at": "2026-12-29T01:30:28.804Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T11:34:57.961Z",
-         *         "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
+         *         "effective_at": "2026-12-29T01:30:28.804Z",
+         *         "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-26T11:34:58.034Z",
+         *         "proration_date": "2026-11-29T01:30:28.856Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -18885,36 +19563,34 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 1000,
-         *         "amount_due_now_total_atom": 0,
-         *         "next_invoice_total_atom": 1000
+         *         "next_invoice_amount_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
+         *         "id": "scr_prod_06h29v6efbgddnvd2qxhve6fz5spj",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
+         *             "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h1f8s6kd07sc95gkgz9rt49fk3j",
+         *             "price": "price_prod_06h29v6e6faz6kgay58c7440ff2g0",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-26T11:34:58.034Z",
+         *         "created": "2026-11-29T01:30:28.856Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:58.090Z",
+         *         "updated": "2026-11-29T01:30:28.924Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T11:34:57.961Z",
-         *         "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
+         *         "effective_at": "2026-12-29T01:30:28.804Z",
+         *         "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T11:34:58.034Z",
+         *         "proration_date": "2026-11-29T01:30:28.856Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -18922,16 +19598,14 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 1000,
-         *         "amount_due_now_total_atom": 0,
-         *         "next_invoice_total_atom": 1000
+         *         "next_invoice_amount_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s8cys68nc2q2ppcazqn8d84",
+         *       "correlation_id": "req_prod_06h29v6gjbahnbp6h0w9h7wpystxj",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-26T11:34:57.961Z",
+         *       "created": "2026-12-29T01:30:28.804Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -18978,15 +19652,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h1f8s7hbgs6bg7x09kxh6sn5s4e",
+         *       "id": "evt_prod_06h29v6f2zkxhxn4cqxgkh1dvt6c8",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h1f8s7bvncjr1a6abskfqpjxc5p",
+         *       "aggregate_id": "scr_prod_06h29v6evd4qqq2qq4h6hqst270qw",
          *       "data": {
-         *         "id": "scr_prod_06h1f8s7bvncjr1a6abskfqpjxc5p",
+         *         "id": "scr_prod_06h29v6evd4qqq2qq4h6hqst270qw",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
+         *             "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -18995,19 +19669,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-26T11:34:58.139Z",
+         *         "created": "2026-11-29T01:30:28.953Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:58.185Z",
+         *         "updated": "2026-11-29T01:30:29.013Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T11:34:57.961Z",
-         *         "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
+         *         "effective_at": "2026-12-29T01:30:28.804Z",
+         *         "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T11:34:58.139Z",
+         *         "proration_date": "2026-11-29T01:30:28.953Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19015,15 +19689,13 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 2000,
-         *         "amount_due_now_total_atom": 0,
-         *         "next_invoice_total_atom": 2000
+         *         "next_invoice_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h1f8s7bvncjr1a6abskfqpjxc5p",
+         *         "id": "scr_prod_06h29v6evd4qqq2qq4h6hqst270qw",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
+         *             "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -19032,19 +19704,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-26T11:34:58.139Z",
+         *         "created": "2026-11-29T01:30:28.953Z",
          *         "invoice": null,
-         *         "updated": "2026-11-26T11:34:58.160Z",
+         *         "updated": "2026-11-29T01:30:28.982Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-26T11:34:57.961Z",
-         *         "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
+         *         "effective_at": "2026-12-29T01:30:28.804Z",
+         *         "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-26T11:34:58.139Z",
+         *         "proration_date": "2026-11-29T01:30:28.953Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19052,18 +19724,16 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 2000,
-         *         "amount_due_now_total_atom": 0,
-         *         "next_invoice_total_atom": 2000
+         *         "next_invoice_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h1f8s7gd9vjp2drt5b76gg2rwft",
-         *       "request_id": "req_prod_06h1f8s7gd9vjp2drt5b76gg2rwft",
+         *       "correlation_id": "req_prod_06h29v6f23pzen49s8d4tmqcjxvye",
+         *       "request_id": "req_prod_06h29v6f23pzen49s8d4tmqcjxvye",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-26T11:34:58.186Z",
+         *       "created": "2026-11-29T01:30:29.015Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y"
+         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -19257,10 +19927,8 @@ export type components = {
             customer_name: string | null;
             /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
             customer_email: string | null;
-            /** @description SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts. */
+            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
             pdf_sha256: string | null;
-            /** @description SHA-256 (hex) of the PDF's paid version (the issued document with a "Paid on" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one). */
-            paid_pdf_sha256: string | null;
             /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
@@ -19378,10 +20046,8 @@ export type components = {
             customer_name: string | null;
             /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
             customer_email: string | null;
-            /** @description SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts. */
+            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
             pdf_sha256: string | null;
-            /** @description SHA-256 (hex) of the PDF's paid version (the issued document with a "Paid on" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one). */
-            paid_pdf_sha256: string | null;
             /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
@@ -19702,26 +20368,26 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1f8s27jadymg14rd3ns6d4jeh4",
+         *       "id": "evt_prod_06h29v61syhz2q0rq6h3wndfew9nm",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
+         *           "id": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T11:34:56.826Z",
+         *           "created": "2026-11-29T01:30:25.610Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
+         *           "payment_intent": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -19779,22 +20445,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h1f8s2ar2db9cgz5a0qevebezet",
+         *       "id": "evt_prod_06h29v6216sy9sbkehmnn84v9rh8a",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1f8s2amxgcvqhz9et9p359ryr4",
+         *           "id": "py_prod_06h29v620q5q0fe4fngjmx61y2h42",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-26T11:34:56.853Z",
+         *           "created": "2026-11-29T01:30:25.669Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1f8s29rbqr2ky5c86kw10yzd8r",
+         *           "payment_intent": "pi_prod_06h29v61yjy7522yq930k6z627k6e",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -19831,22 +20497,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1f8s2v1fy9cxtchngnstdjj31g",
+         *       "id": "evt_prod_06h29v63pzaqkmmtv66jt04eeghfp",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915826,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
+         *           "id": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-26T11:34:56.826Z",
+         *           "created": "2026-11-29T01:30:25.610Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
+         *           "payment_intent": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -19887,32 +20553,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8s7nme748cacdmpcky39fxbp",
+         *       "id": "evt_prod_06h29v6f6jygcnztjsbtvxt3rqjda",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795692898,
+         *       "created": 1795915829,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
-         *           "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
+         *           "id": "cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
+         *           "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T11:34:58.215Z",
+         *           "created": "2026-11-29T01:30:29.038Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T11:34:58.215Z",
+         *           "updated": "2026-11-29T01:30:29.038Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T11:34:58.215Z",
+         *           "expires_at": "2026-11-30T01:30:29.038Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -20017,22 +20683,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h1f8s84pbmde5fnysfqv7cvhr8p",
+         *       "id": "evt_prod_06h29v6fyyr2hhrvta430gavzr7ya",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795692898,
+         *       "created": 1795915829,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
-         *           "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
+         *           "id": "cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
+         *           "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T11:34:58.315Z",
+         *           "created": "2026-11-29T01:30:29.203Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T11:34:58.339Z",
+         *           "updated": "2026-11-29T01:30:29.233Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -20041,10 +20707,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T11:34:58.315Z",
+         *           "expires_at": "2026-11-30T01:30:29.203Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -20061,7 +20727,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T11:34:58.315Z",
+         *           "updated": "2026-11-29T01:30:29.203Z",
          *           "metadata": {}
          *         }
          *       }
@@ -20096,23 +20762,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1f8s87s94nqsgt3cf5aesahbtp",
+         *       "id": "evt_prod_06h29v6g5yvbew8v5nma2mtg142xe",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795692898,
+         *       "created": 1795915829,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
-         *           "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s82fvr1d15gzvwft96gjkxw",
+         *           "id": "cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
+         *           "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-26T11:34:58.315Z",
+         *           "created": "2026-11-29T01:30:29.203Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-26T11:34:58.364Z",
+         *           "updated": "2026-11-29T01:30:29.293Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -20121,10 +20787,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T11:34:58.315Z",
+         *           "expires_at": "2026-11-30T01:30:29.203Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -20141,7 +20807,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T11:34:58.339Z",
+         *           "updated": "2026-11-29T01:30:29.233Z",
          *           "deleted": null
          *         }
          *       }
@@ -20234,32 +20900,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h1f8s7xxgqzw51resmzcnw2eb78",
+         *       "id": "evt_prod_06h29v6frawexhf3f22q2sfqk8w50",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795692898,
+         *       "created": 1795915829,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
-         *           "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s7n85yxvzy75n7h4f0mfsnc",
+         *           "id": "cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
+         *           "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-26T11:34:58.215Z",
+         *           "created": "2026-11-29T01:30:29.038Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T11:34:58.285Z",
+         *           "updated": "2026-11-29T01:30:29.179Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s7sp0z2dnv4rgbq0g1fvfx2",
+         *           "customer": "cus_prod_06h29v6fhpnjrf8m845vjf6bn8cyw",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-27T11:34:58.215Z",
+         *           "expires_at": "2026-11-30T01:30:29.038Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -20267,17 +20933,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-26T11:34:58.285Z",
+         *           "completed_at": "2026-11-29T01:30:29.179Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h1f8s7tst40v1hptrp5fzfxab5g",
+         *           "payment_intent": "pi_prod_06h29v6fkp5688szbvg6apf5qnay4",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T11:34:58.215Z",
+         *           "updated": "2026-11-29T01:30:29.038Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -20316,32 +20982,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h1f8s8mnvjpwvpn945bm9hy0k64",
+         *       "id": "evt_prod_06h29v6gyvx9sx8sa44abbvbyf71g",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1795779298,
+         *       "created": 1796002229,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h1f8s89nhek8es2a40ep3mts8zr",
-         *           "url": "http://127.0.0.1:42403/checkout/cs_prod_06h1f8s89nhek8es2a40ep3mts8zr",
+         *           "id": "cs_prod_06h29v6ga2rzj4y1ff4a1281n99n6",
+         *           "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6ga2rzj4y1ff4a1281n99n6",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-26T11:34:58.378Z",
+         *           "created": "2026-11-29T01:30:29.323Z",
          *           "invoice": null,
-         *           "updated": "2026-11-27T11:34:58.378Z",
+         *           "updated": "2026-11-30T01:30:29.323Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-27T11:34:58.378Z",
-         *           "expires_at": "2026-11-27T11:34:58.378Z",
+         *           "expired_at": "2026-11-30T01:30:29.323Z",
+         *           "expires_at": "2026-11-30T01:30:29.323Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -20359,7 +21025,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T11:34:58.378Z",
+         *           "updated": "2026-11-29T01:30:29.323Z",
          *           "expired_at": null
          *         }
          *       }
@@ -20394,22 +21060,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8s26m66td7rdzxdh6akxmbrc",
+         *       "id": "evt_prod_06h29v61qfspe2s2wwth0kr2q6pk4",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
+         *           "id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-26T11:34:56.817Z",
+         *           "created": "2026-11-29T01:30:25.584Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T11:34:56.817Z",
+         *           "updated": "2026-11-29T01:30:25.584Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20486,22 +21152,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h1f8s271fg5c3vrf6va9gc1x66j",
+         *       "id": "evt_prod_06h29v61qxhjccpjrqndsdb4yna5y",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
+         *           "id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-26T11:34:56.817Z",
+         *           "created": "2026-11-29T01:30:25.584Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T11:34:56.823Z",
+         *           "updated": "2026-11-29T01:30:25.597Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20514,7 +21180,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T11:34:56.817Z"
+         *           "updated": "2026-11-29T01:30:25.584Z"
          *         }
          *       }
          *     }
@@ -20548,22 +21214,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h1f8s2d335xbbcrbsgyxqfffbvt",
+         *       "id": "evt_prod_06h29v629qpevf40yw50ampyhedrc",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1f8s2cdgwwv9ftdcbc78th9je0",
+         *           "id": "pi_prod_06h29v62558qxxmb0e8y6srpnk4jm",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-26T11:34:56.867Z",
+         *           "created": "2026-11-29T01:30:25.705Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T11:34:56.870Z",
+         *           "updated": "2026-11-29T01:30:25.734Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20576,7 +21242,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-26T11:34:56.867Z"
+         *           "updated": "2026-11-29T01:30:25.705Z"
          *         }
          *       }
          *     }
@@ -20610,22 +21276,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h1f8s2j0j5pzramndexejm0q7w4",
+         *       "id": "evt_prod_06h29v62s2f4a97c19cv1dkh9fvqp",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1f8s2h7ex9v2maxkpa6ejr2hda",
+         *           "id": "pi_prod_06h29v62p2n46n76575gfn3ksz5m8",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-26T11:34:56.905Z",
+         *           "created": "2026-11-29T01:30:25.840Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T11:34:56.911Z",
+         *           "updated": "2026-11-29T01:30:25.863Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20638,7 +21304,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T11:34:56.908Z",
+         *           "updated": "2026-11-29T01:30:25.845Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -20673,22 +21339,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1f8s27var23wwgj1gw9yjj5qf6",
+         *       "id": "evt_prod_06h29v61tvfgzwt1gz1ewng91xczt",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1f8s266c31vd5zha0vtab9stwa",
+         *           "id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-26T11:34:56.817Z",
+         *           "created": "2026-11-29T01:30:25.584Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T11:34:56.829Z",
+         *           "updated": "2026-11-29T01:30:25.621Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20701,7 +21367,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T11:34:56.823Z",
+         *           "updated": "2026-11-29T01:30:25.597Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -20736,26 +21402,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1f8s2kq0czwzx02sgw8n6dnaxw",
+         *       "id": "evt_prod_06h29v637e73pnt0hq5xe23g65p06",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1f8s2h7ex9v2maxkpa6ejr2hda",
+         *           "id": "pi_prod_06h29v62p2n46n76575gfn3ksz5m8",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-26T11:34:56.905Z",
+         *           "created": "2026-11-29T01:30:25.840Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T11:34:56.923Z",
+         *           "updated": "2026-11-29T01:30:25.974Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-26T11:34:56.922Z",
+         *           "canceled_at": "2026-11-29T01:30:25.974Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -20764,7 +21430,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-26T11:34:56.911Z",
+         *           "updated": "2026-11-29T01:30:25.863Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -20800,22 +21466,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1f8s2b74hxddptj2wb98znb9qw",
+         *       "id": "evt_prod_06h29v621grcm27xs9wz3pny64rb0",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1f8s29rbqr2ky5c86kw10yzd8r",
+         *           "id": "pi_prod_06h29v61yjy7522yq930k6z627k6e",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-26T11:34:56.846Z",
+         *           "created": "2026-11-29T01:30:25.652Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T11:34:56.856Z",
+         *           "updated": "2026-11-29T01:30:25.675Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20828,7 +21494,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T11:34:56.849Z",
+         *           "updated": "2026-11-29T01:30:25.664Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -20864,22 +21530,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h1f8s2fg445hc3f8839rnj2cz08",
+         *       "id": "evt_prod_06h29v62hpbw9ptegbv7ga0a72b2c",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h1f8s2ecxt8kre8y42vv5kpf0jj",
+         *           "id": "pi_prod_06h29v62c2ka6w80redrtez47rzkw",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-26T11:34:56.883Z",
+         *           "created": "2026-11-29T01:30:25.760Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T11:34:56.891Z",
+         *           "updated": "2026-11-29T01:30:25.803Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -20892,7 +21558,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-26T11:34:56.886Z",
+         *           "updated": "2026-11-29T01:30:25.782Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -20927,38 +21593,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8s5vkk5sqhx8e9z7t89hsz7t",
+         *       "id": "evt_prod_06h29v6cb04ahp4tdesp3zyn5c6tr",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795692897,
+         *       "created": 1795915828,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *           "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
-         *               "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *               "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
+         *               "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T11:34:57.743Z",
-         *           "updated": "2026-11-26T11:34:57.743Z",
+         *           "created": "2026-11-29T01:30:28.274Z",
+         *           "updated": "2026-11-29T01:30:28.274Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
+         *           "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T11:34:57.743Z",
+         *           "current_period_end": "2026-12-29T01:30:28.274Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T11:34:57.743Z",
+         *           "current_period_start": "2026-11-29T01:30:28.274Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -21042,28 +21708,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h1f8s637s6cpytgbd2j4pq5eqb4",
+         *       "id": "evt_prod_06h29v6cxkdykrrcdc8adkkjmf3ga",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795692897,
+         *       "created": 1795915828,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *           "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
-         *               "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *               "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
+         *               "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T11:34:57.743Z",
-         *           "updated": "2026-11-26T11:34:57.814Z",
+         *           "created": "2026-11-29T01:30:28.274Z",
+         *           "updated": "2026-11-29T01:30:28.457Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -21071,15 +21737,15 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
+         *           "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T11:34:57.743Z",
+         *           "current_period_end": "2026-12-29T01:30:28.274Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T11:34:57.743Z",
+         *           "current_period_start": "2026-11-29T01:30:28.274Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T11:34:57.743Z",
+         *           "updated": "2026-11-29T01:30:28.274Z",
          *           "metadata": {}
          *         }
          *       }
@@ -21114,45 +21780,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h1f8s66bn1s3ge7kt0d45j5132g",
+         *       "id": "evt_prod_06h29v6d5rs01bmn22kww7z1v2vew",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795692897,
+         *       "created": 1795915828,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *           "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
-         *               "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *               "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
+         *               "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-26T11:34:57.743Z",
-         *           "updated": "2026-11-26T11:34:57.837Z",
+         *           "created": "2026-11-29T01:30:28.274Z",
+         *           "updated": "2026-11-29T01:30:28.522Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-26T11:34:57.837Z",
+         *           "paused_at": "2026-11-29T01:30:28.522Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
+         *           "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T11:34:57.743Z",
+         *           "current_period_end": "2026-12-29T01:30:28.274Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T11:34:57.743Z",
+         *           "current_period_start": "2026-11-29T01:30:28.274Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T11:34:57.814Z",
+         *           "updated": "2026-11-29T01:30:28.457Z",
          *           "paused_at": null
          *         }
          *       }
@@ -21187,28 +21853,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h1f8s69n2nwe2nmawafgprfgbfg",
+         *       "id": "evt_prod_06h29v6desd6axfadsa6513e8bhay",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795692897,
+         *       "created": 1795915828,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *           "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
-         *               "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *               "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
+         *               "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-26T11:34:57.743Z",
-         *           "updated": "2026-11-26T11:34:57.864Z",
+         *           "created": "2026-11-29T01:30:28.274Z",
+         *           "updated": "2026-11-29T01:30:28.572Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -21216,17 +21882,17 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
+         *           "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T11:34:57.743Z",
+         *           "current_period_end": "2026-12-29T01:30:28.274Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T11:34:57.743Z",
+         *           "current_period_start": "2026-11-29T01:30:28.274Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-26T11:34:57.837Z",
-         *           "paused_at": "2026-11-26T11:34:57.837Z"
+         *           "updated": "2026-11-29T01:30:28.522Z",
+         *           "paused_at": "2026-11-29T01:30:28.522Z"
          *         }
          *       }
          *     }
@@ -21260,45 +21926,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h1f8s6d8b43p6dg2d3az3z2wzrp",
+         *       "id": "evt_prod_06h29v6dtnxrx8fz76731cfvse46p",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795692897,
+         *       "created": 1795915828,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj",
+         *           "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1f8s5t7h1pdxpq862r5pavtdgm",
-         *               "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *               "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
+         *               "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-26T11:34:57.743Z",
-         *           "updated": "2026-11-26T11:34:57.890Z",
+         *           "created": "2026-11-29T01:30:28.274Z",
+         *           "updated": "2026-11-29T01:30:28.686Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-26T11:34:57.890Z",
-         *           "latest_invoice": "in_prod_06h1f8s5tb4qsaq1h688cr7an9b76",
+         *           "cancelled_at": "2026-11-29T01:30:28.686Z",
+         *           "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-26T11:34:57.743Z",
+         *           "current_period_end": "2026-12-29T01:30:28.274Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T11:34:57.743Z",
+         *           "current_period_start": "2026-11-29T01:30:28.274Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T11:34:57.864Z",
+         *           "updated": "2026-11-29T01:30:28.572Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -21333,38 +21999,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h1f8s8r6452dq3wcvkre9hw92ae",
+         *       "id": "evt_prod_06h29v6h8ppw07cqf2nnnz9fjcs42",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796038497,
+         *       "created": 1796261428,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h1f8s6gxk16jqzgdm550qhym2ty",
+         *           "id": "sub_prod_06h29v6dzbmthepqjmtf2hjta6358",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h1f8s6gxk16jqzgdm550qhym2v0",
-         *               "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *               "id": "si_prod_06h29v6dzbmthepqjmtf2hjta635a",
+         *               "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-26T11:34:57.924Z",
-         *           "updated": "2026-11-26T11:34:57.924Z",
+         *           "created": "2026-11-29T01:30:28.720Z",
+         *           "updated": "2026-11-29T01:30:28.720Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-03T11:34:57.924Z",
+         *           "trial_end": "2026-12-06T01:30:28.720Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-03T11:34:57.924Z",
+         *           "current_period_end": "2026-12-06T01:30:28.720Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-26T11:34:57.924Z",
+         *           "current_period_start": "2026-11-29T01:30:28.720Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -21399,19 +22065,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8s30amy4bmkt0h3qjyegwqkr",
+         *       "id": "evt_prod_06h29v641cnz6zqracbj88dy3d20a",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795692897,
+         *       "created": 1795915826,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *           "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
-         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *               "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
+         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21424,11 +22090,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-26T11:34:57.022Z",
+         *           "created": "2026-11-29T01:30:26.169Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T11:34:57.022Z",
+         *           "updated": "2026-11-29T01:30:26.169Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21437,7 +22103,6 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "paid_pdf_sha256": null,
          *           "description": null,
          *           "invoice_pdf": null,
          *           "total_taxes": [],
@@ -21510,10 +22175,8 @@ export type components = {
             customer_name?: string | null;
             /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
             customer_email?: string | null;
-            /** @description SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts. */
+            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
             pdf_sha256?: string | null;
-            /** @description SHA-256 (hex) of the PDF's paid version (the issued document with a "Paid on" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one). */
-            paid_pdf_sha256?: string | null;
             /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf?: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
@@ -21577,19 +22240,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h1f8s38v2zs9pgaraad2gchw0ag",
+         *       "id": "evt_prod_06h29v64my5cy8xw56cfpfpkjsn74",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795692897,
+         *       "created": 1795915826,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *           "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
-         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *               "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
+         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21602,11 +22265,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T11:34:57.022Z",
+         *           "created": "2026-11-29T01:30:26.169Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T11:34:57.054Z",
+         *           "updated": "2026-11-29T01:30:26.235Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21614,12 +22277,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
-         *           "paid_pdf_sha256": null,
+         *           "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T11:34:57.054Z",
+         *           "finalized_at": "2026-11-29T01:30:26.235Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -21631,7 +22293,7 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
+         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21642,7 +22304,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-26T11:34:57.022Z",
+         *           "updated": "2026-11-29T01:30:26.169Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -21684,19 +22346,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h1f8s3dr3bj29xc8s5dmv5fyh74",
+         *       "id": "evt_prod_06h29v652qecgz20ffgtp1eebrrje",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795692897,
+         *       "created": 1795915826,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *           "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
-         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *               "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
+         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21709,11 +22371,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T11:34:57.022Z",
-         *           "paid_at": "2026-11-26T11:34:57.132Z",
-         *           "updated": "2026-11-26T11:34:57.132Z",
+         *           "created": "2026-11-29T01:30:26.169Z",
+         *           "paid_at": "2026-11-29T01:30:26.451Z",
+         *           "updated": "2026-11-29T01:30:26.451Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21721,24 +22383,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
-         *           "paid_pdf_sha256": null,
+         *           "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T11:34:57.054Z",
+         *           "finalized_at": "2026-11-29T01:30:26.235Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1f8s3bzf84nzhjc40brjp5sykw",
+         *           "payment_intent": "pi_prod_06h29v64zqmfm8mchvnhzsyrdhjz2",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
+         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21749,7 +22410,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T11:34:57.054Z",
+         *           "updated": "2026-11-29T01:30:26.235Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -21785,19 +22446,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h1f8s3e2sdxwxpg02yws9hqfdhc",
+         *       "id": "evt_prod_06h29v6535bthgc2nw8kztc7y2xr0",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795692897,
+         *       "created": 1795915826,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *           "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
-         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *               "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
+         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21810,11 +22471,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T11:34:57.022Z",
-         *           "paid_at": "2026-11-26T11:34:57.132Z",
-         *           "updated": "2026-11-26T11:34:57.132Z",
+         *           "created": "2026-11-29T01:30:26.169Z",
+         *           "paid_at": "2026-11-29T01:30:26.451Z",
+         *           "updated": "2026-11-29T01:30:26.451Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21822,24 +22483,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
-         *           "paid_pdf_sha256": null,
+         *           "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T11:34:57.054Z",
+         *           "finalized_at": "2026-11-29T01:30:26.235Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1f8s3bzf84nzhjc40brjp5sykw",
+         *           "payment_intent": "pi_prod_06h29v64zqmfm8mchvnhzsyrdhjz2",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
+         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21850,7 +22510,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T11:34:57.054Z",
+         *           "updated": "2026-11-29T01:30:26.235Z",
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0
          *         }
@@ -21886,19 +22546,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h1f8s3yxbqmkpeef347cmaq00vp",
+         *       "id": "evt_prod_06h29v66530pkw0kn2qy11d4zsxar",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795692897,
+         *       "created": 1795915826,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1f8s3payav85w0am288c5csxz0",
+         *           "id": "in_prod_06h29v65hwcpqkc0eym1fys440f9r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1f8s3phwkepca5s60avgk54qym",
-         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *               "id": "il_prod_06h29v65j3kemcen3d9q4bpm9xxt8",
+         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -21911,11 +22571,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T11:34:57.202Z",
+         *           "created": "2026-11-29T01:30:26.575Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T11:34:57.219Z",
+         *           "updated": "2026-11-29T01:30:26.591Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -21923,24 +22583,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "872f206596b130845978235cde6bf16effae2f80575ea046ae9bd34dae54e5c1",
-         *           "paid_pdf_sha256": null,
+         *           "pdf_sha256": "21299d3174dd063411a02d6874975161b1476da34abcdd76fa475da7164d4597",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s3payav85w0am288c5csxz0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v65hwcpqkc0eym1fys440f9r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T11:34:57.219Z",
+         *           "finalized_at": "2026-11-29T01:30:26.591Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1f8s3wqt25kw7fxkh94hx5gd2m",
+         *           "payment_intent": "pi_prod_06h29v6629gckbamb9jbyx6zh6qvg",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/j50TVepV__J11l8MxfG_92gB3m5I_LF78VNjuJm51b8",
+         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/ThLwmXfUUNkNqc9QIJMvDmdAPfHl6eelIeeI2g97O4U",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -21980,19 +22639,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h1f8s4763zfw124a4ky5g6ecc54",
+         *       "id": "evt_prod_06h29v66mqdf3s485rv07nxmnxtkm",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795692897,
+         *       "created": 1795915826,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1f8s409te1kdj84fwbgpsmtzm4",
+         *           "id": "in_prod_06h29v66ab1c7398a2cscttez6gv6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1f8s40fzctvtr696z2saeyt3qt",
-         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *               "id": "il_prod_06h29v66aemtv8wnjbnnb2ecj8gwg",
+         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22005,11 +22664,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T11:34:57.282Z",
+         *           "created": "2026-11-29T01:30:26.770Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T11:34:57.296Z",
+         *           "updated": "2026-11-29T01:30:26.803Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22017,24 +22676,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "0bd7e63ed11ec4d9aaace061aa750abe263b21c8d8a2a942535c9c19cb71442d",
-         *           "paid_pdf_sha256": null,
+         *           "pdf_sha256": "2fc1e1ef19d5ff7c7284e15a54a7e75d683b6ca02f06bdc322aacd3cb2a2c9e0",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s409te1kdj84fwbgpsmtzm4/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v66ab1c7398a2cscttez6gv6/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T11:34:57.296Z",
+         *           "finalized_at": "2026-11-29T01:30:26.803Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1f8s468f6awxqqs5fv60b7v4rr",
+         *           "payment_intent": "pi_prod_06h29v66kypwn187d1yfmzckkt1c8",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/dcA7uGm3ZmffiXJFqvCbL7r3xoEAHPZN42z1MBqbGj8",
+         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/1F9GHl_NObf1ub8152eFCH95DxTSE609XrDbVg5X9kc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22074,19 +22732,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h1f8s8gq73t4stb4wq0bvsb7864",
+         *       "id": "evt_prod_06h29v6gptyabx0g3fxqmn2hghr6w",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1795779297,
+         *       "created": 1796002227,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0",
+         *           "id": "in_prod_06h29v6bgnzghq2kwm1evh7p0gyg6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1f8s5jyhs8y5hm11c6ecg1z5zj",
-         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *               "id": "il_prod_06h29v6bh1q2nzs4jhfdqvv828yq8",
+         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22099,24 +22757,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-26T11:34:57.686Z",
+         *           "created": "2026-11-29T01:30:28.101Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-27T11:34:57.665Z",
+         *           "updated": "2026-11-30T01:30:27.944Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "discount": null,
-         *           "due_date": "2026-11-27T11:34:57.665Z",
+         *           "due_date": "2026-11-30T01:30:27.944Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-27T11:34:57.665Z",
-         *           "pdf_sha256": "d9d05ddc5a6582bd001af1458cb772ba375a007392ea782204a39625b2aff0b0",
-         *           "paid_pdf_sha256": null,
+         *           "overdue_at": "2026-11-30T01:30:27.944Z",
+         *           "pdf_sha256": "e6fdbc4699e8704dbc0cbd9cbe6b23cd2f3ed74a5d70aa752b3102909c813bd0",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s5js7fn7rp7rhdh4mqn9ca0/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v6bgnzghq2kwm1evh7p0gyg6/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T11:34:57.703Z",
+         *           "finalized_at": "2026-11-29T01:30:28.215Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -22128,7 +22785,7 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/3VQKLhTT5u99zRvTxv6yBGt64_7gPXM7qpVoY352SkE",
+         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/uxQi4aeA01OeOMwIT5NcUABFfG5Y2GuxWJTcyRQdq40",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22137,7 +22794,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T11:34:57.703Z",
+         *           "updated": "2026-11-29T01:30:28.215Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -22172,19 +22829,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h1f8s4eeeb8f00b0dgt7yhh09ew",
+         *       "id": "evt_prod_06h29v67y5sx6vwep6gwwg6ed6zey",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795692897,
+         *       "created": 1795915827,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm",
+         *           "id": "in_prod_06h29v66s459wxtgg7t5nykz57v5g",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1f8s48c8mc7fs1sb90sbpajfdp",
-         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *               "id": "il_prod_06h29v66s9cb7agtb27gjzw3e8rtw",
+         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22197,24 +22854,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-26T11:34:57.347Z",
+         *           "created": "2026-11-29T01:30:26.889Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T11:34:57.394Z",
+         *           "updated": "2026-11-29T01:30:27.183Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T11:34:57.394Z",
+         *           "voided_at": "2026-11-29T01:30:27.183Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "392510f6553a5904cc75d2130dad889623253ab448446577c45c3120c5c143c3",
-         *           "paid_pdf_sha256": null,
+         *           "pdf_sha256": "481d1acc131cf2f949557d0564f02e955eae0b2800a521676ad4bff9f0a852ce",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s48c8mc7fs1sb90sbpajfdm/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v66s459wxtgg7t5nykz57v5g/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T11:34:57.360Z",
+         *           "finalized_at": "2026-11-29T01:30:26.904Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -22226,7 +22882,7 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qcGGbAIRtk-Fru8LGvq4VBcG6che3rmGMSeFY8k_LQ0",
+         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/TWX5XB7jja7NINHDAMCd3fEgNzL8sCBOLNGTMlTMEJw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22236,7 +22892,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T11:34:57.360Z",
+         *           "updated": "2026-11-29T01:30:26.904Z",
          *           "voided_at": null
          *         }
          *       }
@@ -22271,19 +22927,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h1f8s4qjb29my297jts414hqv7c",
+         *       "id": "evt_prod_06h29v68hah4rwdjr0wa94mv88t6w",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795692897,
+         *       "created": 1795915827,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1f8s4hj87e8whqbvrj77z666g2",
+         *           "id": "in_prod_06h29v681gh0vp83rgbdvv27znd94",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1f8s4hnqf1cv2mm426mhfqbmvp",
-         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *               "id": "il_prod_06h29v6820gzcetczdggthrg39bmt",
+         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22296,11 +22952,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-26T11:34:57.420Z",
+         *           "created": "2026-11-29T01:30:27.212Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-26T11:34:57.467Z",
+         *           "updated": "2026-11-29T01:30:27.336Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22308,12 +22964,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "20f57c13a3e811cdb7615a4a93825b918699dfcb802931ed01a1fb9f2a7fc753",
-         *           "paid_pdf_sha256": null,
+         *           "pdf_sha256": "58dbde7d2185a0937002af2328aac77a146515a79eb43e8e0af12c0b71f6a43e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s4hj87e8whqbvrj77z666g2/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v681gh0vp83rgbdvv27znd94/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T11:34:57.438Z",
+         *           "finalized_at": "2026-11-29T01:30:27.255Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -22325,17 +22980,17 @@ export type components = {
          *           "due_amount_atom": 500,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/_QFVr_CFaWVDUOY3twL9Ua732x8B1kThGkXHfZOjCpI",
+         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/ibBu0H-Dz0tNPI_u_VtlikuOnOixJfsqAhegOBb7-VA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-26T11:34:57.467Z",
+         *           "marked_uncollectible_at": "2026-11-29T01:30:27.336Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T11:34:57.438Z",
+         *           "updated": "2026-11-29T01:30:27.255Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -22370,19 +23025,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h1f8s3mvj7grb24mnfb1arvrrtp",
+         *       "id": "evt_prod_06h29v65g1n9z94qcnjrm05f9gd9t",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795692897,
+         *       "created": 1795915826,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *           "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1f8s2zz5wqpt92xn3j1h6a1t8e",
-         *               "price": "price_prod_06h1f8s0bsef34k9bysv932w11zjw",
+         *               "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
+         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22395,11 +23050,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-26T11:34:57.022Z",
-         *           "paid_at": "2026-11-26T11:34:57.132Z",
-         *           "updated": "2026-11-26T11:34:57.132Z",
+         *           "created": "2026-11-29T01:30:26.169Z",
+         *           "paid_at": "2026-11-29T01:30:26.451Z",
+         *           "updated": "2026-11-29T01:30:26.451Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22407,24 +23062,23 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "68b3363868dd42cec4800047937cf35a2ebbfd098084eb7eb7ae105ef047e626",
-         *           "paid_pdf_sha256": null,
+         *           "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:42403/api/invoices/in_prod_06h1f8s2ztyjhevryftvb6qqtep0c/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-26T11:34:57.054Z",
+         *           "finalized_at": "2026-11-29T01:30:26.235Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h1f8s3bzf84nzhjc40brjp5sykw",
+         *           "payment_intent": "pi_prod_06h29v64zqmfm8mchvnhzsyrdhjz2",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:42403/invoice/qQtodGhT163W8FGI1g4absu1MnkeDHWZ2qODjuNyvn8",
+         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22464,19 +23118,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h1f8s8tephg1p2w2hgcp69rqj2g",
+         *       "id": "evt_prod_06h29v6hh0mx5y9enf62pncffgw5r",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796038497,
+         *       "created": 1796261428,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h1f8s8rvd2zqx48y4sjr1df6s3c",
+         *           "id": "in_prod_06h29v6hat0x1zsceksaqyy2v84ac",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h1f8s8t1r86vpcw2ndxdyp509ft",
-         *               "price": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *               "id": "il_prod_06h29v6hg4s1b9pf9w7j6zd61vg26",
+         *               "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -22489,11 +23143,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-03T11:34:57.924Z",
+         *           "created": "2026-12-06T01:30:28.720Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-03T11:34:57.924Z",
+         *           "updated": "2026-12-06T01:30:28.720Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22502,12 +23156,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "paid_pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h1f8s6gxk16jqzgdm550qhym2ty",
+         *           "description": "Subscription sub_prod_06h29v6dzbmthepqjmtf2hjta6358",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h1f8s6gxk16jqzgdm550qhym2ty",
+         *           "subscription": "sub_prod_06h29v6dzbmthepqjmtf2hjta6358",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -22520,7 +23173,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-03T11:34:57.924Z",
+         *           "next_payment_attempt": "2026-12-06T01:30:28.720Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -22558,22 +23211,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8s1qzecfgzg8bbacp575z88r",
+         *       "id": "evt_prod_06h29v60j2yk33h0e0dacms64m5e0",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "id": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T11:34:56.701Z",
+         *           "created": "2026-11-29T01:30:25.285Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T11:34:56.701Z",
+         *           "updated": "2026-11-29T01:30:25.285Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -22651,22 +23304,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h1f8s1tj4qvw61t6kmn3afqzwtm",
+         *       "id": "evt_prod_06h29v60q84j7xkw0xpjm6cd944gj",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "id": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T11:34:56.701Z",
+         *           "created": "2026-11-29T01:30:25.285Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T11:34:56.722Z",
+         *           "updated": "2026-11-29T01:30:25.333Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -22676,7 +23329,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-26T11:34:56.701Z"
+         *           "updated": "2026-11-29T01:30:25.285Z"
          *         }
          *       }
          *     }
@@ -22710,23 +23363,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1f8s1yaz81zf5xq1vwxpe4wam6",
+         *       "id": "evt_prod_06h29v610as2fn82nr1kqzafea0pj",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h1f8s1wdbgdrcyqk9gw95ewbvdp",
+         *           "id": "cus_prod_06h29v60vqfyzavyspg85h3nzpsg8",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-26T11:34:56.739Z",
+         *           "created": "2026-11-29T01:30:25.373Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-26T11:34:56.753Z",
+         *           "updated": "2026-11-29T01:30:25.409Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -22735,7 +23388,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T11:34:56.739Z",
+         *           "updated": "2026-11-29T01:30:25.373Z",
          *           "deleted": null
          *         }
          *       }
@@ -22809,24 +23462,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8s20ts3cyqyycsb1h9cah71p",
+         *       "id": "evt_prod_06h29v616aktvrntj1jybs24mxbyr",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
+         *           "id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
          *           "end": null,
-         *           "start": "2026-11-26T11:34:56.771Z",
+         *           "start": "2026-11-29T01:30:25.443Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
+         *             "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T11:34:56.422Z",
-         *             "updated": "2026-11-26T11:34:56.771Z",
+         *             "created": "2026-11-29T01:30:24.775Z",
+         *             "updated": "2026-11-29T01:30:25.443Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -22839,7 +23492,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false
          *         }
          *       }
@@ -22885,31 +23538,31 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             start?: string;
-            /** @description When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever. */
+            /** @description When a `repeating` coupon stops applying; null for once/forever. */
             end?: string | null;
             livemode?: boolean;
         };
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h1f8s235ppdn45842s246fmdk6c",
+         *       "id": "evt_prod_06h29v61est0ent2tp7yrcy8vgn2g",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
+         *           "id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
          *           "end": null,
-         *           "start": "2026-11-26T11:34:56.789Z",
+         *           "start": "2026-11-29T01:30:25.509Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1f8s0r15ammdg90m5hjaekrv9e",
+         *             "id": "cpn_prod_06h29v5ymbg7s6sgcyfy1jqaey1cr",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T11:34:56.448Z",
-         *             "updated": "2026-11-26T11:34:56.789Z",
+         *             "created": "2026-11-29T01:30:24.802Z",
+         *             "updated": "2026-11-29T01:30:25.509Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -22922,18 +23575,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-26T11:34:56.771Z",
+         *           "start": "2026-11-29T01:30:25.443Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
+         *             "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T11:34:56.422Z",
-         *             "updated": "2026-11-26T11:34:56.771Z",
+         *             "created": "2026-11-29T01:30:24.775Z",
+         *             "updated": "2026-11-29T01:30:25.443Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -22978,24 +23631,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1f8s24v6vhy0mdhp7ch2gnghsy",
+         *       "id": "evt_prod_06h29v61jkem8ypz42hj8413md7v2",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h1f8s20pje7p4r02zrfs6dxa2cm",
+         *           "id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
          *           "end": null,
-         *           "start": "2026-11-26T11:34:56.789Z",
+         *           "start": "2026-11-29T01:30:25.509Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h1f8s0r15ammdg90m5hjaekrv9e",
+         *             "id": "cpn_prod_06h29v5ymbg7s6sgcyfy1jqaey1cr",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-26T11:34:56.448Z",
-         *             "updated": "2026-11-26T11:34:56.789Z",
+         *             "created": "2026-11-29T01:30:24.802Z",
+         *             "updated": "2026-11-29T01:30:25.509Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -23009,7 +23662,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -23058,7 +23711,7 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             start?: string;
-            /** @description When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever. */
+            /** @description When a `repeating` coupon stops applying; null for once/forever. */
             end?: string | null;
             livemode?: boolean;
             deleted?: null;
@@ -23066,20 +23719,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8s0mw1hysfygjf32dba7t7et",
+         *       "id": "evt_prod_06h29v5yhdrqw8fawxettwn04jece",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795692896,
+         *       "created": 1795915824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
+         *           "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T11:34:56.422Z",
-         *           "updated": "2026-11-26T11:34:56.422Z",
+         *           "created": "2026-11-29T01:30:24.775Z",
+         *           "updated": "2026-11-29T01:30:24.775Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -23161,20 +23814,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h1f8s0tkp3n4a6mabn16y17fm6g",
+         *       "id": "evt_prod_06h29v5ys15j368m6acd5v2ynnkhy",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1f8s0mtjhsye8rjxcgjn6q8w4y",
+         *           "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-26T11:34:56.422Z",
-         *           "updated": "2026-11-26T11:34:56.466Z",
+         *           "created": "2026-11-29T01:30:24.775Z",
+         *           "updated": "2026-11-29T01:30:24.838Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -23188,7 +23841,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-26T11:34:56.422Z"
+         *           "updated": "2026-11-29T01:30:24.775Z"
          *         }
          *       }
          *     }
@@ -23222,21 +23875,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1f8s0y8vm97wsg7kgw16qts0wj",
+         *       "id": "evt_prod_06h29v5z3g9jj4ngc1p0dqm7scf1r",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h1f8s0wa9xpf6x7gkwns66adrcm",
+         *           "id": "cpn_prod_06h29v5yvresdrmd0agh1p191c9am",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-26T11:34:56.482Z",
+         *           "created": "2026-11-29T01:30:24.862Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T11:34:56.494Z",
+         *           "updated": "2026-11-29T01:30:24.922Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -23250,7 +23903,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-26T11:34:56.482Z",
+         *           "updated": "2026-11-29T01:30:24.862Z",
          *           "deleted": null
          *         }
          *       }
@@ -23324,22 +23977,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8s09jgvjwd52barg5r99de8g",
+         *       "id": "evt_prod_06h29v5xxjqmmqc56ka6k7dbjt4p8",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795692896,
+         *       "created": 1795915824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *           "id": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T11:34:56.330Z",
-         *           "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
-         *           "updated": "2026-11-26T11:34:56.330Z",
+         *           "created": "2026-11-29T01:30:24.617Z",
+         *           "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
+         *           "updated": "2026-11-29T01:30:24.617Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23433,22 +24086,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h1f8s0dnt001pnpymp5ctzwhas6",
+         *       "id": "evt_prod_06h29v5y52086nggm5nqzsd8nst44",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1f8s099653kqerb49vwcnqsd5j",
+         *           "id": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T11:34:56.330Z",
-         *           "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
-         *           "updated": "2026-11-26T11:34:56.364Z",
+         *           "created": "2026-11-29T01:30:24.617Z",
+         *           "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
+         *           "updated": "2026-11-29T01:30:24.678Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23464,7 +24117,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T11:34:56.330Z",
+         *           "updated": "2026-11-29T01:30:24.617Z",
          *           "nickname": null
          *         }
          *       }
@@ -23499,23 +24152,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1f8s0j4qcmvpksxztjybv9jtqt",
+         *       "id": "evt_prod_06h29v5ybm9s6n8bwk0emw42c2k30",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h1f8s0geex47xa9bgf6pe3ct5wp",
+         *           "id": "price_prod_06h29v5y8fpbj1x6e8sg2rn6wnkb0",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-26T11:34:56.387Z",
+         *           "created": "2026-11-29T01:30:24.707Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h1f8s06x4079673a5n0ygnj47vm",
-         *           "updated": "2026-11-26T11:34:56.399Z",
+         *           "product": "prod_prod_06h29v5xtz4hadfscn7k1qz4g62mt",
+         *           "updated": "2026-11-29T01:30:24.731Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23526,7 +24179,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T11:34:56.387Z",
+         *           "updated": "2026-11-29T01:30:24.707Z",
          *           "deleted": null
          *         }
          *       }
@@ -23609,20 +24262,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8s025wye1b94txpt5j5cjz6a",
+         *       "id": "evt_prod_06h29v5xkpzx4jh2qpa4127sq4cq0",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795692896,
+         *       "created": 1795915824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
+         *           "id": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T11:34:56.272Z",
-         *           "updated": "2026-11-26T11:34:56.272Z",
+         *           "created": "2026-11-29T01:30:24.537Z",
+         *           "updated": "2026-11-29T01:30:24.537Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -23683,26 +24336,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h1f8s04q9j9qcxzxjrhbatfcy9m",
+         *       "id": "evt_prod_06h29v5xs1cskaf2vr2f4sbs0rp0t",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
+         *           "id": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T11:34:56.272Z",
-         *           "updated": "2026-11-26T11:34:56.292Z",
+         *           "created": "2026-11-29T01:30:24.537Z",
+         *           "updated": "2026-11-29T01:30:24.581Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T11:34:56.272Z",
+         *           "updated": "2026-11-29T01:30:24.537Z",
          *           "description": null
          *         }
          *       }
@@ -23737,27 +24390,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1f8s0kgz2tzc55t79zf0q6tpqr",
+         *       "id": "evt_prod_06h29v5yexmq6j356nner43qhw256",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h1f8s06x4079673a5n0ygnj47vm",
+         *           "id": "prod_prod_06h29v5xtz4hadfscn7k1qz4g62mt",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-26T11:34:56.311Z",
+         *           "created": "2026-11-29T01:30:24.599Z",
          *           "deleted": true,
-         *           "updated": "2026-11-26T11:34:56.411Z",
+         *           "updated": "2026-11-29T01:30:24.757Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T11:34:56.311Z",
+         *           "updated": "2026-11-29T01:30:24.599Z",
          *           "deleted": null
          *         }
          *       }
@@ -23817,21 +24470,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8s2sqrg2fqg791km9ss3xah2",
+         *       "id": "evt_prod_06h29v63mgkxh5tzt3qe208ae2fb2",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795692896,
+         *       "created": 1795915826,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1f8s2sc4s0fq3g96eezep5w0ae",
+         *           "id": "re_prod_06h29v63mb1kebppe4qze7m5nd13t",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-26T11:34:56.971Z",
-         *           "payment": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
-         *           "updated": "2026-11-26T11:34:56.971Z",
+         *           "created": "2026-11-29T01:30:26.082Z",
+         *           "payment": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
+         *           "updated": "2026-11-29T01:30:26.082Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23898,21 +24551,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h1f8s2t3tjrzz6ak53wcpz86yma",
+         *       "id": "evt_prod_06h29v63nmjaadqjjgcba23r2qmgc",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915826,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1f8s2sc4s0fq3g96eezep5w0ae",
+         *           "id": "re_prod_06h29v63mb1kebppe4qze7m5nd13t",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-26T11:34:56.971Z",
-         *           "payment": "py_prod_06h1f8s27b9h2j7ekz4z62sxtzs4g",
-         *           "updated": "2026-11-26T11:34:56.975Z",
+         *           "created": "2026-11-29T01:30:26.082Z",
+         *           "payment": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
+         *           "updated": "2026-11-29T01:30:26.087Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23921,7 +24574,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T11:34:56.971Z"
+         *           "updated": "2026-11-29T01:30:26.082Z"
          *         }
          *       }
          *     }
@@ -23955,21 +24608,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h1f8s2ybsf2kmz3mb42stg25syw",
+         *       "id": "evt_prod_06h29v63wsqn4fvb75nrbgf9zmdxc",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795692897,
+         *       "created": 1795915826,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h1f8s2xty51ah5qss836mhpxt84",
+         *           "id": "re_prod_06h29v63vwt3v06mq6cbr2n2ch4vt",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-26T11:34:57.006Z",
-         *           "payment": "py_prod_06h1f8s2p28y77mm53rrh1yn8qx6j",
-         *           "updated": "2026-11-26T11:34:57.009Z",
+         *           "created": "2026-11-29T01:30:26.143Z",
+         *           "payment": "py_prod_06h29v63d7c2z6qza5wxj0734a4zp",
+         *           "updated": "2026-11-29T01:30:26.149Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -23978,7 +24631,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-26T11:34:57.006Z",
+         *           "updated": "2026-11-29T01:30:26.143Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -24013,21 +24666,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8rw8v36h70wevzt48ch0vhdw",
+         *       "id": "evt_prod_06h29v5h8pw1927kxmpmr95dg34s6",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795692895,
+         *       "created": 1795915821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1f8rw8gbnsx4xgpsbzh99j859y",
+         *           "id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-26T11:34:55.300Z",
-         *           "display": "st_prod_…snds",
+         *           "created": "2026-11-29T01:30:21.372Z",
+         *           "display": "st_prod_…efxk",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -24084,22 +24737,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h1f8rwzd4sk63qdt95jdd9rp0qa",
+         *       "id": "evt_prod_06h29v5jxycj0s44ny78jfvtxyya0",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795692895,
+         *       "created": 1795915821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h1f8rwx59730vexn9bfbdsybrgj",
+         *           "id": "key_prod_06h29v5jr92q0fcf2554wrzhk2ka4",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-26T11:34:55.465Z",
-         *           "display": "pt_prod_…9b2n",
-         *           "revoked_at": "2026-11-26T11:34:55.481Z",
+         *           "created": "2026-11-29T01:30:21.762Z",
+         *           "display": "pt_prod_…q38p",
+         *           "revoked_at": "2026-11-29T01:30:21.805Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -24138,23 +24791,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8rx2n22xbpgn1ews0yxs1rfe",
+         *       "id": "evt_prod_06h29v5k48pck77vx4w7y3v9626v4",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795692895,
+         *       "created": 1795915821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *           "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T11:34:55.505Z",
+         *           "created": "2026-11-29T01:30:21.852Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T11:34:55.505Z",
+         *           "updated": "2026-11-29T01:30:21.852Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -24230,23 +24883,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h1f8rx5q5wydb6k8s2e44mxvc6g",
+         *       "id": "evt_prod_06h29v5k8ta6xvqr27q1at9er6ekc",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795692895,
+         *       "created": 1795915821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *           "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T11:34:55.505Z",
+         *           "created": "2026-11-29T01:30:21.852Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T11:34:55.530Z",
+         *           "updated": "2026-11-29T01:30:21.892Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -24256,7 +24909,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T11:34:55.505Z",
+         *           "updated": "2026-11-29T01:30:21.852Z",
          *           "description": null
          *         }
          *       }
@@ -24291,35 +24944,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h1f8rxg2jmvtawvrb9afag1jjaj",
+         *       "id": "evt_prod_06h29v5m2jzfqcxgzzzqmv4r9wd58",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795692895,
+         *       "created": 1795915822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *           "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T11:34:55.505Z",
+         *           "created": "2026-11-29T01:30:21.852Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-26T11:34:55.614Z",
+         *           "updated": "2026-11-29T01:30:22.095Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T11:34:55.583Z"
+         *           "previous_secret_expires_at": "2026-11-30T01:30:22.058Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T11:34:55.583Z",
+         *           "updated": "2026-11-29T01:30:22.058Z",
          *           "deleted": null
          *         }
          *       }
@@ -24390,23 +25043,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h1f8rx8vqvqvph5mr5f3aynwr74",
+         *       "id": "evt_prod_06h29v5kgtrrva47hq64gafja6t8m",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795692895,
+         *       "created": 1795915821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *           "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T11:34:55.505Z",
+         *           "created": "2026-11-29T01:30:21.852Z",
          *           "enabled": false,
-         *           "updated": "2026-11-26T11:34:55.556Z",
+         *           "updated": "2026-11-29T01:30:21.951Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -24417,7 +25070,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-26T11:34:55.530Z"
+         *           "updated": "2026-11-29T01:30:21.892Z"
          *         }
          *       }
          *     }
@@ -24451,23 +25104,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h1f8rxaetzkjf9wce0f6qmbf5rw",
+         *       "id": "evt_prod_06h29v5kqyaxk3w3d9a7ht4qv74kt",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795692895,
+         *       "created": 1795915822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *           "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T11:34:55.505Z",
+         *           "created": "2026-11-29T01:30:21.852Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T11:34:55.570Z",
+         *           "updated": "2026-11-29T01:30:21.996Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -24478,7 +25131,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-26T11:34:55.556Z"
+         *           "updated": "2026-11-29T01:30:21.951Z"
          *         }
          *       }
          *     }
@@ -24512,33 +25165,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h1f8rxcfyz6mqde859990s6nb0t",
+         *       "id": "evt_prod_06h29v5kxvn5e6cgp94x7n9c9egag",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795692895,
+         *       "created": 1795915822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h1f8rx2576abeyacbdstvat9fqy",
+         *           "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-26T11:34:55.505Z",
+         *           "created": "2026-11-29T01:30:21.852Z",
          *           "enabled": true,
-         *           "updated": "2026-11-26T11:34:55.583Z",
+         *           "updated": "2026-11-29T01:30:22.058Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-27T11:34:55.583Z"
+         *           "previous_secret_expires_at": "2026-11-30T01:30:22.058Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T11:34:55.570Z",
+         *           "updated": "2026-11-29T01:30:21.996Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -24573,18 +25226,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h1f8rw5537q83arp7v2wn5r6b3y",
+         *       "id": "evt_prod_06h29v5gcn929j2a3tn2hjhxq8gfr",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795692895,
+         *       "created": 1795915821,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
+         *           "id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-05cf43cab1@example.com",
+         *           "email": "user-52134c6c75@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -24630,18 +25283,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h1f8ry06zjagnmgmw4t4pgw9w1t",
+         *       "id": "evt_prod_06h29v5tgvr88gnx7kb7s67wm3kw6",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795692895,
+         *       "created": 1795915823,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
+         *           "id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-05cf43cab1@example.com",
+         *           "email": "user-52134c6c75@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -24676,18 +25329,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h1f8rzqvnytv4rpw96vpehsajyw",
+         *       "id": "evt_prod_06h29v5x30jbz3rjx70nawp2ps95a",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795692896,
+         *       "created": 1795915824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
+         *           "id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-05cf43cab1@example.com",
+         *           "email": "user-52134c6c75@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -24722,18 +25375,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h1f8rzgzr70mxhmrtpvk8t601w8",
+         *       "id": "evt_prod_06h29v5wcq9hpsmnbhtk5kqnty66r",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795692896,
+         *       "created": 1795915824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h1f8rv674dpavntpf2ctpwrkktm",
+         *           "id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-05cf43cab1@example.com",
+         *           "email": "user-52134c6c75@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -24768,15 +25421,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h1f8rzsexdvyrc2ddrnwf88dkvj",
+         *       "id": "evt_prod_06h29v5x93pygz6tsa5xp79w6s220",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795692896,
+         *       "created": 1795915824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h1f8rv5j9gkjgc5vkxz4k600qnt",
+         *           "id": "acc_prod_06h29v5dn9xhym9nrv67ej5xwxbk2",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -24859,20 +25512,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8rzwffffh961b8d0f2kx42gw",
+         *       "id": "evt_prod_06h29v5xd329vmr0a8jhvz06mnqar",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795692896,
+         *       "created": 1795915824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1f8rzvww7pmd0ttdzkyhk58j9y",
+         *           "id": "txr_prod_06h29v5xcmbq4r4nh32wtpm8pyy8a",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T11:34:56.223Z",
-         *           "updated": "2026-11-26T11:34:56.223Z",
+         *           "created": "2026-11-29T01:30:24.485Z",
+         *           "updated": "2026-11-29T01:30:24.485Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -24941,20 +25594,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h1f8s002eb6mtmkgmvdnhyfnt5a",
+         *       "id": "evt_prod_06h29v5xgjq4enb95xpspd3ra8cpp",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h1f8rzvww7pmd0ttdzkyhk58j9y",
+         *           "id": "txr_prod_06h29v5xcmbq4r4nh32wtpm8pyy8a",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-26T11:34:56.223Z",
-         *           "updated": "2026-11-26T11:34:56.255Z",
+         *           "created": "2026-11-29T01:30:24.485Z",
+         *           "updated": "2026-11-29T01:30:24.515Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -24965,7 +25618,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-26T11:34:56.223Z"
+         *           "updated": "2026-11-29T01:30:24.485Z"
          *         }
          *       }
          *     }
@@ -24999,19 +25652,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8s1fqgjak40y7ksbpezdbtqj",
+         *       "id": "evt_prod_06h29v6003h5t3f8nf016aj7kr3z0",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
+         *           "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T11:34:56.636Z",
-         *           "updated": "2026-11-26T11:34:56.636Z",
+         *           "created": "2026-11-29T01:30:25.149Z",
+         *           "updated": "2026-11-29T01:30:25.149Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -25081,19 +25734,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h1f8s1j96qhwjy543evw86yqxjj",
+         *       "id": "evt_prod_06h29v60467cbd0t8z0pp6tmg1z2e",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
+         *           "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T11:34:56.636Z",
-         *           "updated": "2026-11-26T11:34:56.657Z",
+         *           "created": "2026-11-29T01:30:25.149Z",
+         *           "updated": "2026-11-29T01:30:25.184Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -25101,7 +25754,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-26T11:34:56.636Z",
+         *           "updated": "2026-11-29T01:30:25.149Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -25136,19 +25789,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h1f8s1m7fkwe7exkbwpy78jq1rm",
+         *       "id": "evt_prod_06h29v607f7s6db23gpx4bthse8z4",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
+         *           "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-26T11:34:56.636Z",
-         *           "updated": "2026-11-26T11:34:56.671Z",
+         *           "created": "2026-11-29T01:30:25.149Z",
+         *           "updated": "2026-11-29T01:30:25.209Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -25157,7 +25810,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-26T11:34:56.657Z"
+         *           "updated": "2026-11-29T01:30:25.184Z"
          *         }
          *       }
          *     }
@@ -25191,19 +25844,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h1f8s1p9kkr2ts1pmyyjvjmk5mm",
+         *       "id": "evt_prod_06h29v60ed17a6g8pekwx534hapqe",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h1f8s1fg6shp1rhgypkw8ew1kvm",
+         *           "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-26T11:34:56.636Z",
-         *           "updated": "2026-11-26T11:34:56.689Z",
+         *           "created": "2026-11-29T01:30:25.149Z",
+         *           "updated": "2026-11-29T01:30:25.266Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -25212,7 +25865,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-26T11:34:56.671Z"
+         *           "updated": "2026-11-29T01:30:25.209Z"
          *         }
          *       }
          *     }
@@ -25246,19 +25899,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8s10wgs72zd3yk7j3g7rzmtw",
+         *       "id": "evt_prod_06h29v5z7vrse6yn2ns9n9zsqgk38",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795692896,
+         *       "created": 1795915824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h1f8s10pk9j0neh6xdfkh15h8zy",
+         *           "id": "feat_prod_06h29v5z7jn50y553mnjvp03924qj",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-26T11:34:56.517Z",
-         *           "updated": "2026-11-26T11:34:56.517Z",
+         *           "created": "2026-11-29T01:30:24.956Z",
+         *           "updated": "2026-11-29T01:30:24.956Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -25318,28 +25971,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h1f8s134fvwa0e11ntsc2vv51py",
+         *       "id": "evt_prod_06h29v5za9ddmmg42ag2xxf9zqbw6",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795692896,
+         *       "created": 1795915824,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1f8s131a0tjsf62qqemrecde82",
+         *           "id": "prodft_prod_06h29v5za664eg9pheyv735myjc5y",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T11:34:56.536Z",
+         *           "created": "2026-11-29T01:30:24.977Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1f8s10pk9j0neh6xdfkh15h8zy",
+         *             "id": "feat_prod_06h29v5z7jn50y553mnjvp03924qj",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-26T11:34:56.517Z",
-         *             "updated": "2026-11-26T11:34:56.517Z",
+         *             "created": "2026-11-29T01:30:24.956Z",
+         *             "updated": "2026-11-29T01:30:24.956Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
+         *           "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
          *           "livemode": false
          *         }
          *       }
@@ -25389,28 +26042,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h1f8s1ap0q0e8pawqz8qg01mafm",
+         *       "id": "evt_prod_06h29v5zq0qwnmt1h4fcr7107brtc",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h1f8s18wexa2t2dhmj04trkkz7t",
+         *           "id": "prodft_prod_06h29v5zk7vkvm0n31rewckrn0vme",
          *           "object": "product_feature",
-         *           "created": "2026-11-26T11:34:56.583Z",
+         *           "created": "2026-11-29T01:30:25.049Z",
          *           "feature": {
-         *             "id": "feat_prod_06h1f8s1674pehtd746s8f046egm4",
+         *             "id": "feat_prod_06h29v5zdmq99daffhgd370v1zemr",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-26T11:34:56.561Z",
-         *             "updated": "2026-11-26T11:34:56.561Z",
+         *             "created": "2026-11-29T01:30:25.004Z",
+         *             "updated": "2026-11-29T01:30:25.004Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h1f8s021mnxpgxwwgwfpyftkhrr",
+         *           "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
          *           "livemode": false
          *         }
          *       }
@@ -25445,23 +26098,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h1f8s5w6bc6k77t447d8qmbf6e6",
+         *       "id": "evt_prod_06h29v6cc5nxjvmwkqyddkwfe8r6e",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795692897,
+         *       "created": 1795915828,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h1f8s10pk9j0neh6xdfkh15h8zy",
+         *               "feature": "feat_prod_06h29v5z7jn50y553mnjvp03924qj",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h1f8s5t7h1pdxpq862r5pavtdgj"
+         *               "source_subscription": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -25508,16 +26161,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h1f8s1ctrfsp8c5zhbhznw6pznp",
+         *       "id": "evt_prod_06h29v5zv4rrhsab7pp13x4jp98ya",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 2,
-         *       "created": 1795692896,
+         *       "created": 1795915825,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-26T11:34:56.610Z",
+         *           "updated": "2026-11-29T01:30:25.105Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -25708,16 +26361,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8s533bapwxefwbxr0cadz1d8",
+         *       "id": "evt_prod_06h29v69nq7f4k5am0r3kc5mp24p2",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795692897,
+         *       "created": 1795915827,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h1f8s517zrc2rh19735w3b120xt",
-         *           "pdf": "http://127.0.0.1:42403/api/credit-notes/cn_prod_06h1f8s517zrc2rh19735w3b120xt/pdf",
+         *           "id": "cn_prod_06h29v69b78ny3xfwdxzffrfp8dar",
+         *           "pdf": "http://127.0.0.1:37387/api/credit-notes/cn_prod_06h29v69b78ny3xfwdxzffrfp8dar/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -25735,16 +26388,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-26T11:34:57.545Z",
-         *           "invoice": "in_prod_06h1f8s4t8hgkzpg8vmtgn94fqk0e",
+         *           "created": "2026-11-29T01:30:27.545Z",
+         *           "invoice": "in_prod_06h29v68sn0rkmbctg3dyrjnnmycp",
          *           "refunds": [],
-         *           "updated": "2026-11-26T11:34:57.545Z",
+         *           "updated": "2026-11-29T01:30:27.545Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "d98b8240574e8a5e38043d9894ddba40a35235490381d9aff8418addb0b077e3",
+         *           "pdf_sha256": "b077afdb9d0f3fb6b17fb0f63bfcb58f15df68fdba6ffe3c1d1e798f404a7790",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -25839,16 +26492,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h1f8s56r4dvz7xqn6ymc3erp6xe",
+         *       "id": "evt_prod_06h29v69z39jt8vndfq3d7gjk46fe",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795692897,
+         *       "created": 1795915827,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h1f8s517zrc2rh19735w3b120xt",
-         *           "pdf": "http://127.0.0.1:42403/api/credit-notes/cn_prod_06h1f8s517zrc2rh19735w3b120xt/pdf",
+         *           "id": "cn_prod_06h29v69b78ny3xfwdxzffrfp8dar",
+         *           "pdf": "http://127.0.0.1:37387/api/credit-notes/cn_prod_06h29v69b78ny3xfwdxzffrfp8dar/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -25866,16 +26519,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-26T11:34:57.545Z",
-         *           "invoice": "in_prod_06h1f8s4t8hgkzpg8vmtgn94fqk0e",
+         *           "created": "2026-11-29T01:30:27.545Z",
+         *           "invoice": "in_prod_06h29v68sn0rkmbctg3dyrjnnmycp",
          *           "refunds": [],
-         *           "updated": "2026-11-26T11:34:57.588Z",
+         *           "updated": "2026-11-29T01:30:27.703Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-26T11:34:57.588Z",
-         *           "pdf_sha256": "d98b8240574e8a5e38043d9894ddba40a35235490381d9aff8418addb0b077e3",
+         *           "voided_at": "2026-11-29T01:30:27.703Z",
+         *           "pdf_sha256": "b077afdb9d0f3fb6b17fb0f63bfcb58f15df68fdba6ffe3c1d1e798f404a7790",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -25887,7 +26540,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-26T11:34:57.545Z",
+         *           "updated": "2026-11-29T01:30:27.545Z",
          *           "voided_at": null
          *         }
          *       }
@@ -25922,24 +26575,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h1f8s5a3q36wgvr7yx9ym02wqfr",
+         *       "id": "evt_prod_06h29v6ad7k6d9znpe87vpqdpw4de",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795692897,
+         *       "created": 1795915827,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h1f8s59r3h3v0kksp9xqf5yhfd4",
+         *           "id": "cbtxn_prod_06h29v6ad0bsf4wd15cevjmngwsga",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-26T11:34:57.615Z",
-         *           "invoice": "in_prod_06h1f8s2ztyjhevryftvb6qqtep0c",
+         *           "created": "2026-11-29T01:30:27.816Z",
+         *           "invoice": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h1f8s1qp22d3wfskj98xc57xkv0",
+         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h1f8s59jzf109v28ya1g4zz3wrm",
+         *           "credit_note": "cn_prod_06h29v6ack3n011fg8nn7kc39684j",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -25986,10 +26639,10 @@ export type components = {
             /** @description The customer's balance in this currency after this transaction. */
             ending_balance_atom?: number;
             /**
-             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`), `invoice_voided` (a void gave back what its invoice's finalization applied: the opposite of that invoice's `applied_to_invoice`).
+             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`).
              * @enum {string}
              */
-            type?: "adjustment" | "applied_to_invoice" | "credit_note" | "proration" | "invoice_voided";
+            type?: "adjustment" | "applied_to_invoice" | "credit_note" | "proration";
             description?: string | null;
             invoice?: string | null;
             credit_note?: string | null;
@@ -26003,41 +26656,306 @@ export type components = {
             created?: string;
         };
         /**
-         * @description The webhook body of `subscription_change_request.scheduled`.
+         * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h1f8s77kxf5yzaqx42xgrmn947p",
+         *       "id": "evt_prod_06h29v5n190zyemxe8vp794yq2ysj",
          *       "object": "event",
-         *       "type": "subscription_change_request.scheduled",
+         *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795692898,
+         *       "created": 1795915822,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
+         *           "id": "inv_prod_06h29v5n0cz8xjd56wstrdz6ts0dg",
+         *           "name": null,
+         *           "role": "viewer",
+         *           "email": "withdrawn-mx15wt2b@example.com",
+         *           "object": "member",
+         *           "status": "invited",
+         *           "invitation": null
+         *         }
+         *       }
+         *     }
+         */
+        MemberInvitedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "member.invited";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditMember"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditMemberPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        AuditMemberPreviousAttributes: {
+            /** @description The invitation's id (`inv_…`) for invitation events, else the member's user id (`user_…`). */
+            id?: string;
+            /** @constant */
+            object?: "member";
+            email?: string;
+            /** @description The member's name; null for an invitation. */
+            name?: string | null;
+            /** @enum {string} */
+            role?: "owner" | "admin" | "developer" | "viewer";
+            /** @enum {string} */
+            status?: "invited" | "invitation_revoked" | "active" | "removed";
+            /** @description On `member.joined`: the invitation the member accepted; else null. */
+            invitation?: string | null;
+        };
+        /**
+         * @description The webhook body of `member.invitation_revoked`.
+         * @example {
+         *       "id": "evt_prod_06h29v5n5rnw1e0k83xgma2kn2vv4",
+         *       "object": "event",
+         *       "type": "member.invitation_revoked",
+         *       "sequence": 2,
+         *       "created": 1795915822,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "inv_prod_06h29v5n0cz8xjd56wstrdz6ts0dg",
+         *           "name": null,
+         *           "role": "viewer",
+         *           "email": "withdrawn-mx15wt2b@example.com",
+         *           "object": "member",
+         *           "status": "invitation_revoked",
+         *           "invitation": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "invited"
+         *         }
+         *       }
+         *     }
+         */
+        MemberInvitationRevokedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "member.invitation_revoked";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditMember"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditMemberPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `member.joined`.
+         * @example {
+         *       "id": "evt_prod_06h29v5q1f1sh18dnfanmwhhj28et",
+         *       "object": "event",
+         *       "type": "member.joined",
+         *       "sequence": 1,
+         *       "created": 1795915822,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *           "name": "Joined Member",
+         *           "role": "developer",
+         *           "email": "joined-mx15wt2b@example.com",
+         *           "object": "member",
+         *           "status": "active",
+         *           "invitation": "inv_prod_06h29v5n9d9y697he5cbcv53r2ayw"
+         *         }
+         *       }
+         *     }
+         */
+        MemberJoinedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "member.joined";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditMember"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditMemberPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `member.role_changed`.
+         * @example {
+         *       "id": "evt_prod_06h29v5q53mzrex90apxtpgfe2vza",
+         *       "object": "event",
+         *       "type": "member.role_changed",
+         *       "sequence": 2,
+         *       "created": 1795915822,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *           "name": "Joined Member",
+         *           "role": "viewer",
+         *           "email": "joined-mx15wt2b@example.com",
+         *           "object": "member",
+         *           "status": "active",
+         *           "invitation": null
+         *         },
+         *         "previous_attributes": {
+         *           "role": "developer"
+         *         }
+         *       }
+         *     }
+         */
+        MemberRoleChangedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "member.role_changed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditMember"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditMemberPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `member.removed`.
+         * @example {
+         *       "id": "evt_prod_06h29v5q9fq633s8xy3n4dm7c2x5r",
+         *       "object": "event",
+         *       "type": "member.removed",
+         *       "sequence": 3,
+         *       "created": 1795915822,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *           "name": "Joined Member",
+         *           "role": "viewer",
+         *           "email": "joined-mx15wt2b@example.com",
+         *           "object": "member",
+         *           "status": "removed",
+         *           "invitation": null
+         *         },
+         *         "previous_attributes": {
+         *           "status": "active"
+         *         }
+         *       }
+         *     }
+         */
+        MemberRemovedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "member.removed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["AuditMember"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["AuditMemberPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `subscription_change_request.scheduled`.
+         * @example {
+         *       "id": "evt_prod_06h29v6er5pqyhyxgwnkhstgk9az8",
+         *       "object": "event",
+         *       "type": "subscription_change_request.scheduled",
+         *       "sequence": 1,
+         *       "created": 1795915828,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "scr_prod_06h29v6efbgddnvd2qxhve6fz5spj",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
+         *               "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h1f8s6kd07sc95gkgz9rt49fk3j",
+         *               "price": "price_prod_06h29v6e6faz6kgay58c7440ff2g0",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-26T11:34:58.034Z",
+         *           "created": "2026-11-29T01:30:28.856Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T11:34:58.090Z",
+         *           "updated": "2026-11-29T01:30:28.924Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-26T11:34:57.961Z",
-         *           "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
+         *           "effective_at": "2026-12-29T01:30:28.804Z",
+         *           "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-26T11:34:58.034Z",
+         *           "proration_date": "2026-11-29T01:30:28.856Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -26045,13 +26963,11 @@ export type components = {
          *           "payment_collected_at": null,
          *           "proration_amount_atom": 0,
          *           "proration_credit_atom": 0,
-         *           "next_invoice_amount_atom": 1000,
-         *           "amount_due_now_total_atom": 0,
-         *           "next_invoice_total_atom": 1000
+         *           "next_invoice_amount_atom": 1000
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-26T11:34:58.034Z",
+         *           "updated": "2026-11-29T01:30:28.856Z",
          *           "effective_at": null
          *         }
          *       }
@@ -26108,10 +27024,6 @@ export type components = {
             balance_transaction?: string | null;
             /** @description The licensed items after the change for one period, before discounts; metered items' usage is not included. */
             next_invoice_amount_atom?: number;
-            /** @description What is charged now, as the proration invoice applying it will total: `amount_due_now_atom` after the customer's discount, with the taxes (the same computation as finalization), fixed at creation; 0 when nothing is due now. The customer's balance, if any, is applied to that invoice. Null on change requests made before it existed. */
-            amount_due_now_total_atom?: number | null;
-            /** @description The next renewal invoice's total as previewed at creation (`POST /invoices/preview` with this change): the items after it (and after the changes already pending), the metered usage so far, the customer's discount in force then, the taxes. Null when the subscription does not renew (cancelled at the period end, paused), and on change requests made before it existed. */
-            next_invoice_total_atom?: number | null;
             currency?: string;
             /**
              * Format: date-time
@@ -26153,39 +27065,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h1f8s9jrpn8qbs7f6dj69efasar",
+         *       "id": "evt_prod_06h29v6knte6c36xrq9xd5d4ymmna",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798284897,
+         *       "created": 1798507828,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h1f8s6yy5mkp3y2ega4r3c3t40t",
+         *           "id": "scr_prod_06h29v6efbgddnvd2qxhve6fz5spj",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
+         *               "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h1f8s6kd07sc95gkgz9rt49fk3j",
+         *               "price": "price_prod_06h29v6e6faz6kgay58c7440ff2g0",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-26T11:34:58.034Z",
+         *           "created": "2026-11-29T01:30:28.856Z",
          *           "invoice": null,
-         *           "updated": "2026-12-26T11:34:57.961Z",
+         *           "updated": "2026-12-29T01:30:28.804Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-26T11:34:57.961Z",
+         *           "applied_at": "2026-12-29T01:30:28.804Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-26T11:34:57.961Z",
-         *           "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
+         *           "effective_at": "2026-12-29T01:30:28.804Z",
+         *           "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-26T11:34:58.034Z",
+         *           "proration_date": "2026-11-29T01:30:28.856Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -26193,22 +27105,20 @@ export type components = {
          *           "payment_collected_at": null,
          *           "proration_amount_atom": 0,
          *           "proration_credit_atom": 0,
-         *           "next_invoice_amount_atom": 1000,
-         *           "amount_due_now_total_atom": 0,
-         *           "next_invoice_total_atom": 1000
+         *           "next_invoice_amount_atom": 1000
          *         },
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
+         *               "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h1f8s6kd07sc95gkgz9rt49fk3j",
+         *               "price": "price_prod_06h29v6e6faz6kgay58c7440ff2g0",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-26T11:34:58.090Z",
+         *           "updated": "2026-11-29T01:30:28.924Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -26244,18 +27154,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h1f8s7hbgs6bg7x09kxh6sn5s4e",
+         *       "id": "evt_prod_06h29v6f2zkxhxn4cqxgkh1dvt6c8",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795692898,
+         *       "created": 1795915829,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h1f8s7bvncjr1a6abskfqpjxc5p",
+         *           "id": "scr_prod_06h29v6evd4qqq2qq4h6hqst270qw",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h1f8s6nf9bk59hqsp08grfy8a7w",
+         *               "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -26264,19 +27174,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-26T11:34:58.139Z",
+         *           "created": "2026-11-29T01:30:28.953Z",
          *           "invoice": null,
-         *           "updated": "2026-11-26T11:34:58.185Z",
+         *           "updated": "2026-11-29T01:30:29.013Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-26T11:34:57.961Z",
-         *           "subscription": "sub_prod_06h1f8s6nf9bk59hqsp08grfy8a7t",
+         *           "effective_at": "2026-12-29T01:30:28.804Z",
+         *           "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-26T11:34:58.139Z",
+         *           "proration_date": "2026-11-29T01:30:28.953Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -26284,13 +27194,11 @@ export type components = {
          *           "payment_collected_at": null,
          *           "proration_amount_atom": 0,
          *           "proration_credit_atom": 0,
-         *           "next_invoice_amount_atom": 2000,
-         *           "amount_due_now_total_atom": 0,
-         *           "next_invoice_total_atom": 2000
+         *           "next_invoice_amount_atom": 2000
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-26T11:34:58.160Z",
+         *           "updated": "2026-11-29T01:30:28.982Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -26482,7 +27390,7 @@ export type components = {
             /** @description Why the event is `invalid`. */
             error?: {
                 /** @enum {string} */
-                code: "invalid_event" | "unknown_event_name" | "unknown_customer" | "invalid_value" | "timestamp_in_future" | "timestamp_too_old" | "period_invoiced" | "usage_event_conflict";
+                code: "invalid_event" | "unknown_event_name" | "unknown_customer" | "invalid_value" | "timestamp_in_future" | "timestamp_too_old" | "usage_event_conflict";
                 message: string;
             };
         };
@@ -33335,10 +34243,7 @@ export interface operations {
     };
     getInvoicePdf: {
         parameters: {
-            query?: {
-                /** @description `issued`: the document as finalized (`pdf_sha256`); `paid`: its paid version (`paid_pdf_sha256`). Absent: the paid version once there is one, else the issued one. */
-                version?: "issued" | "paid";
-            };
+            query?: never;
             header?: never;
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
@@ -33407,10 +34312,7 @@ export interface operations {
     };
     getInvoicePdfForTokenAccount: {
         parameters: {
-            query?: {
-                /** @description `issued`: the document as finalized (`pdf_sha256`); `paid`: its paid version (`paid_pdf_sha256`). Absent: the paid version once there is one, else the issued one. */
-                version?: "issued" | "paid";
-            };
+            query?: never;
             header?: never;
             path: {
                 invoice_id: string;
@@ -33477,10 +34379,7 @@ export interface operations {
     };
     getHostedInvoicePdf: {
         parameters: {
-            query?: {
-                /** @description `issued`: the document as finalized (`pdf_sha256`); `paid`: its paid version (`paid_pdf_sha256`). Absent: the paid version once there is one, else the issued one. */
-                version?: "issued" | "paid";
-            };
+            query?: never;
             header?: never;
             path: {
                 token: string;
@@ -33527,15 +34426,6 @@ export interface operations {
             };
             /** @description No such object in this account. */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict with the current state of the resource. */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -42929,10 +43819,10 @@ export interface operations {
         parameters: {
             query: {
                 customer: string;
-                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. With `end`, or neither: then the last 30 days (`day`) or 24 hours (`hour`) ending with the current one by the account's clock (a sandbox's test clock included). */
-                start?: string;
-                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. With `start`, or neither. */
-                end?: string;
+                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. */
+                start: string;
+                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. */
+                end: string;
                 group_by?: "hour" | "day";
             };
             header?: never;
@@ -43005,10 +43895,10 @@ export interface operations {
         parameters: {
             query: {
                 customer: string;
-                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. With `end`, or neither: then the last 30 days (`day`) or 24 hours (`hour`) ending with the current one by the account's clock (a sandbox's test clock included). */
-                start?: string;
-                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. With `start`, or neither. */
-                end?: string;
+                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. */
+                start: string;
+                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. */
+                end: string;
                 group_by?: "hour" | "day";
             };
             header?: never;
@@ -47827,6 +48717,221 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    memberInvitedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberInvitedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    memberInvitationRevokedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberInvitationRevokedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    memberJoinedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberJoinedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    memberRoleChangedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberRoleChangedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    memberRemovedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberRemovedWebhookEvent"];
             };
         };
         responses: {
