@@ -1317,7 +1317,7 @@ export type paths = {
         };
         /**
          * Download an invoice's PDF
-         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
+         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`): as it was issued (SHA-256 `pdf_sha256`) until it is paid, then its paid version (the "Paid on" mark, the amount paid, nothing due; SHA-256 `paid_pdf_sha256`). Each version is the same bytes at every download; `version` asks for one (`paid` before the invoice has one is a 409). A draft is a 409.
          */
         get: operations["getInvoicePdf"];
         put?: never;
@@ -1337,7 +1337,7 @@ export type paths = {
         };
         /**
          * Download an invoice's PDF
-         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`), as it was issued: the same bytes at every download, whose SHA-256 is `pdf_sha256`. A draft is a 409.
+         * @description The invoice as a document (`application/pdf`), in the customer's `preferred_locale` (else the account's `default_locale`): as it was issued (SHA-256 `pdf_sha256`) until it is paid, then its paid version (the "Paid on" mark, the amount paid, nothing due; SHA-256 `paid_pdf_sha256`). Each version is the same bytes at every download; `version` asks for one (`paid` before the invoice has one is a 409). A draft is a 409.
          */
         get: operations["getInvoicePdfForTokenAccount"];
         put?: never;
@@ -1357,7 +1357,7 @@ export type paths = {
         };
         /**
          * Download an invoice's PDF from its hosted page
-         * @description The same PDF as `getInvoicePdf`, for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.
+         * @description The same PDF as `getInvoicePdf` (the paid version once paid; `version` as there), for whoever holds the `hosted_invoice_url`'s token (no authentication). A wrong token is a 404.
          */
         get: operations["getHostedInvoicePdf"];
         put?: never;
@@ -3335,7 +3335,7 @@ export type paths = {
         };
         /**
          * A customer's usage of a meter by hour or day
-         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last).
+         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last). Without `start` and `end`: the last 30 days (or 24 hours) ending with the current one on the account's clock.
          */
         get: operations["getMeterSummaries"];
         put?: never;
@@ -3355,7 +3355,7 @@ export type paths = {
         };
         /**
          * A customer's usage of a meter by hour or day
-         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last).
+         * @description One bucket per whole hour or UTC day of [start, end), every bucket listed (empty ones 0, or null for max/last). Without `start` and `end`: the last 30 days (or 24 hours) ending with the current one on the account's clock.
          */
         get: operations["getMeterSummariesForTokenAccount"];
         put?: never;
@@ -10295,7 +10295,7 @@ export type components = {
             /** @description The product's name (and the price's nickname) at creation. */
             description: string | null;
             unit_amount_atom: number;
-            /** @description unit_amount_atom × quantity. */
+            /** @description The price for the quantity: unit_amount_atom × quantity, or a tiered price's tiers for the quantity (then unit_amount_atom is 0). */
             amount_atom: number;
         };
         CheckoutSession: {
@@ -10565,8 +10565,10 @@ export type components = {
             customer_name: string | null;
             /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
             customer_email: string | null;
-            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            /** @description SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts. */
             pdf_sha256: string | null;
+            /** @description SHA-256 (hex) of the PDF's paid version (the issued document with a "Paid on" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one). */
+            paid_pdf_sha256: string | null;
             /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
@@ -10770,7 +10772,7 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             start: string;
-            /** @description When a `repeating` coupon stops applying; null for once/forever. */
+            /** @description When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever. */
             end: string | null;
             livemode: boolean;
         };
@@ -10788,7 +10790,7 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             start: string;
-            /** @description When a `repeating` coupon stops applying; null for once/forever. */
+            /** @description When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever. */
             end: string | null;
             livemode: boolean;
             /** @constant */
@@ -11386,10 +11388,10 @@ export type components = {
             /** @description The customer's balance in this currency after this transaction. */
             ending_balance_atom: number;
             /**
-             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`).
+             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`), `invoice_voided` (a void gave back what its invoice's finalization applied: the opposite of that invoice's `applied_to_invoice`).
              * @enum {string}
              */
-            type: "adjustment" | "applied_to_invoice" | "credit_note" | "proration";
+            type: "adjustment" | "applied_to_invoice" | "credit_note" | "proration" | "invoice_voided";
             description: string | null;
             invoice: string | null;
             credit_note: string | null;
@@ -11442,6 +11444,10 @@ export type components = {
             balance_transaction: string | null;
             /** @description The licensed items after the change for one period, before discounts; metered items' usage is not included. */
             next_invoice_amount_atom: number;
+            /** @description What is charged now, as the proration invoice applying it will total: `amount_due_now_atom` after the customer's discount, with the taxes (the same computation as finalization), fixed at creation; 0 when nothing is due now. The customer's balance, if any, is applied to that invoice. Null on change requests made before it existed. */
+            amount_due_now_total_atom: number | null;
+            /** @description The next renewal invoice's total as previewed at creation (`POST /invoices/preview` with this change): the items after it (and after the changes already pending), the metered usage so far, the customer's discount in force then, the taxes. Null when the subscription does not renew (cancelled at the period end, paused), and on change requests made before it existed. */
+            next_invoice_total_atom: number | null;
             currency: string;
             /**
              * Format: date-time
@@ -19927,8 +19933,10 @@ export type components = {
             customer_name: string | null;
             /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
             customer_email: string | null;
-            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            /** @description SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts. */
             pdf_sha256: string | null;
+            /** @description SHA-256 (hex) of the PDF's paid version (the issued document with a "Paid on" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one). */
+            paid_pdf_sha256: string | null;
             /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
@@ -20046,8 +20054,10 @@ export type components = {
             customer_name: string | null;
             /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
             customer_email: string | null;
-            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            /** @description SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts. */
             pdf_sha256: string | null;
+            /** @description SHA-256 (hex) of the PDF's paid version (the issued document with a "Paid on" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one). */
+            paid_pdf_sha256: string | null;
             /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
@@ -22175,8 +22185,10 @@ export type components = {
             customer_name?: string | null;
             /** @description The customer's email as printed on the invoice (fixed at finalization); null on drafts. */
             customer_email?: string | null;
-            /** @description SHA-256 (hex) of the PDF, fixed at finalization: every download of `invoice_pdf` has exactly these bytes. Null on drafts. */
+            /** @description SHA-256 (hex) of the PDF as issued, fixed at finalization: every download of its issued version (`invoice_pdf`, before the invoice is paid; `invoice_pdf?version=issued` always) has exactly these bytes. Null on drafts. */
             pdf_sha256?: string | null;
+            /** @description SHA-256 (hex) of the PDF's paid version (the issued document with a "Paid on" mark, the amount paid and nothing due), fixed in the transaction that marked the invoice paid and carried by `invoice.paid`: once paid, `invoice_pdf` serves exactly these bytes. Null until paid (and for invoices paid before paid versions existed, whose `invoice_pdf` stays the issued one). */
+            paid_pdf_sha256?: string | null;
             /** @description The PDF (the `getInvoicePdf` operation, with a secret token); null on drafts. */
             invoice_pdf?: string | null;
             /** @description The hosted invoice page: a capability URL anyone holding it can open without signing in (view, download the PDF, pay an open invoice). Null on drafts. */
@@ -23538,7 +23550,7 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             start?: string;
-            /** @description When a `repeating` coupon stops applying; null for once/forever. */
+            /** @description When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever. */
             end?: string | null;
             livemode?: boolean;
         };
@@ -23711,7 +23723,7 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             start?: string;
-            /** @description When a `repeating` coupon stops applying; null for once/forever. */
+            /** @description When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever. */
             end?: string | null;
             livemode?: boolean;
             deleted?: null;
@@ -26639,10 +26651,10 @@ export type components = {
             /** @description The customer's balance in this currency after this transaction. */
             ending_balance_atom?: number;
             /**
-             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`).
+             * @description `adjustment` (by hand), `applied_to_invoice` (finalization used the balance), `credit_note` (a post-payment credit note's `credit_amount_atom`), `proration` (the unused time a subscription change request's net decrease credits: its `proration_credit_atom`), `invoice_voided` (a void gave back what its invoice's finalization applied: the opposite of that invoice's `applied_to_invoice`).
              * @enum {string}
              */
-            type?: "adjustment" | "applied_to_invoice" | "credit_note" | "proration";
+            type?: "adjustment" | "applied_to_invoice" | "credit_note" | "proration" | "invoice_voided";
             description?: string | null;
             invoice?: string | null;
             credit_note?: string | null;
@@ -27024,6 +27036,10 @@ export type components = {
             balance_transaction?: string | null;
             /** @description The licensed items after the change for one period, before discounts; metered items' usage is not included. */
             next_invoice_amount_atom?: number;
+            /** @description What is charged now, as the proration invoice applying it will total: `amount_due_now_atom` after the customer's discount, with the taxes (the same computation as finalization), fixed at creation; 0 when nothing is due now. The customer's balance, if any, is applied to that invoice. Null on change requests made before it existed. */
+            amount_due_now_total_atom?: number | null;
+            /** @description The next renewal invoice's total as previewed at creation (`POST /invoices/preview` with this change): the items after it (and after the changes already pending), the metered usage so far, the customer's discount in force then, the taxes. Null when the subscription does not renew (cancelled at the period end, paused), and on change requests made before it existed. */
+            next_invoice_total_atom?: number | null;
             currency?: string;
             /**
              * Format: date-time
@@ -27390,7 +27406,7 @@ export type components = {
             /** @description Why the event is `invalid`. */
             error?: {
                 /** @enum {string} */
-                code: "invalid_event" | "unknown_event_name" | "unknown_customer" | "invalid_value" | "timestamp_in_future" | "timestamp_too_old" | "usage_event_conflict";
+                code: "invalid_event" | "unknown_event_name" | "unknown_customer" | "invalid_value" | "timestamp_in_future" | "timestamp_too_old" | "period_invoiced" | "usage_event_conflict";
                 message: string;
             };
         };
@@ -34243,7 +34259,10 @@ export interface operations {
     };
     getInvoicePdf: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `issued`: the document as finalized (`pdf_sha256`); `paid`: its paid version (`paid_pdf_sha256`). Absent: the paid version once there is one, else the issued one. */
+                version?: "issued" | "paid";
+            };
             header?: never;
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
@@ -34312,7 +34331,10 @@ export interface operations {
     };
     getInvoicePdfForTokenAccount: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `issued`: the document as finalized (`pdf_sha256`); `paid`: its paid version (`paid_pdf_sha256`). Absent: the paid version once there is one, else the issued one. */
+                version?: "issued" | "paid";
+            };
             header?: never;
             path: {
                 invoice_id: string;
@@ -34379,7 +34401,10 @@ export interface operations {
     };
     getHostedInvoicePdf: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `issued`: the document as finalized (`pdf_sha256`); `paid`: its paid version (`paid_pdf_sha256`). Absent: the paid version once there is one, else the issued one. */
+                version?: "issued" | "paid";
+            };
             header?: never;
             path: {
                 token: string;
@@ -34426,6 +34451,15 @@ export interface operations {
             };
             /** @description No such object in this account. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -43819,10 +43853,10 @@ export interface operations {
         parameters: {
             query: {
                 customer: string;
-                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. */
-                start: string;
-                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. */
-                end: string;
+                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. With `end`, or neither: then the last 30 days (`day`) or 24 hours (`hour`) ending with the current one by the account's clock (a sandbox's test clock included). */
+                start?: string;
+                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. With `start`, or neither. */
+                end?: string;
                 group_by?: "hour" | "day";
             };
             header?: never;
@@ -43895,10 +43929,10 @@ export interface operations {
         parameters: {
             query: {
                 customer: string;
-                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. */
-                start: string;
-                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. */
-                end: string;
+                /** @description First bucket's start (ISO 8601), a whole hour or UTC day as `group_by` says. With `end`, or neither: then the last 30 days (`day`) or 24 hours (`hour`) ending with the current one by the account's clock (a sandbox's test clock included). */
+                start?: string;
+                /** @description The end (exclusive, ISO 8601), aligned like `start`; after it, at most 366 days later. With `start`, or neither. */
+                end?: string;
                 group_by?: "hour" | "day";
             };
             header?: never;
