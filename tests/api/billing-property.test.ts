@@ -65,6 +65,24 @@ async function outcome<T>(run: () => Promise<T>): Promise<Outcome<T>> {
 }
 
 /** The driver of one lane: its account's clock, held at one instant during each step. */
+/**
+ * The test app's own clock ticker (another process) runs the same sandbox accounts' due transitions
+ * as this worker's advance; when it holds the renewal's row lock at the instant the advance looks,
+ * the advance answers its documented 409 "stays due after running" (lib/clock/service.ts,
+ * `serially`: only within one process are runs ordered). A client retries that 409, and so does the
+ * driver, a bounded number of times: the renewal itself is then done once, by whichever ran it.
+ */
+async function advanceRetryingStalls<T>(advance: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await advance();
+    } catch (error) {
+      const stalled = error instanceof ServiceError && error.category === "conflict" && error.message.includes("stays due after running");
+      if (!stalled || attempt === 5) throw error;
+    }
+  }
+}
+
 function inProcessDriver(accountId: string): BillingDriver {
   let held = new Date();
   let offsetMs = 0;
@@ -113,7 +131,7 @@ function inProcessDriver(accountId: string): BillingDriver {
     renew: (subscriptionId) =>
       outcome(async () => {
         const { subscription } = await getSubscription({ ctx, input: { id: subscriptionId } });
-        const advanced = await advanceClock({ ctx: { ...ctx, now: () => new Date(Date.now() + offsetMs) }, input: { to: new Date(subscription.currentPeriodEnd.getTime() + 1_000) } });
+        const advanced = await advanceRetryingStalls(() => advanceClock({ ctx: { ...ctx, now: () => new Date(Date.now() + offsetMs) }, input: { to: new Date(subscription.currentPeriodEnd.getTime() + 1_000) } }));
         offsetMs = advanced.offsetMs;
         const after = await getSubscription({ ctx, input: { id: subscriptionId } });
         return { invoice: after.subscription.latestInvoiceId === subscription.latestInvoiceId ? null : after.subscription.latestInvoiceId };

@@ -98,10 +98,15 @@ describe("the customer balance", () => {
     expect(paid).toMatchObject({ status: "paid", due_amount_atom: 0, paid_amount_atom: 2000 });
     const intent = (await sandbox.get(`/payment-intents/${paid.payment_intent}`)).body;
     expect(intent.amount_atom).toBe(1500);
-    // The document prints the credit applied and what was due then.
-    const text = pdfText((await download(`${apiBaseUrl()}/invoices/${invoice.id}/pdf`, merchant.sandboxSecret.token)).bytes);
-    expect(text).toContain(`Applied balance (credit) -${printedMoney(500, "usd", "en")}`);
-    expect(text).toContain(`Amount due ${printedMoney(1500, "usd", "en")}`);
+    // The document as issued prints the credit applied and what was due then; the paid version
+    // (what the PDF link serves once paid) what the card paid and nothing due.
+    const issued = pdfText((await download(`${apiBaseUrl()}/invoices/${invoice.id}/pdf?version=issued`, merchant.sandboxSecret.token)).bytes);
+    expect(issued).toContain(`Applied balance (credit) -${printedMoney(500, "usd", "en")}`);
+    expect(issued).toContain(`Amount due ${printedMoney(1500, "usd", "en")}`);
+    const paidText = pdfText((await download(`${apiBaseUrl()}/invoices/${invoice.id}/pdf`, merchant.sandboxSecret.token)).bytes);
+    expect(paidText).toContain(`Applied balance (credit) -${printedMoney(500, "usd", "en")}`);
+    expect(paidText).toContain(`Amount paid ${printedMoney(1500, "usd", "en")}`);
+    expect(paidText).toContain(`Amount due ${printedMoney(0, "usd", "en")}`);
 
     // More credit than the next total: the invoice is paid at once, the rest stays.
     await adjust(cus, 3000);

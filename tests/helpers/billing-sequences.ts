@@ -174,7 +174,7 @@ type MInvoice = {
 };
 type MNote = { id: string; invoice: string; status: "issued" | "void"; type: "pre" | "post"; total: number; tax: number; discount: number; lineParts: { line: string; amount: number; discount: number; taxes: ModelLineTax[] }[] };
 type MItem = { id: string; price: number; quantity: number };
-type MSubscription = { id: string; items: MItem[]; method: CardMethod; periodStart: Date; periodEnd: Date; pending: { price: number; quantity: number } | null; renewed: boolean };
+type MSubscription = { id: string; items: MItem[]; method: CardMethod; periodStart: Date; periodEnd: Date; pending: { price: number } | { quantity: number } | null; renewed: boolean };
 
 /** The model of one customer's money, and what the database cannot know (money that changed hands outside the service). */
 export type Model = {
@@ -510,7 +510,9 @@ async function planStep(driver: BillingDriver, model: Model, ids: CatalogueIds, 
   const method = current.method === "pm_sandbox_partially_funded" ? "pm_sandbox_succeeds" : current.method;
   const outcome = await driver.change(subscription.id, steps, { effective: current.effective, behavior: current.behavior, method });
   if (current.effective === "period_end") {
-    if (agree(model, "change at period end", done, outcome)) subscription.pending = after;
+    // A scheduled step changes one thing of the item as it stands at the renewal (a price switched
+    // now in between keeps the scheduled quantity, and the reverse), so the model keeps the step, not a snapshot.
+    if (agree(model, "change at period end", done, outcome)) subscription.pending = current.change === "switch_price" ? { price: after.price } : { quantity: after.quantity };
     return;
   }
   const signed = current.behavior === "none" ? 0 : proration(itemsCost(subscription.items), itemsCost([after]), subscription.periodStart, subscription.periodEnd, "prorationDate" in outcome ? outcome.prorationDate : now);
@@ -545,7 +547,7 @@ async function renewStep(driver: BillingDriver, model: Model, ids: CatalogueIds)
   const outcome = await driver.renew(subscription.id);
   if (!agree(model, "renew", done, outcome) || !outcome.ok) return;
   if (subscription.pending) {
-    subscription.items = [{ id: subscription.items[0]!.id, ...subscription.pending }];
+    subscription.items = [{ ...subscription.items[0]!, ...subscription.pending }];
     subscription.pending = null;
   }
   const period = await subscriptionPeriod(subscription.id);
