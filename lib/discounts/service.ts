@@ -121,18 +121,7 @@ export async function deleteDiscount({ ctx, input }: Verb<{ customerId: string }
     const [before] = await tx.select().from(customerDiscounts).where(activeOf(input.customerId)).for("update");
     if (!before) throw noDiscount(input.customerId);
     const now = ctx.now();
-    const after = one(await tx
-      .update(customerDiscounts)
-      .set({ active: false, deletedAt: now, updated: now })
-      .where(eq(customerDiscounts.id, before.id))
-      .returning());
-    const coupon = await couponById(tx, before.couponId);
-    await emitEvent(tx, ctx, {
-      type: "customer.discount.deleted",
-      aggregateId: before.id,
-      data: { ...discountState({ discount: after, coupon }, ctx.livemode, ctx.now()), deleted: true },
-      previousData: discountState({ discount: before, coupon }, ctx.livemode, ctx.now()),
-    });
+    await endDiscount(tx, ctx, before, { deletedAt: now, updated: now });
     return { id: before.id };
   });
 }
@@ -153,11 +142,17 @@ export async function endOnceDiscount(tx: ChangeTransaction, ctx: ServiceContext
     .for("update");
   // Replaced or removed meanwhile: nothing of this discount is left to end.
   if (!before) return;
-  const after = one(await tx
-    .update(customerDiscounts)
-    .set({ active: false, end: now, updated: now })
-    .where(eq(customerDiscounts.id, before.id))
-    .returning());
+  await endDiscount(tx, ctx, before, { end: now, updated: now });
+}
+
+/** Makes a discount inactive with `ending` (removed: `deletedAt`; used up: `end`) and says so with `customer.discount.deleted`. */
+async function endDiscount(
+  tx: ChangeTransaction,
+  ctx: ServiceContext,
+  before: typeof customerDiscounts.$inferSelect,
+  ending: { deletedAt: Date; updated: Date } | { end: Date; updated: Date },
+): Promise<void> {
+  const after = one(await tx.update(customerDiscounts).set({ active: false, ...ending }).where(eq(customerDiscounts.id, before.id)).returning());
   const coupon = await couponById(tx, before.couponId);
   await emitEvent(tx, ctx, {
     type: "customer.discount.deleted",

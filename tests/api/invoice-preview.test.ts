@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { customerBalanceTransactions, events, invoiceLines, invoices, paymentIntents, subscriptionChangeRequests } from "@/db/schema";
 import { api, type Json } from "../helpers/api";
-import { newMerchant } from "../helpers/merchant";
+import { newSandbox } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 
 /*
@@ -20,14 +20,7 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
 
 /** Every test has its own sandbox account: the test clock moves a whole account. */
 async function sandbox() {
-  const merchant = await newMerchant();
-  const client = api(merchant.sandboxSecret.token);
-  const account = merchant.sandboxAccountId;
-  const ok = async (response: Promise<{ status: number; body: Json; text: string }>): Promise<Json> => {
-    const settled = await response;
-    expect([200, 201], settled.text).toContain(settled.status);
-    return settled.body;
-  };
+  const { merchant, client, account, ok } = await newSandbox();
   const product = (await ok(client.post(`/${account}/products`, { name: "Plan" }))).id as string;
   const price = async (amount: number) =>
     (await ok(client.post(`/${account}/prices`, { product, currency: "usd", unit_amount_atom: amount, type: "recurring", recurring: { interval: "month" } }))).id as string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { api, type Json } from "../helpers/api";
-import { newMerchant } from "../helpers/merchant";
+import type { Json } from "../helpers/api";
+import { newSandbox } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 
 /*
@@ -13,14 +13,7 @@ const DAY = 86_400_000;
 
 /** Every test has its own sandbox account: the test clock moves a whole account. */
 async function sandbox() {
-  const merchant = await newMerchant();
-  const client = api(merchant.sandboxSecret.token);
-  const account = merchant.sandboxAccountId;
-  const ok = async (response: Promise<{ status: number; body: Json; text: string }>): Promise<Json> => {
-    const settled = await response;
-    expect([200, 201], settled.text).toContain(settled.status);
-    return settled.body;
-  };
+  const { client, account, ok } = await newSandbox();
   const product = (await ok(client.post(`/${account}/products`, { name: "Plan" }))).id as string;
   const monthly = (await ok(
     client.post(`/${account}/prices`, { product, currency: "usd", unit_amount_atom: 2000, type: "recurring", recurring: { interval: "month" } }),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { api, type Json } from "../helpers/api";
-import { newMerchant } from "../helpers/merchant";
+import type { Json } from "../helpers/api";
+import { newSandbox } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 
 /*
@@ -16,14 +16,7 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
 
 describe("late usage around a renewal (sandbox test clock, default grace of one hour)", () => {
   it("accepts and bills a late event within the grace window; after the renewal refuses one as period_invoiced", async () => {
-    const merchant = await newMerchant();
-    const client = api(merchant.sandboxSecret.token);
-    const account = merchant.sandboxAccountId;
-    const ok = async (response: Promise<{ status: number; body: Json; text: string }>): Promise<Json> => {
-      const settled = await response;
-      expect([200, 201], settled.text).toContain(settled.status);
-      return settled.body;
-    };
+    const { client, account, ok } = await newSandbox();
     const product = (await ok(client.post(`/${account}/products`, { name: "API" }))).id;
     const meter = await ok(client.post(`/${account}/meters`, { event_name: "calls", display_name: "Calls", aggregation: "sum" }));
     const price = await ok(

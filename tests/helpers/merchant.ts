@@ -4,7 +4,8 @@ import { apiTokens, organizations } from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
 import { createOrganization } from "@/lib/organizations/service";
 import { enrollOrganization } from "@/lib/platform/service";
-import { api } from "./api";
+import { expect } from "vitest";
+import { api, type Json } from "./api";
 
 let counter = 0;
 
@@ -48,4 +49,20 @@ export async function setOrganizationStanding(
 ): Promise<void> {
   const db = await getDb();
   await db.update(organizations).set(standing).where(eq(organizations.id, organizationId));
+}
+
+/**
+ * A new merchant's sandbox account (a test clock moves a whole account, so each test has its own),
+ * its API client, and `ok`: the answer's body once its status says it succeeded (200 or 201).
+ */
+export async function newSandbox() {
+  const merchant = await newMerchant();
+  const client = api(merchant.sandboxSecret.token);
+  const account = merchant.sandboxAccountId;
+  const ok = async (response: Promise<{ status: number; body: Json; text: string }>): Promise<Json> => {
+    const settled = await response;
+    expect([200, 201], settled.text).toContain(settled.status);
+    return settled.body;
+  };
+  return { merchant, client, account, ok };
 }
