@@ -19,6 +19,7 @@ import { applyChangeRequest } from "@/lib/subscription-changes/apply";
 import { cancelChangeRequest, createChangeRequest } from "@/lib/subscription-changes/service";
 import { SubscriptionCancelInput, SubscriptionCreateInput } from "@/lib/subscriptions/schema";
 import { cancelSubscription, createSubscription, getSubscription } from "@/lib/subscriptions/service";
+import { auditAccountMoney, describeDifference } from "@/scripts/audit/money";
 import { api } from "../helpers/api";
 import { arbSequence, CATALOGUE, runSequence, type BillingDriver, type CatalogueIds, type Outcome, type Step } from "../helpers/billing-sequences";
 import { newMerchant } from "../helpers/merchant";
@@ -52,7 +53,7 @@ const SEQUENCES = Number(process.env.PROPERTY_SEQUENCES ?? 10_000);
 const LANES = 6;
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : Math.floor(Math.random() * 2 ** 31);
 
-type Lane = { driver: BillingDriver; ids: CatalogueIds };
+type Lane = { accountId: string; driver: BillingDriver; ids: CatalogueIds };
 
 /** A verb's refusal a client can be given (409, 422) is an outcome (the model says whether it may be); anything else fails the property. */
 async function outcome<T>(run: () => Promise<T>): Promise<Outcome<T>> {
@@ -160,10 +161,17 @@ async function newLane(): Promise<Lane> {
     const terms = "percentBps" in coupon ? { percent_off: coupon.percentBps / 100 } : { amount_off_atom: coupon.amountOff, currency: "usd" };
     ids.coupons.push(await created(await sandbox.post("/coupons", { duration: coupon.duration, ...(coupon.months === null ? {} : { duration_in_months: coupon.months }), ...terms })));
   }
-  return { driver: inProcessDriver(merchant.sandboxAccountId), ids };
+  return { accountId: merchant.sandboxAccountId, driver: inProcessDriver(merchant.sandboxAccountId), ids };
 }
 
 let lanes: Lane[];
+
+/** The test database (tests/setup/worker-env.ts), which the audit reads from outside like `npm run audit:money`. */
+function databaseUrl(): string {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error("DATABASE_URL is not set for the test worker");
+  return url;
+}
 
 beforeAll(async () => {
   lanes = await Promise.all(Array.from({ length: LANES }, newLane));
@@ -206,5 +214,8 @@ describe("the billing invariants and the model of the money, property (in-proces
     const renewals = sequences.reduce((total, sequence) => total + sequence.filter((step) => step.kind === "renew").length, 0);
     console.log(`billing property: ${SEQUENCES} sequences, ${steps} steps (${renewals} renewal steps drawn), ${Date.now() - started} ms (FC_SEED=${SEED})`);
     expect(steps).toBeGreaterThanOrEqual(SEQUENCES);
+    // The audit from outside (scripts/audit/money.ts) recomputes every lane's money from its events: it must find nothing.
+    const differences = (await Promise.all(lanes.map(async (lane) => (await auditAccountMoney({ databaseUrl: databaseUrl(), accountId: lane.accountId })).map((difference) => `${lane.accountId}: ${describeDifference(difference)}`)))).flat();
+    expect(differences, `the money audit of the lanes' accounts (FC_SEED=${SEED})`).toEqual([]);
   }, 1_800_000);
 });
