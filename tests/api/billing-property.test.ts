@@ -19,9 +19,12 @@ import { applyChangeRequest } from "@/lib/subscription-changes/apply";
 import { cancelChangeRequest, createChangeRequest } from "@/lib/subscription-changes/service";
 import { SubscriptionCancelInput, SubscriptionCreateInput } from "@/lib/subscriptions/schema";
 import { cancelSubscription, createSubscription, getSubscription } from "@/lib/subscriptions/service";
+import { getDb } from "@/db/client";
+import { renewalGraceMs } from "@/lib/usage/billing";
+import { ingestUsageEvents } from "@/lib/usage/ingest";
 import { auditAccountMoney, describeDifference } from "@/scripts/audit/money";
 import { api } from "../helpers/api";
-import { arbSequence, CATALOGUE, runSequence, type BillingDriver, type CatalogueIds, type Outcome, type Step } from "../helpers/billing-sequences";
+import { arbSequence, CATALOGUE, METERED, runSequence, type BillingDriver, type CatalogueIds, type Outcome, type Step } from "../helpers/billing-sequences";
 import { newMerchant } from "../helpers/merchant";
 
 /*
@@ -97,9 +100,10 @@ function inProcessDriver(accountId: string): BillingDriver {
     adjust: (customerId, amount) =>
       done(() => adjustCustomerBalance({ ctx, input: { customerId, adjustment: BalanceTransactionCreateInput.parse({ amount_atom: amount, currency: "usd", description: "Property" }) } })),
     applyCoupon: (customerId, couponId) => done(() => applyDiscount({ ctx, input: { customerId, couponId } })),
-    subscribe: (customer, price, quantity, method) =>
+    subscribe: (customer, price, quantity, method, metered) =>
       outcome(async () => {
-        const made = await createSubscription({ ctx, input: SubscriptionCreateInput.parse({ customer, items: [{ price, quantity }], default_payment_method: method }) });
+        const items = metered ? [{ price, quantity }, { price: metered }] : [{ price, quantity }];
+        const made = await createSubscription({ ctx, input: SubscriptionCreateInput.parse({ customer, items, default_payment_method: method }) });
         return { id: made.subscription.id, item: made.items[0]!.id, invoice: made.subscription.latestInvoiceId };
       }),
     change: async (subscriptionId, steps, options) => {
@@ -114,11 +118,20 @@ function inProcessDriver(accountId: string): BillingDriver {
     renew: (subscriptionId) =>
       outcome(async () => {
         const { subscription } = await getSubscription({ ctx, input: { id: subscriptionId } });
-        const advanced = await advanceClock({ ctx: { ...ctx, now: () => new Date(Date.now() + offsetMs) }, input: { to: new Date(subscription.currentPeriodEnd.getTime() + 1_000) } });
+        // With a metered item the renewal waits the account's usage grace after the period end.
+        const dueAt = subscription.currentPeriodEnd.getTime() + (await renewalGraceMs(await getDb(), subscriptionId));
+        const advanced = await advanceClock({ ctx: { ...ctx, now: () => new Date(Date.now() + offsetMs) }, input: { to: new Date(dueAt + 1_000) } });
         offsetMs = advanced.offsetMs;
         const after = await getSubscription({ ctx, input: { id: subscriptionId } });
         return { invoice: after.subscription.latestInvoiceId === subscription.latestInvoiceId ? null : after.subscription.latestInvoiceId };
       }),
+    usage: async (events) => {
+      const items = events.map((event) => ({ event_name: METERED.eventName, customer: event.customer, identifier: event.identifier, timestamp: event.timestamp, payload: { value: event.value } }));
+      return (await ingestUsageEvents(ctx, items)).map((answer) => ({ status: answer.status, code: answer.error?.code ?? null }));
+    },
+    advance: async (to) => {
+      offsetMs = (await advanceClock({ ctx: { ...ctx, now: () => new Date(Date.now() + offsetMs) }, input: { to } })).offsetMs;
+    },
     end: async (id) => {
       const ended = await outcome(() => cancelSubscription({ ctx: { ...ctx, now: () => new Date(Math.max(Date.now() + offsetMs, held.getTime() + 1)) }, input: { id, options: SubscriptionCancelInput.parse({}) } }));
       if (!ended.ok) throw new Error(`cancelling the sequence's subscription: ${ended.refusal}`);
@@ -147,6 +160,19 @@ async function newLane(): Promise<Lane> {
   };
   const product = await created(await sandbox.post("/products", { name: "Plan" }));
   const ids: CatalogueIds = { prices: [], taxRates: [], coupons: [] };
+  const meter = await created(await sandbox.post("/meters", { event_name: METERED.eventName, display_name: "Units", aggregation: "sum" }));
+  if (METERED.price.scheme !== "graduated") throw new Error("METERED's price is graduated");
+  ids.metered = await created(
+    await sandbox.post("/prices", {
+      product,
+      currency: "usd",
+      type: "recurring",
+      recurring: { interval: "month", usage_type: "metered", meter },
+      billing_scheme: "tiered",
+      tiers_mode: "graduated",
+      tiers: METERED.price.tiers.map((tier) => ({ up_to: tier.upTo, unit_amount_atom: tier.unit, flat_amount_atom: tier.flat })),
+    }),
+  );
   for (const price of CATALOGUE.prices) {
     const terms =
       price.scheme === "per_unit"
