@@ -231,6 +231,7 @@ describe("the billing invariants and the model of the money, property (in-proces
     const failure = await runAll(sequences);
     if (failure !== null) {
       console.log(`billing property: sequence ${failure.index} of FC_SEED=${SEED} failed: ${String(failure.error).slice(0, 4000)}`);
+      console.log(`billing property: its steps: ${JSON.stringify(sequences[failure.index])}`);
       // Replays the failing sequence (same seed, its path) and shrinks it: the error names the minimal one.
       const [lane] = lanes;
       await fc.assert(fc.asyncProperty(arbSequence, async (steps) => void (await runSequence(lane!.driver, lane!.ids, steps))), { seed: SEED, path: String(failure.index) });
@@ -238,7 +239,11 @@ describe("the billing invariants and the model of the money, property (in-proces
     }
     const steps = sequences.reduce((total, sequence) => total + sequence.length, 0);
     const renewals = sequences.reduce((total, sequence) => total + sequence.filter((step) => step.kind === "renew").length, 0);
-    console.log(`billing property: ${SEQUENCES} sequences, ${steps} steps (${renewals} renewal steps drawn), ${Date.now() - started} ms (FC_SEED=${SEED})`);
+    const usage = sequences.reduce((total, sequence) => total + sequence.filter((step) => step.kind === "usage").length, 0);
+    const metered = sequences.filter((sequence) => sequence.find((step) => step.kind === "plan")?.metered === true).length;
+    console.log(
+      `billing property: ${SEQUENCES} sequences, ${steps} steps (${renewals} renewal steps, ${usage} usage steps drawn; ${metered} sequences subscribe with a metered item), ${Date.now() - started} ms (FC_SEED=${SEED})`,
+    );
     expect(steps).toBeGreaterThanOrEqual(SEQUENCES);
     // The audit from outside (scripts/audit/money.ts) recomputes every lane's money from its events: it must find nothing.
     const differences = (await Promise.all(lanes.map(async (lane) => (await auditAccountMoney({ databaseUrl: databaseUrl(), accountId: lane.accountId })).map((difference) => `${lane.accountId}: ${describeDifference(difference)}`)))).flat();
