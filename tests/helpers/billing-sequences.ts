@@ -123,6 +123,8 @@ export const arbStep = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant("renew" as const),
       grace: fc.array(fc.record({ after: fc.boolean(), back: fc.integer({ min: 1, max: 50 }), value: fc.integer({ min: 1, max: 20 }) }), { maxLength: 2 }),
+      // Right after a metered renewal, one late event stamped `back` minutes before the invoiced period's end (RULES-42 3: refused, period_invoiced).
+      late: fc.record({ back: fc.integer({ min: 1, max: 50 }), value: fc.integer({ min: 1, max: 20 }) }),
     }),
   },
   // A usage event of the metered item: before the renewal stamped `back` minutes ago (within the period), after it either now (the next period's) or late,
@@ -675,6 +677,7 @@ async function renewStep(driver: BillingDriver, model: Model, ids: CatalogueIds,
   const invoice = finalize(model, outcome.value.invoice, lines, renewedAt);
   await nameLines(invoice);
   void ids;
+  if (usage) await sendUsage(driver, model, usage, ended.end.getTime() - current.late.back * MINUTE, current.late.value, false, { status: "invalid", code: "period_invoiced" });
   if (invoice.status === "open") cardPayment(invoice, subscription.method, null);
 }
 
