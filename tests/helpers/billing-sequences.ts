@@ -677,7 +677,11 @@ async function renewStep(driver: BillingDriver, model: Model, ids: CatalogueIds,
   const invoice = finalize(model, outcome.value.invoice, lines, renewedAt);
   await nameLines(invoice);
   void ids;
-  if (usage) await sendUsage(driver, model, usage, ended.end.getTime() - current.late.back * MINUTE, current.late.value, false, { status: "invalid", code: "period_invoiced" });
+  if (usage) {
+    // The clock moved on with the renewal: the event is sent at the renewal's time, not the step's start.
+    await driver.now();
+    await sendUsage(driver, model, usage, ended.end.getTime() - current.late.back * MINUTE, current.late.value, false, { status: "invalid", code: "period_invoiced" });
+  }
   if (invoice.status === "open") cardPayment(invoice, subscription.method, null);
 }
 
