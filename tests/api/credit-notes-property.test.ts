@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { auditAccountMoney, describeDifference } from "@/scripts/audit/money";
 import { api, type ApiResponse, type Client, type Json } from "../helpers/api";
 import { arbSequence, CATALOGUE, runSequence, type BillingDriver, type CatalogueIds, type Outcome } from "../helpers/billing-sequences";
 import { newMerchant } from "../helpers/merchant";
@@ -138,5 +139,8 @@ describe("the billing invariants and the model of the money, property (over HTTP
       { numRuns: RUNS },
     );
     expect(customers).toBeGreaterThanOrEqual(RUNS);
+    // The audit from outside (scripts/audit/money.ts, on the test database of tests/setup/worker-env.ts) must find nothing.
+    const differences = await auditAccountMoney({ databaseUrl: process.env.DATABASE_URL ?? "", accountId: account });
+    expect(differences.map(describeDifference), "the money audit of the sandbox account").toEqual([]);
   }, 600_000);
 });

@@ -59,8 +59,15 @@ export const CATALOGUE = {
   ] as ModelCoupon[],
 };
 
-/** The ids of a lane's catalogue, in CATALOGUE's order. */
-export type CatalogueIds = { prices: string[]; taxRates: string[]; coupons: string[] };
+/**
+ * The metered price a subscription may carry besides its licensed item (billed in arrears on the
+ * renewal invoice, by its tiers: the first 10 units 12 each, every further one 5, plus 40 once
+ * any unit passes 10), and the event name of its meter (aggregation sum, payload { value }).
+ */
+export const METERED = { price: { scheme: "graduated", tiers: [{ upTo: 10, unit: 12, flat: 0 }, { upTo: null, unit: 5, flat: 40 }] } as ModelPrice, eventName: "property_units" };
+
+/** The ids of a lane's catalogue, in CATALOGUE's order; `metered`: METERED's price, where the driver reports usage. */
+export type CatalogueIds = { prices: string[]; taxRates: string[]; coupons: string[]; metered?: string };
 
 const arbMethod = fc.constantFrom(...PAY_METHODS);
 const arbCardMethod = fc.constantFrom<CardMethod>("pm_sandbox_succeeds", "pm_sandbox_partially_funded", "pm_sandbox_declined", "pm_sandbox_refund_fails");
@@ -106,9 +113,32 @@ export const arbStep = fc.oneof(
       effective: fc.constantFrom("now" as const, "now" as const, "period_end" as const),
       behavior: fc.constantFrom("create_prorations" as const, "always_invoice" as const, "none" as const),
       method: arbCardMethod,
+      // Now and then the subscription also carries METERED's item (usage steps are skipped without one): usage is dear, its renewal waits the grace window.
+      metered: fc.nat({ max: 3 }).map((n) => n === 3),
     }),
   },
-  { weight: RENEW_WEIGHT, arbitrary: fc.record({ kind: fc.constant("renew" as const) }) },
+  // A renewal; with a metered item the clock first stops inside the grace window, where `grace`'s events are sent (stamped `back` minutes before the period end, or at it: the next period's).
+  {
+    weight: RENEW_WEIGHT,
+    arbitrary: fc.record({
+      kind: fc.constant("renew" as const),
+      grace: fc.array(fc.record({ after: fc.boolean(), back: fc.integer({ min: 1, max: 50 }), value: fc.integer({ min: 1, max: 20 }) }), { maxLength: 2 }),
+      // Right after a metered renewal, one late event stamped `back` minutes before the invoiced period's end (RULES-42 3: refused, period_invoiced).
+      late: fc.record({ back: fc.integer({ min: 1, max: 50 }), value: fc.integer({ min: 1, max: 20 }) }),
+    }),
+  },
+  // A usage event of the metered item: before the renewal stamped `back` minutes ago (within the period), after it either now (the next period's) or late,
+  // `back` minutes before the invoiced period's end (RULES-42 3: refused, `period_invoiced`); `duplicate` sends it twice (counted once).
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("usage" as const),
+      late: fc.boolean(),
+      back: fc.integer({ min: 0, max: 50 }),
+      value: fc.integer({ min: 1, max: 20 }),
+      duplicate: fc.boolean(),
+    }),
+  },
 );
 export type Step = typeof arbStep extends fc.Arbitrary<infer T> ? T : never;
 export const arbSequence = fc.array(arbStep, { minLength: 1, maxLength: 7 });
@@ -125,6 +155,11 @@ export type CreditNoteInput = {
   credit_amount_atom?: number;
   out_of_band_amount_atom?: number;
 };
+/** One usage event as sent: its meter is METERED's, its timestamp in whole seconds. */
+export type UsageEventSend = { identifier: string; customer: string; timestamp: number; value: number };
+/** What the service answered for one event. */
+export type UsageEventAnswer = { status: "accepted" | "duplicate" | "invalid"; code: string | null };
+
 export type InvoiceLineInput = { price: string; quantity: number; tax_rates: string[] } | { unit_amount_atom: number; quantity: number; tax_rates: string[]; description: string };
 
 /** What a sequence does to one customer: the service verbs, or the HTTP operations that call them. */
@@ -141,7 +176,8 @@ export interface BillingDriver {
   voidInvoice(id: string): Promise<Outcome>;
   adjust(customer: string, amountAtom: number): Promise<Outcome>;
   applyCoupon(customer: string, coupon: string): Promise<Outcome>;
-  subscribe(customer: string, price: string, quantity: number, method: CardMethod): Promise<Outcome<{ id: string; item: string; invoice: string | null }>>;
+  /** A subscription to the price × quantity, and to the metered price too when one is given (its item second). */
+  subscribe(customer: string, price: string, quantity: number, method: CardMethod, metered?: string): Promise<Outcome<{ id: string; item: string; invoice: string | null }>>;
   /**
    * A change request with these steps, created and applied with the method. A refused apply
    * (its proration not collected) cancels the request, which voids its proration invoice: the
@@ -152,8 +188,12 @@ export interface BillingDriver {
     steps: ChangeStepInput[],
     options: { effective: "now" | "period_end"; behavior: "create_prorations" | "always_invoice" | "none"; method: CardMethod },
   ): Promise<Outcome<{ invoice: string | null; prorationDate: Date }> | { ok: false; refusal: string; invoice: string | null; prorationDate: Date }>;
-  /** Moves the account's test clock just past the subscription's period end (the renewal runs there). */
+  /** Moves the account's test clock just past the subscription's renewal: its period end, plus the usage grace with a metered item. */
   renew(subscription: string): Promise<Outcome<{ invoice: string | null }>>;
+  /** Reports usage events, in one batch (only drivers that do; without it no subscription gets a metered item). */
+  usage?(events: UsageEventSend[]): Promise<UsageEventAnswer[]>;
+  /** Moves the account's test clock to `to` (inside a renewal's grace window). */
+  advance?(to: Date): Promise<void>;
   /** After the sequence's last check: cancel its subscription now, so later clock advances of the lane do not renew it. */
   end(subscription: string): Promise<void>;
 }
@@ -174,7 +214,18 @@ type MInvoice = {
 };
 type MNote = { id: string; invoice: string; status: "issued" | "void"; type: "pre" | "post"; total: number; tax: number; discount: number; lineParts: { line: string; amount: number; discount: number; taxes: ModelLineTax[] }[] };
 type MItem = { id: string; price: number; quantity: number };
-type MSubscription = { id: string; items: MItem[]; method: CardMethod; periodStart: Date; periodEnd: Date; pending: { price: number } | { quantity: number } | null; renewed: boolean };
+/** A metered item's usage as the model counts it: the accepted events (timestamps in ms), and the period the renewal invoiced. */
+type MUsage = { events: { at: number; value: number }[]; sent: number; invoiced: { start: Date; end: Date } | null };
+type MSubscription = {
+  id: string;
+  items: MItem[];
+  method: CardMethod;
+  periodStart: Date;
+  periodEnd: Date;
+  pending: { price: number } | { quantity: number } | null;
+  renewed: boolean;
+  metered: MUsage | null;
+};
 
 /** The model of one customer's money, and what the database cannot know (money that changed hands outside the service). */
 export type Model = {
@@ -395,7 +446,9 @@ async function step(driver: BillingDriver, model: Model, ids: CatalogueIds, curr
     case "plan":
       return planStep(driver, model, ids, current, now);
     case "renew":
-      return renewStep(driver, model, ids);
+      return renewStep(driver, model, ids, current);
+    case "usage":
+      return usageStep(driver, model, current, now);
   }
 }
 
@@ -418,8 +471,10 @@ async function creditNoteStep(driver: BillingDriver, model: Model, current: Extr
       if (named.has(id)) expected = refuse("a line named twice");
       named.add(id);
       const quantity = Math.min(wanted.quantity, line.quantity);
-      const part = wanted.byQuantity ? unitsPart(line, quantity) : Math.min(wanted.amount, Math.max(line.amount, 1));
-      input.lines.push(wanted.byQuantity ? { invoice_line: id, quantity } : { invoice_line: id, amount_atom: part });
+      // A line of no units (a usage line without usage) has no unit to credit: by amount.
+      const byQuantity = wanted.byQuantity && line.quantity > 0;
+      const part = byQuantity ? unitsPart(line, quantity) : Math.min(wanted.amount, Math.max(line.amount, 1));
+      input.lines.push(byQuantity ? { invoice_line: id, quantity } : { invoice_line: id, amount_atom: part });
       const so = credited.get(id) ?? { amount: 0, discount: 0, taxes: new Map<string, number>() };
       if (so.amount + part > line.amount) {
         expected = refuse(`line ${id}: ${so.amount} credited + ${part} > its amount ${line.amount}`);
@@ -493,10 +548,21 @@ async function creditNoteStep(driver: BillingDriver, model: Model, current: Extr
 async function planStep(driver: BillingDriver, model: Model, ids: CatalogueIds, current: Extract<Step, { kind: "plan" }>, now: Date): Promise<void> {
   const subscription = model.subscription;
   if (!subscription) {
-    const made = await driver.subscribe(model.customer, ids.prices[current.plan]!, current.quantity, current.method);
+    const metered = current.metered && driver.usage && driver.advance ? ids.metered : undefined;
+    const made = await driver.subscribe(model.customer, ids.prices[current.plan]!, current.quantity, current.method, metered);
     if (!agree(model, "subscribe", done, made) || !made.ok) return;
     const period = await subscriptionPeriod(made.value.id);
-    model.subscription = { id: made.value.id, items: [{ id: made.value.item, price: current.plan, quantity: current.quantity }], method: current.method, periodStart: period.start, periodEnd: period.end, pending: null, renewed: false };
+    model.subscription = {
+      id: made.value.id,
+      items: [{ id: made.value.item, price: current.plan, quantity: current.quantity }],
+      method: current.method,
+      periodStart: period.start,
+      periodEnd: period.end,
+      pending: null,
+      renewed: false,
+      metered: metered ? { events: [], sent: 0, invoiced: null } : null,
+    };
+    // The first invoice bills the licensed item only: usage is billed in arrears.
     if (made.value.invoice) await nameLines(finalize(model, made.value.invoice, [{ id: null, quantity: current.quantity, amount: costOf(CATALOGUE.prices[current.plan]!, current.quantity), rates: [] }], now));
     else model.log.push("subscribe: no first invoice");
     return;
@@ -538,12 +604,60 @@ async function planStep(driver: BillingDriver, model: Model, ids: CatalogueIds, 
   subscription.items = [{ id: item!.id, ...after }];
 }
 
-async function renewStep(driver: BillingDriver, model: Model, ids: CatalogueIds): Promise<void> {
+const MINUTE = 60_000;
+
+/**
+ * Sends one usage event (twice when `duplicate`) and compares the answers with the model's: `expected`
+ * for the first, `duplicate` for the second (the same identifier and body count once). Answers
+ * whether the first was accepted.
+ */
+async function sendUsage(driver: BillingDriver, model: Model, usage: MUsage, at: number, value: number, duplicate: boolean, expected: UsageEventAnswer): Promise<boolean> {
+  usage.sent += 1;
+  const event: UsageEventSend = { identifier: `${model.customer}_u${usage.sent}`, customer: model.customer, timestamp: Math.floor(at / 1000), value };
+  const answers = await driver.usage!(duplicate ? [event, event] : [event]);
+  const wanted = duplicate ? [expected, expected.status === "accepted" ? { status: "duplicate", code: null } : expected] : [expected];
+  const what = `usage ${JSON.stringify(event)} (${new Date(event.timestamp * 1000).toISOString()}; period ${model.subscription!.periodStart.toISOString()} – ${model.subscription!.periodEnd.toISOString()})`;
+  if (JSON.stringify(answers) !== JSON.stringify(wanted)) model.log.push(`${what}: the service answered ${JSON.stringify(answers)}, the model ${JSON.stringify(wanted)}`);
+  const accepted = answers[0]?.status === "accepted";
+  if (accepted) usage.events.push({ at: event.timestamp * 1000, value });
+  return accepted;
+}
+
+async function usageStep(driver: BillingDriver, model: Model, current: Extract<Step, { kind: "usage" }>, now: Date): Promise<void> {
+  const subscription = model.subscription;
+  const usage = subscription?.metered;
+  if (!subscription || !usage) return;
+  if (usage.invoiced === null) {
+    // Within the open period, `back` minutes ago at most to its start (rounded up to the second: timestamps are whole seconds).
+    const at = Math.max(Math.ceil(subscription.periodStart.getTime() / 1000) * 1000, now.getTime() - current.back * MINUTE);
+    await sendUsage(driver, model, usage, at, current.value, current.duplicate, { status: "accepted", code: null });
+    return;
+  }
+  if (!current.late) {
+    await sendUsage(driver, model, usage, now.getTime(), current.value, current.duplicate, { status: "accepted", code: null });
+    return;
+  }
+  // RULES-42 3: stamped in the period the renewal invoiced (within the grace window, so not "too old"): refused, never accepted and lost.
+  const at = usage.invoiced.end.getTime() - Math.max(1, current.back) * MINUTE;
+  await sendUsage(driver, model, usage, at, current.value, current.duplicate, { status: "invalid", code: "period_invoiced" });
+}
+
+async function renewStep(driver: BillingDriver, model: Model, ids: CatalogueIds, current: Extract<Step, { kind: "renew" }>): Promise<void> {
   const subscription = model.subscription;
   // One renewal a sequence: a second would run the first one's dunning retries, which the model leaves out.
   if (!subscription || subscription.renewed) return;
   subscription.renewed = true;
   const renewedAt = subscription.periodEnd;
+  const usage = subscription.metered;
+  if (usage && current.grace.length > 0) {
+    // Inside the grace window (the renewal waits for it): late events of the ending period still count; those at its end belong to the next.
+    await driver.advance!(new Date(renewedAt.getTime() + 1_000));
+    const now = await driver.now();
+    for (const event of current.grace) {
+      const at = event.after ? Math.ceil(renewedAt.getTime() / 1000) * 1000 : renewedAt.getTime() - event.back * MINUTE;
+      await sendUsage(driver, model, usage, Math.min(at, now.getTime()), event.value, false, { status: "accepted", code: null });
+    }
+  }
   const outcome = await driver.renew(subscription.id);
   if (!agree(model, "renew", done, outcome) || !outcome.ok) return;
   if (subscription.pending) {
@@ -551,17 +665,25 @@ async function renewStep(driver: BillingDriver, model: Model, ids: CatalogueIds)
     subscription.pending = null;
   }
   const period = await subscriptionPeriod(subscription.id);
+  const ended = { start: subscription.periodStart, end: subscription.periodEnd };
   subscription.periodStart = period.start;
   subscription.periodEnd = period.end;
   if (outcome.value.invoice === null) return void model.log.push("renew: no renewal invoice");
-  const invoice = finalize(
-    model,
-    outcome.value.invoice,
-    subscription.items.map((item) => ({ id: null, quantity: item.quantity, amount: costOf(CATALOGUE.prices[item.price]!, item.quantity), rates: [] })),
-    renewedAt,
-  );
+  const lines = subscription.items.map((item) => ({ id: null, quantity: item.quantity, amount: costOf(CATALOGUE.prices[item.price]!, item.quantity), rates: [] as ModelRate[] }));
+  if (usage) {
+    // The ended period's usage, [start, end), after the licensed lines: each accepted event once, by METERED's tiers.
+    const units = sumOf(usage.events.filter((event) => event.at >= ended.start.getTime() && event.at < ended.end.getTime()).map((event) => event.value));
+    lines.push({ id: null, quantity: units, amount: costOf(METERED.price, units), rates: [] });
+    usage.invoiced = ended;
+  }
+  const invoice = finalize(model, outcome.value.invoice, lines, renewedAt);
   await nameLines(invoice);
   void ids;
+  if (usage) {
+    // The clock moved on with the renewal: the event is sent at the renewal's time, not the step's start.
+    await driver.now();
+    await sendUsage(driver, model, usage, ended.end.getTime() - current.late.back * MINUTE, current.late.value, false, { status: "invalid", code: "period_invoiced" });
+  }
   if (invoice.status === "open") cardPayment(invoice, subscription.method, null);
 }
 
