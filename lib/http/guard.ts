@@ -1,7 +1,7 @@
 import { Server, type IncomingMessage, type ServerResponse } from "node:http";
 import { bodyLimit } from "@/lib/api/limits";
 import { problemBody } from "@/lib/api/problem";
-import { addressOf, limitCapabilityPage, setRateLimitHeaders, type Decision } from "@/lib/api/rate-limit";
+import type { Decision } from "@/lib/api/rate-limit";
 import { ServiceError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { log } from "@/lib/log";
@@ -65,6 +65,8 @@ function isCapabilityPage(path: string): boolean {
 
 /** Counts a capability page's request; past the limit answers 429 (true). The count failing lets it through. */
 async function limitedPage(request: IncomingMessage, response: ServerResponse): Promise<boolean> {
+  // Imported on the first capability page: the guard's other checks need neither the limiter nor the database.
+  const { addressOf, limitCapabilityPage, setRateLimitHeaders } = await import("@/lib/api/rate-limit");
   let decision: Decision;
   try {
     decision = await limitCapabilityPage(addressOf(request.headers));
