@@ -43,6 +43,10 @@ const EnvSchema = z.object({
   BACKGROUND_WORK: z.enum(["on", "off"]).optional(),
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().default(100),
   RATE_LIMIT_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  /** Capability pages (portal links, hosted invoices, checkout) per client address (docs/security.md). */
+  RATE_LIMIT_PAGES_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** A portal session's absolute lifetime from its link's opening, in seconds (idle ends it sooner). */
+  PORTAL_SESSION_MAX_AGE_SECONDS: z.coerce.number().int().positive().default(12 * 60 * 60),
   /** How often a long-lived process deletes expired rate-limit rows (lib/api/rate-limit.ts); tests shorten it. */
   RATE_LIMIT_PURGE_MS: z.coerce.number().int().positive().default(60_000),
   TRUST_PROXY: z.enum(["true", "false"]).optional(),
@@ -127,6 +131,10 @@ export type Config = {
   rateLimitPerSecond: number;
   /** Sign-in and sign-up attempts per minute per email; per client address three times as many. */
   signInPerMinute: number;
+  /** Capability pages per client address per minute (lib/http/guard.ts). */
+  pagesPerMinute: number;
+  /** A portal session's absolute lifetime from its link's opening (lib/portal/sessions.ts). */
+  portalSessionMaxAgeMs: number;
   rateLimitPurgeMs: number;
   /** Whether X-Forwarded-For/-Host/-Proto come from a proxy in front (else the socket's own values count). */
   trustProxy: boolean;
@@ -300,6 +308,8 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     backgroundWork: env.BACKGROUND_WORK !== "off",
     rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND,
     signInPerMinute: env.RATE_LIMIT_SIGN_IN_PER_MINUTE,
+    pagesPerMinute: env.RATE_LIMIT_PAGES_PER_MINUTE,
+    portalSessionMaxAgeMs: env.PORTAL_SESSION_MAX_AGE_SECONDS * 1000,
     rateLimitPurgeMs: env.RATE_LIMIT_PURGE_MS,
     trustProxy: env.TRUST_PROXY === "true",
     signup: env.SIGNUP,

@@ -150,6 +150,8 @@ type Limiters = {
   /** Health probes: per address, in this process only, so that liveness never waits on the database. */
   probe: BatchedLimiter;
   signIn: { email: BatchedLimiter; address: BatchedLimiter };
+  /** Capability pages (a token or id in the path: portal links, hosted invoices, checkout), per address. */
+  pages: BatchedLimiter;
 };
 
 // One set per process even when Next.js bundles this module more than once.
@@ -171,6 +173,7 @@ function limiters(): Limiters {
       address: limiter("address", quarter, 1),
       probe: limiter("address", quarter, 1, true),
       signIn: { email: limiter("sign-in-email", perMinute, 60), address: limiter("sign-in-address", perMinute * 3, 60) },
+      pages: limiter("pages", config().pagesPerMinute, 60),
     };
   }
   return store[LIMITERS];
@@ -244,6 +247,14 @@ export async function rateLimited(
   }
   await enforce(ctx.livemode ? all.live : all.sandbox, `${ctx.actor.type}:${ctx.actor.id}`, headers, "with this credential");
   return ctx;
+}
+
+/**
+ * One request for a capability page from this address (lib/http/guard.ts): whoever guesses or
+ * replays links is held to the same kind of count as /api's requests without credentials.
+ */
+export async function limitCapabilityPage(address: string): Promise<Decision> {
+  return limiters().pages.consume(address);
 }
 
 function sha256Hex(text: string): string {

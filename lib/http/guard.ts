@@ -1,6 +1,7 @@
 import { Server, type IncomingMessage, type ServerResponse } from "node:http";
 import { bodyLimit } from "@/lib/api/limits";
 import { problemBody } from "@/lib/api/problem";
+import type { Decision } from "@/lib/api/rate-limit";
 import { ServiceError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { log } from "@/lib/log";
@@ -17,6 +18,8 @@ import { log } from "@/lib/log";
  * - Bodies: every request's body is read here, up to its route's cap (lib/api/limits.ts), before
  *   Next.js sees the request; one over the cap is answered 413 and no more of it is read. Next.js
  *   and next-auth read whole bodies into memory (next-auth's sign-in, before any authentication).
+ * - Capability pages (a secret token or id in the path) count per client address: past the limit
+ *   they are answered 429 here with Retry-After and a short page (limitedPage).
  */
 export function installHttpGuard(options: { trustProxy: boolean }): void {
   const marked = Server.prototype as Server & { [INSTALLED]?: boolean };
@@ -34,7 +37,12 @@ export function installHttpGuard(options: { trustProxy: boolean }): void {
     }
     if (answeredMalformed(request, response)) return true;
     if (refusedCrossSiteAction(request, response)) return true;
-    return passWithinLimit(request, response, () => Reflect.apply(emit, this, [event, ...args]) as boolean);
+    const pass = () => passWithinLimit(request, response, () => Reflect.apply(emit, this, [event, ...args]) as boolean);
+    if (!isCapabilityPage(splitOnce(request.url ?? "/", "?")[0])) return pass();
+    void limitedPage(request, response).then((refused) => {
+      if (!refused) pass();
+    });
+    return true;
   } as Server["emit"];
 }
 
@@ -42,6 +50,59 @@ const INSTALLED = Symbol.for("billing-service.http-guard");
 
 function isApiPath(path: string): boolean {
   return path === "/api" || path.startsWith("/api/");
+}
+
+/**
+ * Paths whose token or id is the only credential: a portal link (and its refusal page), a hosted
+ * invoice (and its PDF, also an /api operation), a checkout page. Guessing or replaying them is
+ * held to RATE_LIMIT_PAGES_PER_MINUTE per address, as /api's requests without credentials are.
+ */
+const CAPABILITY_PAGES = ["/portal/start/", "/invoice/", "/checkout/", "/api/hosted-invoices/"];
+
+function isCapabilityPage(path: string): boolean {
+  return CAPABILITY_PAGES.some((prefix) => path.startsWith(prefix));
+}
+
+/** Counts a capability page's request; past the limit answers 429 (true). The count failing lets it through. */
+async function limitedPage(request: IncomingMessage, response: ServerResponse): Promise<boolean> {
+  // Imported on the first capability page: the guard's other checks need neither the limiter nor the database.
+  const { addressOf, limitCapabilityPage, setRateLimitHeaders } = await import("@/lib/api/rate-limit");
+  let decision: Decision;
+  try {
+    decision = await limitCapabilityPage(addressOf(request.headers));
+  } catch (error) {
+    // The limiter counts locally when the database is away; anything else must not take pages down.
+    log().error({ err: error }, "capability page rate limit failed; request served");
+    return false;
+  }
+  if (decision.allowed) return false;
+  const path = splitOnce(request.url ?? "/", "?")[0];
+  const headers = new Headers();
+  setRateLimitHeaders(headers, decision);
+  const seconds = headers.get("Retry-After");
+  if (isApiPath(path)) {
+    for (const [name, value] of headers) response.setHeader(name, value);
+    answer(request, response, new ServiceError("rate_limited", `Too many requests from this address: the limit is ${decision.policy.limit} per minute. Retry after ${seconds} s.`, { error_code: "rate_limited" }), path);
+    return true;
+  }
+  const body = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Too many requests</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 32rem; margin: 4rem auto; padding: 0 1rem; line-height: 1.5">
+<h1>Too many requests</h1>
+<p>This page was opened too many times from your network. Please wait ${seconds} seconds, then reload the page.</p>
+</body></html>
+`;
+  response.writeHead(429, {
+    ...Object.fromEntries(headers),
+    "Content-Type": "text/html; charset=utf-8",
+    "Content-Length": Buffer.byteLength(body),
+    "X-Request-Id": newId("request"),
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "no-referrer",
+  });
+  response.end(body);
+  return true;
 }
 
 /** How long a refused connection stays open, unread, for the client to read the answer. */

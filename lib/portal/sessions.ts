@@ -5,7 +5,7 @@ import { getDb } from "@/db/client";
 import { accounts, customers, portalSessions } from "@/db/schema";
 import { hashToken } from "@/lib/auth/tokens";
 import { accountClock, HOUR_MS, MINUTE_MS } from "@/lib/clock/time";
-import { publicBaseUrl } from "@/lib/config";
+import { config, publicBaseUrl } from "@/lib/config";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { ServiceError, validationFailed } from "@/lib/errors";
 import { newId } from "@/lib/ids";
@@ -152,8 +152,10 @@ export type PortalSession = {
 };
 
 /**
- * The session behind a cookie's token, or null: unknown, idle for 30 minutes (the account's
- * clock), or its customer deleted. A live one's `last_seen_at` moves on (at most once a minute).
+ * The session behind a cookie's token, or null: unknown, idle for 30 minutes, older than its
+ * absolute lifetime (PORTAL_SESSION_MAX_AGE_SECONDS from its link's opening, 12 hours by default;
+ * both on the account's clock), or its customer deleted. The lifetime bounds what a stolen cookie
+ * kept busy can do, which the idle limit alone never would. A live one's `last_seen_at` moves on (at most once a minute).
  */
 export async function portalSessionOf(cookieToken: string | undefined, correlationId: string | null = null): Promise<PortalSession | null> {
   if (cookieToken === undefined || !TOKEN.test(cookieToken)) return null;
@@ -169,6 +171,8 @@ export async function portalSessionOf(cookieToken: string | undefined, correlati
   const { session } = found;
   const lastSeen = session.lastSeenAt ?? session.created;
   if (now().getTime() - lastSeen.getTime() >= PORTAL_IDLE_MS) return null;
+  const started = session.linkUsedAt ?? session.created;
+  if (now().getTime() - started.getTime() >= config().portalSessionMaxAgeMs) return null;
   if (now().getTime() - lastSeen.getTime() >= LAST_SEEN_RESOLUTION_MS) {
     await db.update(portalSessions).set({ lastSeenAt: now() }).where(eq(portalSessions.id, session.id));
   }

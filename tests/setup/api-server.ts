@@ -32,7 +32,7 @@ export const CLOCK_TEST_ENV = { CLOCK_TICK_MS: "1000" };
  * The shared test app serves every test file at once from one address: its rate limits are lifted
  * (tests/api/rate-limits.test.ts starts its own apps with small limits to test them).
  */
-export const RATE_LIMIT_TEST_ENV = { RATE_LIMIT_PER_SECOND: "1000000", RATE_LIMIT_SIGN_IN_PER_MINUTE: "1000000" };
+export const RATE_LIMIT_TEST_ENV = { RATE_LIMIT_PER_SECOND: "1000000", RATE_LIMIT_SIGN_IN_PER_MINUTE: "1000000", RATE_LIMIT_PAGES_PER_MINUTE: "1000000" };
 
 /**
  * Every test file makes its organizations by signing up, on an app where users exist already:
