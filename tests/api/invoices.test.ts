@@ -113,6 +113,7 @@ describe("invoices", () => {
       customer_name: null,
       customer_email: null,
       pdf_sha256: null,
+      paid_pdf_sha256: null,
       invoice_pdf: null,
       hosted_invoice_url: null,
       subtotal_atom: 3 * 1250 + 499,
@@ -235,7 +236,10 @@ describe("invoices", () => {
       paid_amount_atom: 1250,
       paid_at: expect.stringMatching(ISO),
       updated: expect.stringMatching(ISO),
+      // The paid version of the document, rendered when it was paid (docs/invoices-and-tax.md).
+      paid_pdf_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
+    expect(paid.body.paid_pdf_sha256).not.toBe(open.pdf_sha256);
     expect((await merchant.client.get(`/invoices/${open.id}`)).body).toEqual(paid.body);
 
     const events = await eventsOf(merchant, open.id);
