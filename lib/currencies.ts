@@ -5,7 +5,7 @@
  * rather than asking the runtime's ICU: CLDR's digits differ from ISO's for some codes (IQD is 3 in
  * ISO and 0 in CLDR; HUF, IDR and COP print 0 decimals in places where ISO says 2), and an amount in
  * atoms must mean the same in the API, the dashboard and the PDFs whatever the runtime
- * (docs/billing.md, "Bounds and currencies"; docs/decisions.md, "Currencies"). Codes without a
+ * (docs/billing.md, "Bounds, currencies and what the database refuses"; docs/decisions.md, "Currencies"). Codes without a
  * minor unit in ISO (precious metals XAU…, XDR, the test and no-currency codes XTS, XXX) are not
  * currencies one bills in and are not listed. Pure: client components import it.
  */

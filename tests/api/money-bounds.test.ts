@@ -4,7 +4,7 @@ import { newMerchant } from "../helpers/merchant";
 import { download, pdfText } from "../helpers/pdf";
 import { expectProblem } from "../helpers/problem";
 
-/* Amounts stay exact integers (issue 42, rule 6; docs/billing.md, "Bounds and currencies"). */
+/* Amounts stay exact integers (issue 42, rule 6; docs/billing.md, "Bounds, currencies and what the database refuses"). */
 
 let sandbox: Client;
 let sandboxToken: string;
