@@ -124,7 +124,7 @@ test("a credit note by lines: a quantity on one line of a multi-line invoice, it
 
   // More than the line bills: the preview's refusal, named by the line.
   await form.getByLabel("Quantity to credit: Seats").fill("4");
-  await expect(form.getByTestId("form-blocked")).toContainText("Seats: Must be at most the line's quantity (3).");
+  await expect(form.getByTestId("form-blocked")).toContainText("Seats: Must be at most the line's quantity not yet credited (3 of 3).");
   await expect(issue).toBeDisabled();
 
   // Not a whole number: no preview to show, and the API's refusal on issuing, named by the line.

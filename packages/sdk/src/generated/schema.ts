@@ -11489,32 +11489,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h29v61syhz2q0rq6h3wndfew9nm",
+         *       "id": "evt_prod_06h2aan3fxzcvm82m56jvv7g2vwsy",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
+         *       "aggregate_id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
          *       "data": {
-         *         "id": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
+         *         "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T01:30:25.610Z",
+         *         "created": "2026-11-29T02:38:01.085Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
+         *         "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v61nbc9pgwnd7dbp4v19q3gt",
-         *       "request_id": "req_prod_06h29v61nbc9pgwnd7dbp4v19q3gt",
+         *       "correlation_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
+         *       "request_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:25.616Z",
+         *       "created": "2026-11-29T02:38:01.087Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         PaymentSucceededEvent: {
@@ -11559,32 +11559,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6216sy9sbkehmnn84v9rh8a",
+         *       "id": "evt_prod_06h2aan3ktt6f3yvv7s8p067zv3yg",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h29v620q5q0fe4fngjmx61y2h42",
+         *       "aggregate_id": "py_prod_06h2aan3kpcjt6sppjezmvcbfhhvj",
          *       "data": {
-         *         "id": "py_prod_06h29v620q5q0fe4fngjmx61y2h42",
+         *         "id": "py_prod_06h2aan3kpcjt6sppjezmvcbfhhvj",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T01:30:25.669Z",
+         *         "created": "2026-11-29T02:38:01.117Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h29v61yjy7522yq930k6z627k6e",
+         *         "payment_intent": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v61xwak0g5dnw2krm0f6r66j",
-         *       "request_id": "req_prod_06h29v61xwak0g5dnw2krm0f6r66j",
+         *       "correlation_id": "req_prod_06h2aan3j47jbz6aq3ncbj0qvqw3c",
+         *       "request_id": "req_prod_06h2aan3j47jbz6aq3ncbj0qvqw3c",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:25.673Z",
+         *       "created": "2026-11-29T02:38:01.118Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         PaymentFailedEvent: {
@@ -11629,44 +11629,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v63pzaqkmmtv66jt04eeghfp",
+         *       "id": "evt_prod_06h2aan47j7jrks6sgb7b1rrk2s72",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
+         *       "aggregate_id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
          *       "data": {
-         *         "id": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
+         *         "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T01:30:25.610Z",
+         *         "created": "2026-11-29T02:38:01.085Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
+         *         "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
+         *         "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T01:30:25.610Z",
+         *         "created": "2026-11-29T02:38:01.085Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
+         *         "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v63kga39p4ntc3ebbh4ye7xm",
-         *       "request_id": "req_prod_06h29v63kga39p4ntc3ebbh4ye7xm",
+         *       "correlation_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
+         *       "request_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:26.103Z",
+         *       "created": "2026-11-29T02:38:01.276Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         PaymentRefundedEvent: {
@@ -11711,29 +11711,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6f6jygcnztjsbtvxt3rqjda",
+         *       "id": "evt_prod_06h2aanagvppyqpj14tn40adar1x2",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
+         *       "aggregate_id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
          *       "data": {
-         *         "id": "cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
-         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
+         *         "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:29.038Z",
+         *         "created": "2026-11-29T02:38:02.873Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:29.038Z",
+         *         "updated": "2026-11-29T02:38:02.873Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T01:30:29.038Z",
+         *         "expires_at": "2026-11-30T02:38:02.873Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11751,13 +11751,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6f5qawk5r1f9w1b99sr3a7a",
-         *       "request_id": "req_prod_06h29v6f5qawk5r1f9w1b99sr3a7a",
+         *       "correlation_id": "req_prod_06h2aanaewtp7wabcnz57yh4q5v44",
+         *       "request_id": "req_prod_06h2aanaewtp7wabcnz57yh4q5v44",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:29.044Z",
+         *       "created": "2026-11-29T02:38:02.886Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -11802,19 +11802,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6fyyr2hhrvta430gavzr7ya",
+         *       "id": "evt_prod_06h2aanax2yq58c3wmydky40xq9n8",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
+         *       "aggregate_id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
          *       "data": {
-         *         "id": "cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
-         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
+         *         "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:29.203Z",
+         *         "created": "2026-11-29T02:38:02.963Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:29.233Z",
+         *         "updated": "2026-11-29T02:38:02.982Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11823,10 +11823,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T01:30:29.203Z",
+         *         "expires_at": "2026-11-30T02:38:02.963Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11843,24 +11843,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
-         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
+         *         "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:29.203Z",
+         *         "created": "2026-11-29T02:38:02.963Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:29.203Z",
+         *         "updated": "2026-11-29T02:38:02.963Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T01:30:29.203Z",
+         *         "expires_at": "2026-11-30T02:38:02.963Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11877,13 +11877,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6fxh06t3bk0qkjbz7cfqtyj",
-         *       "request_id": "req_prod_06h29v6fxh06t3bk0qkjbz7cfqtyj",
+         *       "correlation_id": "req_prod_06h2aanawbq8rttx2hg9fjs5y11v2",
+         *       "request_id": "req_prod_06h2aanawbq8rttx2hg9fjs5y11v2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:29.239Z",
+         *       "created": "2026-11-29T02:38:02.984Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -11928,20 +11928,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6g5yvbew8v5nma2mtg142xe",
+         *       "id": "evt_prod_06h2aanazskw477f2bjnaw83dx9v0",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
+         *       "aggregate_id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
          *       "data": {
-         *         "id": "cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
-         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
+         *         "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:29.203Z",
+         *         "created": "2026-11-29T02:38:02.963Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:29.293Z",
+         *         "updated": "2026-11-29T02:38:03.005Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11950,10 +11950,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T01:30:29.203Z",
+         *         "expires_at": "2026-11-30T02:38:02.963Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -11970,14 +11970,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
-         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
+         *         "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:29.203Z",
+         *         "created": "2026-11-29T02:38:02.963Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:29.233Z",
+         *         "updated": "2026-11-29T02:38:02.982Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -11986,10 +11986,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T01:30:29.203Z",
+         *         "expires_at": "2026-11-30T02:38:02.963Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12006,13 +12006,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6g4nesay7czj1rpcyy6gpst",
-         *       "request_id": "req_prod_06h29v6g4nesay7czj1rpcyy6gpst",
+         *       "correlation_id": "req_prod_06h2aanazfvbk07q0hx02m6gb2p9w",
+         *       "request_id": "req_prod_06h2aanazfvbk07q0hx02m6gb2p9w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:29.295Z",
+         *       "created": "2026-11-29T02:38:03.006Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -12057,29 +12057,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6frawexhf3f22q2sfqk8w50",
+         *       "id": "evt_prod_06h2aanarhmt4mfg8xydj6pxp6pp4",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
+         *       "aggregate_id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
          *       "data": {
-         *         "id": "cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
-         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
+         *         "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T01:30:29.038Z",
+         *         "created": "2026-11-29T02:38:02.873Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:29.179Z",
+         *         "updated": "2026-11-29T02:38:02.946Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v6fhpnjrf8m845vjf6bn8cyw",
+         *         "customer": "cus_prod_06h2aananz75fkep0cs7xxyetbjm2",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T01:30:29.038Z",
+         *         "expires_at": "2026-11-30T02:38:02.873Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12087,33 +12087,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T01:30:29.179Z",
+         *         "completed_at": "2026-11-29T02:38:02.946Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h29v6fkp5688szbvg6apf5qnay4",
+         *         "payment_intent": "pi_prod_06h2aanapx45m666x81qm9nx5f5m8",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
-         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
+         *         "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:29.038Z",
+         *         "created": "2026-11-29T02:38:02.873Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:29.038Z",
+         *         "updated": "2026-11-29T02:38:02.873Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T01:30:29.038Z",
+         *         "expires_at": "2026-11-30T02:38:02.873Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12130,13 +12130,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6fdxjvtdkd7wmzc0txrdtr0",
-         *       "request_id": "req_prod_06h29v6fdxjvtdkd7wmzc0txrdtr0",
+         *       "correlation_id": "req_prod_06h2aanakwdajqh0y7c8xd99rht30",
+         *       "request_id": "req_prod_06h2aanakwdajqh0y7c8xd99rht30",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:29.186Z",
+         *       "created": "2026-11-29T02:38:02.948Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h29v6fhpnjrf8m845vjf6bn8cyw"
+         *       "actor_id": "cus_prod_06h2aananz75fkep0cs7xxyetbjm2"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -12181,29 +12181,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6gyvx9sx8sa44abbvbyf71g",
+         *       "id": "evt_prod_06h2aanbbv8s8xsmf5xkdrndcxabc",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h29v6ga2rzj4y1ff4a1281n99n6",
+         *       "aggregate_id": "cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
          *       "data": {
-         *         "id": "cs_prod_06h29v6ga2rzj4y1ff4a1281n99n6",
-         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6ga2rzj4y1ff4a1281n99n6",
+         *         "id": "cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
+         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T01:30:29.323Z",
+         *         "created": "2026-11-29T02:38:03.018Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:30:29.323Z",
+         *         "updated": "2026-11-30T02:38:03.018Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T01:30:29.323Z",
-         *         "expires_at": "2026-11-30T01:30:29.323Z",
+         *         "expired_at": "2026-11-30T02:38:03.018Z",
+         *         "expires_at": "2026-11-30T02:38:03.018Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12220,24 +12220,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h29v6ga2rzj4y1ff4a1281n99n6",
-         *         "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6ga2rzj4y1ff4a1281n99n6",
+         *         "id": "cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
+         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:29.323Z",
+         *         "created": "2026-11-29T02:38:03.018Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:29.323Z",
+         *         "updated": "2026-11-29T02:38:03.018Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T01:30:29.323Z",
+         *         "expires_at": "2026-11-30T02:38:03.018Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12254,11 +12254,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6gjbahnbp6h0w9h7wpystxj",
+         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:30:29.323Z",
+         *       "created": "2026-11-30T02:38:03.018Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -12305,19 +12305,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v61qfspe2s2wwth0kr2q6pk4",
+         *       "id": "evt_prod_06h2aan3erq82p6qhxbpq8afet1j2",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
+         *       "aggregate_id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
          *       "data": {
-         *         "id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
+         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T01:30:25.584Z",
+         *         "created": "2026-11-29T02:38:01.077Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:25.584Z",
+         *         "updated": "2026-11-29T02:38:01.077Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12330,13 +12330,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v61nbc9pgwnd7dbp4v19q3gt",
-         *       "request_id": "req_prod_06h29v61nbc9pgwnd7dbp4v19q3gt",
+         *       "correlation_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
+         *       "request_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:25.595Z",
+         *       "created": "2026-11-29T02:38:01.079Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -12381,19 +12381,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v61qxhjccpjrqndsdb4yna5y",
+         *       "id": "evt_prod_06h2aan3fajbdz5x3fhg50rm6xjm4",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
+         *       "aggregate_id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
          *       "data": {
-         *         "id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
+         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T01:30:25.584Z",
+         *         "created": "2026-11-29T02:38:01.077Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:25.597Z",
+         *         "updated": "2026-11-29T02:38:01.080Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12405,14 +12405,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
+         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T01:30:25.584Z",
+         *         "created": "2026-11-29T02:38:01.077Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:25.584Z",
+         *         "updated": "2026-11-29T02:38:01.077Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12424,13 +12424,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v61nbc9pgwnd7dbp4v19q3gt",
-         *       "request_id": "req_prod_06h29v61nbc9pgwnd7dbp4v19q3gt",
+         *       "correlation_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
+         *       "request_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:25.599Z",
+         *       "created": "2026-11-29T02:38:01.082Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -12475,19 +12475,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v629qpevf40yw50ampyhedrc",
+         *       "id": "evt_prod_06h2aan3p7gnth2jqgx7ergkxq8e0",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h29v62558qxxmb0e8y6srpnk4jm",
+         *       "aggregate_id": "pi_prod_06h2aan3nd40c0c6zbe1ppgdvcr7r",
          *       "data": {
-         *         "id": "pi_prod_06h29v62558qxxmb0e8y6srpnk4jm",
+         *         "id": "pi_prod_06h2aan3nd40c0c6zbe1ppgdvcr7r",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T01:30:25.705Z",
+         *         "created": "2026-11-29T02:38:01.131Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:25.734Z",
+         *         "updated": "2026-11-29T02:38:01.135Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12499,14 +12499,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h29v62558qxxmb0e8y6srpnk4jm",
+         *         "id": "pi_prod_06h2aan3nd40c0c6zbe1ppgdvcr7r",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T01:30:25.705Z",
+         *         "created": "2026-11-29T02:38:01.131Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:25.705Z",
+         *         "updated": "2026-11-29T02:38:01.131Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12518,13 +12518,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v623afbfgqsbx84bdt8nzpng",
-         *       "request_id": "req_prod_06h29v623afbfgqsbx84bdt8nzpng",
+         *       "correlation_id": "req_prod_06h2aan3n67zewzz5bzgsg4tq4edj",
+         *       "request_id": "req_prod_06h2aan3n67zewzz5bzgsg4tq4edj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:25.741Z",
+         *       "created": "2026-11-29T02:38:01.137Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -12569,19 +12569,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v62s2f4a97c19cv1dkh9fvqp",
+         *       "id": "evt_prod_06h2aan3v83fr1j4nbq0xbtc5448r",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h29v62p2n46n76575gfn3ksz5m8",
+         *       "aggregate_id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
          *       "data": {
-         *         "id": "pi_prod_06h29v62p2n46n76575gfn3ksz5m8",
+         *         "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T01:30:25.840Z",
+         *         "created": "2026-11-29T02:38:01.172Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:25.863Z",
+         *         "updated": "2026-11-29T02:38:01.177Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12593,14 +12593,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h29v62p2n46n76575gfn3ksz5m8",
+         *         "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T01:30:25.840Z",
+         *         "created": "2026-11-29T02:38:01.172Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:25.845Z",
+         *         "updated": "2026-11-29T02:38:01.174Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12612,13 +12612,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v62mx2f51btwendy69etrwf4",
-         *       "request_id": "req_prod_06h29v62mx2f51btwendy69etrwf4",
+         *       "correlation_id": "req_prod_06h2aan3tbk58mykadhvyd63s51cy",
+         *       "request_id": "req_prod_06h2aan3tbk58mykadhvyd63s51cy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:25.864Z",
+         *       "created": "2026-11-29T02:38:01.178Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -12663,19 +12663,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v61tvfgzwt1gz1ewng91xczt",
+         *       "id": "evt_prod_06h2aan3g9sbbdpj2dprhvs4g2nyy",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
+         *       "aggregate_id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
          *       "data": {
-         *         "id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
+         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T01:30:25.584Z",
+         *         "created": "2026-11-29T02:38:01.077Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:25.621Z",
+         *         "updated": "2026-11-29T02:38:01.089Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12687,14 +12687,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
+         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T01:30:25.584Z",
+         *         "created": "2026-11-29T02:38:01.077Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:25.597Z",
+         *         "updated": "2026-11-29T02:38:01.080Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12706,13 +12706,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v61nbc9pgwnd7dbp4v19q3gt",
-         *       "request_id": "req_prod_06h29v61nbc9pgwnd7dbp4v19q3gt",
+         *       "correlation_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
+         *       "request_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:25.622Z",
+         *       "created": "2026-11-29T02:38:01.090Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -12757,23 +12757,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v637e73pnt0hq5xe23g65p06",
+         *       "id": "evt_prod_06h2aan3wj5c06btxs4evmzzdptpa",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h29v62p2n46n76575gfn3ksz5m8",
+         *       "aggregate_id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
          *       "data": {
-         *         "id": "pi_prod_06h29v62p2n46n76575gfn3ksz5m8",
+         *         "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T01:30:25.840Z",
+         *         "created": "2026-11-29T02:38:01.172Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:25.974Z",
+         *         "updated": "2026-11-29T02:38:01.187Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T01:30:25.974Z",
+         *         "canceled_at": "2026-11-29T02:38:01.187Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -12781,14 +12781,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h29v62p2n46n76575gfn3ksz5m8",
+         *         "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T01:30:25.840Z",
+         *         "created": "2026-11-29T02:38:01.172Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:25.863Z",
+         *         "updated": "2026-11-29T02:38:01.177Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12800,13 +12800,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v635wexbqyrdw6q3h59wp8cj",
-         *       "request_id": "req_prod_06h29v635wexbqyrdw6q3h59wp8cj",
+         *       "correlation_id": "req_prod_06h2aan3w0z9m4e7b8fz6end4nk4e",
+         *       "request_id": "req_prod_06h2aan3w0z9m4e7b8fz6end4nk4e",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T01:30:25.979Z",
+         *       "created": "2026-11-29T02:38:01.188Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -12851,19 +12851,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v621grcm27xs9wz3pny64rb0",
+         *       "id": "evt_prod_06h2aan3m9ynq4weg2412eez7srjg",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h29v61yjy7522yq930k6z627k6e",
+         *       "aggregate_id": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
          *       "data": {
-         *         "id": "pi_prod_06h29v61yjy7522yq930k6z627k6e",
+         *         "id": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T01:30:25.652Z",
+         *         "created": "2026-11-29T02:38:01.108Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:25.675Z",
+         *         "updated": "2026-11-29T02:38:01.120Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12875,14 +12875,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h29v61yjy7522yq930k6z627k6e",
+         *         "id": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T01:30:25.652Z",
+         *         "created": "2026-11-29T02:38:01.108Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:25.664Z",
+         *         "updated": "2026-11-29T02:38:01.113Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12894,13 +12894,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v61xwak0g5dnw2krm0f6r66j",
-         *       "request_id": "req_prod_06h29v61xwak0g5dnw2krm0f6r66j",
+         *       "correlation_id": "req_prod_06h2aan3j47jbz6aq3ncbj0qvqw3c",
+         *       "request_id": "req_prod_06h2aan3j47jbz6aq3ncbj0qvqw3c",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:25.676Z",
+         *       "created": "2026-11-29T02:38:01.122Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -12945,19 +12945,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v62hpbw9ptegbv7ga0a72b2c",
+         *       "id": "evt_prod_06h2aan3sfzrbxcjeq7eezhv78t3j",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h29v62c2ka6w80redrtez47rzkw",
+         *       "aggregate_id": "pi_prod_06h2aan3r6pq3kjd73htjpesdt58e",
          *       "data": {
-         *         "id": "pi_prod_06h29v62c2ka6w80redrtez47rzkw",
+         *         "id": "pi_prod_06h2aan3r6pq3kjd73htjpesdt58e",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T01:30:25.760Z",
+         *         "created": "2026-11-29T02:38:01.153Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:25.803Z",
+         *         "updated": "2026-11-29T02:38:01.162Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12969,14 +12969,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h29v62c2ka6w80redrtez47rzkw",
+         *         "id": "pi_prod_06h2aan3r6pq3kjd73htjpesdt58e",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T01:30:25.760Z",
+         *         "created": "2026-11-29T02:38:01.153Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:25.782Z",
+         *         "updated": "2026-11-29T02:38:01.157Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12988,13 +12988,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v62b3ad0kewq4ybsmrtrx1hy",
-         *       "request_id": "req_prod_06h29v62b3ad0kewq4ybsmrtrx1hy",
+         *       "correlation_id": "req_prod_06h2aan3qn7zfkmsefyqpma7bztxr",
+         *       "request_id": "req_prod_06h2aan3qn7zfkmsefyqpma7bztxr",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:25.805Z",
+         *       "created": "2026-11-29T02:38:01.163Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -13039,46 +13039,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6cb04ahp4tdesp3zyn5c6tr",
+         *       "id": "evt_prod_06h2aan8hvhyvye55sq1qzjctns14",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *       "data": {
-         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
-         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
+         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T01:30:28.274Z",
-         *         "updated": "2026-11-29T01:30:28.274Z",
+         *         "created": "2026-11-29T02:38:02.360Z",
+         *         "updated": "2026-11-29T02:38:02.360Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
+         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T01:30:28.274Z",
+         *         "current_period_end": "2026-12-29T02:38:02.360Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T01:30:28.274Z",
+         *         "current_period_start": "2026-11-29T02:38:02.360Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6c667qv1dzcpbf4y11fnggm",
-         *       "request_id": "req_prod_06h29v6c667qv1dzcpbf4y11fnggm",
+         *       "correlation_id": "req_prod_06h2aan8ex0ae502qw4w3nb83nb0r",
+         *       "request_id": "req_prod_06h2aan8ex0ae502qw4w3nb83nb0r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:28.315Z",
+         *       "created": "2026-11-29T02:38:02.382Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -13123,25 +13123,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6cxkdykrrcdc8adkkjmf3ga",
+         *       "id": "evt_prod_06h2aan8sg23nd2h7p9hk31x96fzy",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *       "data": {
-         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
-         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
+         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T01:30:28.274Z",
-         *         "updated": "2026-11-29T01:30:28.457Z",
+         *         "created": "2026-11-29T02:38:02.360Z",
+         *         "updated": "2026-11-29T02:38:02.441Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13149,48 +13149,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
+         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T01:30:28.274Z",
+         *         "current_period_end": "2026-12-29T02:38:02.360Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T01:30:28.274Z",
+         *         "current_period_start": "2026-11-29T02:38:02.360Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
-         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
+         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T01:30:28.274Z",
-         *         "updated": "2026-11-29T01:30:28.274Z",
+         *         "created": "2026-11-29T02:38:02.360Z",
+         *         "updated": "2026-11-29T02:38:02.360Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
+         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T01:30:28.274Z",
+         *         "current_period_end": "2026-12-29T02:38:02.360Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T01:30:28.274Z",
+         *         "current_period_start": "2026-11-29T02:38:02.360Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6cwsbhjhqfas16h8q1xz53r",
-         *       "request_id": "req_prod_06h29v6cwsbhjhqfas16h8q1xz53r",
+         *       "correlation_id": "req_prod_06h2aan8r4byeztf1j0rd043te69m",
+         *       "request_id": "req_prod_06h2aan8r4byeztf1j0rd043te69m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:28.460Z",
+         *       "created": "2026-11-29T02:38:02.444Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -13235,54 +13235,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6d5rs01bmn22kww7z1v2vew",
+         *       "id": "evt_prod_06h2aan8wbg39an7patw37qchwbc2",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *       "data": {
-         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
-         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
+         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T01:30:28.274Z",
-         *         "updated": "2026-11-29T01:30:28.522Z",
+         *         "created": "2026-11-29T02:38:02.360Z",
+         *         "updated": "2026-11-29T02:38:02.463Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T01:30:28.522Z",
+         *         "paused_at": "2026-11-29T02:38:02.463Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
+         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T01:30:28.274Z",
+         *         "current_period_end": "2026-12-29T02:38:02.360Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T01:30:28.274Z",
+         *         "current_period_start": "2026-11-29T02:38:02.360Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
-         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
+         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T01:30:28.274Z",
-         *         "updated": "2026-11-29T01:30:28.457Z",
+         *         "created": "2026-11-29T02:38:02.360Z",
+         *         "updated": "2026-11-29T02:38:02.441Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13290,21 +13290,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
+         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T01:30:28.274Z",
+         *         "current_period_end": "2026-12-29T02:38:02.360Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T01:30:28.274Z",
+         *         "current_period_start": "2026-11-29T02:38:02.360Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6czw0f7rsaf66vc3qpjj1vj",
-         *       "request_id": "req_prod_06h29v6czw0f7rsaf66vc3qpjj1vj",
+         *       "correlation_id": "req_prod_06h2aan8vnbsvmx8w9jczy1tn82nc",
+         *       "request_id": "req_prod_06h2aan8vnbsvmx8w9jczy1tn82nc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:28.526Z",
+         *       "created": "2026-11-29T02:38:02.466Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -13349,25 +13349,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6desd6axfadsa6513e8bhay",
+         *       "id": "evt_prod_06h2aan91y19y1g5ankvv5jtrb89r",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *       "data": {
-         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
-         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
+         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T01:30:28.274Z",
-         *         "updated": "2026-11-29T01:30:28.572Z",
+         *         "created": "2026-11-29T02:38:02.360Z",
+         *         "updated": "2026-11-29T02:38:02.508Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13375,50 +13375,50 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
+         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T01:30:28.274Z",
+         *         "current_period_end": "2026-12-29T02:38:02.360Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T01:30:28.274Z",
+         *         "current_period_start": "2026-11-29T02:38:02.360Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
-         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
+         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T01:30:28.274Z",
-         *         "updated": "2026-11-29T01:30:28.522Z",
+         *         "created": "2026-11-29T02:38:02.360Z",
+         *         "updated": "2026-11-29T02:38:02.463Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T01:30:28.522Z",
+         *         "paused_at": "2026-11-29T02:38:02.463Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
+         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T01:30:28.274Z",
+         *         "current_period_end": "2026-12-29T02:38:02.360Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T01:30:28.274Z",
+         *         "current_period_start": "2026-11-29T02:38:02.360Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6d9tyh92nna3sdz9qjeyfd6",
-         *       "request_id": "req_prod_06h29v6d9tyh92nna3sdz9qjeyfd6",
+         *       "correlation_id": "req_prod_06h2aan90abhv4q7fpyn8kam4dbc6",
+         *       "request_id": "req_prod_06h2aan90abhv4q7fpyn8kam4dbc6",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T01:30:28.598Z",
+         *       "created": "2026-11-29T02:38:02.511Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -13463,54 +13463,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6dtnxrx8fz76731cfvse46p",
+         *       "id": "evt_prod_06h2aan95dhcc96d6w3g532qdn55e",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *       "data": {
-         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
-         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
+         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T01:30:28.274Z",
-         *         "updated": "2026-11-29T01:30:28.686Z",
+         *         "created": "2026-11-29T02:38:02.360Z",
+         *         "updated": "2026-11-29T02:38:02.533Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T01:30:28.686Z",
-         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
+         *         "cancelled_at": "2026-11-29T02:38:02.533Z",
+         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T01:30:28.274Z",
+         *         "current_period_end": "2026-12-29T02:38:02.360Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T01:30:28.274Z",
+         *         "current_period_start": "2026-11-29T02:38:02.360Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
-         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
+         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T01:30:28.274Z",
-         *         "updated": "2026-11-29T01:30:28.572Z",
+         *         "created": "2026-11-29T02:38:02.360Z",
+         *         "updated": "2026-11-29T02:38:02.508Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13518,21 +13518,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
+         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T01:30:28.274Z",
+         *         "current_period_end": "2026-12-29T02:38:02.360Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T01:30:28.274Z",
+         *         "current_period_start": "2026-11-29T02:38:02.360Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6dsd62vtsv01qbm5f7crepm",
-         *       "request_id": "req_prod_06h29v6dsd62vtsv01qbm5f7crepm",
+         *       "correlation_id": "req_prod_06h2aan949abwbh9d8hv64e8kvwfy",
+         *       "request_id": "req_prod_06h2aan949abwbh9d8hv64e8kvwfy",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T01:30:28.693Z",
+         *       "created": "2026-11-29T02:38:02.539Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -13577,44 +13577,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6h8ppw07cqf2nnnz9fjcs42",
+         *       "id": "evt_prod_06h2aanbefd44ejjr8mr5drfpj30j",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h29v6dzbmthepqjmtf2hjta6358",
+         *       "aggregate_id": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
          *       "data": {
-         *         "id": "sub_prod_06h29v6dzbmthepqjmtf2hjta6358",
+         *         "id": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h29v6dzbmthepqjmtf2hjta635a",
-         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *             "id": "si_prod_06h2aan984daba8gzm0f3e6dmr8np",
+         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T01:30:28.720Z",
-         *         "updated": "2026-11-29T01:30:28.720Z",
+         *         "created": "2026-11-29T02:38:02.558Z",
+         *         "updated": "2026-11-29T02:38:02.558Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T01:30:28.720Z",
+         *         "trial_end": "2026-12-06T02:38:02.558Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-06T01:30:28.720Z",
+         *         "current_period_end": "2026-12-06T02:38:02.558Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T01:30:28.720Z",
+         *         "current_period_start": "2026-11-29T02:38:02.558Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6gjbahnbp6h0w9h7wpystxj",
+         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T01:30:28.720Z",
+         *       "created": "2026-12-03T02:38:02.558Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13661,16 +13661,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v641cnz6zqracbj88dy3d20a",
+         *       "id": "evt_prod_06h2aan4d19w9bbqbr40zpphb8nx6",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *       "data": {
-         *         "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13683,11 +13683,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T01:30:26.169Z",
+         *         "created": "2026-11-29T02:38:01.314Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T01:30:26.169Z",
+         *         "updated": "2026-11-29T02:38:01.314Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13709,6 +13709,7 @@ export type components = {
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
+         *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "hosted_invoice_url": null,
@@ -13721,13 +13722,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v63yhhc797kh74a4s0y0ywg0",
-         *       "request_id": "req_prod_06h29v63yhhc797kh74a4s0y0ywg0",
+         *       "correlation_id": "req_prod_06h2aan4btk4zeq4db42taqw930b8",
+         *       "request_id": "req_prod_06h2aan4btk4zeq4db42taqw930b8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:26.187Z",
+         *       "created": "2026-11-29T02:38:01.320Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -13772,16 +13773,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v64my5cy8xw56cfpfpkjsn74",
+         *       "id": "evt_prod_06h2aan4rd779e5e3xh3zqp8510jr",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *       "data": {
-         *         "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13794,11 +13795,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:26.169Z",
+         *         "created": "2026-11-29T02:38:01.314Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T01:30:26.235Z",
+         *         "updated": "2026-11-29T02:38:01.370Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13806,11 +13807,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
+         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T01:30:26.235Z",
+         *         "finalized_at": "2026-11-29T02:38:01.370Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -13820,9 +13821,10 @@ export type components = {
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
+         *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
+         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13831,11 +13833,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13848,11 +13850,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T01:30:26.169Z",
+         *         "created": "2026-11-29T02:38:01.314Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T01:30:26.169Z",
+         *         "updated": "2026-11-29T02:38:01.314Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13874,6 +13876,7 @@ export type components = {
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
+         *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
          *         "hosted_invoice_url": null,
@@ -13885,13 +13888,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v646f5pzj2ehdxy7kcp7jmgr",
-         *       "request_id": "req_prod_06h29v646f5pzj2ehdxy7kcp7jmgr",
+         *       "correlation_id": "req_prod_06h2aan4j2wtbmkwh5a8t0xm942de",
+         *       "request_id": "req_prod_06h2aan4j2wtbmkwh5a8t0xm942de",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:26.343Z",
+         *       "created": "2026-11-29T02:38:01.411Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -13936,16 +13939,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v652qecgz20ffgtp1eebrrje",
+         *       "id": "evt_prod_06h2aan4zcb4jc7rw80bekx12mhgt",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *       "data": {
-         *         "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13958,11 +13961,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T01:30:26.169Z",
-         *         "paid_at": "2026-11-29T01:30:26.451Z",
-         *         "updated": "2026-11-29T01:30:26.451Z",
+         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "paid_at": "2026-11-29T02:38:01.444Z",
+         *         "updated": "2026-11-29T02:38:01.444Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13970,23 +13973,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
+         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T01:30:26.235Z",
+         *         "finalized_at": "2026-11-29T02:38:01.370Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h29v64zqmfm8mchvnhzsyrdhjz2",
+         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
+         *         "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
+         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -13995,11 +13999,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14012,11 +14016,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:26.169Z",
+         *         "created": "2026-11-29T02:38:01.314Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T01:30:26.235Z",
+         *         "updated": "2026-11-29T02:38:01.370Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14024,23 +14028,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
+         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T01:30:26.235Z",
+         *         "finalized_at": "2026-11-29T02:38:01.370Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h29v64zqmfm8mchvnhzsyrdhjz2",
+         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
+         *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
+         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14049,13 +14054,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v64wh07fm79mbn15xvbx52km",
-         *       "request_id": "req_prod_06h29v64wh07fm79mbn15xvbx52km",
+         *       "correlation_id": "req_prod_06h2aan4tpkmswjg05mee8zyj9x4r",
+         *       "request_id": "req_prod_06h2aan4tpkmswjg05mee8zyj9x4r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:26.454Z",
+         *       "created": "2026-11-29T02:38:01.467Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         InvoicePaidEvent: {
@@ -14100,16 +14105,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6535bthgc2nw8kztc7y2xr0",
+         *       "id": "evt_prod_06h2aan4zmxsn5a2ysehypmpa9gjm",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *       "data": {
-         *         "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14122,11 +14127,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T01:30:26.169Z",
-         *         "paid_at": "2026-11-29T01:30:26.451Z",
-         *         "updated": "2026-11-29T01:30:26.451Z",
+         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "paid_at": "2026-11-29T02:38:01.444Z",
+         *         "updated": "2026-11-29T02:38:01.444Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14134,23 +14139,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
+         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T01:30:26.235Z",
+         *         "finalized_at": "2026-11-29T02:38:01.370Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h29v64zqmfm8mchvnhzsyrdhjz2",
+         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
+         *         "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
+         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14159,11 +14165,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14176,11 +14182,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:26.169Z",
+         *         "created": "2026-11-29T02:38:01.314Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T01:30:26.235Z",
+         *         "updated": "2026-11-29T02:38:01.370Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14188,23 +14194,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
+         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T01:30:26.235Z",
+         *         "finalized_at": "2026-11-29T02:38:01.370Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h29v64zqmfm8mchvnhzsyrdhjz2",
+         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
+         *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
+         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14213,13 +14220,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v64wh07fm79mbn15xvbx52km",
-         *       "request_id": "req_prod_06h29v64wh07fm79mbn15xvbx52km",
+         *       "correlation_id": "req_prod_06h2aan4tpkmswjg05mee8zyj9x4r",
+         *       "request_id": "req_prod_06h2aan4tpkmswjg05mee8zyj9x4r",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T01:30:26.457Z",
+         *       "created": "2026-11-29T02:38:01.469Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -14264,16 +14271,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v66530pkw0kn2qy11d4zsxar",
+         *       "id": "evt_prod_06h2aan5gatjh3h7vg09vgdbfydsj",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h29v65hwcpqkc0eym1fys440f9r",
+         *       "aggregate_id": "in_prod_06h2aan5782jxwr0fe6ywj81k10cy",
          *       "data": {
-         *         "id": "in_prod_06h29v65hwcpqkc0eym1fys440f9r",
+         *         "id": "in_prod_06h2aan5782jxwr0fe6ywj81k10cy",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v65j3kemcen3d9q4bpm9xxt8",
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "id": "il_prod_06h2aan5782jxwr0fe6ywj81k10d0",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14286,11 +14293,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:26.575Z",
+         *         "created": "2026-11-29T02:38:01.530Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T01:30:26.591Z",
+         *         "updated": "2026-11-29T02:38:01.546Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14298,23 +14305,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "21299d3174dd063411a02d6874975161b1476da34abcdd76fa475da7164d4597",
+         *         "pdf_sha256": "ca3706cc3d1e6587ce4856ef95ed51743e34f3c2da5f7ec2fb6c608018f50931",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v65hwcpqkc0eym1fys440f9r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5782jxwr0fe6ywj81k10cy/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T01:30:26.591Z",
+         *         "finalized_at": "2026-11-29T02:38:01.546Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h29v6629gckbamb9jbyx6zh6qvg",
+         *         "payment_intent": "pi_prod_06h2aan5d8vetqpswjy7ve38bncyp",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
+         *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/ThLwmXfUUNkNqc9QIJMvDmdAPfHl6eelIeeI2g97O4U",
+         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/x-UdpvslMAHy5N7eHcSnjo02Eh8fd3wRHTbSW6smtMc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14324,13 +14332,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v661s0msd4qqghjte1dhzsv4",
-         *       "request_id": "req_prod_06h29v661s0msd4qqghjte1dhzsv4",
+         *       "correlation_id": "req_prod_06h2aan5cz9t1bp5ep27n9tfsm6m2",
+         *       "request_id": "req_prod_06h2aan5cz9t1bp5ep27n9tfsm6m2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:26.728Z",
+         *       "created": "2026-11-29T02:38:01.602Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -14375,16 +14383,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v66mqdf3s485rv07nxmnxtkm",
+         *       "id": "evt_prod_06h2aan5t7xwt9mqyt22safj51pda",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h29v66ab1c7398a2cscttez6gv6",
+         *       "aggregate_id": "in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e",
          *       "data": {
-         *         "id": "in_prod_06h29v66ab1c7398a2cscttez6gv6",
+         *         "id": "in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v66aemtv8wnjbnnb2ecj8gwg",
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "id": "il_prod_06h2aan5jnzyj0mp2sehkdt254zq2",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14397,11 +14405,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:26.770Z",
+         *         "created": "2026-11-29T02:38:01.620Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T01:30:26.803Z",
+         *         "updated": "2026-11-29T02:38:01.634Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14409,23 +14417,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "2fc1e1ef19d5ff7c7284e15a54a7e75d683b6ca02f06bdc322aacd3cb2a2c9e0",
+         *         "pdf_sha256": "473c4b75191458b37aa25bc6f96c2b4d3a1fd4470f1fe78cc9dc2f07cf9320ed",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v66ab1c7398a2cscttez6gv6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T01:30:26.803Z",
+         *         "finalized_at": "2026-11-29T02:38:01.634Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h29v66kypwn187d1yfmzckkt1c8",
+         *         "payment_intent": "pi_prod_06h2aan5s6rey98a0ehw17y8svetg",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
+         *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/1F9GHl_NObf1ub8152eFCH95DxTSE609XrDbVg5X9kc",
+         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/PaYjf1DWOUxbyb_kBVWymur28viI6JskN8lwhO9La9A",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14435,13 +14444,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v66kjvp50wf3yky9c2e7zqya",
-         *       "request_id": "req_prod_06h29v66kjvp50wf3yky9c2e7zqya",
+         *       "correlation_id": "req_prod_06h2aan5rm0egj8j21jw9khj1r1se",
+         *       "request_id": "req_prod_06h2aan5rm0egj8j21jw9khj1r1se",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:26.853Z",
+         *       "created": "2026-11-29T02:38:01.681Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -14486,16 +14495,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6gptyabx0g3fxqmn2hghr6w",
+         *       "id": "evt_prod_06h2aanb7gg8s0q1g2bkt909g7jma",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h29v6bgnzghq2kwm1evh7p0gyg6",
+         *       "aggregate_id": "in_prod_06h2aan88pkxwtren3ytb6c6b4wyw",
          *       "data": {
-         *         "id": "in_prod_06h29v6bgnzghq2kwm1evh7p0gyg6",
+         *         "id": "in_prod_06h2aan88pkxwtren3ytb6c6b4wyw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v6bh1q2nzs4jhfdqvv828yq8",
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "id": "il_prod_06h2aan88t2gwxyf3qbe9r1wzpz40",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14508,23 +14517,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:28.101Z",
+         *         "created": "2026-11-29T02:38:02.309Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:30:27.944Z",
+         *         "updated": "2026-11-30T02:38:02.283Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
-         *         "due_date": "2026-11-30T01:30:27.944Z",
+         *         "due_date": "2026-11-30T02:38:02.283Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T01:30:27.944Z",
-         *         "pdf_sha256": "e6fdbc4699e8704dbc0cbd9cbe6b23cd2f3ed74a5d70aa752b3102909c813bd0",
+         *         "overdue_at": "2026-11-30T02:38:02.283Z",
+         *         "pdf_sha256": "78b423da52be98035242b0b24c9c68a8543e853984d3e3b09b3486544b5ebe31",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v6bgnzghq2kwm1evh7p0gyg6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan88pkxwtren3ytb6c6b4wyw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T01:30:28.215Z",
+         *         "finalized_at": "2026-11-29T02:38:02.328Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14534,9 +14543,10 @@ export type components = {
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
+         *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/uxQi4aeA01OeOMwIT5NcUABFfG5Y2GuxWJTcyRQdq40",
+         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/3Mm1hRIJ_At6oI5d7pw6M3q0GDl1WiC4_g_K40UPVlY",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14545,11 +14555,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h29v6bgnzghq2kwm1evh7p0gyg6",
+         *         "id": "in_prod_06h2aan88pkxwtren3ytb6c6b4wyw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v6bh1q2nzs4jhfdqvv828yq8",
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "id": "il_prod_06h2aan88t2gwxyf3qbe9r1wzpz40",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14562,23 +14572,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:28.101Z",
+         *         "created": "2026-11-29T02:38:02.309Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T01:30:28.215Z",
+         *         "updated": "2026-11-29T02:38:02.328Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
-         *         "due_date": "2026-11-30T01:30:27.944Z",
+         *         "due_date": "2026-11-30T02:38:02.283Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "e6fdbc4699e8704dbc0cbd9cbe6b23cd2f3ed74a5d70aa752b3102909c813bd0",
+         *         "pdf_sha256": "78b423da52be98035242b0b24c9c68a8543e853984d3e3b09b3486544b5ebe31",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v6bgnzghq2kwm1evh7p0gyg6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan88pkxwtren3ytb6c6b4wyw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T01:30:28.215Z",
+         *         "finalized_at": "2026-11-29T02:38:02.328Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14588,9 +14598,10 @@ export type components = {
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
+         *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/uxQi4aeA01OeOMwIT5NcUABFfG5Y2GuxWJTcyRQdq40",
+         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/3Mm1hRIJ_At6oI5d7pw6M3q0GDl1WiC4_g_K40UPVlY",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14599,11 +14610,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6gjbahnbp6h0w9h7wpystxj",
+         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:30:27.944Z",
+         *       "created": "2026-11-30T02:38:02.283Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14650,16 +14661,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v67y5sx6vwep6gwwg6ed6zey",
+         *       "id": "evt_prod_06h2aan6b9n9tha990hrjb3wbpav4",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h29v66s459wxtgg7t5nykz57v5g",
+         *       "aggregate_id": "in_prod_06h2aan5vc6038k4dzaknhb1568p8",
          *       "data": {
-         *         "id": "in_prod_06h29v66s459wxtgg7t5nykz57v5g",
+         *         "id": "in_prod_06h2aan5vc6038k4dzaknhb1568p8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v66s9cb7agtb27gjzw3e8rtw",
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "id": "il_prod_06h2aan5vc6038k4dzaknhb1568pa",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14672,23 +14683,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T01:30:26.889Z",
+         *         "created": "2026-11-29T02:38:01.691Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T01:30:27.183Z",
+         *         "updated": "2026-11-29T02:38:01.816Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T01:30:27.183Z",
+         *         "voided_at": "2026-11-29T02:38:01.816Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "481d1acc131cf2f949557d0564f02e955eae0b2800a521676ad4bff9f0a852ce",
+         *         "pdf_sha256": "38ee198ac09403bd980e79842d1f30b239fadc83d27e66ae9d29d4039c31c20d",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v66s459wxtgg7t5nykz57v5g/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5vc6038k4dzaknhb1568p8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T01:30:26.904Z",
+         *         "finalized_at": "2026-11-29T02:38:01.715Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14698,9 +14709,10 @@ export type components = {
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
+         *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/TWX5XB7jja7NINHDAMCd3fEgNzL8sCBOLNGTMlTMEJw",
+         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/p0Bf3Tz0UIpdaHzpy1fKnxDDQu8uoUHAob2E3-VE5mQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14709,11 +14721,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h29v66s459wxtgg7t5nykz57v5g",
+         *         "id": "in_prod_06h2aan5vc6038k4dzaknhb1568p8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v66s9cb7agtb27gjzw3e8rtw",
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "id": "il_prod_06h2aan5vc6038k4dzaknhb1568pa",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14726,11 +14738,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:26.889Z",
+         *         "created": "2026-11-29T02:38:01.691Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T01:30:26.904Z",
+         *         "updated": "2026-11-29T02:38:01.715Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14738,11 +14750,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "481d1acc131cf2f949557d0564f02e955eae0b2800a521676ad4bff9f0a852ce",
+         *         "pdf_sha256": "38ee198ac09403bd980e79842d1f30b239fadc83d27e66ae9d29d4039c31c20d",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v66s459wxtgg7t5nykz57v5g/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5vc6038k4dzaknhb1568p8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T01:30:26.904Z",
+         *         "finalized_at": "2026-11-29T02:38:01.715Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14752,9 +14764,10 @@ export type components = {
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
+         *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/TWX5XB7jja7NINHDAMCd3fEgNzL8sCBOLNGTMlTMEJw",
+         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/p0Bf3Tz0UIpdaHzpy1fKnxDDQu8uoUHAob2E3-VE5mQ",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14763,13 +14776,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v67wgkst2aydmqb47y9673nt",
-         *       "request_id": "req_prod_06h29v67wgkst2aydmqb47y9673nt",
+         *       "correlation_id": "req_prod_06h2aan68fzzr6g5aamxfd72e0yfe",
+         *       "request_id": "req_prod_06h2aan68fzzr6g5aamxfd72e0yfe",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:27.185Z",
+         *       "created": "2026-11-29T02:38:01.818Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -14814,16 +14827,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v68hah4rwdjr0wa94mv88t6w",
+         *       "id": "evt_prod_06h2aan6v3efn0thcjrz08cap93hm",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h29v681gh0vp83rgbdvv27znd94",
+         *       "aggregate_id": "in_prod_06h2aan6hnkwq6mnfecmanhqnghf8",
          *       "data": {
-         *         "id": "in_prod_06h29v681gh0vp83rgbdvv27znd94",
+         *         "id": "in_prod_06h2aan6hnkwq6mnfecmanhqnghf8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v6820gzcetczdggthrg39bmt",
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "id": "il_prod_06h2aan6hskwvfnxysb3hmk53n86w",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14836,11 +14849,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T01:30:27.212Z",
+         *         "created": "2026-11-29T02:38:01.869Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T01:30:27.336Z",
+         *         "updated": "2026-11-29T02:38:01.942Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14848,11 +14861,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "58dbde7d2185a0937002af2328aac77a146515a79eb43e8e0af12c0b71f6a43e",
+         *         "pdf_sha256": "b1a3a6433e6c2f1d62445906fca452106b13b72eee5be251e142d021acfb9fe9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v681gh0vp83rgbdvv27znd94/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan6hnkwq6mnfecmanhqnghf8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T01:30:27.255Z",
+         *         "finalized_at": "2026-11-29T02:38:01.886Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14862,22 +14875,23 @@ export type components = {
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
+         *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/ibBu0H-Dz0tNPI_u_VtlikuOnOixJfsqAhegOBb7-VA",
+         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/T7zyImAmhHt93__pRDfNC1bOuz4ibIli51y0RFebtWE",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T01:30:27.336Z",
+         *         "marked_uncollectible_at": "2026-11-29T02:38:01.942Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h29v681gh0vp83rgbdvv27znd94",
+         *         "id": "in_prod_06h2aan6hnkwq6mnfecmanhqnghf8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v6820gzcetczdggthrg39bmt",
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "id": "il_prod_06h2aan6hskwvfnxysb3hmk53n86w",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14890,11 +14904,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:27.212Z",
+         *         "created": "2026-11-29T02:38:01.869Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T01:30:27.255Z",
+         *         "updated": "2026-11-29T02:38:01.886Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14902,11 +14916,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "58dbde7d2185a0937002af2328aac77a146515a79eb43e8e0af12c0b71f6a43e",
+         *         "pdf_sha256": "b1a3a6433e6c2f1d62445906fca452106b13b72eee5be251e142d021acfb9fe9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v681gh0vp83rgbdvv27znd94/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan6hnkwq6mnfecmanhqnghf8/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T01:30:27.255Z",
+         *         "finalized_at": "2026-11-29T02:38:01.886Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14916,9 +14930,10 @@ export type components = {
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
+         *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/ibBu0H-Dz0tNPI_u_VtlikuOnOixJfsqAhegOBb7-VA",
+         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/T7zyImAmhHt93__pRDfNC1bOuz4ibIli51y0RFebtWE",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14927,13 +14942,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v68ftbsb19ry84q61sz59smj",
-         *       "request_id": "req_prod_06h29v68ftbsb19ry84q61sz59smj",
+         *       "correlation_id": "req_prod_06h2aan6tad810y90ztmjec4ntfpc",
+         *       "request_id": "req_prod_06h2aan6tad810y90ztmjec4ntfpc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:27.338Z",
+         *       "created": "2026-11-29T02:38:01.944Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -14978,16 +14993,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v65g1n9z94qcnjrm05f9gd9t",
+         *       "id": "evt_prod_06h2aan54r6bd8ctd7xpcqk0wn7se",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *       "data": {
-         *         "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
-         *             "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
+         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15000,11 +15015,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T01:30:26.169Z",
-         *         "paid_at": "2026-11-29T01:30:26.451Z",
-         *         "updated": "2026-11-29T01:30:26.451Z",
+         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "paid_at": "2026-11-29T02:38:01.444Z",
+         *         "updated": "2026-11-29T02:38:01.444Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15012,23 +15027,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
+         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T01:30:26.235Z",
+         *         "finalized_at": "2026-11-29T02:38:01.370Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h29v64zqmfm8mchvnhzsyrdhjz2",
+         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
+         *         "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
+         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15038,13 +15054,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v65dqkxvj3n3qzt2vxmzzrtt",
-         *       "request_id": "req_prod_06h29v65dqkxvj3n3qzt2vxmzzrtt",
+         *       "correlation_id": "req_prod_06h2aan53gybmvrper7qth8t3t3c0",
+         *       "request_id": "req_prod_06h2aan53gybmvrper7qth8t3t3c0",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T01:30:26.560Z",
+         *       "created": "2026-11-29T02:38:01.510Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -15089,16 +15105,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6hh0mx5y9enf62pncffgw5r",
+         *       "id": "evt_prod_06h2aanbggx9rmd8880v5fazg541m",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h29v6hat0x1zsceksaqyy2v84ac",
+         *       "aggregate_id": "in_prod_06h2aanbf91vweap6htw38ywh2t1w",
          *       "data": {
-         *         "id": "in_prod_06h29v6hat0x1zsceksaqyy2v84ac",
+         *         "id": "in_prod_06h2aanbf91vweap6htw38ywh2t1w",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h29v6hg4s1b9pf9w7j6zd61vg26",
-         *             "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *             "id": "il_prod_06h2aanbg76ceb7qx503yf69c4eg6",
+         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -15111,11 +15127,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T01:30:28.720Z",
+         *         "created": "2026-12-06T02:38:02.558Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T01:30:28.720Z",
+         *         "updated": "2026-12-06T02:38:02.558Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15124,11 +15140,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h29v6dzbmthepqjmtf2hjta6358",
+         *         "description": "Subscription sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h29v6dzbmthepqjmtf2hjta6358",
+         *         "subscription": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -15137,11 +15153,12 @@ export type components = {
          *         "payment_intent": null,
          *         "reverse_charge": false,
          *         "due_amount_atom": 2000,
+         *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T01:30:28.720Z",
+         *         "next_payment_attempt": "2026-12-06T02:38:02.558Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -15149,11 +15166,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6gjbahnbp6h0w9h7wpystxj",
+         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T01:30:28.720Z",
+         *       "created": "2026-12-03T02:38:02.558Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15200,19 +15217,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v60j2yk33h0e0dacms64m5e0",
+         *       "id": "evt_prod_06h2aan2x0dakjxqwqq3d561r3xky",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *       "aggregate_id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *       "data": {
-         *         "id": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T01:30:25.285Z",
+         *         "created": "2026-11-29T02:38:00.934Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T01:30:25.285Z",
+         *         "updated": "2026-11-29T02:38:00.934Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15222,13 +15239,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v60g8qst9eccvkzmk1x5dk64",
-         *       "request_id": "req_prod_06h29v60g8qst9eccvkzmk1x5dk64",
+         *       "correlation_id": "req_prod_06h2aan2wj8w1fqpaxmxqknw5akft",
+         *       "request_id": "req_prod_06h2aan2wj8w1fqpaxmxqknw5akft",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:25.296Z",
+         *       "created": "2026-11-29T02:38:00.936Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CustomerCreatedEvent: {
@@ -15273,19 +15290,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v60q84j7xkw0xpjm6cd944gj",
+         *       "id": "evt_prod_06h2aan30bf18a64xtmt64p1n7ng8",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *       "aggregate_id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *       "data": {
-         *         "id": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T01:30:25.285Z",
+         *         "created": "2026-11-29T02:38:00.934Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T01:30:25.333Z",
+         *         "updated": "2026-11-29T02:38:00.960Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15294,14 +15311,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T01:30:25.285Z",
+         *         "created": "2026-11-29T02:38:00.934Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T01:30:25.285Z",
+         *         "updated": "2026-11-29T02:38:00.934Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15310,13 +15327,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v60nxf6tve4zg2wkybaxk5c8",
-         *       "request_id": "req_prod_06h29v60nxf6tve4zg2wkybaxk5c8",
+         *       "correlation_id": "req_prod_06h2aan2zpnd4qv58t5wccppjq65j",
+         *       "request_id": "req_prod_06h2aan2zpnd4qv58t5wccppjq65j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:25.338Z",
+         *       "created": "2026-11-29T02:38:00.963Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -15361,20 +15378,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v610as2fn82nr1kqzafea0pj",
+         *       "id": "evt_prod_06h2aan34c1ptvq2be8yhwwspzh5r",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h29v60vqfyzavyspg85h3nzpsg8",
+         *       "aggregate_id": "cus_prod_06h2aan32jntk02dan8vfxvwg0h9j",
          *       "data": {
-         *         "id": "cus_prod_06h29v60vqfyzavyspg85h3nzpsg8",
+         *         "id": "cus_prod_06h2aan32jntk02dan8vfxvwg0h9j",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T01:30:25.373Z",
+         *         "created": "2026-11-29T02:38:00.980Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T01:30:25.409Z",
+         *         "updated": "2026-11-29T02:38:00.993Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15383,14 +15400,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h29v60vqfyzavyspg85h3nzpsg8",
+         *         "id": "cus_prod_06h2aan32jntk02dan8vfxvwg0h9j",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T01:30:25.373Z",
+         *         "created": "2026-11-29T02:38:00.980Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T01:30:25.373Z",
+         *         "updated": "2026-11-29T02:38:00.980Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15399,13 +15416,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v60z5dz99tgfayjshnftrd32",
-         *       "request_id": "req_prod_06h29v60z5dz99tgfayjshnftrd32",
+         *       "correlation_id": "req_prod_06h2aan33vjtjkameyn0c4qagf1aa",
+         *       "request_id": "req_prod_06h2aan33vjtjkameyn0c4qagf1aa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:25.410Z",
+         *       "created": "2026-11-29T02:38:00.995Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CustomerDeletedEvent: {
@@ -15450,21 +15467,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v616aktvrntj1jybs24mxbyr",
+         *       "id": "evt_prod_06h2aan37sgzr3rqvmmywhx77bgg0",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
+         *       "aggregate_id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
          *       "data": {
-         *         "id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
+         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
          *         "end": null,
-         *         "start": "2026-11-29T01:30:25.443Z",
+         *         "start": "2026-11-29T02:38:01.012Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
+         *           "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T01:30:24.775Z",
-         *           "updated": "2026-11-29T01:30:25.443Z",
+         *           "created": "2026-11-29T02:38:00.651Z",
+         *           "updated": "2026-11-29T02:38:01.012Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15477,18 +15494,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v612bcxv7b624sfvj7qh7b8g",
-         *       "request_id": "req_prod_06h29v612bcxv7b624sfvj7qh7b8g",
+         *       "correlation_id": "req_prod_06h2aan35qvxqj9sexy6da67c16ke",
+         *       "request_id": "req_prod_06h2aan35qvxqj9sexy6da67c16ke",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:25.458Z",
+         *       "created": "2026-11-29T02:38:01.022Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -15533,21 +15550,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v61est0ent2tp7yrcy8vgn2g",
+         *       "id": "evt_prod_06h2aan3bzgh7tc6vvmbw1p8ngdb2",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
+         *       "aggregate_id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
          *       "data": {
-         *         "id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
+         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
          *         "end": null,
-         *         "start": "2026-11-29T01:30:25.509Z",
+         *         "start": "2026-11-29T02:38:01.052Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h29v5ymbg7s6sgcyfy1jqaey1cr",
+         *           "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T01:30:24.802Z",
-         *           "updated": "2026-11-29T01:30:25.509Z",
+         *           "created": "2026-11-29T02:38:00.684Z",
+         *           "updated": "2026-11-29T02:38:01.052Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15560,20 +15577,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
+         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
          *         "end": null,
-         *         "start": "2026-11-29T01:30:25.443Z",
+         *         "start": "2026-11-29T02:38:01.012Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
+         *           "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T01:30:24.775Z",
-         *           "updated": "2026-11-29T01:30:25.443Z",
+         *           "created": "2026-11-29T02:38:00.651Z",
+         *           "updated": "2026-11-29T02:38:01.012Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15586,17 +15603,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v61a8r18ngvrvmdvzj24wknp",
-         *       "request_id": "req_prod_06h29v61a8r18ngvrvmdvzj24wknp",
+         *       "correlation_id": "req_prod_06h2aan3b64dvxejgbd7r862say5w",
+         *       "request_id": "req_prod_06h2aan3b64dvxejgbd7r862say5w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:25.526Z",
+         *       "created": "2026-11-29T02:38:01.055Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -15641,21 +15658,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v61jkem8ypz42hj8413md7v2",
+         *       "id": "evt_prod_06h2aan3d44f93xttnfy1dxb3vkbc",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
+         *       "aggregate_id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
          *       "data": {
-         *         "id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
+         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
          *         "end": null,
-         *         "start": "2026-11-29T01:30:25.509Z",
+         *         "start": "2026-11-29T02:38:01.052Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h29v5ymbg7s6sgcyfy1jqaey1cr",
+         *           "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T01:30:24.802Z",
-         *           "updated": "2026-11-29T01:30:25.509Z",
+         *           "created": "2026-11-29T02:38:00.684Z",
+         *           "updated": "2026-11-29T02:38:01.052Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15669,20 +15686,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
+         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
          *         "end": null,
-         *         "start": "2026-11-29T01:30:25.509Z",
+         *         "start": "2026-11-29T02:38:01.052Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h29v5ymbg7s6sgcyfy1jqaey1cr",
+         *           "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T01:30:24.802Z",
-         *           "updated": "2026-11-29T01:30:25.509Z",
+         *           "created": "2026-11-29T02:38:00.684Z",
+         *           "updated": "2026-11-29T02:38:01.052Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15695,17 +15712,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v61h6em6cpz6q0rt5a63ac38",
-         *       "request_id": "req_prod_06h29v61h6em6cpz6q0rt5a63ac38",
+         *       "correlation_id": "req_prod_06h2aan3cm4a0dswf3jpz6a8vzg6y",
+         *       "request_id": "req_prod_06h2aan3cm4a0dswf3jpz6a8vzg6y",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:25.556Z",
+         *       "created": "2026-11-29T02:38:01.065Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -15750,17 +15767,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5yhdrqw8fawxettwn04jece",
+         *       "id": "evt_prod_06h2aan1snmx6tjy1y26k7w12qfvr",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
+         *       "aggregate_id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
          *       "data": {
-         *         "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
+         *         "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T01:30:24.775Z",
-         *         "updated": "2026-11-29T01:30:24.775Z",
+         *         "created": "2026-11-29T02:38:00.651Z",
+         *         "updated": "2026-11-29T02:38:00.651Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15774,13 +15791,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5ygqz0nc67evyb8z7fmjccm",
-         *       "request_id": "req_prod_06h29v5ygqz0nc67evyb8z7fmjccm",
+         *       "correlation_id": "req_prod_06h2aan1s18bngbvxbtp3wszsb5mr",
+         *       "request_id": "req_prod_06h2aan1s18bngbvxbtp3wszsb5mr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:24.779Z",
+         *       "created": "2026-11-29T02:38:00.653Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CouponCreatedEvent: {
@@ -15825,17 +15842,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5ys15j368m6acd5v2ynnkhy",
+         *       "id": "evt_prod_06h2aan20skfqhw7xrr5gvmcywa6r",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
+         *       "aggregate_id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
          *       "data": {
-         *         "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
+         *         "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T01:30:24.775Z",
-         *         "updated": "2026-11-29T01:30:24.838Z",
+         *         "created": "2026-11-29T02:38:00.651Z",
+         *         "updated": "2026-11-29T02:38:00.706Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15848,12 +15865,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
+         *         "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T01:30:24.775Z",
-         *         "updated": "2026-11-29T01:30:24.775Z",
+         *         "created": "2026-11-29T02:38:00.651Z",
+         *         "updated": "2026-11-29T02:38:00.651Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15866,13 +15883,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5ypy6awc28vb5kwftbvqtm4",
-         *       "request_id": "req_prod_06h29v5ypy6awc28vb5kwftbvqtm4",
+         *       "correlation_id": "req_prod_06h2aan1ztjr49qd4rarja6z4455a",
+         *       "request_id": "req_prod_06h2aan1ztjr49qd4rarja6z4455a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:24.840Z",
+         *       "created": "2026-11-29T02:38:00.710Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CouponUpdatedEvent: {
@@ -15917,18 +15934,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5z3g9jj4ngc1p0dqm7scf1r",
+         *       "id": "evt_prod_06h2aan26w22856c6bzett5cmg5j6",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h29v5yvresdrmd0agh1p191c9am",
+         *       "aggregate_id": "cpn_prod_06h2aan24637n05z5rnacjc89wne8",
          *       "data": {
-         *         "id": "cpn_prod_06h29v5yvresdrmd0agh1p191c9am",
+         *         "id": "cpn_prod_06h2aan24637n05z5rnacjc89wne8",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T01:30:24.862Z",
+         *         "created": "2026-11-29T02:38:00.737Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T01:30:24.922Z",
+         *         "updated": "2026-11-29T02:38:00.758Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15941,12 +15958,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h29v5yvresdrmd0agh1p191c9am",
+         *         "id": "cpn_prod_06h2aan24637n05z5rnacjc89wne8",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T01:30:24.862Z",
-         *         "updated": "2026-11-29T01:30:24.862Z",
+         *         "created": "2026-11-29T02:38:00.737Z",
+         *         "updated": "2026-11-29T02:38:00.737Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -15959,13 +15976,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5z2p6aeqtzpe9sshv1vtxa8",
-         *       "request_id": "req_prod_06h29v5z2p6aeqtzpe9sshv1vtxa8",
+         *       "correlation_id": "req_prod_06h2aan26d5465gddsypx8vqrbetw",
+         *       "request_id": "req_prod_06h2aan26d5465gddsypx8vqrbetw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:24.925Z",
+         *       "created": "2026-11-29T02:38:00.759Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CouponDeletedEvent: {
@@ -16010,19 +16027,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5xxjqmmqc56ka6k7dbjt4p8",
+         *       "id": "evt_prod_06h2aan154nzkdsr5pqh7yz680pk4",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *       "aggregate_id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *       "data": {
-         *         "id": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *         "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T01:30:24.617Z",
-         *         "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
-         *         "updated": "2026-11-29T01:30:24.617Z",
+         *         "created": "2026-11-29T02:38:00.487Z",
+         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "updated": "2026-11-29T02:38:00.487Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16039,13 +16056,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5xwkzvwp362yvyph0d2bymg",
-         *       "request_id": "req_prod_06h29v5xwkzvwp362yvyph0d2bymg",
+         *       "correlation_id": "req_prod_06h2aan13ntv6gynjz1y91z26y90p",
+         *       "request_id": "req_prod_06h2aan13ntv6gynjz1y91z26y90p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:24.620Z",
+         *       "created": "2026-11-29T02:38:00.489Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         PriceCreatedEvent: {
@@ -16090,19 +16107,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5y52086nggm5nqzsd8nst44",
+         *       "id": "evt_prod_06h2aan1fksp2x7zbkbqa19zeg5b2",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *       "aggregate_id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *       "data": {
-         *         "id": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *         "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T01:30:24.617Z",
-         *         "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
-         *         "updated": "2026-11-29T01:30:24.678Z",
+         *         "created": "2026-11-29T02:38:00.487Z",
+         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "updated": "2026-11-29T02:38:00.570Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16118,14 +16135,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *         "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T01:30:24.617Z",
-         *         "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
-         *         "updated": "2026-11-29T01:30:24.617Z",
+         *         "created": "2026-11-29T02:38:00.487Z",
+         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "updated": "2026-11-29T02:38:00.487Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16141,13 +16158,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5y3p7j685na082g0b4t7nwg",
-         *       "request_id": "req_prod_06h29v5y3p7j685na082g0b4t7nwg",
+         *       "correlation_id": "req_prod_06h2aan1dv6b3mfgsewkeznaa37wa",
+         *       "request_id": "req_prod_06h2aan1dv6b3mfgsewkeznaa37wa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:24.680Z",
+         *       "created": "2026-11-29T02:38:00.573Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         PriceUpdatedEvent: {
@@ -16192,20 +16209,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5ybm9s6n8bwk0emw42c2k30",
+         *       "id": "evt_prod_06h2aan1nmbxdaz49017xwj3r1a9y",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h29v5y8fpbj1x6e8sg2rn6wnkb0",
+         *       "aggregate_id": "price_prod_06h2aan1jjvzny1qdgnbgsv7fw9cw",
          *       "data": {
-         *         "id": "price_prod_06h29v5y8fpbj1x6e8sg2rn6wnkb0",
+         *         "id": "price_prod_06h2aan1jjvzny1qdgnbgsv7fw9cw",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T01:30:24.707Z",
+         *         "created": "2026-11-29T02:38:00.596Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h29v5xtz4hadfscn7k1qz4g62mt",
-         *         "updated": "2026-11-29T01:30:24.731Z",
+         *         "product": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
+         *         "updated": "2026-11-29T02:38:00.619Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16216,14 +16233,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h29v5y8fpbj1x6e8sg2rn6wnkb0",
+         *         "id": "price_prod_06h2aan1jjvzny1qdgnbgsv7fw9cw",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T01:30:24.707Z",
-         *         "product": "prod_prod_06h29v5xtz4hadfscn7k1qz4g62mt",
-         *         "updated": "2026-11-29T01:30:24.707Z",
+         *         "created": "2026-11-29T02:38:00.596Z",
+         *         "product": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
+         *         "updated": "2026-11-29T02:38:00.596Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16234,13 +16251,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5yatef6qfd6s1909ssat8yp",
-         *       "request_id": "req_prod_06h29v5yatef6qfd6s1909ssat8yp",
+         *       "correlation_id": "req_prod_06h2aan1n6yft33b9f5kp7p0pmndt",
+         *       "request_id": "req_prod_06h2aan1n6yft33b9f5kp7p0pmndt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:24.733Z",
+         *       "created": "2026-11-29T02:38:00.621Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         PriceDeletedEvent: {
@@ -16285,30 +16302,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5xkpzx4jh2qpa4127sq4cq0",
+         *       "id": "evt_prod_06h2aan0vdm12rxfdc1knsdtwhjpp",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
+         *       "aggregate_id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
          *       "data": {
-         *         "id": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
+         *         "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T01:30:24.537Z",
-         *         "updated": "2026-11-29T01:30:24.537Z",
+         *         "created": "2026-11-29T02:38:00.409Z",
+         *         "updated": "2026-11-29T02:38:00.409Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5xjsbgyhgtgx17gvxejbmsy",
-         *       "request_id": "req_prod_06h29v5xjsbgyhgtgx17gvxejbmsy",
+         *       "correlation_id": "req_prod_06h2aan0tkqg2q0755chgz8tpw3cw",
+         *       "request_id": "req_prod_06h2aan0tkqg2q0755chgz8tpw3cw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:24.541Z",
+         *       "created": "2026-11-29T02:38:00.411Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         ProductCreatedEvent: {
@@ -16353,40 +16370,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5xs1cskaf2vr2f4sbs0rp0t",
+         *       "id": "evt_prod_06h2aan10090agmq37rj2cy47s5f6",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
+         *       "aggregate_id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
          *       "data": {
-         *         "id": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
+         *         "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T01:30:24.537Z",
-         *         "updated": "2026-11-29T01:30:24.581Z",
+         *         "created": "2026-11-29T02:38:00.409Z",
+         *         "updated": "2026-11-29T02:38:00.445Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
+         *         "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T01:30:24.537Z",
-         *         "updated": "2026-11-29T01:30:24.537Z",
+         *         "created": "2026-11-29T02:38:00.409Z",
+         *         "updated": "2026-11-29T02:38:00.409Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5xpv6qgvfpcxhs8fb0pn018",
-         *       "request_id": "req_prod_06h29v5xpv6qgvfpcxhs8fb0pn018",
+         *       "correlation_id": "req_prod_06h2aan0yevj36x0e2vqv2jsatk2j",
+         *       "request_id": "req_prod_06h2aan0yevj36x0e2vqv2jsatk2j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:24.584Z",
+         *       "created": "2026-11-29T02:38:00.448Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         ProductUpdatedEvent: {
@@ -16431,41 +16448,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5yexmq6j356nner43qhw256",
+         *       "id": "evt_prod_06h2aan1qphbrh88zqn5dcb59jthj",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h29v5xtz4hadfscn7k1qz4g62mt",
+         *       "aggregate_id": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
          *       "data": {
-         *         "id": "prod_prod_06h29v5xtz4hadfscn7k1qz4g62mt",
+         *         "id": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T01:30:24.599Z",
+         *         "created": "2026-11-29T02:38:00.467Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T01:30:24.757Z",
+         *         "updated": "2026-11-29T02:38:00.636Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h29v5xtz4hadfscn7k1qz4g62mt",
+         *         "id": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T01:30:24.599Z",
-         *         "updated": "2026-11-29T01:30:24.599Z",
+         *         "created": "2026-11-29T02:38:00.467Z",
+         *         "updated": "2026-11-29T02:38:00.467Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5ydfvz21ke517tmj22s3t58",
-         *       "request_id": "req_prod_06h29v5ydfvz21ke517tmj22s3t58",
+         *       "correlation_id": "req_prod_06h2aan1q2vsbpt2gf06qn3spqaf2",
+         *       "request_id": "req_prod_06h2aan1q2vsbpt2gf06qn3spqaf2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:24.759Z",
+         *       "created": "2026-11-29T02:38:00.637Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         ProductDeletedEvent: {
@@ -16510,18 +16527,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v63mgkxh5tzt3qe208ae2fb2",
+         *       "id": "evt_prod_06h2aan472ykwew1fkwv6dg02nnrm",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h29v63mb1kebppe4qze7m5nd13t",
+         *       "aggregate_id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
          *       "data": {
-         *         "id": "re_prod_06h29v63mb1kebppe4qze7m5nd13t",
+         *         "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T01:30:26.082Z",
-         *         "payment": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
-         *         "updated": "2026-11-29T01:30:26.082Z",
+         *         "created": "2026-11-29T02:38:01.270Z",
+         *         "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *         "updated": "2026-11-29T02:38:01.270Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16530,13 +16547,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v63kga39p4ntc3ebbh4ye7xm",
-         *       "request_id": "req_prod_06h29v63kga39p4ntc3ebbh4ye7xm",
+         *       "correlation_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
+         *       "request_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:26.085Z",
+         *       "created": "2026-11-29T02:38:01.272Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         RefundCreatedEvent: {
@@ -16581,18 +16598,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v63nmjaadqjjgcba23r2qmgc",
+         *       "id": "evt_prod_06h2aan47a4hc3h5rt4nebwj77n6c",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h29v63mb1kebppe4qze7m5nd13t",
+         *       "aggregate_id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
          *       "data": {
-         *         "id": "re_prod_06h29v63mb1kebppe4qze7m5nd13t",
+         *         "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T01:30:26.082Z",
-         *         "payment": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
-         *         "updated": "2026-11-29T01:30:26.087Z",
+         *         "created": "2026-11-29T02:38:01.270Z",
+         *         "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *         "updated": "2026-11-29T02:38:01.273Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16600,13 +16617,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h29v63mb1kebppe4qze7m5nd13t",
+         *         "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T01:30:26.082Z",
-         *         "payment": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
-         *         "updated": "2026-11-29T01:30:26.082Z",
+         *         "created": "2026-11-29T02:38:01.270Z",
+         *         "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *         "updated": "2026-11-29T02:38:01.270Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16614,13 +16631,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v63kga39p4ntc3ebbh4ye7xm",
-         *       "request_id": "req_prod_06h29v63kga39p4ntc3ebbh4ye7xm",
+         *       "correlation_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
+         *       "request_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:26.093Z",
+         *       "created": "2026-11-29T02:38:01.274Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         RefundUpdatedEvent: {
@@ -16665,18 +16682,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v63wsqn4fvb75nrbgf9zmdxc",
+         *       "id": "evt_prod_06h2aan4b3rk3vjwc0m9t6vkhyv74",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h29v63vwt3v06mq6cbr2n2ch4vt",
+         *       "aggregate_id": "re_prod_06h2aan4ah33xx5am0h70varkx61g",
          *       "data": {
-         *         "id": "re_prod_06h29v63vwt3v06mq6cbr2n2ch4vt",
+         *         "id": "re_prod_06h2aan4ah33xx5am0h70varkx61g",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T01:30:26.143Z",
-         *         "payment": "py_prod_06h29v63d7c2z6qza5wxj0734a4zp",
-         *         "updated": "2026-11-29T01:30:26.149Z",
+         *         "created": "2026-11-29T02:38:01.300Z",
+         *         "payment": "py_prod_06h2aan41rzqc9hc8av28mbdmme4g",
+         *         "updated": "2026-11-29T02:38:01.303Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16684,13 +16701,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h29v63vwt3v06mq6cbr2n2ch4vt",
+         *         "id": "re_prod_06h2aan4ah33xx5am0h70varkx61g",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T01:30:26.143Z",
-         *         "payment": "py_prod_06h29v63d7c2z6qza5wxj0734a4zp",
-         *         "updated": "2026-11-29T01:30:26.143Z",
+         *         "created": "2026-11-29T02:38:01.300Z",
+         *         "payment": "py_prod_06h2aan41rzqc9hc8av28mbdmme4g",
+         *         "updated": "2026-11-29T02:38:01.300Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16698,13 +16715,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v63va327550kaxjev927ts46",
-         *       "request_id": "req_prod_06h29v63va327550kaxjev927ts46",
+         *       "correlation_id": "req_prod_06h2aan4aa9g59khhemzrypy9n57c",
+         *       "request_id": "req_prod_06h2aan4aa9g59khhemzrypy9n57c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:26.150Z",
+         *       "created": "2026-11-29T02:38:01.304Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         RefundFailedEvent: {
@@ -16749,18 +16766,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5h8pw1927kxmpmr95dg34s6",
+         *       "id": "evt_prod_06h2aamtc7j0nqsdgneqbtm5tgj1y",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma",
+         *       "aggregate_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6",
          *       "data": {
-         *         "id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma",
+         *         "id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T01:30:21.372Z",
-         *         "display": "st_prod_…efxk",
+         *         "created": "2026-11-29T02:37:58.743Z",
+         *         "display": "st_prod_…n2ge",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -16769,13 +16786,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h29v5gwx9r4p4gdyr6tsrckhazy",
-         *       "request_id": "req_prod_06h29v5gwx9r4p4gdyr6tsrckhazy",
+         *       "correlation_id": "req_prod_06h2aamt86bcs6nt5w3kjmhwdp42a",
+         *       "request_id": "req_prod_06h2aamt86bcs6nt5w3kjmhwdp42a",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:21.381Z",
+         *       "created": "2026-11-29T02:37:58.753Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
+         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -16820,29 +16837,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5jxycj0s44ny78jfvtxyya0",
+         *       "id": "evt_prod_06h2aamvdh3vmm44fp4tq4cp491z8",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h29v5jr92q0fcf2554wrzhk2ka4",
+         *       "aggregate_id": "key_prod_06h2aamvagfnq7w87xyxqqn5bnqn8",
          *       "data": {
-         *         "id": "key_prod_06h29v5jr92q0fcf2554wrzhk2ka4",
+         *         "id": "key_prod_06h2aamvagfnq7w87xyxqqn5bnqn8",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T01:30:21.762Z",
-         *         "display": "pt_prod_…q38p",
-         *         "revoked_at": "2026-11-29T01:30:21.805Z",
+         *         "created": "2026-11-29T02:37:58.996Z",
+         *         "display": "pt_prod_…wvxg",
+         *         "revoked_at": "2026-11-29T02:37:59.019Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h29v5jr92q0fcf2554wrzhk2ka4",
+         *         "id": "key_prod_06h2aamvagfnq7w87xyxqqn5bnqn8",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T01:30:21.762Z",
-         *         "display": "pt_prod_…q38p",
+         *         "created": "2026-11-29T02:37:58.996Z",
+         *         "display": "pt_prod_…wvxg",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -16850,13 +16867,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h29v5jwr0cvr8a0w395r74s5a1t",
-         *       "request_id": "req_prod_06h29v5jwr0cvr8a0w395r74s5a1t",
+         *       "correlation_id": "req_prod_06h2aamvcw255z6pwtak13dyv1as4",
+         *       "request_id": "req_prod_06h2aamvcw255z6pwtak13dyv1as4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:21.807Z",
+         *       "created": "2026-11-29T02:37:59.020Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
+         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -16901,20 +16918,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5k48pck77vx4w7y3v9626v4",
+         *       "id": "evt_prod_06h2aamvj5syk5w7z6ezb1s5nqa4e",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *       "data": {
-         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T01:30:21.852Z",
+         *         "created": "2026-11-29T02:37:59.052Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T01:30:21.852Z",
+         *         "updated": "2026-11-29T02:37:59.052Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -16928,13 +16945,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h29v5k14n6ms575re7yzpys9sdt",
-         *       "request_id": "req_prod_06h29v5k14n6ms575re7yzpys9sdt",
+         *       "correlation_id": "req_prod_06h2aamvgf4p349n4hhpwpxnqqbap",
+         *       "request_id": "req_prod_06h2aamvgf4p349n4hhpwpxnqqbap",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:21.858Z",
+         *       "created": "2026-11-29T02:37:59.057Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -16979,20 +16996,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5k8ta6xvqr27q1at9er6ekc",
+         *       "id": "evt_prod_06h2aamvqrm7xs5wh12rqrpqw8vfp",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *       "data": {
-         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T01:30:21.852Z",
+         *         "created": "2026-11-29T02:37:59.052Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T01:30:21.892Z",
+         *         "updated": "2026-11-29T02:37:59.093Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17002,15 +17019,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T01:30:21.852Z",
+         *         "created": "2026-11-29T02:37:59.052Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T01:30:21.852Z",
+         *         "updated": "2026-11-29T02:37:59.052Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -17023,13 +17040,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h29v5k7gsp95qzzpwe60jvmxby2",
-         *       "request_id": "req_prod_06h29v5k7gsp95qzzpwe60jvmxby2",
+         *       "correlation_id": "req_prod_06h2aamvnphadx8m8jvegb7cn908j",
+         *       "request_id": "req_prod_06h2aamvnphadx8m8jvegb7cn908j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:21.894Z",
+         *       "created": "2026-11-29T02:37:59.102Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -17074,58 +17091,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5m2jzfqcxgzzzqmv4r9wd58",
+         *       "id": "evt_prod_06h2aamw4pn578fdgyeyghxatwvec",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *       "data": {
-         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T01:30:21.852Z",
+         *         "created": "2026-11-29T02:37:59.052Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T01:30:22.095Z",
+         *         "updated": "2026-11-29T02:37:59.202Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T01:30:22.058Z"
+         *         "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T01:30:21.852Z",
+         *         "created": "2026-11-29T02:37:59.052Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T01:30:22.058Z",
+         *         "updated": "2026-11-29T02:37:59.175Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T01:30:22.058Z"
+         *         "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h29v5m1j48t9fh13xkgnjg5e0dw",
-         *       "request_id": "req_prod_06h29v5m1j48t9fh13xkgnjg5e0dw",
+         *       "correlation_id": "req_prod_06h2aamw3x6hppafbz8nrqv4dpgv8",
+         *       "request_id": "req_prod_06h2aamw3x6hppafbz8nrqv4dpgv8",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T01:30:22.100Z",
+         *       "created": "2026-11-29T02:37:59.205Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -17170,20 +17187,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5kgtrrva47hq64gafja6t8m",
+         *       "id": "evt_prod_06h2aamvwtaqk73feq3v6r0byrpty",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *       "data": {
-         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T01:30:21.852Z",
+         *         "created": "2026-11-29T02:37:59.052Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T01:30:21.951Z",
+         *         "updated": "2026-11-29T02:37:59.140Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17193,15 +17210,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T01:30:21.852Z",
+         *         "created": "2026-11-29T02:37:59.052Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T01:30:21.892Z",
+         *         "updated": "2026-11-29T02:37:59.093Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17214,13 +17231,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h29v5ketk8gj2j23xe16egzzh9e",
-         *       "request_id": "req_prod_06h29v5ketk8gj2j23xe16egzzh9e",
+         *       "correlation_id": "req_prod_06h2aamvw7eqyh2dyr8cs5y6nhm00",
+         *       "request_id": "req_prod_06h2aamvw7eqyh2dyr8cs5y6nhm00",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:21.958Z",
+         *       "created": "2026-11-29T02:37:59.142Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -17265,20 +17282,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5kqyaxk3w3d9a7ht4qv74kt",
+         *       "id": "evt_prod_06h2aamvz92jdv8awc356kdp24jsg",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *       "data": {
-         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T01:30:21.852Z",
+         *         "created": "2026-11-29T02:37:59.052Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T01:30:21.996Z",
+         *         "updated": "2026-11-29T02:37:59.161Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17288,15 +17305,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T01:30:21.852Z",
+         *         "created": "2026-11-29T02:37:59.052Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T01:30:21.951Z",
+         *         "updated": "2026-11-29T02:37:59.140Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17309,13 +17326,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h29v5kn689q5sz88bg937r2yyr2",
-         *       "request_id": "req_prod_06h29v5kn689q5sz88bg937r2yyr2",
+         *       "correlation_id": "req_prod_06h2aamvytk6z97z00k9373h4z8c6",
+         *       "request_id": "req_prod_06h2aamvytk6z97z00k9373h4z8c6",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T01:30:22.015Z",
+         *       "created": "2026-11-29T02:37:59.162Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -17360,38 +17377,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5kxvn5e6cgp94x7n9c9egag",
+         *       "id": "evt_prod_06h2aamw1ces0cmegz12q5cxb8zpe",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *       "data": {
-         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T01:30:21.852Z",
+         *         "created": "2026-11-29T02:37:59.052Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T01:30:22.058Z",
+         *         "updated": "2026-11-29T02:37:59.175Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T01:30:22.058Z"
+         *         "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T01:30:21.852Z",
+         *         "created": "2026-11-29T02:37:59.052Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T01:30:21.996Z",
+         *         "updated": "2026-11-29T02:37:59.161Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17404,13 +17421,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h29v5kw8qbakwckfkn6emqb8092",
-         *       "request_id": "req_prod_06h29v5kw8qbakwckfkn6emqb8092",
+         *       "correlation_id": "req_prod_06h2aamw0rkzresknvsyd6f0g0pv2",
+         *       "request_id": "req_prod_06h2aamw0rkzresknvsyd6f0g0pv2",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T01:30:22.062Z",
+         *       "created": "2026-11-29T02:37:59.179Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -17455,15 +17472,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5gcn929j2a3tn2hjhxq8gfr",
+         *       "id": "evt_prod_06h2aamt3vxjrgz4tpdjmbwt4p2z6",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
+         *       "aggregate_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
          *       "data": {
-         *         "id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
+         *         "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-52134c6c75@example.com",
+         *         "email": "user-604efa533c@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17475,9 +17492,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:21.157Z",
+         *       "created": "2026-11-29T02:37:58.686Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
+         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
          *     }
          */
         UserSignedInEvent: {
@@ -17522,15 +17539,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5tgvr88gnx7kb7s67wm3kw6",
+         *       "id": "evt_prod_06h2aamygq03epvf65mky5vz9f4ve",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
+         *       "aggregate_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
          *       "data": {
-         *         "id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
+         *         "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-52134c6c75@example.com",
+         *         "email": "user-604efa533c@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17542,9 +17559,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:23.750Z",
+         *       "created": "2026-11-29T02:37:59.813Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
+         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
          *     }
          */
         UserSignInFailedEvent: {
@@ -17589,15 +17606,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5x30jbz3rjx70nawp2ps95a",
+         *       "id": "evt_prod_06h2aan0ec1dm8y8f93zae1apg5z2",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
+         *       "aggregate_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
          *       "data": {
-         *         "id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
+         *         "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-52134c6c75@example.com",
+         *         "email": "user-604efa533c@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17609,9 +17626,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T01:30:24.408Z",
+         *       "created": "2026-11-29T02:38:00.308Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
+         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
          *     }
          */
         UserSignedOutEvent: {
@@ -17656,15 +17673,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5wcq9hpsmnbhtk5kqnty66r",
+         *       "id": "evt_prod_06h2aamzfq7ykcsj70phwebmtk8ga",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
+         *       "aggregate_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
          *       "data": {
-         *         "id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
+         *         "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-52134c6c75@example.com",
+         *         "email": "user-604efa533c@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17676,9 +17693,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:24.229Z",
+         *       "created": "2026-11-29T02:38:00.061Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
+         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -17723,12 +17740,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5x93pygz6tsa5xp79w6s220",
+         *       "id": "evt_prod_06h2aan0gxthdpc4smdrv2c6txry2",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h29v5dn9xhym9nrv67ej5xwxbk2",
+         *       "aggregate_id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
          *       "data": {
-         *         "id": "acc_prod_06h29v5dn9xhym9nrv67ej5xwxbk2",
+         *         "id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -17750,7 +17767,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h29v5dn9xhym9nrv67ej5xwxbk2",
+         *         "id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -17766,13 +17783,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5x63061640byt2hrv3q18zj",
-         *       "request_id": "req_prod_06h29v5x63061640byt2hrv3q18zj",
+         *       "correlation_id": "req_prod_06h2aan0fs9dnzv2pv427qp9zqpea",
+         *       "request_id": "req_prod_06h2aan0fs9dnzv2pv427qp9zqpea",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:24.456Z",
+         *       "created": "2026-11-29T02:38:00.327Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -17817,17 +17834,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5xd329vmr0a8jhvz06mnqar",
+         *       "id": "evt_prod_06h2aan0kqjhcr14hxnvp36wkbk4c",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h29v5xcmbq4r4nh32wtpm8pyy8a",
+         *       "aggregate_id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
          *       "data": {
-         *         "id": "txr_prod_06h29v5xcmbq4r4nh32wtpm8pyy8a",
+         *         "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T01:30:24.485Z",
-         *         "updated": "2026-11-29T01:30:24.485Z",
+         *         "created": "2026-11-29T02:38:00.347Z",
+         *         "updated": "2026-11-29T02:38:00.347Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17838,13 +17855,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5xc1qrb0m1c650tjhbmw5er",
-         *       "request_id": "req_prod_06h29v5xc1qrb0m1c650tjhbmw5er",
+         *       "correlation_id": "req_prod_06h2aan0jsdda2m2cd51cqx3bvm36",
+         *       "request_id": "req_prod_06h2aan0jsdda2m2cd51cqx3bvm36",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:24.488Z",
+         *       "created": "2026-11-29T02:38:00.349Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -17889,17 +17906,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5xgjq4enb95xpspd3ra8cpp",
+         *       "id": "evt_prod_06h2aan0pbp01qrmnkdnzc5m61ps6",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h29v5xcmbq4r4nh32wtpm8pyy8a",
+         *       "aggregate_id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
          *       "data": {
-         *         "id": "txr_prod_06h29v5xcmbq4r4nh32wtpm8pyy8a",
+         *         "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T01:30:24.485Z",
-         *         "updated": "2026-11-29T01:30:24.515Z",
+         *         "created": "2026-11-29T02:38:00.347Z",
+         *         "updated": "2026-11-29T02:38:00.369Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17909,12 +17926,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h29v5xcmbq4r4nh32wtpm8pyy8a",
+         *         "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T01:30:24.485Z",
-         *         "updated": "2026-11-29T01:30:24.485Z",
+         *         "created": "2026-11-29T02:38:00.347Z",
+         *         "updated": "2026-11-29T02:38:00.347Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -17924,13 +17941,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5xfsgrve0aem8gc86spa59r",
-         *       "request_id": "req_prod_06h29v5xfsgrve0aem8gc86spa59r",
+         *       "correlation_id": "req_prod_06h2aan0nrpxcwrec246ac4rvhaja",
+         *       "request_id": "req_prod_06h2aan0nrpxcwrec246ac4rvhaja",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:24.516Z",
+         *       "created": "2026-11-29T02:38:00.370Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -17975,16 +17992,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6003h5t3f8nf016aj7kr3z0",
+         *       "id": "evt_prod_06h2aan2mr1p1aavkqkh9rgyb2r2g",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
+         *       "aggregate_id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
          *       "data": {
-         *         "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
+         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T01:30:25.149Z",
-         *         "updated": "2026-11-29T01:30:25.149Z",
+         *         "created": "2026-11-29T02:38:00.869Z",
+         *         "updated": "2026-11-29T02:38:00.869Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -17993,13 +18010,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5zywzxxqc2j5vaenfe2ppsa",
-         *       "request_id": "req_prod_06h29v5zywzxxqc2j5vaenfe2ppsa",
+         *       "correlation_id": "req_prod_06h2aan2m47ncjd28pcxggt6sqg0c",
+         *       "request_id": "req_prod_06h2aan2m47ncjd28pcxggt6sqg0c",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:25.152Z",
+         *       "created": "2026-11-29T02:38:00.870Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         MeterCreatedEvent: {
@@ -18044,16 +18061,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v60467cbd0t8z0pp6tmg1z2e",
+         *       "id": "evt_prod_06h2aan2px8fsrdbv9c7env140978",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
+         *       "aggregate_id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
          *       "data": {
-         *         "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
+         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T01:30:25.149Z",
-         *         "updated": "2026-11-29T01:30:25.184Z",
+         *         "created": "2026-11-29T02:38:00.869Z",
+         *         "updated": "2026-11-29T02:38:00.886Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18061,11 +18078,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
+         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T01:30:25.149Z",
-         *         "updated": "2026-11-29T01:30:25.149Z",
+         *         "created": "2026-11-29T02:38:00.869Z",
+         *         "updated": "2026-11-29T02:38:00.869Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18073,13 +18090,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6038h4jqtyysgcdcgz7kpwr",
-         *       "request_id": "req_prod_06h29v6038h4jqtyysgcdcgz7kpwr",
+         *       "correlation_id": "req_prod_06h2aan2pegebgne5f24va1ccathc",
+         *       "request_id": "req_prod_06h2aan2pegebgne5f24va1ccathc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:25.185Z",
+         *       "created": "2026-11-29T02:38:00.887Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         MeterUpdatedEvent: {
@@ -18124,16 +18141,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v607f7s6db23gpx4bthse8z4",
+         *       "id": "evt_prod_06h2aan2rs0pa246sw0e446qphae8",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
+         *       "aggregate_id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
          *       "data": {
-         *         "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
+         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T01:30:25.149Z",
-         *         "updated": "2026-11-29T01:30:25.209Z",
+         *         "created": "2026-11-29T02:38:00.869Z",
+         *         "updated": "2026-11-29T02:38:00.901Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18141,11 +18158,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
+         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T01:30:25.149Z",
-         *         "updated": "2026-11-29T01:30:25.184Z",
+         *         "created": "2026-11-29T02:38:00.869Z",
+         *         "updated": "2026-11-29T02:38:00.886Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18153,13 +18170,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v606qh13j003s6k1ywgrpp3y",
-         *       "request_id": "req_prod_06h29v606qh13j003s6k1ywgrpp3y",
+         *       "correlation_id": "req_prod_06h2aan2rffypcepxjszs6zb8ks1a",
+         *       "request_id": "req_prod_06h2aan2rffypcepxjszs6zb8ks1a",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:25.211Z",
+         *       "created": "2026-11-29T02:38:00.902Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -18204,16 +18221,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v60ed17a6g8pekwx534hapqe",
+         *       "id": "evt_prod_06h2aan2vehjzerd5q2at9axky3kw",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
+         *       "aggregate_id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
          *       "data": {
-         *         "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
+         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T01:30:25.149Z",
-         *         "updated": "2026-11-29T01:30:25.266Z",
+         *         "created": "2026-11-29T02:38:00.869Z",
+         *         "updated": "2026-11-29T02:38:00.922Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18221,11 +18238,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
+         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T01:30:25.149Z",
-         *         "updated": "2026-11-29T01:30:25.209Z",
+         *         "created": "2026-11-29T02:38:00.869Z",
+         *         "updated": "2026-11-29T02:38:00.901Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18233,13 +18250,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v60cgn4wx5qq65rfgsp0aahy",
-         *       "request_id": "req_prod_06h29v60cgn4wx5qq65rfgsp0aahy",
+         *       "correlation_id": "req_prod_06h2aan2twwqxr8hj9ws313w2hgrj",
+         *       "request_id": "req_prod_06h2aan2twwqxr8hj9ws313w2hgrj",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T01:30:25.267Z",
+         *       "created": "2026-11-29T02:38:00.923Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         MeterReactivatedEvent: {
@@ -18284,29 +18301,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5z7vrse6yn2ns9n9zsqgk38",
+         *       "id": "evt_prod_06h2aan28qnnqgtk5b260z7g1kxst",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h29v5z7jn50y553mnjvp03924qj",
+         *       "aggregate_id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
          *       "data": {
-         *         "id": "feat_prod_06h29v5z7jn50y553mnjvp03924qj",
+         *         "id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T01:30:24.956Z",
-         *         "updated": "2026-11-29T01:30:24.956Z",
+         *         "created": "2026-11-29T02:38:00.771Z",
+         *         "updated": "2026-11-29T02:38:00.771Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5z6zch0ytfrd4v366zh8y0m",
-         *       "request_id": "req_prod_06h29v5z6zch0ytfrd4v366zh8y0m",
+         *       "correlation_id": "req_prod_06h2aan2866s2n4ea3dqwby9be00r",
+         *       "request_id": "req_prod_06h2aan2866s2n4ea3dqwby9be00r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:24.958Z",
+         *       "created": "2026-11-29T02:38:00.773Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         FeatureCreatedEvent: {
@@ -18351,36 +18368,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5za9ddmmg42ag2xxf9zqbw6",
+         *       "id": "evt_prod_06h2aan2aqxvtepm51m73jv54hz5e",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h29v5za664eg9pheyv735myjc5y",
+         *       "aggregate_id": "prodft_prod_06h2aan2akcssb0vpesr52ap9mndg",
          *       "data": {
-         *         "id": "prodft_prod_06h29v5za664eg9pheyv735myjc5y",
+         *         "id": "prodft_prod_06h2aan2akcssb0vpesr52ap9mndg",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T01:30:24.977Z",
+         *         "created": "2026-11-29T02:38:00.788Z",
          *         "feature": {
-         *           "id": "feat_prod_06h29v5z7jn50y553mnjvp03924qj",
+         *           "id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T01:30:24.956Z",
-         *           "updated": "2026-11-29T01:30:24.956Z",
+         *           "created": "2026-11-29T02:38:00.771Z",
+         *           "updated": "2026-11-29T02:38:00.771Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
+         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5z9mm907npfrehm38whhsbp",
-         *       "request_id": "req_prod_06h29v5z9mm907npfrehm38whhsbp",
+         *       "correlation_id": "req_prod_06h2aan29x2xb00f215hyps0yhty8",
+         *       "request_id": "req_prod_06h2aan29x2xb00f215hyps0yhty8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:24.978Z",
+         *       "created": "2026-11-29T02:38:00.789Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -18425,36 +18442,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5zq0qwnmt1h4fcr7107brtc",
+         *       "id": "evt_prod_06h2aan2fpvkg9n9f5jz3dfpx170j",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h29v5zk7vkvm0n31rewckrn0vme",
+         *       "aggregate_id": "prodft_prod_06h2aan2e6ahpgk881df5f868z5q0",
          *       "data": {
-         *         "id": "prodft_prod_06h29v5zk7vkvm0n31rewckrn0vme",
+         *         "id": "prodft_prod_06h2aan2e6ahpgk881df5f868z5q0",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T01:30:25.049Z",
+         *         "created": "2026-11-29T02:38:00.817Z",
          *         "feature": {
-         *           "id": "feat_prod_06h29v5zdmq99daffhgd370v1zemr",
+         *           "id": "feat_prod_06h2aan2cjqe7x6qc0wd4gjq1pfcm",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T01:30:25.004Z",
-         *           "updated": "2026-11-29T01:30:25.004Z",
+         *           "created": "2026-11-29T02:38:00.804Z",
+         *           "updated": "2026-11-29T02:38:00.804Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
+         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5zp0fesezanwzkh6hwk7efr",
-         *       "request_id": "req_prod_06h29v5zp0fesezanwzkh6hwk7efr",
+         *       "correlation_id": "req_prod_06h2aan2f4fjy1qwansk2qfyzxjej",
+         *       "request_id": "req_prod_06h2aan2f4fjy1qwansk2qfyzxjej",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:25.080Z",
+         *       "created": "2026-11-29T02:38:00.829Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -18499,36 +18516,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6cc5nxjvmwkqyddkwfe8r6e",
+         *       "id": "evt_prod_06h2aan8jb1f6ydwttaw4v76rtbfw",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *       "aggregate_id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h29v5z7jn50y553mnjvp03924qj",
+         *             "feature": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp"
+         *             "source_subscription": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6c667qv1dzcpbf4y11fnggm",
-         *       "request_id": "req_prod_06h29v6c667qv1dzcpbf4y11fnggm",
+         *       "correlation_id": "req_prod_06h2aan8ex0ae502qw4w3nb83nb0r",
+         *       "request_id": "req_prod_06h2aan8ex0ae502qw4w3nb83nb0r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:28.321Z",
+         *       "created": "2026-11-29T02:38:02.386Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -18573,13 +18590,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5zv4rrhsab7pp13x4jp98ya",
+         *       "id": "evt_prod_06h2aan2j1w5ectveme01374ymwb2",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h29v5dn9xhym9nrv67ej5xwxbk2",
+         *       "aggregate_id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T01:30:25.105Z",
+         *         "updated": "2026-11-29T02:38:00.844Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -18684,13 +18701,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v5zrpakzm1pfaav78e7bd766",
-         *       "request_id": "req_prod_06h29v5zrpakzm1pfaav78e7bd766",
+         *       "correlation_id": "req_prod_06h2aan2hasmhtg89nca7r4wz2750",
+         *       "request_id": "req_prod_06h2aan2hasmhtg89nca7r4wz2750",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:25.113Z",
+         *       "created": "2026-11-29T02:38:00.848Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -18735,13 +18752,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v69nq7f4k5am0r3kc5mp24p2",
+         *       "id": "evt_prod_06h2aan7d39b4m6p0v0dpa10ky6xj",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h29v69b78ny3xfwdxzffrfp8dar",
+         *       "aggregate_id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
          *       "data": {
-         *         "id": "cn_prod_06h29v69b78ny3xfwdxzffrfp8dar",
-         *         "pdf": "http://127.0.0.1:37387/api/credit-notes/cn_prod_06h29v69b78ny3xfwdxzffrfp8dar/pdf",
+         *         "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
+         *         "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -18759,16 +18776,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T01:30:27.545Z",
-         *         "invoice": "in_prod_06h29v68sn0rkmbctg3dyrjnnmycp",
+         *         "created": "2026-11-29T02:38:02.067Z",
+         *         "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
          *         "refunds": [],
-         *         "updated": "2026-11-29T01:30:27.545Z",
+         *         "updated": "2026-11-29T02:38:02.067Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "b077afdb9d0f3fb6b17fb0f63bfcb58f15df68fdba6ffe3c1d1e798f404a7790",
+         *         "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -18780,13 +18797,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v697zm42xg8fesr1ar5z4w4r",
-         *       "request_id": "req_prod_06h29v697zm42xg8fesr1ar5z4w4r",
+         *       "correlation_id": "req_prod_06h2aan79ptjq4h3e37510q1te6t6",
+         *       "request_id": "req_prod_06h2aan79ptjq4h3e37510q1te6t6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:27.629Z",
+         *       "created": "2026-11-29T02:38:02.088Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -18831,13 +18848,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v69z39jt8vndfq3d7gjk46fe",
+         *       "id": "evt_prod_06h2aan7jha6g3087w47m3qr2y94y",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h29v69b78ny3xfwdxzffrfp8dar",
+         *       "aggregate_id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
          *       "data": {
-         *         "id": "cn_prod_06h29v69b78ny3xfwdxzffrfp8dar",
-         *         "pdf": "http://127.0.0.1:37387/api/credit-notes/cn_prod_06h29v69b78ny3xfwdxzffrfp8dar/pdf",
+         *         "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
+         *         "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -18855,16 +18872,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T01:30:27.545Z",
-         *         "invoice": "in_prod_06h29v68sn0rkmbctg3dyrjnnmycp",
+         *         "created": "2026-11-29T02:38:02.067Z",
+         *         "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
          *         "refunds": [],
-         *         "updated": "2026-11-29T01:30:27.703Z",
+         *         "updated": "2026-11-29T02:38:02.129Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T01:30:27.703Z",
-         *         "pdf_sha256": "b077afdb9d0f3fb6b17fb0f63bfcb58f15df68fdba6ffe3c1d1e798f404a7790",
+         *         "voided_at": "2026-11-29T02:38:02.129Z",
+         *         "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -18875,8 +18892,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h29v69b78ny3xfwdxzffrfp8dar",
-         *         "pdf": "http://127.0.0.1:37387/api/credit-notes/cn_prod_06h29v69b78ny3xfwdxzffrfp8dar/pdf",
+         *         "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
+         *         "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -18894,16 +18911,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T01:30:27.545Z",
-         *         "invoice": "in_prod_06h29v68sn0rkmbctg3dyrjnnmycp",
+         *         "created": "2026-11-29T02:38:02.067Z",
+         *         "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
          *         "refunds": [],
-         *         "updated": "2026-11-29T01:30:27.545Z",
+         *         "updated": "2026-11-29T02:38:02.067Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "b077afdb9d0f3fb6b17fb0f63bfcb58f15df68fdba6ffe3c1d1e798f404a7790",
+         *         "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -18914,13 +18931,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v69xq2305413k0mcr8ds78yt",
-         *       "request_id": "req_prod_06h29v69xq2305413k0mcr8ds78yt",
+         *       "correlation_id": "req_prod_06h2aan7gc64d6kpdk62fcapk16pm",
+         *       "request_id": "req_prod_06h2aan7gc64d6kpdk62fcapk16pm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:27.704Z",
+         *       "created": "2026-11-29T02:38:02.132Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -18965,34 +18982,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6ad7k6d9znpe87vpqdpw4de",
+         *       "id": "evt_prod_06h2aan7tavrfa5c9d9yaa2werj3e",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h29v6ad0bsf4wd15cevjmngwsga",
+         *       "aggregate_id": "cbtxn_prod_06h2aan7spg5w3wdx5yjcq6kbt82a",
          *       "data": {
-         *         "id": "cbtxn_prod_06h29v6ad0bsf4wd15cevjmngwsga",
+         *         "id": "cbtxn_prod_06h2aan7spg5w3wdx5yjcq6kbt82a",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T01:30:27.816Z",
-         *         "invoice": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *         "created": "2026-11-29T02:38:02.189Z",
+         *         "invoice": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h29v6ack3n011fg8nn7kc39684j",
+         *         "credit_note": "cn_prod_06h2aan7rxr7p645rbjxjd206t3h8",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6a7scpgjshb6t6kraccmw14",
-         *       "request_id": "req_prod_06h29v6a7scpgjshb6t6kraccmw14",
+         *       "correlation_id": "req_prod_06h2aan7qqcjjw7k247pt3y6wtypr",
+         *       "request_id": "req_prod_06h2aan7qqcjjw7k247pt3y6wtypr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:27.817Z",
+         *       "created": "2026-11-29T02:38:02.194Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -19037,15 +19054,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5n190zyemxe8vp794yq2ysj",
+         *       "id": "evt_prod_06h2aamx26fxn7xq0g8p6kyrnwdfp",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h29v5n0cz8xjd56wstrdz6ts0dg",
+         *       "aggregate_id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
          *       "data": {
-         *         "id": "inv_prod_06h29v5n0cz8xjd56wstrdz6ts0dg",
+         *         "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx15wt2b@example.com",
+         *         "email": "withdrawn-mx18brjj@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -19056,12 +19073,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h29v5mr084fg8adrfn6v6map7de",
+         *       "request_id": "req_prod_06h2aamwycwz35nq7h703drn57q9t",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:22.346Z",
+         *       "created": "2026-11-29T02:37:59.441Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
+         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
          *     }
          */
         MemberInvitedEvent: {
@@ -19106,24 +19123,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5n5rnw1e0k83xgma2kn2vv4",
+         *       "id": "evt_prod_06h2aamx5z4268hqav489zc470f6a",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h29v5n0cz8xjd56wstrdz6ts0dg",
+         *       "aggregate_id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
          *       "data": {
-         *         "id": "inv_prod_06h29v5n0cz8xjd56wstrdz6ts0dg",
+         *         "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx15wt2b@example.com",
+         *         "email": "withdrawn-mx18brjj@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h29v5n0cz8xjd56wstrdz6ts0dg",
+         *         "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx15wt2b@example.com",
+         *         "email": "withdrawn-mx18brjj@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -19133,12 +19150,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h29v5n4xhm1trejxae01ks1mscr",
+         *       "request_id": "req_prod_06h2aamx4xvqedbz9kqz547js0h6y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:22.382Z",
+         *       "created": "2026-11-29T02:37:59.471Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
+         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -19183,18 +19200,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5q1f1sh18dnfanmwhhj28et",
+         *       "id": "evt_prod_06h2aamxstdg64kpj9kc7n329qjye",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *       "aggregate_id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
          *       "data": {
-         *         "id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx15wt2b@example.com",
+         *         "email": "joined-mx18brjj@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h29v5n9d9y697he5cbcv53r2ayw"
+         *         "invitation": "inv_prod_06h2aamx80hs2xffngcsen36fxdnc"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -19202,12 +19219,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h29v5q0j3rzrf0yd2r9xsr6at2p",
+         *       "request_id": "req_prod_06h2aamxsaa5t8t9jcxfsxskgv91w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:22.859Z",
+         *       "created": "2026-11-29T02:37:59.630Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc"
+         *       "actor_id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp"
          *     }
          */
         MemberJoinedEvent: {
@@ -19252,24 +19269,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5q53mzrex90apxtpgfe2vza",
+         *       "id": "evt_prod_06h2aamxwsfw3e7fg202hyx56yp9a",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *       "aggregate_id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
          *       "data": {
-         *         "id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx15wt2b@example.com",
+         *         "email": "joined-mx18brjj@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx15wt2b@example.com",
+         *         "email": "joined-mx18brjj@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -19279,12 +19296,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h29v5q46t3rpabsgp97mn2qf3je",
+         *       "request_id": "req_prod_06h2aamxvnfda153ynxyavxzfrvr6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:22.888Z",
+         *       "created": "2026-11-29T02:37:59.654Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
+         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -19329,24 +19346,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v5q9fq633s8xy3n4dm7c2x5r",
+         *       "id": "evt_prod_06h2aamxzm9z56r51532eb7g1gxwr",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *       "aggregate_id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
          *       "data": {
-         *         "id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx15wt2b@example.com",
+         *         "email": "joined-mx18brjj@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx15wt2b@example.com",
+         *         "email": "joined-mx18brjj@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -19356,12 +19373,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h29v5q6n1hvqnspfz05ee3dznnw",
+         *       "request_id": "req_prod_06h2aamxyhzjfyh1fpe48zr9zjn96",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T01:30:22.923Z",
+         *       "created": "2026-11-29T02:37:59.677Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr"
+         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
          *     }
          */
         MemberRemovedEvent: {
@@ -19406,36 +19423,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6er5pqyhyxgwnkhstgk9az8",
+         *       "id": "evt_prod_06h2aana00vabt9qh6thje0kjaysc",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h29v6efbgddnvd2qxhve6fz5spj",
+         *       "aggregate_id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
          *       "data": {
-         *         "id": "scr_prod_06h29v6efbgddnvd2qxhve6fz5spj",
+         *         "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
+         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h29v6e6faz6kgay58c7440ff2g0",
+         *             "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T01:30:28.856Z",
+         *         "created": "2026-11-29T02:38:02.685Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:28.924Z",
+         *         "updated": "2026-11-29T02:38:02.742Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T01:30:28.804Z",
-         *         "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
+         *         "effective_at": "2026-12-29T02:38:02.594Z",
+         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T01:30:28.856Z",
+         *         "proration_date": "2026-11-29T02:38:02.685Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19443,24 +19460,26 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 1000
+         *         "next_invoice_total_atom": 1000,
+         *         "next_invoice_amount_atom": 1000,
+         *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h29v6efbgddnvd2qxhve6fz5spj",
+         *         "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
+         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h29v6e6faz6kgay58c7440ff2g0",
+         *             "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T01:30:28.856Z",
+         *         "created": "2026-11-29T02:38:02.685Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:28.856Z",
+         *         "updated": "2026-11-29T02:38:02.685Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19468,9 +19487,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
+         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T01:30:28.856Z",
+         *         "proration_date": "2026-11-29T02:38:02.685Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19478,16 +19497,18 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 1000
+         *         "next_invoice_total_atom": 1000,
+         *         "next_invoice_amount_atom": 1000,
+         *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6eje74z213859ay77ec2xmt",
-         *       "request_id": "req_prod_06h29v6eje74z213859ay77ec2xmt",
+         *       "correlation_id": "req_prod_06h2aan9x4zkftwsb5e27a8jjm636",
+         *       "request_id": "req_prod_06h2aan9x4zkftwsb5e27a8jjm636",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T01:30:28.929Z",
+         *       "created": "2026-11-29T02:38:02.752Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -19532,36 +19553,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6knte6c36xrq9xd5d4ymmna",
+         *       "id": "evt_prod_06h2aancggj2fh654s5z3ffwfbq48",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h29v6efbgddnvd2qxhve6fz5spj",
+         *       "aggregate_id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
          *       "data": {
-         *         "id": "scr_prod_06h29v6efbgddnvd2qxhve6fz5spj",
+         *         "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
+         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h29v6e6faz6kgay58c7440ff2g0",
+         *             "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T01:30:28.856Z",
+         *         "created": "2026-11-29T02:38:02.685Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T01:30:28.804Z",
+         *         "updated": "2026-12-29T02:38:02.594Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T01:30:28.804Z",
+         *         "applied_at": "2026-12-29T02:38:02.594Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T01:30:28.804Z",
-         *         "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
+         *         "effective_at": "2026-12-29T02:38:02.594Z",
+         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T01:30:28.856Z",
+         *         "proration_date": "2026-11-29T02:38:02.685Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19569,34 +19590,36 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 1000
+         *         "next_invoice_total_atom": 1000,
+         *         "next_invoice_amount_atom": 1000,
+         *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h29v6efbgddnvd2qxhve6fz5spj",
+         *         "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
+         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h29v6e6faz6kgay58c7440ff2g0",
+         *             "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T01:30:28.856Z",
+         *         "created": "2026-11-29T02:38:02.685Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:28.924Z",
+         *         "updated": "2026-11-29T02:38:02.742Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T01:30:28.804Z",
-         *         "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
+         *         "effective_at": "2026-12-29T02:38:02.594Z",
+         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T01:30:28.856Z",
+         *         "proration_date": "2026-11-29T02:38:02.685Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19604,14 +19627,16 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 1000
+         *         "next_invoice_total_atom": 1000,
+         *         "next_invoice_amount_atom": 1000,
+         *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6gjbahnbp6h0w9h7wpystxj",
+         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T01:30:28.804Z",
+         *       "created": "2026-12-29T02:38:02.594Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -19658,15 +19683,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h29v6f2zkxhxn4cqxgkh1dvt6c8",
+         *       "id": "evt_prod_06h2aanabp12g0xbpk50n751krw6p",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h29v6evd4qqq2qq4h6hqst270qw",
+         *       "aggregate_id": "scr_prod_06h2aana5xk25e3kd3j72tdmatcr8",
          *       "data": {
-         *         "id": "scr_prod_06h29v6evd4qqq2qq4h6hqst270qw",
+         *         "id": "scr_prod_06h2aana5xk25e3kd3j72tdmatcr8",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
+         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -19675,19 +19700,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T01:30:28.953Z",
+         *         "created": "2026-11-29T02:38:02.777Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:29.013Z",
+         *         "updated": "2026-11-29T02:38:02.844Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T01:30:28.804Z",
-         *         "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
+         *         "effective_at": "2026-12-29T02:38:02.594Z",
+         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T01:30:28.953Z",
+         *         "proration_date": "2026-11-29T02:38:02.777Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19695,13 +19720,15 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 2000
+         *         "next_invoice_total_atom": 2000,
+         *         "next_invoice_amount_atom": 2000,
+         *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h29v6evd4qqq2qq4h6hqst270qw",
+         *         "id": "scr_prod_06h2aana5xk25e3kd3j72tdmatcr8",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
+         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -19710,19 +19737,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T01:30:28.953Z",
+         *         "created": "2026-11-29T02:38:02.777Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T01:30:28.982Z",
+         *         "updated": "2026-11-29T02:38:02.819Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T01:30:28.804Z",
-         *         "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
+         *         "effective_at": "2026-12-29T02:38:02.594Z",
+         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T01:30:28.953Z",
+         *         "proration_date": "2026-11-29T02:38:02.777Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19730,16 +19757,18 @@ export type components = {
          *         "payment_collected_at": null,
          *         "proration_amount_atom": 0,
          *         "proration_credit_atom": 0,
-         *         "next_invoice_amount_atom": 2000
+         *         "next_invoice_total_atom": 2000,
+         *         "next_invoice_amount_atom": 2000,
+         *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h29v6f23pzen49s8d4tmqcjxvye",
-         *       "request_id": "req_prod_06h29v6f23pzen49s8d4tmqcjxvye",
+         *       "correlation_id": "req_prod_06h2aanaa7nbzksxra6z9psqt97ty",
+         *       "request_id": "req_prod_06h2aanaa7nbzksxra6z9psqt97ty",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T01:30:29.015Z",
+         *       "created": "2026-11-29T02:38:02.845Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma"
+         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -20382,22 +20411,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h29v61syhz2q0rq6h3wndfew9nm",
+         *       "id": "evt_prod_06h2aan3fxzcvm82m56jvv7g2vwsy",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795915825,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
+         *           "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T01:30:25.610Z",
+         *           "created": "2026-11-29T02:38:01.085Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
+         *           "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -20455,22 +20484,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h29v6216sy9sbkehmnn84v9rh8a",
+         *       "id": "evt_prod_06h2aan3ktt6f3yvv7s8p067zv3yg",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795915825,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h29v620q5q0fe4fngjmx61y2h42",
+         *           "id": "py_prod_06h2aan3kpcjt6sppjezmvcbfhhvj",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T01:30:25.669Z",
+         *           "created": "2026-11-29T02:38:01.117Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h29v61yjy7522yq930k6z627k6e",
+         *           "payment_intent": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -20507,22 +20536,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h29v63pzaqkmmtv66jt04eeghfp",
+         *       "id": "evt_prod_06h2aan47j7jrks6sgb7b1rrk2s72",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795915826,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
+         *           "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T01:30:25.610Z",
+         *           "created": "2026-11-29T02:38:01.085Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
+         *           "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -20563,32 +20592,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h29v6f6jygcnztjsbtvxt3rqjda",
+         *       "id": "evt_prod_06h2aanagvppyqpj14tn40adar1x2",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795915829,
+         *       "created": 1795919882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
-         *           "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
+         *           "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T01:30:29.038Z",
+         *           "created": "2026-11-29T02:38:02.873Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T01:30:29.038Z",
+         *           "updated": "2026-11-29T02:38:02.873Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T01:30:29.038Z",
+         *           "expires_at": "2026-11-30T02:38:02.873Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -20693,22 +20722,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h29v6fyyr2hhrvta430gavzr7ya",
+         *       "id": "evt_prod_06h2aanax2yq58c3wmydky40xq9n8",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795915829,
+         *       "created": 1795919882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
-         *           "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
+         *           "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T01:30:29.203Z",
+         *           "created": "2026-11-29T02:38:02.963Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T01:30:29.233Z",
+         *           "updated": "2026-11-29T02:38:02.982Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -20717,10 +20746,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T01:30:29.203Z",
+         *           "expires_at": "2026-11-30T02:38:02.963Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -20737,7 +20766,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T01:30:29.203Z",
+         *           "updated": "2026-11-29T02:38:02.963Z",
          *           "metadata": {}
          *         }
          *       }
@@ -20772,23 +20801,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h29v6g5yvbew8v5nma2mtg142xe",
+         *       "id": "evt_prod_06h2aanazskw477f2bjnaw83dx9v0",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795915829,
+         *       "created": 1795919883,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
-         *           "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6fv438pgaw4zq9vpdse70s4",
+         *           "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T01:30:29.203Z",
+         *           "created": "2026-11-29T02:38:02.963Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T01:30:29.293Z",
+         *           "updated": "2026-11-29T02:38:03.005Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -20797,10 +20826,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T01:30:29.203Z",
+         *           "expires_at": "2026-11-30T02:38:02.963Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -20817,7 +20846,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T01:30:29.233Z",
+         *           "updated": "2026-11-29T02:38:02.982Z",
          *           "deleted": null
          *         }
          *       }
@@ -20910,32 +20939,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h29v6frawexhf3f22q2sfqk8w50",
+         *       "id": "evt_prod_06h2aanarhmt4mfg8xydj6pxp6pp4",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795915829,
+         *       "created": 1795919882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
-         *           "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6f66zhh0gpdrrq6yne6ykha",
+         *           "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T01:30:29.038Z",
+         *           "created": "2026-11-29T02:38:02.873Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T01:30:29.179Z",
+         *           "updated": "2026-11-29T02:38:02.946Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v6fhpnjrf8m845vjf6bn8cyw",
+         *           "customer": "cus_prod_06h2aananz75fkep0cs7xxyetbjm2",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T01:30:29.038Z",
+         *           "expires_at": "2026-11-30T02:38:02.873Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -20943,17 +20972,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T01:30:29.179Z",
+         *           "completed_at": "2026-11-29T02:38:02.946Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h29v6fkp5688szbvg6apf5qnay4",
+         *           "payment_intent": "pi_prod_06h2aanapx45m666x81qm9nx5f5m8",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T01:30:29.038Z",
+         *           "updated": "2026-11-29T02:38:02.873Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -20992,32 +21021,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h29v6gyvx9sx8sa44abbvbyf71g",
+         *       "id": "evt_prod_06h2aanbbv8s8xsmf5xkdrndcxabc",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796002229,
+         *       "created": 1796006283,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h29v6ga2rzj4y1ff4a1281n99n6",
-         *           "url": "http://127.0.0.1:37387/checkout/cs_prod_06h29v6ga2rzj4y1ff4a1281n99n6",
+         *           "id": "cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
+         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T01:30:29.323Z",
+         *           "created": "2026-11-29T02:38:03.018Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T01:30:29.323Z",
+         *           "updated": "2026-11-30T02:38:03.018Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T01:30:29.323Z",
-         *           "expires_at": "2026-11-30T01:30:29.323Z",
+         *           "expired_at": "2026-11-30T02:38:03.018Z",
+         *           "expires_at": "2026-11-30T02:38:03.018Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -21035,7 +21064,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T01:30:29.323Z",
+         *           "updated": "2026-11-29T02:38:03.018Z",
          *           "expired_at": null
          *         }
          *       }
@@ -21070,22 +21099,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h29v61qfspe2s2wwth0kr2q6pk4",
+         *       "id": "evt_prod_06h2aan3erq82p6qhxbpq8afet1j2",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795915825,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
+         *           "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T01:30:25.584Z",
+         *           "created": "2026-11-29T02:38:01.077Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T01:30:25.584Z",
+         *           "updated": "2026-11-29T02:38:01.077Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21162,22 +21191,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h29v61qxhjccpjrqndsdb4yna5y",
+         *       "id": "evt_prod_06h2aan3fajbdz5x3fhg50rm6xjm4",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795915825,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
+         *           "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T01:30:25.584Z",
+         *           "created": "2026-11-29T02:38:01.077Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T01:30:25.597Z",
+         *           "updated": "2026-11-29T02:38:01.080Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21190,7 +21219,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T01:30:25.584Z"
+         *           "updated": "2026-11-29T02:38:01.077Z"
          *         }
          *       }
          *     }
@@ -21224,22 +21253,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h29v629qpevf40yw50ampyhedrc",
+         *       "id": "evt_prod_06h2aan3p7gnth2jqgx7ergkxq8e0",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795915825,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h29v62558qxxmb0e8y6srpnk4jm",
+         *           "id": "pi_prod_06h2aan3nd40c0c6zbe1ppgdvcr7r",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T01:30:25.705Z",
+         *           "created": "2026-11-29T02:38:01.131Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T01:30:25.734Z",
+         *           "updated": "2026-11-29T02:38:01.135Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21252,7 +21281,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T01:30:25.705Z"
+         *           "updated": "2026-11-29T02:38:01.131Z"
          *         }
          *       }
          *     }
@@ -21286,22 +21315,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h29v62s2f4a97c19cv1dkh9fvqp",
+         *       "id": "evt_prod_06h2aan3v83fr1j4nbq0xbtc5448r",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795915825,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h29v62p2n46n76575gfn3ksz5m8",
+         *           "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T01:30:25.840Z",
+         *           "created": "2026-11-29T02:38:01.172Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T01:30:25.863Z",
+         *           "updated": "2026-11-29T02:38:01.177Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21314,7 +21343,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T01:30:25.845Z",
+         *           "updated": "2026-11-29T02:38:01.174Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -21349,22 +21378,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h29v61tvfgzwt1gz1ewng91xczt",
+         *       "id": "evt_prod_06h2aan3g9sbbdpj2dprhvs4g2nyy",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795915825,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h29v61p1y9nqqv2tmf0r0c1bb9t",
+         *           "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T01:30:25.584Z",
+         *           "created": "2026-11-29T02:38:01.077Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T01:30:25.621Z",
+         *           "updated": "2026-11-29T02:38:01.089Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21377,7 +21406,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T01:30:25.597Z",
+         *           "updated": "2026-11-29T02:38:01.080Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -21412,26 +21441,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h29v637e73pnt0hq5xe23g65p06",
+         *       "id": "evt_prod_06h2aan3wj5c06btxs4evmzzdptpa",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795915825,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h29v62p2n46n76575gfn3ksz5m8",
+         *           "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T01:30:25.840Z",
+         *           "created": "2026-11-29T02:38:01.172Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T01:30:25.974Z",
+         *           "updated": "2026-11-29T02:38:01.187Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T01:30:25.974Z",
+         *           "canceled_at": "2026-11-29T02:38:01.187Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -21440,7 +21469,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T01:30:25.863Z",
+         *           "updated": "2026-11-29T02:38:01.177Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -21476,22 +21505,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h29v621grcm27xs9wz3pny64rb0",
+         *       "id": "evt_prod_06h2aan3m9ynq4weg2412eez7srjg",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795915825,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h29v61yjy7522yq930k6z627k6e",
+         *           "id": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T01:30:25.652Z",
+         *           "created": "2026-11-29T02:38:01.108Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T01:30:25.675Z",
+         *           "updated": "2026-11-29T02:38:01.120Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21504,7 +21533,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T01:30:25.664Z",
+         *           "updated": "2026-11-29T02:38:01.113Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -21540,22 +21569,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h29v62hpbw9ptegbv7ga0a72b2c",
+         *       "id": "evt_prod_06h2aan3sfzrbxcjeq7eezhv78t3j",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795915825,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h29v62c2ka6w80redrtez47rzkw",
+         *           "id": "pi_prod_06h2aan3r6pq3kjd73htjpesdt58e",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T01:30:25.760Z",
+         *           "created": "2026-11-29T02:38:01.153Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T01:30:25.803Z",
+         *           "updated": "2026-11-29T02:38:01.162Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21568,7 +21597,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T01:30:25.782Z",
+         *           "updated": "2026-11-29T02:38:01.157Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -21603,38 +21632,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h29v6cb04ahp4tdesp3zyn5c6tr",
+         *       "id": "evt_prod_06h2aan8hvhyvye55sq1qzjctns14",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795915828,
+         *       "created": 1795919882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
-         *               "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
+         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T01:30:28.274Z",
-         *           "updated": "2026-11-29T01:30:28.274Z",
+         *           "created": "2026-11-29T02:38:02.360Z",
+         *           "updated": "2026-11-29T02:38:02.360Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
+         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T01:30:28.274Z",
+         *           "current_period_end": "2026-12-29T02:38:02.360Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T01:30:28.274Z",
+         *           "current_period_start": "2026-11-29T02:38:02.360Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -21718,28 +21747,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h29v6cxkdykrrcdc8adkkjmf3ga",
+         *       "id": "evt_prod_06h2aan8sg23nd2h7p9hk31x96fzy",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795915828,
+         *       "created": 1795919882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
-         *               "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
+         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T01:30:28.274Z",
-         *           "updated": "2026-11-29T01:30:28.457Z",
+         *           "created": "2026-11-29T02:38:02.360Z",
+         *           "updated": "2026-11-29T02:38:02.441Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -21747,15 +21776,15 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
+         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T01:30:28.274Z",
+         *           "current_period_end": "2026-12-29T02:38:02.360Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T01:30:28.274Z",
+         *           "current_period_start": "2026-11-29T02:38:02.360Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T01:30:28.274Z",
+         *           "updated": "2026-11-29T02:38:02.360Z",
          *           "metadata": {}
          *         }
          *       }
@@ -21790,45 +21819,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h29v6d5rs01bmn22kww7z1v2vew",
+         *       "id": "evt_prod_06h2aan8wbg39an7patw37qchwbc2",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795915828,
+         *       "created": 1795919882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
-         *               "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
+         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T01:30:28.274Z",
-         *           "updated": "2026-11-29T01:30:28.522Z",
+         *           "created": "2026-11-29T02:38:02.360Z",
+         *           "updated": "2026-11-29T02:38:02.463Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T01:30:28.522Z",
+         *           "paused_at": "2026-11-29T02:38:02.463Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
+         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T01:30:28.274Z",
+         *           "current_period_end": "2026-12-29T02:38:02.360Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T01:30:28.274Z",
+         *           "current_period_start": "2026-11-29T02:38:02.360Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T01:30:28.457Z",
+         *           "updated": "2026-11-29T02:38:02.441Z",
          *           "paused_at": null
          *         }
          *       }
@@ -21863,28 +21892,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h29v6desd6axfadsa6513e8bhay",
+         *       "id": "evt_prod_06h2aan91y19y1g5ankvv5jtrb89r",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795915828,
+         *       "created": 1795919882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
-         *               "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
+         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T01:30:28.274Z",
-         *           "updated": "2026-11-29T01:30:28.572Z",
+         *           "created": "2026-11-29T02:38:02.360Z",
+         *           "updated": "2026-11-29T02:38:02.508Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -21892,17 +21921,17 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
+         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T01:30:28.274Z",
+         *           "current_period_end": "2026-12-29T02:38:02.360Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T01:30:28.274Z",
+         *           "current_period_start": "2026-11-29T02:38:02.360Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T01:30:28.522Z",
-         *           "paused_at": "2026-11-29T01:30:28.522Z"
+         *           "updated": "2026-11-29T02:38:02.463Z",
+         *           "paused_at": "2026-11-29T02:38:02.463Z"
          *         }
          *       }
          *     }
@@ -21936,45 +21965,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h29v6dtnxrx8fz76731cfvse46p",
+         *       "id": "evt_prod_06h2aan95dhcc96d6w3g532qdn55e",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795915828,
+         *       "created": 1795919882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp",
+         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h29v6c8jzwwsha08bf3cfqq76hr",
-         *               "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
+         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T01:30:28.274Z",
-         *           "updated": "2026-11-29T01:30:28.686Z",
+         *           "created": "2026-11-29T02:38:02.360Z",
+         *           "updated": "2026-11-29T02:38:02.533Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T01:30:28.686Z",
-         *           "latest_invoice": "in_prod_06h29v6c8tha291jb1c2pnr15pe5r",
+         *           "cancelled_at": "2026-11-29T02:38:02.533Z",
+         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T01:30:28.274Z",
+         *           "current_period_end": "2026-12-29T02:38:02.360Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T01:30:28.274Z",
+         *           "current_period_start": "2026-11-29T02:38:02.360Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T01:30:28.572Z",
+         *           "updated": "2026-11-29T02:38:02.508Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -22009,38 +22038,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h29v6h8ppw07cqf2nnnz9fjcs42",
+         *       "id": "evt_prod_06h2aanbefd44ejjr8mr5drfpj30j",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796261428,
+         *       "created": 1796265482,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h29v6dzbmthepqjmtf2hjta6358",
+         *           "id": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h29v6dzbmthepqjmtf2hjta635a",
-         *               "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *               "id": "si_prod_06h2aan984daba8gzm0f3e6dmr8np",
+         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T01:30:28.720Z",
-         *           "updated": "2026-11-29T01:30:28.720Z",
+         *           "created": "2026-11-29T02:38:02.558Z",
+         *           "updated": "2026-11-29T02:38:02.558Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T01:30:28.720Z",
+         *           "trial_end": "2026-12-06T02:38:02.558Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-06T01:30:28.720Z",
+         *           "current_period_end": "2026-12-06T02:38:02.558Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T01:30:28.720Z",
+         *           "current_period_start": "2026-11-29T02:38:02.558Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -22075,19 +22104,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h29v641cnz6zqracbj88dy3d20a",
+         *       "id": "evt_prod_06h2aan4d19w9bbqbr40zpphb8nx6",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795915826,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
-         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
+         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22100,11 +22129,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T01:30:26.169Z",
+         *           "created": "2026-11-29T02:38:01.314Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T01:30:26.169Z",
+         *           "updated": "2026-11-29T02:38:01.314Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22126,6 +22155,7 @@ export type components = {
          *           "payment_intent": null,
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
+         *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
          *           "hosted_invoice_url": null,
@@ -22252,19 +22282,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h29v64my5cy8xw56cfpfpkjsn74",
+         *       "id": "evt_prod_06h2aan4rd779e5e3xh3zqp8510jr",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795915826,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
-         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
+         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22277,11 +22307,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T01:30:26.169Z",
+         *           "created": "2026-11-29T02:38:01.314Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T01:30:26.235Z",
+         *           "updated": "2026-11-29T02:38:01.370Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22289,11 +22319,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
+         *           "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T01:30:26.235Z",
+         *           "finalized_at": "2026-11-29T02:38:01.370Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -22303,9 +22333,10 @@ export type components = {
          *           "payment_intent": null,
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
+         *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
+         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22316,7 +22347,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T01:30:26.169Z",
+         *           "updated": "2026-11-29T02:38:01.314Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -22358,19 +22389,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h29v652qecgz20ffgtp1eebrrje",
+         *       "id": "evt_prod_06h2aan4zcb4jc7rw80bekx12mhgt",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795915826,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
-         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
+         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22383,11 +22414,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T01:30:26.169Z",
-         *           "paid_at": "2026-11-29T01:30:26.451Z",
-         *           "updated": "2026-11-29T01:30:26.451Z",
+         *           "created": "2026-11-29T02:38:01.314Z",
+         *           "paid_at": "2026-11-29T02:38:01.444Z",
+         *           "updated": "2026-11-29T02:38:01.444Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22395,23 +22426,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
+         *           "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T01:30:26.235Z",
+         *           "finalized_at": "2026-11-29T02:38:01.370Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h29v64zqmfm8mchvnhzsyrdhjz2",
+         *           "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
+         *           "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
+         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22422,8 +22454,9 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T01:30:26.235Z",
+         *           "updated": "2026-11-29T02:38:01.370Z",
          *           "due_amount_atom": 500,
+         *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
          *         }
          *       }
@@ -22458,19 +22491,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h29v6535bthgc2nw8kztc7y2xr0",
+         *       "id": "evt_prod_06h2aan4zmxsn5a2ysehypmpa9gjm",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795915826,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
-         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
+         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22483,11 +22516,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T01:30:26.169Z",
-         *           "paid_at": "2026-11-29T01:30:26.451Z",
-         *           "updated": "2026-11-29T01:30:26.451Z",
+         *           "created": "2026-11-29T02:38:01.314Z",
+         *           "paid_at": "2026-11-29T02:38:01.444Z",
+         *           "updated": "2026-11-29T02:38:01.444Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22495,23 +22528,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
+         *           "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T01:30:26.235Z",
+         *           "finalized_at": "2026-11-29T02:38:01.370Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h29v64zqmfm8mchvnhzsyrdhjz2",
+         *           "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
+         *           "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
+         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22522,8 +22556,9 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T01:30:26.235Z",
+         *           "updated": "2026-11-29T02:38:01.370Z",
          *           "due_amount_atom": 500,
+         *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
          *         }
          *       }
@@ -22558,19 +22593,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h29v66530pkw0kn2qy11d4zsxar",
+         *       "id": "evt_prod_06h2aan5gatjh3h7vg09vgdbfydsj",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795915826,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h29v65hwcpqkc0eym1fys440f9r",
+         *           "id": "in_prod_06h2aan5782jxwr0fe6ywj81k10cy",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h29v65j3kemcen3d9q4bpm9xxt8",
-         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *               "id": "il_prod_06h2aan5782jxwr0fe6ywj81k10d0",
+         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22583,11 +22618,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T01:30:26.575Z",
+         *           "created": "2026-11-29T02:38:01.530Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T01:30:26.591Z",
+         *           "updated": "2026-11-29T02:38:01.546Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22595,23 +22630,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "21299d3174dd063411a02d6874975161b1476da34abcdd76fa475da7164d4597",
+         *           "pdf_sha256": "ca3706cc3d1e6587ce4856ef95ed51743e34f3c2da5f7ec2fb6c608018f50931",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v65hwcpqkc0eym1fys440f9r/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5782jxwr0fe6ywj81k10cy/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T01:30:26.591Z",
+         *           "finalized_at": "2026-11-29T02:38:01.546Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h29v6629gckbamb9jbyx6zh6qvg",
+         *           "payment_intent": "pi_prod_06h2aan5d8vetqpswjy7ve38bncyp",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
+         *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/ThLwmXfUUNkNqc9QIJMvDmdAPfHl6eelIeeI2g97O4U",
+         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/x-UdpvslMAHy5N7eHcSnjo02Eh8fd3wRHTbSW6smtMc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22651,19 +22687,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h29v66mqdf3s485rv07nxmnxtkm",
+         *       "id": "evt_prod_06h2aan5t7xwt9mqyt22safj51pda",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795915826,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h29v66ab1c7398a2cscttez6gv6",
+         *           "id": "in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h29v66aemtv8wnjbnnb2ecj8gwg",
-         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *               "id": "il_prod_06h2aan5jnzyj0mp2sehkdt254zq2",
+         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22676,11 +22712,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T01:30:26.770Z",
+         *           "created": "2026-11-29T02:38:01.620Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T01:30:26.803Z",
+         *           "updated": "2026-11-29T02:38:01.634Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22688,23 +22724,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "2fc1e1ef19d5ff7c7284e15a54a7e75d683b6ca02f06bdc322aacd3cb2a2c9e0",
+         *           "pdf_sha256": "473c4b75191458b37aa25bc6f96c2b4d3a1fd4470f1fe78cc9dc2f07cf9320ed",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v66ab1c7398a2cscttez6gv6/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T01:30:26.803Z",
+         *           "finalized_at": "2026-11-29T02:38:01.634Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h29v66kypwn187d1yfmzckkt1c8",
+         *           "payment_intent": "pi_prod_06h2aan5s6rey98a0ehw17y8svetg",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
+         *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/1F9GHl_NObf1ub8152eFCH95DxTSE609XrDbVg5X9kc",
+         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/PaYjf1DWOUxbyb_kBVWymur28viI6JskN8lwhO9La9A",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22744,19 +22781,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h29v6gptyabx0g3fxqmn2hghr6w",
+         *       "id": "evt_prod_06h2aanb7gg8s0q1g2bkt909g7jma",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796002227,
+         *       "created": 1796006282,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h29v6bgnzghq2kwm1evh7p0gyg6",
+         *           "id": "in_prod_06h2aan88pkxwtren3ytb6c6b4wyw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h29v6bh1q2nzs4jhfdqvv828yq8",
-         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *               "id": "il_prod_06h2aan88t2gwxyf3qbe9r1wzpz40",
+         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22769,23 +22806,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T01:30:28.101Z",
+         *           "created": "2026-11-29T02:38:02.309Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T01:30:27.944Z",
+         *           "updated": "2026-11-30T02:38:02.283Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "discount": null,
-         *           "due_date": "2026-11-30T01:30:27.944Z",
+         *           "due_date": "2026-11-30T02:38:02.283Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T01:30:27.944Z",
-         *           "pdf_sha256": "e6fdbc4699e8704dbc0cbd9cbe6b23cd2f3ed74a5d70aa752b3102909c813bd0",
+         *           "overdue_at": "2026-11-30T02:38:02.283Z",
+         *           "pdf_sha256": "78b423da52be98035242b0b24c9c68a8543e853984d3e3b09b3486544b5ebe31",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v6bgnzghq2kwm1evh7p0gyg6/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan88pkxwtren3ytb6c6b4wyw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T01:30:28.215Z",
+         *           "finalized_at": "2026-11-29T02:38:02.328Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -22795,9 +22832,10 @@ export type components = {
          *           "payment_intent": null,
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
+         *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/uxQi4aeA01OeOMwIT5NcUABFfG5Y2GuxWJTcyRQdq40",
+         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/3Mm1hRIJ_At6oI5d7pw6M3q0GDl1WiC4_g_K40UPVlY",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22806,7 +22844,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T01:30:28.215Z",
+         *           "updated": "2026-11-29T02:38:02.328Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -22841,19 +22879,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h29v67y5sx6vwep6gwwg6ed6zey",
+         *       "id": "evt_prod_06h2aan6b9n9tha990hrjb3wbpav4",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795915827,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h29v66s459wxtgg7t5nykz57v5g",
+         *           "id": "in_prod_06h2aan5vc6038k4dzaknhb1568p8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h29v66s9cb7agtb27gjzw3e8rtw",
-         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *               "id": "il_prod_06h2aan5vc6038k4dzaknhb1568pa",
+         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22866,23 +22904,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T01:30:26.889Z",
+         *           "created": "2026-11-29T02:38:01.691Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T01:30:27.183Z",
+         *           "updated": "2026-11-29T02:38:01.816Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T01:30:27.183Z",
+         *           "voided_at": "2026-11-29T02:38:01.816Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "481d1acc131cf2f949557d0564f02e955eae0b2800a521676ad4bff9f0a852ce",
+         *           "pdf_sha256": "38ee198ac09403bd980e79842d1f30b239fadc83d27e66ae9d29d4039c31c20d",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v66s459wxtgg7t5nykz57v5g/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5vc6038k4dzaknhb1568p8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T01:30:26.904Z",
+         *           "finalized_at": "2026-11-29T02:38:01.715Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -22892,9 +22930,10 @@ export type components = {
          *           "payment_intent": null,
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
+         *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/TWX5XB7jja7NINHDAMCd3fEgNzL8sCBOLNGTMlTMEJw",
+         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/p0Bf3Tz0UIpdaHzpy1fKnxDDQu8uoUHAob2E3-VE5mQ",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22904,7 +22943,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T01:30:26.904Z",
+         *           "updated": "2026-11-29T02:38:01.715Z",
          *           "voided_at": null
          *         }
          *       }
@@ -22939,19 +22978,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h29v68hah4rwdjr0wa94mv88t6w",
+         *       "id": "evt_prod_06h2aan6v3efn0thcjrz08cap93hm",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795915827,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h29v681gh0vp83rgbdvv27znd94",
+         *           "id": "in_prod_06h2aan6hnkwq6mnfecmanhqnghf8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h29v6820gzcetczdggthrg39bmt",
-         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *               "id": "il_prod_06h2aan6hskwvfnxysb3hmk53n86w",
+         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22964,11 +23003,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T01:30:27.212Z",
+         *           "created": "2026-11-29T02:38:01.869Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T01:30:27.336Z",
+         *           "updated": "2026-11-29T02:38:01.942Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22976,11 +23015,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "58dbde7d2185a0937002af2328aac77a146515a79eb43e8e0af12c0b71f6a43e",
+         *           "pdf_sha256": "b1a3a6433e6c2f1d62445906fca452106b13b72eee5be251e142d021acfb9fe9",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v681gh0vp83rgbdvv27znd94/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan6hnkwq6mnfecmanhqnghf8/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T01:30:27.255Z",
+         *           "finalized_at": "2026-11-29T02:38:01.886Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -22990,19 +23029,20 @@ export type components = {
          *           "payment_intent": null,
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
+         *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/ibBu0H-Dz0tNPI_u_VtlikuOnOixJfsqAhegOBb7-VA",
+         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/T7zyImAmhHt93__pRDfNC1bOuz4ibIli51y0RFebtWE",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T01:30:27.336Z",
+         *           "marked_uncollectible_at": "2026-11-29T02:38:01.942Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T01:30:27.255Z",
+         *           "updated": "2026-11-29T02:38:01.886Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -23037,19 +23077,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h29v65g1n9z94qcnjrm05f9gd9t",
+         *       "id": "evt_prod_06h2aan54r6bd8ctd7xpcqk0wn7se",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795915826,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h29v63zq397g1dkjkyx3tab0jay",
-         *               "price": "price_prod_06h29v5y1wn5ntk59atsz0kssg1vc",
+         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
+         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23062,11 +23102,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T01:30:26.169Z",
-         *           "paid_at": "2026-11-29T01:30:26.451Z",
-         *           "updated": "2026-11-29T01:30:26.451Z",
+         *           "created": "2026-11-29T02:38:01.314Z",
+         *           "paid_at": "2026-11-29T02:38:01.444Z",
+         *           "updated": "2026-11-29T02:38:01.444Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23074,23 +23114,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "dbac28ae21a9213cd37d02b3ac3ad94204631c0d1ef6597f2366b1df9bf261c1",
+         *           "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:37387/api/invoices/in_prod_06h29v63zapjj0ajg9dswx1mshbhr/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T01:30:26.235Z",
+         *           "finalized_at": "2026-11-29T02:38:01.370Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h29v64zqmfm8mchvnhzsyrdhjz2",
+         *           "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
+         *           "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:37387/invoice/x9jxII_EkLX4CbM65GPca82UK-XegPXnVGIZ50KuY0c",
+         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23130,19 +23171,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h29v6hh0mx5y9enf62pncffgw5r",
+         *       "id": "evt_prod_06h2aanbggx9rmd8880v5fazg541m",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796261428,
+         *       "created": 1796265482,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h29v6hat0x1zsceksaqyy2v84ac",
+         *           "id": "in_prod_06h2aanbf91vweap6htw38ywh2t1w",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h29v6hg4s1b9pf9w7j6zd61vg26",
-         *               "price": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *               "id": "il_prod_06h2aanbg76ceb7qx503yf69c4eg6",
+         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -23155,11 +23196,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T01:30:28.720Z",
+         *           "created": "2026-12-06T02:38:02.558Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T01:30:28.720Z",
+         *           "updated": "2026-12-06T02:38:02.558Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23168,11 +23209,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h29v6dzbmthepqjmtf2hjta6358",
+         *           "description": "Subscription sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h29v6dzbmthepqjmtf2hjta6358",
+         *           "subscription": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -23181,11 +23222,12 @@ export type components = {
          *           "payment_intent": null,
          *           "reverse_charge": false,
          *           "due_amount_atom": 2000,
+         *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T01:30:28.720Z",
+         *           "next_payment_attempt": "2026-12-06T02:38:02.558Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -23223,22 +23265,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h29v60j2yk33h0e0dacms64m5e0",
+         *       "id": "evt_prod_06h2aan2x0dakjxqwqq3d561r3xky",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795915825,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T01:30:25.285Z",
+         *           "created": "2026-11-29T02:38:00.934Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T01:30:25.285Z",
+         *           "updated": "2026-11-29T02:38:00.934Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -23316,22 +23358,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h29v60q84j7xkw0xpjm6cd944gj",
+         *       "id": "evt_prod_06h2aan30bf18a64xtmt64p1n7ng8",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795915825,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T01:30:25.285Z",
+         *           "created": "2026-11-29T02:38:00.934Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T01:30:25.333Z",
+         *           "updated": "2026-11-29T02:38:00.960Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -23341,7 +23383,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T01:30:25.285Z"
+         *           "updated": "2026-11-29T02:38:00.934Z"
          *         }
          *       }
          *     }
@@ -23375,23 +23417,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h29v610as2fn82nr1kqzafea0pj",
+         *       "id": "evt_prod_06h2aan34c1ptvq2be8yhwwspzh5r",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795915825,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h29v60vqfyzavyspg85h3nzpsg8",
+         *           "id": "cus_prod_06h2aan32jntk02dan8vfxvwg0h9j",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T01:30:25.373Z",
+         *           "created": "2026-11-29T02:38:00.980Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T01:30:25.409Z",
+         *           "updated": "2026-11-29T02:38:00.993Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -23400,7 +23442,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T01:30:25.373Z",
+         *           "updated": "2026-11-29T02:38:00.980Z",
          *           "deleted": null
          *         }
          *       }
@@ -23474,24 +23516,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h29v616aktvrntj1jybs24mxbyr",
+         *       "id": "evt_prod_06h2aan37sgzr3rqvmmywhx77bgg0",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795915825,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
+         *           "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
          *           "end": null,
-         *           "start": "2026-11-29T01:30:25.443Z",
+         *           "start": "2026-11-29T02:38:01.012Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
+         *             "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T01:30:24.775Z",
-         *             "updated": "2026-11-29T01:30:25.443Z",
+         *             "created": "2026-11-29T02:38:00.651Z",
+         *             "updated": "2026-11-29T02:38:01.012Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -23504,7 +23546,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false
          *         }
          *       }
@@ -23557,24 +23599,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h29v61est0ent2tp7yrcy8vgn2g",
+         *       "id": "evt_prod_06h2aan3bzgh7tc6vvmbw1p8ngdb2",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795915825,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
+         *           "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
          *           "end": null,
-         *           "start": "2026-11-29T01:30:25.509Z",
+         *           "start": "2026-11-29T02:38:01.052Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h29v5ymbg7s6sgcyfy1jqaey1cr",
+         *             "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T01:30:24.802Z",
-         *             "updated": "2026-11-29T01:30:25.509Z",
+         *             "created": "2026-11-29T02:38:00.684Z",
+         *             "updated": "2026-11-29T02:38:01.052Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -23587,18 +23629,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T01:30:25.443Z",
+         *           "start": "2026-11-29T02:38:01.012Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
+         *             "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T01:30:24.775Z",
-         *             "updated": "2026-11-29T01:30:25.443Z",
+         *             "created": "2026-11-29T02:38:00.651Z",
+         *             "updated": "2026-11-29T02:38:01.012Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -23643,24 +23685,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h29v61jkem8ypz42hj8413md7v2",
+         *       "id": "evt_prod_06h2aan3d44f93xttnfy1dxb3vkbc",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795915825,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h29v615ktpx52bckay8b2wsd46g",
+         *           "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
          *           "end": null,
-         *           "start": "2026-11-29T01:30:25.509Z",
+         *           "start": "2026-11-29T02:38:01.052Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h29v5ymbg7s6sgcyfy1jqaey1cr",
+         *             "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T01:30:24.802Z",
-         *             "updated": "2026-11-29T01:30:25.509Z",
+         *             "created": "2026-11-29T02:38:00.684Z",
+         *             "updated": "2026-11-29T02:38:01.052Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -23674,7 +23716,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -23731,20 +23773,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h29v5yhdrqw8fawxettwn04jece",
+         *       "id": "evt_prod_06h2aan1snmx6tjy1y26k7w12qfvr",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795915824,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
+         *           "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T01:30:24.775Z",
-         *           "updated": "2026-11-29T01:30:24.775Z",
+         *           "created": "2026-11-29T02:38:00.651Z",
+         *           "updated": "2026-11-29T02:38:00.651Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -23826,20 +23868,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h29v5ys15j368m6acd5v2ynnkhy",
+         *       "id": "evt_prod_06h2aan20skfqhw7xrr5gvmcywa6r",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795915824,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h29v5ygw7qrkdzas15vgvc8h4p0",
+         *           "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T01:30:24.775Z",
-         *           "updated": "2026-11-29T01:30:24.838Z",
+         *           "created": "2026-11-29T02:38:00.651Z",
+         *           "updated": "2026-11-29T02:38:00.706Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -23853,7 +23895,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T01:30:24.775Z"
+         *           "updated": "2026-11-29T02:38:00.651Z"
          *         }
          *       }
          *     }
@@ -23887,21 +23929,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h29v5z3g9jj4ngc1p0dqm7scf1r",
+         *       "id": "evt_prod_06h2aan26w22856c6bzett5cmg5j6",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795915824,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h29v5yvresdrmd0agh1p191c9am",
+         *           "id": "cpn_prod_06h2aan24637n05z5rnacjc89wne8",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T01:30:24.862Z",
+         *           "created": "2026-11-29T02:38:00.737Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T01:30:24.922Z",
+         *           "updated": "2026-11-29T02:38:00.758Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -23915,7 +23957,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T01:30:24.862Z",
+         *           "updated": "2026-11-29T02:38:00.737Z",
          *           "deleted": null
          *         }
          *       }
@@ -23989,22 +24031,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h29v5xxjqmmqc56ka6k7dbjt4p8",
+         *       "id": "evt_prod_06h2aan154nzkdsr5pqh7yz680pk4",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795915824,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *           "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T01:30:24.617Z",
-         *           "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
-         *           "updated": "2026-11-29T01:30:24.617Z",
+         *           "created": "2026-11-29T02:38:00.487Z",
+         *           "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *           "updated": "2026-11-29T02:38:00.487Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24098,22 +24140,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h29v5y52086nggm5nqzsd8nst44",
+         *       "id": "evt_prod_06h2aan1fksp2x7zbkbqa19zeg5b2",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795915824,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h29v5xx5fvbqbdwy6q2rsr334hr",
+         *           "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T01:30:24.617Z",
-         *           "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
-         *           "updated": "2026-11-29T01:30:24.678Z",
+         *           "created": "2026-11-29T02:38:00.487Z",
+         *           "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *           "updated": "2026-11-29T02:38:00.570Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24129,7 +24171,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T01:30:24.617Z",
+         *           "updated": "2026-11-29T02:38:00.487Z",
          *           "nickname": null
          *         }
          *       }
@@ -24164,23 +24206,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h29v5ybm9s6n8bwk0emw42c2k30",
+         *       "id": "evt_prod_06h2aan1nmbxdaz49017xwj3r1a9y",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795915824,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h29v5y8fpbj1x6e8sg2rn6wnkb0",
+         *           "id": "price_prod_06h2aan1jjvzny1qdgnbgsv7fw9cw",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T01:30:24.707Z",
+         *           "created": "2026-11-29T02:38:00.596Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h29v5xtz4hadfscn7k1qz4g62mt",
-         *           "updated": "2026-11-29T01:30:24.731Z",
+         *           "product": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
+         *           "updated": "2026-11-29T02:38:00.619Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24191,7 +24233,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T01:30:24.707Z",
+         *           "updated": "2026-11-29T02:38:00.596Z",
          *           "deleted": null
          *         }
          *       }
@@ -24274,20 +24316,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h29v5xkpzx4jh2qpa4127sq4cq0",
+         *       "id": "evt_prod_06h2aan0vdm12rxfdc1knsdtwhjpp",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795915824,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
+         *           "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T01:30:24.537Z",
-         *           "updated": "2026-11-29T01:30:24.537Z",
+         *           "created": "2026-11-29T02:38:00.409Z",
+         *           "updated": "2026-11-29T02:38:00.409Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -24348,26 +24390,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h29v5xs1cskaf2vr2f4sbs0rp0t",
+         *       "id": "evt_prod_06h2aan10090agmq37rj2cy47s5f6",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795915824,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
+         *           "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T01:30:24.537Z",
-         *           "updated": "2026-11-29T01:30:24.581Z",
+         *           "created": "2026-11-29T02:38:00.409Z",
+         *           "updated": "2026-11-29T02:38:00.445Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T01:30:24.537Z",
+         *           "updated": "2026-11-29T02:38:00.409Z",
          *           "description": null
          *         }
          *       }
@@ -24402,27 +24444,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h29v5yexmq6j356nner43qhw256",
+         *       "id": "evt_prod_06h2aan1qphbrh88zqn5dcb59jthj",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795915824,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h29v5xtz4hadfscn7k1qz4g62mt",
+         *           "id": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T01:30:24.599Z",
+         *           "created": "2026-11-29T02:38:00.467Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T01:30:24.757Z",
+         *           "updated": "2026-11-29T02:38:00.636Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T01:30:24.599Z",
+         *           "updated": "2026-11-29T02:38:00.467Z",
          *           "deleted": null
          *         }
          *       }
@@ -24482,21 +24524,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h29v63mgkxh5tzt3qe208ae2fb2",
+         *       "id": "evt_prod_06h2aan472ykwew1fkwv6dg02nnrm",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795915826,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h29v63mb1kebppe4qze7m5nd13t",
+         *           "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T01:30:26.082Z",
-         *           "payment": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
-         *           "updated": "2026-11-29T01:30:26.082Z",
+         *           "created": "2026-11-29T02:38:01.270Z",
+         *           "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *           "updated": "2026-11-29T02:38:01.270Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24563,21 +24605,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h29v63nmjaadqjjgcba23r2qmgc",
+         *       "id": "evt_prod_06h2aan47a4hc3h5rt4nebwj77n6c",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795915826,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h29v63mb1kebppe4qze7m5nd13t",
+         *           "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T01:30:26.082Z",
-         *           "payment": "py_prod_06h29v61sbny9rrn27hazt1rkc2ac",
-         *           "updated": "2026-11-29T01:30:26.087Z",
+         *           "created": "2026-11-29T02:38:01.270Z",
+         *           "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *           "updated": "2026-11-29T02:38:01.273Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24586,7 +24628,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T01:30:26.082Z"
+         *           "updated": "2026-11-29T02:38:01.270Z"
          *         }
          *       }
          *     }
@@ -24620,21 +24662,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h29v63wsqn4fvb75nrbgf9zmdxc",
+         *       "id": "evt_prod_06h2aan4b3rk3vjwc0m9t6vkhyv74",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795915826,
+         *       "created": 1795919881,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h29v63vwt3v06mq6cbr2n2ch4vt",
+         *           "id": "re_prod_06h2aan4ah33xx5am0h70varkx61g",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T01:30:26.143Z",
-         *           "payment": "py_prod_06h29v63d7c2z6qza5wxj0734a4zp",
-         *           "updated": "2026-11-29T01:30:26.149Z",
+         *           "created": "2026-11-29T02:38:01.300Z",
+         *           "payment": "py_prod_06h2aan41rzqc9hc8av28mbdmme4g",
+         *           "updated": "2026-11-29T02:38:01.303Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24643,7 +24685,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T01:30:26.143Z",
+         *           "updated": "2026-11-29T02:38:01.300Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -24678,21 +24720,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h29v5h8pw1927kxmpmr95dg34s6",
+         *       "id": "evt_prod_06h2aamtc7j0nqsdgneqbtm5tgj1y",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795915821,
+         *       "created": 1795919878,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h29v5h7tzvpb22vp0mpfwdzp9ma",
+         *           "id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T01:30:21.372Z",
-         *           "display": "st_prod_…efxk",
+         *           "created": "2026-11-29T02:37:58.743Z",
+         *           "display": "st_prod_…n2ge",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -24749,22 +24791,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h29v5jxycj0s44ny78jfvtxyya0",
+         *       "id": "evt_prod_06h2aamvdh3vmm44fp4tq4cp491z8",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795915821,
+         *       "created": 1795919879,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h29v5jr92q0fcf2554wrzhk2ka4",
+         *           "id": "key_prod_06h2aamvagfnq7w87xyxqqn5bnqn8",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T01:30:21.762Z",
-         *           "display": "pt_prod_…q38p",
-         *           "revoked_at": "2026-11-29T01:30:21.805Z",
+         *           "created": "2026-11-29T02:37:58.996Z",
+         *           "display": "pt_prod_…wvxg",
+         *           "revoked_at": "2026-11-29T02:37:59.019Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -24803,23 +24845,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h29v5k48pck77vx4w7y3v9626v4",
+         *       "id": "evt_prod_06h2aamvj5syk5w7z6ezb1s5nqa4e",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795915821,
+         *       "created": 1795919879,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T01:30:21.852Z",
+         *           "created": "2026-11-29T02:37:59.052Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T01:30:21.852Z",
+         *           "updated": "2026-11-29T02:37:59.052Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -24895,23 +24937,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h29v5k8ta6xvqr27q1at9er6ekc",
+         *       "id": "evt_prod_06h2aamvqrm7xs5wh12rqrpqw8vfp",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795915821,
+         *       "created": 1795919879,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T01:30:21.852Z",
+         *           "created": "2026-11-29T02:37:59.052Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T01:30:21.892Z",
+         *           "updated": "2026-11-29T02:37:59.093Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -24921,7 +24963,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T01:30:21.852Z",
+         *           "updated": "2026-11-29T02:37:59.052Z",
          *           "description": null
          *         }
          *       }
@@ -24956,35 +24998,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h29v5m2jzfqcxgzzzqmv4r9wd58",
+         *       "id": "evt_prod_06h2aamw4pn578fdgyeyghxatwvec",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795915822,
+         *       "created": 1795919879,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T01:30:21.852Z",
+         *           "created": "2026-11-29T02:37:59.052Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T01:30:22.095Z",
+         *           "updated": "2026-11-29T02:37:59.202Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T01:30:22.058Z"
+         *           "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T01:30:22.058Z",
+         *           "updated": "2026-11-29T02:37:59.175Z",
          *           "deleted": null
          *         }
          *       }
@@ -25055,23 +25097,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h29v5kgtrrva47hq64gafja6t8m",
+         *       "id": "evt_prod_06h2aamvwtaqk73feq3v6r0byrpty",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795915821,
+         *       "created": 1795919879,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T01:30:21.852Z",
+         *           "created": "2026-11-29T02:37:59.052Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T01:30:21.951Z",
+         *           "updated": "2026-11-29T02:37:59.140Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -25082,7 +25124,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T01:30:21.892Z"
+         *           "updated": "2026-11-29T02:37:59.093Z"
          *         }
          *       }
          *     }
@@ -25116,23 +25158,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h29v5kqyaxk3w3d9a7ht4qv74kt",
+         *       "id": "evt_prod_06h2aamvz92jdv8awc356kdp24jsg",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795915822,
+         *       "created": 1795919879,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T01:30:21.852Z",
+         *           "created": "2026-11-29T02:37:59.052Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T01:30:21.996Z",
+         *           "updated": "2026-11-29T02:37:59.161Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -25143,7 +25185,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T01:30:21.951Z"
+         *           "updated": "2026-11-29T02:37:59.140Z"
          *         }
          *       }
          *     }
@@ -25177,33 +25219,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h29v5kxvn5e6cgp94x7n9c9egag",
+         *       "id": "evt_prod_06h2aamw1ces0cmegz12q5cxb8zpe",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795915822,
+         *       "created": 1795919879,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h29v5k3qqe48cegsatv8r3hykhg",
+         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T01:30:21.852Z",
+         *           "created": "2026-11-29T02:37:59.052Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T01:30:22.058Z",
+         *           "updated": "2026-11-29T02:37:59.175Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T01:30:22.058Z"
+         *           "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T01:30:21.996Z",
+         *           "updated": "2026-11-29T02:37:59.161Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -25238,18 +25280,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h29v5gcn929j2a3tn2hjhxq8gfr",
+         *       "id": "evt_prod_06h2aamt3vxjrgz4tpdjmbwt4p2z6",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795915821,
+         *       "created": 1795919878,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
+         *           "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-52134c6c75@example.com",
+         *           "email": "user-604efa533c@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -25295,18 +25337,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h29v5tgvr88gnx7kb7s67wm3kw6",
+         *       "id": "evt_prod_06h2aamygq03epvf65mky5vz9f4ve",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795915823,
+         *       "created": 1795919879,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
+         *           "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-52134c6c75@example.com",
+         *           "email": "user-604efa533c@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -25341,18 +25383,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h29v5x30jbz3rjx70nawp2ps95a",
+         *       "id": "evt_prod_06h2aan0ec1dm8y8f93zae1apg5z2",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795915824,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
+         *           "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-52134c6c75@example.com",
+         *           "email": "user-604efa533c@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -25387,18 +25429,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h29v5wcq9hpsmnbhtk5kqnty66r",
+         *       "id": "evt_prod_06h2aamzfq7ykcsj70phwebmtk8ga",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795915824,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h29v5dpkampyc0s5qtcj88esggr",
+         *           "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-52134c6c75@example.com",
+         *           "email": "user-604efa533c@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -25433,15 +25475,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h29v5x93pygz6tsa5xp79w6s220",
+         *       "id": "evt_prod_06h2aan0gxthdpc4smdrv2c6txry2",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795915824,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h29v5dn9xhym9nrv67ej5xwxbk2",
+         *           "id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -25524,20 +25566,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h29v5xd329vmr0a8jhvz06mnqar",
+         *       "id": "evt_prod_06h2aan0kqjhcr14hxnvp36wkbk4c",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795915824,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h29v5xcmbq4r4nh32wtpm8pyy8a",
+         *           "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T01:30:24.485Z",
-         *           "updated": "2026-11-29T01:30:24.485Z",
+         *           "created": "2026-11-29T02:38:00.347Z",
+         *           "updated": "2026-11-29T02:38:00.347Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -25606,20 +25648,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h29v5xgjq4enb95xpspd3ra8cpp",
+         *       "id": "evt_prod_06h2aan0pbp01qrmnkdnzc5m61ps6",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795915824,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h29v5xcmbq4r4nh32wtpm8pyy8a",
+         *           "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T01:30:24.485Z",
-         *           "updated": "2026-11-29T01:30:24.515Z",
+         *           "created": "2026-11-29T02:38:00.347Z",
+         *           "updated": "2026-11-29T02:38:00.369Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -25630,7 +25672,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T01:30:24.485Z"
+         *           "updated": "2026-11-29T02:38:00.347Z"
          *         }
          *       }
          *     }
@@ -25664,19 +25706,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h29v6003h5t3f8nf016aj7kr3z0",
+         *       "id": "evt_prod_06h2aan2mr1p1aavkqkh9rgyb2r2g",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795915825,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
+         *           "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T01:30:25.149Z",
-         *           "updated": "2026-11-29T01:30:25.149Z",
+         *           "created": "2026-11-29T02:38:00.869Z",
+         *           "updated": "2026-11-29T02:38:00.869Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -25746,19 +25788,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h29v60467cbd0t8z0pp6tmg1z2e",
+         *       "id": "evt_prod_06h2aan2px8fsrdbv9c7env140978",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795915825,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
+         *           "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T01:30:25.149Z",
-         *           "updated": "2026-11-29T01:30:25.184Z",
+         *           "created": "2026-11-29T02:38:00.869Z",
+         *           "updated": "2026-11-29T02:38:00.886Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -25766,7 +25808,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T01:30:25.149Z",
+         *           "updated": "2026-11-29T02:38:00.869Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -25801,19 +25843,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h29v607f7s6db23gpx4bthse8z4",
+         *       "id": "evt_prod_06h2aan2rs0pa246sw0e446qphae8",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795915825,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
+         *           "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T01:30:25.149Z",
-         *           "updated": "2026-11-29T01:30:25.209Z",
+         *           "created": "2026-11-29T02:38:00.869Z",
+         *           "updated": "2026-11-29T02:38:00.901Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -25822,7 +25864,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T01:30:25.184Z"
+         *           "updated": "2026-11-29T02:38:00.886Z"
          *         }
          *       }
          *     }
@@ -25856,19 +25898,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h29v60ed17a6g8pekwx534hapqe",
+         *       "id": "evt_prod_06h2aan2vehjzerd5q2at9axky3kw",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795915825,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h29v5zzpbca7ze3zbqt85b4yyme",
+         *           "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T01:30:25.149Z",
-         *           "updated": "2026-11-29T01:30:25.266Z",
+         *           "created": "2026-11-29T02:38:00.869Z",
+         *           "updated": "2026-11-29T02:38:00.922Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -25877,7 +25919,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T01:30:25.209Z"
+         *           "updated": "2026-11-29T02:38:00.901Z"
          *         }
          *       }
          *     }
@@ -25911,19 +25953,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h29v5z7vrse6yn2ns9n9zsqgk38",
+         *       "id": "evt_prod_06h2aan28qnnqgtk5b260z7g1kxst",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795915824,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h29v5z7jn50y553mnjvp03924qj",
+         *           "id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T01:30:24.956Z",
-         *           "updated": "2026-11-29T01:30:24.956Z",
+         *           "created": "2026-11-29T02:38:00.771Z",
+         *           "updated": "2026-11-29T02:38:00.771Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -25983,28 +26025,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h29v5za9ddmmg42ag2xxf9zqbw6",
+         *       "id": "evt_prod_06h2aan2aqxvtepm51m73jv54hz5e",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795915824,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h29v5za664eg9pheyv735myjc5y",
+         *           "id": "prodft_prod_06h2aan2akcssb0vpesr52ap9mndg",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T01:30:24.977Z",
+         *           "created": "2026-11-29T02:38:00.788Z",
          *           "feature": {
-         *             "id": "feat_prod_06h29v5z7jn50y553mnjvp03924qj",
+         *             "id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T01:30:24.956Z",
-         *             "updated": "2026-11-29T01:30:24.956Z",
+         *             "created": "2026-11-29T02:38:00.771Z",
+         *             "updated": "2026-11-29T02:38:00.771Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
+         *           "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
          *           "livemode": false
          *         }
          *       }
@@ -26054,28 +26096,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h29v5zq0qwnmt1h4fcr7107brtc",
+         *       "id": "evt_prod_06h2aan2fpvkg9n9f5jz3dfpx170j",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795915825,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h29v5zk7vkvm0n31rewckrn0vme",
+         *           "id": "prodft_prod_06h2aan2e6ahpgk881df5f868z5q0",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T01:30:25.049Z",
+         *           "created": "2026-11-29T02:38:00.817Z",
          *           "feature": {
-         *             "id": "feat_prod_06h29v5zdmq99daffhgd370v1zemr",
+         *             "id": "feat_prod_06h2aan2cjqe7x6qc0wd4gjq1pfcm",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T01:30:25.004Z",
-         *             "updated": "2026-11-29T01:30:25.004Z",
+         *             "created": "2026-11-29T02:38:00.804Z",
+         *             "updated": "2026-11-29T02:38:00.804Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h29v5xk5yb93qf59c2yykr2mqfr",
+         *           "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
          *           "livemode": false
          *         }
          *       }
@@ -26110,23 +26152,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h29v6cc5nxjvmwkqyddkwfe8r6e",
+         *       "id": "evt_prod_06h2aan8jb1f6ydwttaw4v76rtbfw",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795915828,
+         *       "created": 1795919882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h29v5z7jn50y553mnjvp03924qj",
+         *               "feature": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h29v6c8jzwwsha08bf3cfqq76hp"
+         *               "source_subscription": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -26173,16 +26215,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h29v5zv4rrhsab7pp13x4jp98ya",
+         *       "id": "evt_prod_06h2aan2j1w5ectveme01374ymwb2",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 2,
-         *       "created": 1795915825,
+         *       "created": 1795919880,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T01:30:25.105Z",
+         *           "updated": "2026-11-29T02:38:00.844Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -26373,16 +26415,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h29v69nq7f4k5am0r3kc5mp24p2",
+         *       "id": "evt_prod_06h2aan7d39b4m6p0v0dpa10ky6xj",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795915827,
+         *       "created": 1795919882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h29v69b78ny3xfwdxzffrfp8dar",
-         *           "pdf": "http://127.0.0.1:37387/api/credit-notes/cn_prod_06h29v69b78ny3xfwdxzffrfp8dar/pdf",
+         *           "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
+         *           "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -26400,16 +26442,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T01:30:27.545Z",
-         *           "invoice": "in_prod_06h29v68sn0rkmbctg3dyrjnnmycp",
+         *           "created": "2026-11-29T02:38:02.067Z",
+         *           "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
          *           "refunds": [],
-         *           "updated": "2026-11-29T01:30:27.545Z",
+         *           "updated": "2026-11-29T02:38:02.067Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "b077afdb9d0f3fb6b17fb0f63bfcb58f15df68fdba6ffe3c1d1e798f404a7790",
+         *           "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -26504,16 +26546,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h29v69z39jt8vndfq3d7gjk46fe",
+         *       "id": "evt_prod_06h2aan7jha6g3087w47m3qr2y94y",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795915827,
+         *       "created": 1795919882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h29v69b78ny3xfwdxzffrfp8dar",
-         *           "pdf": "http://127.0.0.1:37387/api/credit-notes/cn_prod_06h29v69b78ny3xfwdxzffrfp8dar/pdf",
+         *           "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
+         *           "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -26531,16 +26573,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T01:30:27.545Z",
-         *           "invoice": "in_prod_06h29v68sn0rkmbctg3dyrjnnmycp",
+         *           "created": "2026-11-29T02:38:02.067Z",
+         *           "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
          *           "refunds": [],
-         *           "updated": "2026-11-29T01:30:27.703Z",
+         *           "updated": "2026-11-29T02:38:02.129Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T01:30:27.703Z",
-         *           "pdf_sha256": "b077afdb9d0f3fb6b17fb0f63bfcb58f15df68fdba6ffe3c1d1e798f404a7790",
+         *           "voided_at": "2026-11-29T02:38:02.129Z",
+         *           "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -26552,7 +26594,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T01:30:27.545Z",
+         *           "updated": "2026-11-29T02:38:02.067Z",
          *           "voided_at": null
          *         }
          *       }
@@ -26587,24 +26629,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h29v6ad7k6d9znpe87vpqdpw4de",
+         *       "id": "evt_prod_06h2aan7tavrfa5c9d9yaa2werj3e",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795915827,
+         *       "created": 1795919882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h29v6ad0bsf4wd15cevjmngwsga",
+         *           "id": "cbtxn_prod_06h2aan7spg5w3wdx5yjcq6kbt82a",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T01:30:27.816Z",
-         *           "invoice": "in_prod_06h29v63zapjj0ajg9dswx1mshbhr",
+         *           "created": "2026-11-29T02:38:02.189Z",
+         *           "invoice": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h29v60gnw9m9630bxq5yjgkkjqy",
+         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h29v6ack3n011fg8nn7kc39684j",
+         *           "credit_note": "cn_prod_06h2aan7rxr7p645rbjxjd206t3h8",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -26670,18 +26712,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h29v5n190zyemxe8vp794yq2ysj",
+         *       "id": "evt_prod_06h2aamx26fxn7xq0g8p6kyrnwdfp",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795915822,
+         *       "created": 1795919879,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h29v5n0cz8xjd56wstrdz6ts0dg",
+         *           "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx15wt2b@example.com",
+         *           "email": "withdrawn-mx18brjj@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -26734,18 +26776,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h29v5n5rnw1e0k83xgma2kn2vv4",
+         *       "id": "evt_prod_06h2aamx5z4268hqav489zc470f6a",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795915822,
+         *       "created": 1795919879,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h29v5n0cz8xjd56wstrdz6ts0dg",
+         *           "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx15wt2b@example.com",
+         *           "email": "withdrawn-mx18brjj@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -26785,21 +26827,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h29v5q1f1sh18dnfanmwhhj28et",
+         *       "id": "evt_prod_06h2aamxstdg64kpj9kc7n329qjye",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795915822,
+         *       "created": 1795919879,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *           "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx15wt2b@example.com",
+         *           "email": "joined-mx18brjj@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h29v5n9d9y697he5cbcv53r2ayw"
+         *           "invitation": "inv_prod_06h2aamx80hs2xffngcsen36fxdnc"
          *         }
          *       }
          *     }
@@ -26833,18 +26875,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h29v5q53mzrex90apxtpgfe2vza",
+         *       "id": "evt_prod_06h2aamxwsfw3e7fg202hyx56yp9a",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795915822,
+         *       "created": 1795919879,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *           "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx15wt2b@example.com",
+         *           "email": "joined-mx18brjj@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -26884,18 +26926,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h29v5q9fq633s8xy3n4dm7c2x5r",
+         *       "id": "evt_prod_06h2aamxzm9z56r51532eb7g1gxwr",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795915822,
+         *       "created": 1795919879,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h29v5q0b7enxp0fczahdhn4s7xc",
+         *           "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx15wt2b@example.com",
+         *           "email": "joined-mx18brjj@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -26935,39 +26977,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h29v6er5pqyhyxgwnkhstgk9az8",
+         *       "id": "evt_prod_06h2aana00vabt9qh6thje0kjaysc",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795915828,
+         *       "created": 1795919882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h29v6efbgddnvd2qxhve6fz5spj",
+         *           "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
+         *               "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h29v6e6faz6kgay58c7440ff2g0",
+         *               "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T01:30:28.856Z",
+         *           "created": "2026-11-29T02:38:02.685Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T01:30:28.924Z",
+         *           "updated": "2026-11-29T02:38:02.742Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T01:30:28.804Z",
-         *           "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
+         *           "effective_at": "2026-12-29T02:38:02.594Z",
+         *           "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T01:30:28.856Z",
+         *           "proration_date": "2026-11-29T02:38:02.685Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -26975,11 +27017,13 @@ export type components = {
          *           "payment_collected_at": null,
          *           "proration_amount_atom": 0,
          *           "proration_credit_atom": 0,
-         *           "next_invoice_amount_atom": 1000
+         *           "next_invoice_total_atom": 1000,
+         *           "next_invoice_amount_atom": 1000,
+         *           "amount_due_now_total_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T01:30:28.856Z",
+         *           "updated": "2026-11-29T02:38:02.685Z",
          *           "effective_at": null
          *         }
          *       }
@@ -27081,39 +27125,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h29v6knte6c36xrq9xd5d4ymmna",
+         *       "id": "evt_prod_06h2aancggj2fh654s5z3ffwfbq48",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798507828,
+         *       "created": 1798511882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h29v6efbgddnvd2qxhve6fz5spj",
+         *           "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
+         *               "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h29v6e6faz6kgay58c7440ff2g0",
+         *               "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T01:30:28.856Z",
+         *           "created": "2026-11-29T02:38:02.685Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T01:30:28.804Z",
+         *           "updated": "2026-12-29T02:38:02.594Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T01:30:28.804Z",
+         *           "applied_at": "2026-12-29T02:38:02.594Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T01:30:28.804Z",
-         *           "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
+         *           "effective_at": "2026-12-29T02:38:02.594Z",
+         *           "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T01:30:28.856Z",
+         *           "proration_date": "2026-11-29T02:38:02.685Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -27121,20 +27165,22 @@ export type components = {
          *           "payment_collected_at": null,
          *           "proration_amount_atom": 0,
          *           "proration_credit_atom": 0,
-         *           "next_invoice_amount_atom": 1000
+         *           "next_invoice_total_atom": 1000,
+         *           "next_invoice_amount_atom": 1000,
+         *           "amount_due_now_total_atom": 0
          *         },
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
+         *               "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h29v6e6faz6kgay58c7440ff2g0",
+         *               "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T01:30:28.924Z",
+         *           "updated": "2026-11-29T02:38:02.742Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -27170,18 +27216,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h29v6f2zkxhxn4cqxgkh1dvt6c8",
+         *       "id": "evt_prod_06h2aanabp12g0xbpk50n751krw6p",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795915829,
+         *       "created": 1795919882,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h29v6evd4qqq2qq4h6hqst270qw",
+         *           "id": "scr_prod_06h2aana5xk25e3kd3j72tdmatcr8",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkw",
+         *               "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -27190,19 +27236,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T01:30:28.953Z",
+         *           "created": "2026-11-29T02:38:02.777Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T01:30:29.013Z",
+         *           "updated": "2026-11-29T02:38:02.844Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T01:30:28.804Z",
-         *           "subscription": "sub_prod_06h29v6e8vy6c4qd8wxvmkq8jbgkt",
+         *           "effective_at": "2026-12-29T02:38:02.594Z",
+         *           "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T01:30:28.953Z",
+         *           "proration_date": "2026-11-29T02:38:02.777Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -27210,11 +27256,13 @@ export type components = {
          *           "payment_collected_at": null,
          *           "proration_amount_atom": 0,
          *           "proration_credit_atom": 0,
-         *           "next_invoice_amount_atom": 2000
+         *           "next_invoice_total_atom": 2000,
+         *           "next_invoice_amount_atom": 2000,
+         *           "amount_due_now_total_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T01:30:28.982Z",
+         *           "updated": "2026-11-29T02:38:02.819Z",
          *           "cancellation_reason": null
          *         }
          *       }
