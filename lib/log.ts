@@ -62,7 +62,8 @@ export function isRedactedFieldName(key: string): boolean {
 const SECRET_VALUE_PATTERNS: ReadonlyArray<[RegExp, string]> = [
   [/\b(?:st|pt|rk)_[A-Za-z0-9_]{6,}/g, LOG_REDACTION.censor],
   [/whsec_[A-Za-z0-9+/=_-]{6,}/g, LOG_REDACTION.censor],
-  [/\bBearer\s+\S+/gi, LOG_REDACTION.censor],
+  // A credential after `Bearer`, not the placeholder of a message that explains the scheme (`Bearer <token>`).
+  [/\bBearer\s+(?!<[A-Za-z_ -]+>)\S+/gi, LOG_REDACTION.censor],
   [/\binv_[0-9a-z]{32}(?![0-9a-z])/gi, LOG_REDACTION.censor],
   [/((?<![A-Za-z0-9_-])(?:portal\/start|invite|invoice|hosted-invoices)\/)(?!\[redacted\])[^/?#\s"'&<>\\]+/gi, `$1${LOG_REDACTION.censor}`],
   // A secret field written as text (`password=…`, `"client_secret": "…"`) in a body that is not JSON.

@@ -107,8 +107,18 @@ describe("the database's money invariants", () => {
       expect(await client`select 1 from pg_constraint where conname = 'invoices_due_amount_non_negative'`).toHaveLength(0);
 
       // This run's invoices and credit notes (foreign keys are triggers: --disable-triggers leaves the rest out).
+      // Columns that migrations after 0035 add are made here as text to take the dump's values, and
+      // dropped before the migrations run again: the rows are those a database before 0035 held.
+      const source = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+      const columnsOf = async (db: postgres.Sql) =>
+        (await db`select table_name, column_name from information_schema.columns where table_schema = 'public' and table_name in ('invoices', 'credit_notes')`).map((row) => `${row.table_name}.${row.column_name}`);
+      const present = new Set(await columnsOf(client));
+      const later = (await columnsOf(source)).filter((column) => !present.has(column)).map((column) => column.split("."));
+      await source.end({ timeout: 5 });
+      for (const [table, column] of later) await client.unsafe(`alter table "${table}" add column "${column}" text`);
       const dump = execFileSync("pg_dump", ["--data-only", "--disable-triggers", "-t", "invoices", "-t", "credit_notes", process.env.DATABASE_URL!], { maxBuffer: 1 << 30 });
       execFileSync("psql", ["-q", "-v", "ON_ERROR_STOP=1", fresh.url], { input: dump });
+      for (const [table, column] of later) await client.unsafe(`alter table "${table}" drop column "${column}"`);
       const [counts] = await client`select (select count(*) from invoices)::int as invoices, (select count(*) from credit_notes where status = 'issued')::int as issued`;
       expect(counts!.invoices).toBeGreaterThan(0);
       expect(counts!.issued).toBeGreaterThan(0);
