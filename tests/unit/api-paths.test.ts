@@ -36,6 +36,7 @@ const ALLOWED: Record<string, string> = {
   "tests/api/upload-memory.test.ts": "chunked raw-socket uploads to the API, next-auth and Inngest routes",
   "tests/api/change-plan-deprecation.test.ts": "asserts the problem's `instance`, the path the server reports",
   "tests/api/idempotency.test.ts": "asserts the stored fingerprint, computed over the request path",
+  "tests/api/capability-limits.test.ts": "raw requests to the capability pages, the hosted invoice's /api route among them: one per-address count the pages share",
   "e2e/first-sign-in.spec.ts": "intercepts next-auth's /api/auth/callback route, not an API operation",
   "e2e/reference.spec.ts": "asserts the paths and curl lines the reference page shows",
   // The benchmarks' load generators (autocannon) take raw URLs per request; deriving them from
