@@ -17,16 +17,17 @@ import postgres from "postgres";
 import { migratePostgres } from "@/db/migrate";
 import { createFreshDatabase } from "@/tests/helpers/database";
 import { startApp } from "@/tests/helpers/server";
+import { option } from "./http";
 
-function option(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  const value = index < 0 ? fallback : Number(process.argv[index + 1]);
+/** A positive number from `--name`, through the HTTP benchmarks' shared option reader. */
+function positive(name: string, fallback: number): number {
+  const value = Number(option(name, String(fallback)));
   if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number.`);
   return value;
 }
 
-const minutes = option("minutes", 10);
-const clients = option("clients", 4);
+const minutes = positive("minutes", 10);
+const clients = positive("clients", 4);
 const SAMPLE_MS = 10_000;
 
 /** The n-th address of 2001:db8::/32, the IPv6 documentation prefix: as many distinct ones as a flood needs. */
