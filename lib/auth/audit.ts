@@ -3,7 +3,7 @@ import { getDb } from "@/db/client";
 import { accounts, users } from "@/db/schema";
 import { accountClock } from "@/lib/clock/time";
 import type { ServiceContext } from "@/lib/context";
-import { emitEvent } from "@/lib/events/emit";
+import { emitEvent, type EmitInput } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 
 export type UserAuditType = "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed";
@@ -24,24 +24,38 @@ export async function emitUserEvent(
     const [user] = await tx.select().from(users).where(eq(users.id, userId));
     if (!user) return;
     const data = { id: user.id, object: "user", email: user.email, name: user.name, role: user.role };
-    const owned = await tx.select().from(accounts).where(eq(accounts.organizationId, user.organizationId)).orderBy(accounts.id);
-    for (const account of owned) {
-      const ctx: ServiceContext = {
-        accountId: account.id,
-        livemode: account.livemode,
-        actor: { type: "user", id: user.id },
-        correlationId: null,
-        now: accountClock(account.clockOffsetMs),
-      };
-      await emitEvent(tx, ctx, {
-        type,
-        aggregateId: user.id,
-        data,
-        previousData: null,
-        metadata: { client_address: source.clientAddress, user_agent: source.userAgent },
-      });
-    }
+    await emitInOrganization(tx, user.organizationId, { userId: user.id, requestId: null }, {
+      type,
+      aggregateId: user.id,
+      data,
+      previousData: null,
+      metadata: { client_address: source.clientAddress, user_agent: source.userAgent },
+    });
   }, within);
+}
+
+/**
+ * One audit event in every account of an organization (users and members belong to the
+ * organization; each account's trail shows who entered it or who may), acted by the user, in `tx`.
+ */
+export async function emitInOrganization(
+  tx: ChangeTransaction,
+  organizationId: string,
+  actor: { userId: string; requestId: string | null },
+  event: EmitInput,
+): Promise<void> {
+  const owned = await tx.select().from(accounts).where(eq(accounts.organizationId, organizationId)).orderBy(accounts.id);
+  for (const account of owned) {
+    const ctx: ServiceContext = {
+      accountId: account.id,
+      livemode: account.livemode,
+      actor: { type: "user", id: actor.userId },
+      correlationId: null,
+      ...(actor.requestId ? { requestId: actor.requestId } : {}),
+      now: accountClock(account.clockOffsetMs),
+    };
+    await emitEvent(tx, ctx, event);
+  }
 }
 
 /** The id of the user with this email, if any (a failed sign-in of a known user is audited). */

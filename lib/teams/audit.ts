@@ -1,8 +1,4 @@
-import { eq } from "drizzle-orm";
-import { accounts } from "@/db/schema";
-import { accountClock } from "@/lib/clock/time";
-import type { ServiceContext } from "@/lib/context";
-import { emitEvent } from "@/lib/events/emit";
+import { emitInOrganization } from "@/lib/auth/audit";
 import type { ChangeTransaction } from "@/lib/events/transaction";
 import type { AuditMemberObject } from "./schema";
 
@@ -22,22 +18,11 @@ export async function emitMemberEvent(
   actor: MemberActor,
   event: { type: MemberAuditType; data: AuditMemberObject; previousData: AuditMemberObject | null },
 ): Promise<void> {
-  const owned = await tx.select().from(accounts).where(eq(accounts.organizationId, organizationId)).orderBy(accounts.id);
-  for (const account of owned) {
-    const ctx: ServiceContext = {
-      accountId: account.id,
-      livemode: account.livemode,
-      actor: { type: "user", id: actor.userId },
-      correlationId: null,
-      ...(actor.requestId ? { requestId: actor.requestId } : {}),
-      now: accountClock(account.clockOffsetMs),
-    };
-    await emitEvent(tx, ctx, {
-      type: event.type,
-      aggregateId: event.data.id,
-      data: event.data,
-      previousData: event.previousData,
-      metadata: { client_address: actor.source?.clientAddress ?? null, user_agent: actor.source?.userAgent ?? null },
-    });
-  }
+  await emitInOrganization(tx, organizationId, actor, {
+    type: event.type,
+    aggregateId: event.data.id,
+    data: event.data,
+    previousData: event.previousData,
+    metadata: { client_address: actor.source?.clientAddress ?? null, user_agent: actor.source?.userAgent ?? null },
+  });
 }
