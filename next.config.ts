@@ -37,7 +37,7 @@ const nextConfig: NextConfig = {
   // rate-limiter-flexible loads drizzle-orm by a computed import: it must run unbundled too.
   // drizzle-orm and zod are large and imported by every server entry (instrumentation, pages,
   // the API): required from node_modules, `next dev` does not compile them once per entry, and
-  // a fresh clone's first page comes 1.5–3 s sooner (docs/performance.md; docs/decisions.md, "Embedded database template").
+  // a fresh clone's first page comes 1.5–3 s sooner (docs/performance.md; docs/rules/operations.md, "Embedded database template").
   serverExternalPackages: ["@electric-sql/pglite", "postgres", "rate-limiter-flexible", "drizzle-orm", "zod", "pdfkit"],
   poweredByHeader: false,
   // MAX_BODY_BYTES (lib/api/limits.ts), which the HTTP guard enforces before Next.js reads a body.

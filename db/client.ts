@@ -81,7 +81,7 @@ export function postgresClient(
     ...({ socket: (connecting: ConnectingOptions) => (fetchTypesOnce(connecting), watchdog.socket(connecting)) } as object),
     ssl: false,
     // Startup parameters: a transaction-mode pooler (PgBouncer) refuses unknown ones, so through a
-    // pooler the statement limits are the pooler's and the server's (docs/decisions.md).
+    // pooler the statement limits are the pooler's and the server's (docs/rules/operations.md).
     ...(pooled
       ? {}
       : {

@@ -5,9 +5,10 @@
  * rather than asking the runtime's ICU: CLDR's digits differ from ISO's for some codes (IQD is 3 in
  * ISO and 0 in CLDR; HUF, IDR and COP print 0 decimals in places where ISO says 2), and an amount in
  * atoms must mean the same in the API, the dashboard and the PDFs whatever the runtime
- * (docs/billing.md, "Bounds, currencies and what the database refuses"; docs/decisions.md, "Currencies"). Codes without a
- * minor unit in ISO (precious metals XAU…, XDR, the test and no-currency codes XTS, XXX) are not
- * currencies one bills in and are not listed. Pure: client components import it.
+ * (docs/billing.md, "Bounds, currencies and what the database refuses";
+ * docs/rules/money.md, "Currencies are the codes of ISO 4217"). Codes without a minor unit in
+ * ISO (precious metals XAU…, XDR, the test and no-currency codes XTS, XXX) are not currencies one
+ * bills in and are not listed. Pure: client components import it.
  */
 export const CURRENCY_EXPONENTS: Readonly<Record<string, number>> = Object.freeze({
   aed: 2, afn: 2, all: 2, amd: 2, aoa: 2, ars: 2, aud: 2, awg: 2, azn: 2,

@@ -6,7 +6,7 @@ export const LIMIT_MAX = 100;
 /**
  * The deepest `offset` a list accepts. Skipping costs one index entry per skipped row, so an
  * unbounded offset would make deep pages grow with the account; cursors (`starting_after`) cost
- * the same at any depth. See docs/decisions.md, "Pagination".
+ * the same at any depth. See docs/rules/api.md, "Pagination".
  */
 export const OFFSET_MAX = 10_000;
 

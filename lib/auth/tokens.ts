@@ -62,7 +62,7 @@ const unauthorized = (detail: string) => new ServiceError("unauthorized", detail
 /**
  * How long a token look-up is reused. Revoking a token (or moving an account's test clock) takes
  * effect at once in the process that does it and within this bound in every other server process.
- * See docs/decisions.md, "Token look-up cache".
+ * See docs/rules/api.md, "Token look-up cache".
  */
 export const TOKEN_CACHE_TTL_MS = 1_000;
 const TOKEN_CACHE_MAX = 10_000;

@@ -21,7 +21,7 @@ export const STATUS_ALLOWS: Record<BillingStatusValue, { cit: boolean; mit: bool
   orphaned: { cit: false, mit: false },
 };
 
-/** The platform subscription's status as a billing status (a paused plan reads as past due: see docs/decisions.md). */
+/** The platform subscription's status as a billing status (a paused plan reads as past due: see docs/rules/subscriptions.md, "Billing status"). */
 const FROM_SUBSCRIPTION: Record<SubscriptionRow["status"], BillingStatusValue> = {
   trialing: "trialing",
   active: "active",

@@ -20,7 +20,7 @@ export const CronClockRun = z
     accounts: z.number().int().meta({ description: "Accounts with something due." }),
     accounts_left: z.number().int().meta({ description: "Of those, left for the next run when the time budget ran out." }),
     transitions_run: z.number().int(),
-    list_count_deltas_folded: z.number().int().meta({ description: "List-count changes folded into the lists' totals (docs/decisions.md, \"List totals\")." }),
+    list_count_deltas_folded: z.number().int().meta({ description: "List-count changes folded into the lists' totals (docs/rules/api.md, \"List totals\")." }),
     rate_limits_purged: z.number().int().meta({ description: "Expired rate-limit rows deleted (docs/security.md, \"Rate limits\")." }),
     duration_ms: z.number().int(),
   })

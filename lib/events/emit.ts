@@ -21,7 +21,7 @@ export type EmitInput = {
   /** Full entity state before the change; null when the entity is created. */
   previousData: EntityState | null;
   metadata?: Record<string, unknown>;
-  /** An endpoint that does not receive this event: a webhook endpoint's own audit events (docs/decisions.md, "Request log"). */
+  /** An endpoint that does not receive this event: a webhook endpoint's own audit events (docs/rules/security-and-audit.md, "Request log"). */
   skipEndpointId?: string;
 };
 

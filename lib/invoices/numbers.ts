@@ -13,7 +13,7 @@ export function formatInvoiceNumber(prefix: string, sequence: number): string {
  * The account's next invoice number, taken inside the finalizing transaction. The upsert locks the
  * account's sequence row until that transaction ends, so concurrent finalizers of one account take
  * turns, and a finalization that rolls back gives its number back: numbers are gapless and unique
- * (docs/decisions.md, "Invoices and tax"). Finalizing different accounts does not contend.
+ * (docs/rules/invoices.md, "Invoices and tax"). Finalizing different accounts does not contend.
  */
 export async function takeInvoiceNumber(tx: ChangeTransaction, accountId: string): Promise<{ number: string; sequence: number }> {
   const { lastValue } = one(

@@ -13,7 +13,7 @@ import { serializeInvoice } from "./serialize";
 
 /*
  * `POST /invoices/preview`: the next invoice of a customer's subscription as it would be finalized,
- * optionally with a change applied, stored nowhere (docs/decisions.md, "Invoice previews"). It
+ * optionally with a change applied, stored nowhere (docs/rules/invoices.md, "Invoice previews"). It
  * reads in one READ ONLY transaction: PostgreSQL itself refuses any write it would attempt.
  */
 

@@ -35,7 +35,7 @@ function filters(accountId: string, input: RequestLogListInput): SQL[] {
  * A page of the account's requests, newest first (`id desc`: request ids are time-ordered and
  * compared byte by byte). The cursors are request ids and need not be in the filtered list, so a
  * tail can poll `ending_before=<newest seen>` whatever it filters. No total: counting millions of
- * rows per page would cost more than the page (docs/decisions.md, "Request log").
+ * rows per page would cost more than the page (docs/rules/security-and-audit.md, "Request log").
  */
 export async function listRequestLogs({ ctx, input }: Verb<RequestLogListInput>): Promise<{ rows: RequestLogRow[]; hasMore: boolean }> {
   const db = await getDb();

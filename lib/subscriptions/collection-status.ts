@@ -10,7 +10,7 @@ import type { SubscriptionRow } from "./serialize";
 
 /*
  * How collecting a subscription's invoices moves the subscription (the dunning half of the status
- * table in docs/decisions.md): active → past_due when automatic collection fails, past_due →
+ * table in docs/rules/time.md, "Dunning"): active → past_due when automatic collection fails, past_due →
  * active when no invoice of it is left in dunning, past_due → cancelled when dunning gives up.
  * This module imports nothing from lib/invoices, so the invoice internals (markPaid) can call it
  * without an import cycle.

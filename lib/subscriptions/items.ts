@@ -122,7 +122,7 @@ export async function applyItemChange(
     case "switch_price": {
       itemId = itemChange.itemId;
       // Usage accrued at the old (metered) price is billed at it on the next invoice; the new
-      // metered price bills from now, and a metered item has quantity 1 (docs/decisions.md).
+      // metered price bills from now, and a metered item has quantity 1 (docs/rules/usage.md).
       await closeMeteredItem(tx, before.subscription, current(itemId), now);
       const toMetered = await metered(itemChange.priceId);
       await tx

@@ -65,7 +65,7 @@ async function rangeLine(executor: Executor, customerId: string, range: MeteredR
 
 /**
  * The invoice lines of the subscription's usage up to `end`: first the segments changes closed
- * (a metered item removed or switched away from mid-period, docs/decisions.md), then one line per
+ * (a metered item removed or switched away from mid-period, docs/rules/usage.md), then one line per
  * live metered item over [start, end) — from its `usage_since` when it was added or switched to
  * mid-period. `settleUsageSegments` then marks those segments billed.
  */

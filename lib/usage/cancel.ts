@@ -12,7 +12,7 @@ import { lockedUsagePeriod } from "./invoiced";
  * from that hour's raw events, under the lock of the hour's aggregate row (a concurrent ingestion
  * into the same hour either committed before, and is recounted, or adds after). Cancelling twice
  * answers the same. Once the invoice of the event's period is finalized: 409 (`usage_event_locked`).
- * Not an entity change of the catalogue: no event is emitted (docs/decisions.md).
+ * Not an entity change of the catalogue: no event is emitted (docs/rules/usage.md, "No domain events for usage events").
  */
 export async function cancelUsageEvent({ ctx, input }: Verb<{ identifier: string }>) {
   const db = await getDb();

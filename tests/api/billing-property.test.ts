@@ -38,7 +38,7 @@ import { newMerchant } from "../helpers/merchant";
  * must agree with the outcome (a refusal passes only where the model refuses too) and with every
  * amount of the customer's rows, and every invariant of tests/helpers/billing-sequences.ts holds.
  *
- * Why in-process (docs/decisions.md, "Credit notes and the customer balance"): over HTTP a
+ * Why in-process (docs/rules/credit-notes-and-balance.md, "Credit notes and the customer balance"): over HTTP a
  * sequence costs ~0.3 s, so 10,000 would take ~50 min; the HTTP layer only parses, authorizes and
  * serializes around the same verbs, and keeps its own 150 sequences
  * (tests/api/credit-notes-property.test.ts). Here the verbs run in the test worker on the test

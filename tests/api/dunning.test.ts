@@ -51,7 +51,7 @@ async function trialEndedWith(sandbox: Sandbox, method: string) {
 }
 
 beforeAll(() => {
-  // The schedule these stories assert (documented in docs/decisions.md, "Dunning").
+  // The schedule these stories assert (documented in docs/rules/time.md, "Dunning").
   expect(DUNNING_RETRY_DAYS).toEqual([3, 5, 7]);
 });
 

@@ -7,7 +7,7 @@ import { newSandbox } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 
 /*
- * `POST /invoices/preview` (docs/decisions.md, "Invoice previews"): the next invoice of a
+ * `POST /invoices/preview` (docs/rules/invoices.md, "Invoice previews"): the next invoice of a
  * subscription as it would be finalized, stored nowhere, and equal to what the renewal (and a
  * change's proration invoice) then really finalize on the sandbox test clock.
  */

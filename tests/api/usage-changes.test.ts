@@ -4,7 +4,7 @@ import { newMerchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 
 /*
- * Metered items in subscription changes (docs/decisions.md, "Metered items in subscription
+ * Metered items in subscription changes (docs/rules/usage.md, "Metered items in subscription
  * changes"): no quantity, no proration; the usage a removed or switched-away metered item accrued
  * is billed on the next invoice at its old price, and a metered item added or switched to bills
  * usage from the change on.

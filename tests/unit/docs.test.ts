@@ -22,7 +22,26 @@ function markdownFiles(): string[] {
           .filter((name) => name.endsWith(".md"))
           .map((name) => `${dir}/${name}`)
       : [];
-  return ["README.md", ...inDir("docs"), ...inDir("docs/history")];
+  return ["README.md", ...inDir("docs"), ...inDir("docs/rules"), ...inDir("docs/history")];
+}
+
+/** The rule pages: one per domain, beside the topic guides. */
+function rulePages(): string[] {
+  return markdownFiles().filter((file) => file.startsWith("docs/rules/"));
+}
+
+/** The entries of a file's "## Contents" section: the link targets it lists. */
+function contentsEntries(markdown: string): string[] {
+  const start = markdown.indexOf("## Contents");
+  if (start === -1) return [];
+  const next = markdown.indexOf("\n## ", start + 1);
+  const contents = markdown.slice(start, next === -1 ? undefined : next);
+  return [...contents.matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1] ?? "");
+}
+
+/** The "## " sections of a file, Contents aside. */
+function sections(markdown: string): string[] {
+  return headings(markdown).filter((heading) => heading !== "Contents" && markdown.includes(`\n## ${heading}\n`));
 }
 
 /** The lines outside fenced code blocks (a `# comment` in a shell block is not a heading). */
@@ -119,7 +138,7 @@ describe("links in README.md and docs/", () => {
   const files = markdownFiles();
 
   it("finds the docs", () => {
-    expect(files).toEqual(expect.arrayContaining(["README.md", "docs/decisions.md", "docs/performance.md", "docs/history/decisions-log.md"]));
+    expect(files).toEqual(expect.arrayContaining(["README.md", "docs/decisions.md", "docs/performance.md", "docs/history/decisions-log.md", "docs/rules/api.md", "docs/rules/invoices.md"]));
   });
 
   it.each(files)("%s: every relative link reaches a file, and its anchor a heading there", (file) => {
@@ -143,7 +162,7 @@ describe("current rules and figures", () => {
   const issueOrDate =
     /\bissues?\b\D{0,3}\d|#\d+|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}\b|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b/i;
 
-  it.each(["docs/decisions.md", "docs/performance.md"])("%s: no heading names an issue or a date", (file) => {
+  it.each(["docs/decisions.md", "docs/performance.md", ...rulePages()])("%s: no heading names an issue or a date", (file) => {
     const offending = headings(read(file)).filter((heading) => issueOrDate.test(heading));
     expect(offending).toEqual([]);
   });
@@ -155,16 +174,29 @@ describe("current rules and figures", () => {
     expect(issueOrDate.test("List totals (every list but the events')")).toBe(false);
   });
 
-  it("decisions.md opens with a table of contents whose every entry is a heading", () => {
-    const decisions = read("docs/decisions.md");
-    const contents = decisions.slice(decisions.indexOf("## Contents"), decisions.indexOf("\n## ", decisions.indexOf("## Contents") + 1));
-    const entries = [...contents.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1] ?? "");
+  it("decisions.md is the index of the rule pages: every page and every section of each is listed", () => {
+    const index = read("docs/decisions.md");
+    const entries = contentsEntries(index);
+    expect(rulePages().length).toBeGreaterThan(10);
     expect(entries.length).toBeGreaterThan(20);
-    const own = anchors(decisions);
-    expect(entries.filter((entry) => !own.has(entry))).toEqual([]);
-    // Every section is listed, so a reader finds each rule by its topic.
-    const sections = headings(decisions).filter((heading) => heading !== "Contents" && decisions.includes(`\n## ${heading}\n`));
-    expect(sections.map(slug).filter((section) => !entries.includes(section))).toEqual([]);
+    const missing: string[] = [];
+    for (const page of rulePages()) {
+      const relative = page.slice("docs/".length);
+      if (!entries.includes(relative)) missing.push(relative);
+      // Every section is listed, so a reader finds each rule by its topic.
+      for (const section of sections(read(page))) {
+        if (!entries.includes(`${relative}#${slug(section)}`)) missing.push(`${relative}#${slug(section)}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  const severalSections = rulePages().filter((page) => sections(read(page)).length > 1);
+  it.each(severalSections)("%s: a page of several sections opens with a table of contents listing each, in order", (page) => {
+    const markdown = read(page);
+    const own = sections(markdown);
+    const entries = contentsEntries(markdown);
+    expect(entries.map((entry) => entry.replace(/^#/, ""))).toEqual(own.map(slug));
   });
 
   it("performance.md gives each figure a date and a command", () => {
