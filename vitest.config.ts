@@ -1,7 +1,20 @@
 import path from "node:path";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 const root = path.dirname(new URL(import.meta.url).pathname);
+
+/**
+ * The contract and tooling gates: the OpenAPI document's lint and breaking-change diff, the lint
+ * rules' probes, the SDK's package and staleness checks. Each runs a whole tool (Redocly,
+ * api-smart-diff, ESLint, tsc, npm pack) and together they take minutes, so they are their own
+ * project: `npm test` runs them, `npm run test:quick` (the unit project) does not.
+ */
+const CONTRACT_FILES = [
+  "tests/unit/openapi-contract.test.ts",
+  "tests/unit/lint-rules.test.ts",
+  "tests/unit/sdk-package.test.ts",
+  "tests/unit/sdk-stale-check.test.ts",
+];
 
 export default defineConfig({
   resolve: { alias: { "@": root } },
@@ -16,6 +29,18 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["tests/unit/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...CONTRACT_FILES],
+          environment: "node",
+          globalSetup: ["tests/setup/process-guard.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "contract",
+          include: CONTRACT_FILES,
           environment: "node",
           globalSetup: ["tests/setup/process-guard.ts"],
           testTimeout: 60_000,
