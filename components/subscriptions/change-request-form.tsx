@@ -90,7 +90,7 @@ export function ChangeRequestForm({ accountId, subscription }: { accountId: stri
  * (`amount_due_now_total_atom`, `next_invoice_total_atom`: discount and taxes included; a request
  * made before those existed shows its amounts), and `proration_credit_atom`.
  */
-function ChangePreview({
+export function ChangePreview({
   accountId,
   subscription,
   request,
