@@ -40,6 +40,8 @@ function render(element: ReactElement, queryClient = new QueryClient()): string 
     createElement(
       AppRouterContext.Provider,
       { value: router },
+      // RoleProvider's `children` is a required prop, so createElement (this is a .ts file) takes it as one.
+      // eslint-disable-next-line react/no-children-prop
       createElement(QueryClientProvider, { client: queryClient }, createElement(RoleProvider, { role: "admin", children: element })),
     ),
   );
