@@ -98,7 +98,7 @@ walk("invoices", INVOICE_STATUSES, {
     paid: () => then(openInvoice(), "pay", { paid_out_of_band: true }),
     "paid by a credit note": async () => {
       const invoice = await openInvoice();
-      await ok(sandbox.post("/credit-notes", { invoice: invoice.id, amount_atom: invoice.total_amount_atom }));
+      await ok(sandbox.post("/credit-notes", { invoice: invoice.id, amount_atom: invoice.total_amount_atom, reason: "order_change" }));
       return invoice;
     },
     void: () => then(openInvoice(), "void"),
@@ -115,13 +115,13 @@ walk("invoices", INVOICE_STATUSES, {
     payWithCard: (invoice) => invoicePost(invoice, "pay", { payment_method: "pm_sandbox_succeeds" }),
     markUncollectible: (invoice) => invoicePost(invoice, "mark-uncollectible"),
     void: (invoice) => invoicePost(invoice, "void"),
-    credit: async (invoice) => succeeded(await sandbox.post("/credit-notes", { invoice: invoice.id, amount_atom: 1 })),
+    credit: async (invoice) => succeeded(await sandbox.post("/credit-notes", { invoice: invoice.id, amount_atom: 1, reason: "order_change" })),
   },
 });
 
 // Credit notes: a pre-payment one of 100 on an invoice, which then moves on.
 const noteOn = async (invoice: Json | Promise<Json>, body: Json = { amount_atom: 100 }) => {
-  const note = await ok(sandbox.post("/credit-notes", { invoice: (await invoice).id, ...body }));
+  const note = await ok(sandbox.post("/credit-notes", { invoice: (await invoice).id, reason: "order_change", ...body }));
   return note;
 };
 const noteThen = async (path: InvoiceStep, body: Json = {}) => {
