@@ -1,9 +1,10 @@
 "use client";
 
 import { useCan } from "@/components/dashboard/role";
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { dashboardCall } from "@/components/api-client";
+import { MutationError, useApiMutation } from "@/components/api-mutation";
 import { Button, ErrorBox, Loading, StatusBadge, Table } from "@/components/ui";
 import { DeliveryStatusLabel, DetailItem as Item, Time } from "./bits";
 import { isPermanentlyFailed, queryKeys } from "./format";
@@ -30,20 +31,14 @@ export function DeliveryCard({
   const titleId = `delivery-${delivery.id}`;
 
   const canRetry = useCan("developer");
-  const retry = useMutation({
-    mutationFn: () => dashboardCall("retryDelivery", { path: { account_id: accountId, delivery_id: delivery.id } }),
-    onSuccess: async (updated) => {
-      // Show the answer at once, then refetch everything the attempt changed.
+  const retry = useApiMutation({
+    call: () => dashboardCall("retryDelivery", { path: { account_id: accountId, delivery_id: delivery.id } }),
+    // Show the answer at once, then refetch everything the attempt changed.
+    onAnswer: (updated) =>
       queryClient.setQueryData<EventFull>(queryKeys.eventFull(accountId, eventId), (old) =>
         old ? { ...old, deliveries: old.deliveries.map((item) => (item.id === updated.id ? updated : item)) } : old,
-      );
-      await Promise.all([
-        queryClient.invalidateQueries({ queryKey: queryKeys.eventFull(accountId, eventId) }),
-        queryClient.invalidateQueries({ queryKey: queryKeys.attempts(accountId, delivery.id) }),
-        queryClient.invalidateQueries({ queryKey: queryKeys.events(accountId) }),
-        queryClient.invalidateQueries({ queryKey: queryKeys.deliveryHealth(accountId) }),
-      ]);
-    },
+      ),
+    refresh: [queryKeys.eventFull(accountId, eventId), queryKeys.attempts(accountId, delivery.id), queryKeys.events(accountId), queryKeys.deliveryHealth(accountId)],
   });
 
   return (
@@ -69,7 +64,7 @@ export function DeliveryCard({
 
       {retry.isError && (
         <div className="mt-2">
-          <ErrorBox error={retry.error} />
+          <MutationError mutation={retry} />
         </div>
       )}
       {/* Stays after the Retry button disappears (a successful retry), so the result is announced. */}

@@ -1,9 +1,10 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { ApiError, dashboardCall } from "@/components/api-client";
+import { dashboardCall } from "@/components/api-client";
+import { useApiMutation } from "@/components/api-mutation";
 import { plainMessage } from "@/components/objects/form-values";
 import { Button, Card, ErrorBox, Field, inputClass, Loading } from "@/components/ui";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -15,20 +16,17 @@ import { queryKeys } from "./format";
  * deliveries below (which poll while it is in flight).
  */
 export function ResendEvent({ accountId, eventId }: { accountId: string; eventId: string }) {
-  const queryClient = useQueryClient();
   const endpoints = useQuery({
     queryKey: ["webhook-endpoints", accountId, "picker"],
     queryFn: () => dashboardCall("listWebhookEndpoints", { path: { account_id: accountId }, query: { limit: 100 } }),
   });
   const [chosen, setChosen] = useState("");
   const [confirming, setConfirming] = useState(false);
-  const resend = useMutation({
-    mutationFn: (endpointId: string) =>
-      dashboardCall("resendEvent", { path: { account_id: accountId, event_id: eventId }, body: { endpoint_id: endpointId } }),
-    onSuccess: async () => {
-      setConfirming(false);
-      await queryClient.invalidateQueries({ queryKey: queryKeys.eventFull(accountId, eventId) });
-    },
+  const resend = useApiMutation({
+    call: (endpointId: string) => dashboardCall("resendEvent", { path: { account_id: accountId, event_id: eventId }, body: { endpoint_id: endpointId } }),
+    onAnswer: () => setConfirming(false),
+    refresh: [queryKeys.eventFull(accountId, eventId)],
+    fields: ["endpoint_id"],
   });
 
   if (endpoints.isPending) return <Card title="Resend"><Loading what="Loading endpoints" /></Card>;
@@ -48,8 +46,7 @@ export function ResendEvent({ accountId, eventId }: { accountId: string; eventId
   }
   const endpointId = chosen || enabled[0]!.id;
   const endpoint = enabled.find((candidate) => candidate.id === endpointId);
-  const fieldError =
-    resend.error instanceof ApiError ? resend.error.fieldError("endpoint_id") : undefined;
+  const fieldError = resend.fieldErrors.endpoint_id;
 
   return (
     <Card title="Resend">
@@ -87,7 +84,7 @@ export function ResendEvent({ accountId, eventId }: { accountId: string; eventId
           title="Resend this event?"
           confirmLabel="Resend"
           busy={resend.isPending}
-          error={resend.error && !fieldError ? resend.error : undefined}
+          error={resend.otherError ?? undefined}
           onCancel={() => setConfirming(false)}
           onConfirm={() => resend.mutate(endpointId)}
         >

@@ -2,21 +2,25 @@
 
 import { dashboardCall } from "@/components/api-client";
 import { ApiAction } from "@/components/objects/confirm-action";
+import { invoiceActions, invoiceFacts } from "@/lib/invoices/rules";
 import { invoiceQueryKeys } from "./format";
 import type { Invoice } from "@/components/api-types";
 
 /**
- * Finalize a draft; pay an open invoice (with the sandbox card in a sandbox account, or as paid out
- * of band); void an open one (the API voids open or uncollectible invoices only). Paying and voiding ask first.
+ * Finalize a draft; pay an open or uncollectible invoice (with the sandbox card in a sandbox
+ * account, or as paid out of band); mark an open one uncollectible; void one without payment. Each
+ * button shows exactly when the API accepts the action (lib/invoices/rules.ts, read by the API's
+ * guards too). Paying, writing off and voiding ask first.
  */
 export function InvoiceActions({ accountId, invoice }: { accountId: string; invoice: Invoice }) {
   const path = { account_id: accountId, invoice_id: invoice.id };
   const invalidate = [invoiceQueryKeys.invoices(accountId), ["events", accountId]];
-  if (invoice.status !== "draft" && invoice.status !== "open") return null;
+  const can = invoiceActions(invoiceFacts(invoice));
+  if (!can.finalize && !can.pay && !can.markUncollectible && !can.void) return null;
   return (
     <div className="flex flex-wrap items-center gap-2" aria-label="Invoice actions" role="group">
-      {invoice.status === "draft" && <ApiAction label="Finalize" variant="primary" send={() => dashboardCall("finalizeInvoice", { path, body: {} })} invalidate={invalidate} />}
-      {invoice.status === "open" && !invoice.livemode && (
+      {can.finalize && <ApiAction label="Finalize" variant="primary" send={() => dashboardCall("finalizeInvoice", { path, body: {} })} invalidate={invalidate} />}
+      {can.pay && !invoice.livemode && (
         <ApiAction
           label="Pay with sandbox card"
           variant="primary"
@@ -25,7 +29,7 @@ export function InvoiceActions({ accountId, invoice }: { accountId: string; invo
           confirm={{ title: "Pay this invoice?", body: "A sandbox card payment for the amount due is made now.", label: "Pay" }}
         />
       )}
-      {invoice.status === "open" && (
+      {can.pay && (
         <ApiAction
           label="Mark paid out of band"
           send={() => dashboardCall("payInvoice", { path, body: { paid_out_of_band: true } })}
@@ -37,7 +41,19 @@ export function InvoiceActions({ accountId, invoice }: { accountId: string; invo
           }}
         />
       )}
-      {invoice.status === "open" && (
+      {can.markUncollectible && (
+        <ApiAction
+          label="Mark uncollectible"
+          send={() => dashboardCall("markInvoiceUncollectible", { path, body: {} })}
+          invalidate={invalidate}
+          confirm={{
+            title: "Mark as uncollectible?",
+            body: "Its payment is no longer expected and dunning stops. It can still be paid or voided later.",
+            label: "Mark uncollectible",
+          }}
+        />
+      )}
+      {can.void && (
         <ApiAction
           label="Void"
           send={() => dashboardCall("voidInvoice", { path, body: {} })}

@@ -5,6 +5,8 @@ import { dashboardCall } from "@/components/api-client";
 import type { Invoice } from "@/components/api-types";
 import { ApiAction } from "@/components/objects/confirm-action";
 import { Card, ErrorBox, formatTime, Loading, StatusBadge, Table } from "@/components/ui";
+import { creditNoteActions } from "@/lib/credit-notes/rules";
+import { canCredit, invoiceFacts } from "@/lib/invoices/rules";
 import { operationPath } from "@/lib/operation-paths";
 import { formatMoney, invoiceQueryKeys } from "./format";
 import { IssueCreditNote } from "./issue-credit-note";
@@ -16,8 +18,10 @@ export function InvoiceCreditNotes({ accountId, invoice }: { accountId: string; 
     queryKey: notesKey,
     queryFn: () => dashboardCall("listCreditNotes", { path: { account_id: accountId }, query: { invoice: invoice.id, limit: 100 } }),
   });
-  const creditable = invoice.total_amount_atom - invoice.pre_payment_credit_notes_amount_atom - invoice.post_payment_credit_notes_amount_atom;
-  const canIssue = ["open", "uncollectible", "paid"].includes(invoice.status) && creditable > 0;
+  // What the invoice and each note allow, as the API's guards decide (lib/invoices/rules.ts, lib/credit-notes/rules.ts).
+  const facts = invoiceFacts(invoice);
+  const creditable = facts.creditableAtom;
+  const canIssue = canCredit(facts);
   const money = (atoms: number) => formatMoney(atoms, invoice.currency);
   const invalidate = [invoiceQueryKeys.invoices(accountId), ["events", accountId], ["customers", accountId]];
   if (invoice.status === "draft") return null;
@@ -49,7 +53,7 @@ export function InvoiceCreditNotes({ accountId, invoice }: { accountId: string; 
                 </td>
                 <td className="px-3 py-2">{formatTime(note.created)}</td>
                 <td className="px-3 py-2">
-                  {note.status === "issued" && note.type === "pre_payment" && invoice.status !== "paid" && (
+                  {creditNoteActions({ status: note.status, type: note.type, invoiceStatus: invoice.status }).void && (
                     <ApiAction
                       label="Void"
                       variant="danger"

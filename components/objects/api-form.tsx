@@ -1,8 +1,8 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, useSyncExternalStore, type FormEvent, type ReactNode } from "react";
 import { ApiError, dashboardSubmit, type CallInput, type CallOutput, type OperationId } from "@/components/api-client";
+import { useApiMutation } from "@/components/api-mutation";
 import { useCan } from "@/components/dashboard/role";
 import { Button, ErrorBox, Field, inputClass } from "@/components/ui";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -90,7 +90,6 @@ export function ApiForm<Id extends OperationId>({
   const [confirmed, setConfirmed] = useState<ReactNode>(null);
   const [moneyErrors, setMoneyErrors] = useState<Record<string, string>>({});
   const [confirming, setConfirming] = useState(false);
-  const queryClient = useQueryClient();
   const initialValues = () => Object.fromEntries(fields.map((field) => [field.name, field.initial ?? field.options?.[0]?.value ?? ""]));
   const [values, setValuesState] = useState<Record<string, string>>(initialValues);
   const setValues = (next: Record<string, string>) => {
@@ -109,11 +108,11 @@ export function ApiForm<Id extends OperationId>({
   const shown = fields.filter((field) => field.when?.(values) ?? true);
   const currencyOf = (field: FormField) =>
     typeof field.currency === "object" ? (values[field.currency.field] ?? "") : (field.currency ?? "");
-  const mutation = useMutation({
-    mutationFn: () => dashboardSubmit(operation, params, toBody(values, { locale })),
+  const mutation = useApiMutation({
+    call: () => dashboardSubmit(operation, params, toBody(values, { locale })),
     onSettled: () => setConfirming(false),
-    onSuccess: async (result) => {
-      await Promise.all(invalidate.map((queryKey) => queryClient.invalidateQueries({ queryKey })));
+    refresh: invalidate,
+    onSuccess: (result) => {
       if (confirmation) {
         setConfirmed(confirmation(result));
         setValues(initialValues());

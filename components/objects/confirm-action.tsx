@@ -1,7 +1,7 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { useApiMutation } from "@/components/api-mutation";
 import { useCan } from "@/components/dashboard/role";
 import { Button } from "@/components/ui";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -28,16 +28,8 @@ export function ApiAction<Result>({
 }) {
   // Billing objects change for admins and owners only (lib/teams/roles.ts); the server checks too.
   const allowed = useCan("admin");
-  const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
-  const mutation = useMutation({
-    mutationFn: send,
-    onSuccess: async (result) => {
-      setOpen(false);
-      await Promise.all(invalidate.map((queryKey) => queryClient.invalidateQueries({ queryKey })));
-      onDone?.(result);
-    },
-  });
+  const mutation = useApiMutation({ call: send, onAnswer: () => setOpen(false), refresh: invalidate, onSuccess: onDone });
   if (!allowed) return null;
   return (
     <>

@@ -3,12 +3,12 @@
 import { useRouter } from "next/navigation";
 import { dashboardCall } from "@/components/api-client";
 import { Card } from "@/components/ui";
-import { canCancelIntent } from "@/lib/payments/statuses";
+import { checkoutSessionActions } from "@/lib/checkout/rules";
+import { paymentIntentActions } from "@/lib/payments/statuses";
+import { paymentActions, refundablePayment } from "@/lib/refunds/rules";
 import { ApiForm, toAtoms } from "./api-form";
 import { ApiAction } from "./confirm-action";
 import type { ApiObject, ObjectKind } from "./kinds";
-
-const REFUNDABLE = new Set(["succeeded", "partially_refunded"]);
 
 /** Archive or restore (products and prices: `active` false/true, by `setActive`, their update operation). */
 function ArchiveToggle({ accountId, kind, object }: { accountId: string; kind: ObjectKind; object: ApiObject }) {
@@ -131,10 +131,10 @@ export function ObjectActions({ accountId, kind, object }: { accountId: string; 
         </div>
       );
     case "payments":
-      return REFUNDABLE.has(String(object.status)) ? <RefundPayment accountId={accountId} payment={object} /> : null;
+      // Each action shows exactly when the API accepts it: the rules its guards read (lib/<domain>/rules.ts).
+      return paymentActions(refundablePayment(object)).refund ? <RefundPayment accountId={accountId} payment={object} /> : null;
     case "payment-intents":
-      // The statuses the API's cancel accepts (lib/payments/statuses.ts): one declaration for both.
-      return canCancelIntent(String(object.status)) ? (
+      return paymentIntentActions({ status: String(object.status) }).cancel ? (
         <div className="flex flex-wrap gap-2">
           <ApiAction
             label="Cancel payment intent"
@@ -146,7 +146,7 @@ export function ObjectActions({ accountId, kind, object }: { accountId: string; 
         </div>
       ) : null;
     case "checkout-sessions":
-      return object.status === "open" ? (
+      return checkoutSessionActions({ status: String(object.status) }).expire ? (
         <div className="flex flex-wrap gap-2">
           <ApiAction
             label="Expire session"

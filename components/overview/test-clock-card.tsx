@@ -1,12 +1,12 @@
 "use client";
 
 import { Can } from "@/components/dashboard/role";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { dashboardCall } from "@/components/api-client";
+import { MutationError, useApiMutation } from "@/components/api-mutation";
 import { DetailItem, Time } from "@/components/events/bits";
 import { Button, Card, ErrorBox, Field, inputClass, Loading } from "@/components/ui";
-import { splitFormError } from "@/components/ui/form-errors";
 import { DAY_MS } from "@/lib/clock/time";
 
 const STEPS = [
@@ -26,15 +26,14 @@ export function TestClockCard({ accountId }: { accountId: string }) {
     queryKey: ["test-clock", accountId],
     queryFn: () => dashboardCall("getTestClock", { path: { account_id: accountId } }),
   });
-  const advance = useMutation({
-    mutationFn: (target: string) => dashboardCall("advanceTestClock", { path: { account_id: accountId }, body: { to: target } }),
-    onSuccess: (state) => {
-      queryClient.setQueryData(["test-clock", accountId], state);
-      // Everything time touched (subscriptions, invoices, events) may have changed.
-      void queryClient.invalidateQueries({ predicate: (query) => query.queryKey[0] !== "test-clock" });
-    },
+  const advance = useApiMutation({
+    call: (target: string) => dashboardCall("advanceTestClock", { path: { account_id: accountId }, body: { to: target } }),
+    onAnswer: (state) => queryClient.setQueryData(["test-clock", accountId], state),
+    // Everything time touched (subscriptions, invoices, events) may have changed.
+    refresh: (queryKey) => queryKey[0] !== "test-clock",
+    refreshInBackground: true,
+    fields: ["to"],
   });
-  const errors = splitFormError(advance.error, ["to"] as const);
   const by = (ms: number) => clock.data && advance.mutate(new Date(Date.parse(clock.data.now) + ms).toISOString());
 
   return (
@@ -72,7 +71,7 @@ export function TestClockCard({ accountId }: { accountId: string }) {
                 if (to) advance.mutate(new Date(to).toISOString());
               }}
             >
-              <Field label="Advance to" error={errors.fields.to}>
+              <Field label="Advance to" error={advance.fieldErrors.to}>
                 <input type="datetime-local" className={inputClass} value={to} onChange={(event) => setTo(event.target.value)} />
               </Field>
               <Button type="submit" disabled={advance.isPending || !to}>
@@ -80,7 +79,7 @@ export function TestClockCard({ accountId }: { accountId: string }) {
               </Button>
             </form>
           </Can>
-          {errors.other ? <ErrorBox error={errors.other} /> : null}
+          <MutationError mutation={advance} />
           {advance.data && (
             <p role="status" className="text-slate-600">
               Advanced: {advance.data.transitions_run} transition{advance.data.transitions_run === 1 ? "" : "s"} ran.

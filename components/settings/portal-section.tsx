@@ -1,8 +1,9 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { dashboardCall } from "@/components/api-client";
+import { MutationError, useApiMutation } from "@/components/api-mutation";
 import { Button, Card, ErrorBox, Field, inputClass, Loading } from "@/components/ui";
 
 type Configuration = Awaited<ReturnType<typeof fetchConfiguration>>;
@@ -36,8 +37,8 @@ function PortalForm({ accountId, initial }: { accountId: string; initial: Config
   const [planChange, setPlanChange] = useState(initial.features.subscription_update.plan_change);
   const [branding, setBranding] = useState(initial.branding);
   const [returnUrl, setReturnUrl] = useState(initial.default_return_url ?? "");
-  const save = useMutation({
-    mutationFn: () =>
+  const save = useApiMutation({
+    call: () =>
       dashboardCall("updatePortalConfiguration", {
         path: { account_id: accountId },
         body: {
@@ -62,7 +63,7 @@ function PortalForm({ accountId, initial }: { accountId: string; initial: Config
           default_return_url: returnUrl || null,
         },
       }),
-    onSuccess: (saved) => queryClient.setQueryData(["portal-configuration", accountId], saved),
+    onAnswer: (saved) => queryClient.setQueryData(["portal-configuration", accountId], saved),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -121,7 +122,7 @@ function PortalForm({ accountId, initial }: { accountId: string; initial: Config
       <Field label="Default return URL">
         <input className={inputClass} value={returnUrl} onChange={(event) => setReturnUrl(event.target.value)} />
       </Field>
-      {save.isError && <ErrorBox error={save.error} />}
+      <MutationError mutation={save} />
       {save.isSuccess && <p role="status" className="text-sm text-green-700">Saved.</p>}
       <Button type="submit" disabled={save.isPending}>
         Save portal settings

@@ -8,6 +8,7 @@ import { ApiAction } from "@/components/objects/confirm-action";
 import { ApiForm } from "@/components/objects/api-form";
 import { toInteger, usePriceOptions } from "@/components/objects/pickers";
 import { Card, ErrorBox, Loading, StatusBadge } from "@/components/ui";
+import { changeRequestActions, changeRequestFacts } from "@/lib/subscription-changes/rules";
 import { subscriptionQueryKeys } from "./format";
 
 const KEEP = "";
@@ -89,7 +90,7 @@ export function ChangeRequestForm({ accountId, subscription }: { accountId: stri
  * (`amount_due_now_total_atom`, `next_invoice_total_atom`: discount and taxes included; a request
  * made before those existed shows its amounts), and `proration_credit_atom`.
  */
-function ChangePreview({
+export function ChangePreview({
   accountId,
   subscription,
   request,
@@ -103,6 +104,8 @@ function ChangePreview({
   const money = (atoms: number) => formatMoney(atoms, request.currency);
   const path = { account_id: accountId, subscription_id: subscription.id, change_request_id: request.id };
   const invalidate = [subscriptionQueryKeys.subscriptions(accountId), ["events", accountId], ["customers", accountId]];
+  // Apply and Discard show exactly when the API accepts them (lib/subscription-changes/rules.ts).
+  const can = changeRequestActions(changeRequestFacts(request));
   const dueNow = request.amount_due_now_total_atom ?? request.amount_due_now_atom;
   const nextInvoice = request.next_invoice_total_atom ?? request.next_invoice_amount_atom;
   const rows: [string, string, string, number][] = [
@@ -133,7 +136,7 @@ function ChangePreview({
         </p>
       )}
       <div className="flex flex-wrap items-center gap-2">
-        {request.status === "open" || request.status === "partially_applied" ? (
+        {can.apply ? (
           <ApiAction
             label={dueNow > 0 ? `Charge ${money(dueNow)} and apply` : request.effective === "period_end" ? "Schedule" : "Apply"}
             variant="primary"
@@ -142,14 +145,15 @@ function ChangePreview({
             onDone={onChange}
           />
         ) : null}
-        {request.status === "open" ? (
+        {can.cancel && (
           <ApiAction
             label="Discard"
             send={() => dashboardCall("cancelSubscriptionChangeRequest", { path, body: {} })}
             invalidate={invalidate}
             onDone={() => onChange(null)}
           />
-        ) : (
+        )}
+        {request.status !== "open" && (
           <button type="button" className="text-indigo-700 underline" onClick={() => onChange(null)}>
             New change
           </button>

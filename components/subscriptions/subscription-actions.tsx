@@ -2,6 +2,7 @@
 
 import { dashboardCall } from "@/components/api-client";
 import { ApiAction } from "@/components/objects/confirm-action";
+import { subscriptionActions, subscriptionFacts } from "@/lib/subscriptions/rules";
 import { subscriptionQueryKeys } from "./format";
 import type { Subscription } from "@/components/api-types";
 
@@ -9,13 +10,14 @@ import type { Subscription } from "@/components/api-types";
 export function SubscriptionActions({ accountId, subscription }: { accountId: string; subscription: Subscription }) {
   const path = { account_id: accountId, subscription_id: subscription.id };
   const invalidate = [subscriptionQueryKeys.subscriptions(accountId), ["events", accountId]];
-  const { status } = subscription;
-  if (status === "cancelled") return null;
+  // Each button shows exactly when the API accepts it (lib/subscriptions/rules.ts, read by its guards too).
+  const can = subscriptionActions(subscriptionFacts(subscription));
+  if (!Object.values(can).some(Boolean)) return null;
   return (
     <div className="flex flex-wrap items-center gap-2" aria-label="Subscription actions" role="group">
-      {status === "active" && <ApiAction label="Pause" send={() => dashboardCall("pauseSubscription", { path, body: {} })} invalidate={invalidate} />}
-      {status === "paused" && <ApiAction label="Resume" send={() => dashboardCall("resumeSubscription", { path, body: {} })} invalidate={invalidate} />}
-      {!subscription.cancel_at_period_end && (
+      {can.pause && <ApiAction label="Pause" send={() => dashboardCall("pauseSubscription", { path, body: {} })} invalidate={invalidate} />}
+      {can.resume && <ApiAction label="Resume" send={() => dashboardCall("resumeSubscription", { path, body: {} })} invalidate={invalidate} />}
+      {can.cancelAtPeriodEnd && (
         <ApiAction
           label="Cancel at period end"
           send={() => dashboardCall("cancelSubscription", { path, body: { at_period_end: true } })}
@@ -27,17 +29,19 @@ export function SubscriptionActions({ accountId, subscription }: { accountId: st
           }}
         />
       )}
-      <ApiAction
-        label="Cancel now"
-        send={() => dashboardCall("cancelSubscription", { path, body: {} })}
-        variant="danger"
-        invalidate={invalidate}
-        confirm={{
-          title: "Cancel this subscription now?",
-          body: "It ends at once and bills nothing more. This cannot be undone.",
-          label: "Cancel subscription",
-        }}
-      />
+      {can.cancelNow && (
+        <ApiAction
+          label="Cancel now"
+          send={() => dashboardCall("cancelSubscription", { path, body: {} })}
+          variant="danger"
+          invalidate={invalidate}
+          confirm={{
+            title: "Cancel this subscription now?",
+            body: "It ends at once and bills nothing more. This cannot be undone.",
+            label: "Cancel subscription",
+          }}
+        />
+      )}
     </div>
   );
 }

@@ -1,10 +1,9 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { dashboardCall } from "@/components/api-client";
-import { Button, ErrorBox, Field, inputClass } from "@/components/ui";
-import { splitFormError } from "@/components/ui/form-errors";
+import { MutationError, useApiMutation } from "@/components/api-mutation";
+import { Button, Field, inputClass } from "@/components/ui";
 import type { ApiTokenKind, ApiTokenWithSecret } from "@/components/api-types";
 
 export function CreateTokenForm({
@@ -14,21 +13,20 @@ export function CreateTokenForm({
   accountId: string;
   onCreated: (token: ApiTokenWithSecret) => void;
 }) {
-  const queryClient = useQueryClient();
   const [name, setName] = useState("");
   const [kind, setKind] = useState<ApiTokenKind>("secret");
-  const create = useMutation({
-    mutationFn: (body: { name: string; kind: ApiTokenKind }) =>
-      dashboardCall("createApiToken", { path: { account_id: accountId }, body }),
-    onSuccess: (token) => {
+  const create = useApiMutation({
+    call: (body: { name: string; kind: ApiTokenKind }) => dashboardCall("createApiToken", { path: { account_id: accountId }, body }),
+    onAnswer: (token) => {
       onCreated(token);
       setName("");
       // The full token must live only in the parent's state: drop it from the mutation cache.
       create.reset();
-      void queryClient.invalidateQueries({ queryKey: ["api-tokens", accountId] });
     },
+    refresh: [["api-tokens", accountId]],
+    refreshInBackground: true,
+    fields: ["name", "kind"],
   });
-  const errors = splitFormError(create.error, ["name", "kind"] as const);
 
   return (
     <form
@@ -40,7 +38,7 @@ export function CreateTokenForm({
         create.mutate({ name, kind });
       }}
     >
-      <Field label="Name" error={errors.fields.name}>
+      <Field label="Name" error={create.fieldErrors.name}>
         <input
           placeholder="e.g. Production server"
           className={inputClass}
@@ -48,10 +46,10 @@ export function CreateTokenForm({
           onChange={(event) => setName(event.target.value)}
           maxLength={100}
           autoComplete="off"
-          aria-invalid={errors.fields.name ? true : undefined}
+          aria-invalid={create.fieldErrors.name ? true : undefined}
         />
       </Field>
-      <Field label="Kind" error={errors.fields.kind}>
+      <Field label="Kind" error={create.fieldErrors.kind}>
         <select className={inputClass} value={kind} onChange={(event) => setKind(event.target.value as ApiTokenKind)}>
           <option value="secret">Secret</option>
           <option value="publishable">Publishable</option>
@@ -63,9 +61,9 @@ export function CreateTokenForm({
           {create.isPending ? "Creating…" : "Create token"}
         </Button>
       </div>
-      {errors.other ? (
+      {create.otherError ? (
         <div className="sm:col-span-3">
-          <ErrorBox error={errors.other} />
+          <MutationError mutation={create} />
         </div>
       ) : null}
     </form>

@@ -1,9 +1,10 @@
 "use client";
 
 import { Can } from "@/components/dashboard/role";
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { dashboardCall } from "@/components/api-client";
+import { useApiMutation } from "@/components/api-mutation";
 import { Button, ErrorBox, Loading, StatusBadge, Table, Truncated, formatTime } from "@/components/ui";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Pager } from "@/components/ui/pager";
@@ -12,7 +13,6 @@ import type { ApiToken } from "@/components/api-types";
 const LIMIT = 50;
 
 export function TokenList({ accountId }: { accountId: string }) {
-  const queryClient = useQueryClient();
   const [offset, setOffset] = useState(0);
   const [confirming, setConfirming] = useState<ApiToken | null>(null);
   const tokens = useQuery({
@@ -20,11 +20,10 @@ export function TokenList({ accountId }: { accountId: string }) {
     queryFn: () => dashboardCall("listApiTokens", { path: { account_id: accountId }, query: { limit: LIMIT, offset } }),
     placeholderData: keepPreviousData,
   });
-  const revoke = useMutation({
-    mutationFn: (token: ApiToken) =>
-      dashboardCall("revokeApiToken", { path: { account_id: accountId, token_id: token.id } }),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ["api-tokens", accountId] });
+  const revoke = useApiMutation({
+    call: (token: ApiToken) => dashboardCall("revokeApiToken", { path: { account_id: accountId, token_id: token.id } }),
+    refresh: [["api-tokens", accountId]],
+    onSuccess: () => {
       setConfirming(null);
       revoke.reset();
     },

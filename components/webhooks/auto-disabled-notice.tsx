@@ -1,9 +1,9 @@
 "use client";
 
 import { useCan } from "@/components/dashboard/role";
-import { useMutation } from "@tanstack/react-query";
 import { dashboardCall } from "@/components/api-client";
-import { Button, ErrorBox, formatTime } from "@/components/ui";
+import { MutationError, useApiMutation } from "@/components/api-mutation";
+import { Button, formatTime } from "@/components/ui";
 import type { WebhookEndpoint } from "@/components/api-types";
 
 /**
@@ -20,15 +20,15 @@ export function AutoDisabledNotice({
   onChanged: (endpoint: WebhookEndpoint) => void;
 }) {
   const canEnable = useCan("developer");
-  const enable = useMutation({
-    mutationFn: async (replay: boolean) => {
+  const enable = useApiMutation({
+    call: async (replay: boolean) => {
       // Read before enabling: enabling clears the failure streak.
       const since = endpoint.failing_since ?? endpoint.disabled_at;
       const enabled = await dashboardCall("updateWebhookEndpoint", { path: { account_id: accountId, endpoint_id: endpoint.id }, body: { enabled: true } });
       const replayed = replay && since ? await dashboardCall("replayWebhookEndpointEvents", { path: { account_id: accountId, endpoint_id: endpoint.id }, body: { since } }) : null;
       return { enabled, replayed };
     },
-    onSuccess: ({ enabled }) => onChanged(enabled),
+    onAnswer: ({ enabled }) => onChanged(enabled),
   });
   if (!endpoint.disabled_reason) {
     return enable.data?.replayed ? (
@@ -52,7 +52,7 @@ export function AutoDisabledNotice({
           </Button>
         </div>
       )}
-      {enable.error ? <ErrorBox error={enable.error} /> : null}
+      <MutationError mutation={enable} />
     </div>
   );
 }

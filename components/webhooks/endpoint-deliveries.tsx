@@ -1,10 +1,11 @@
 "use client";
 
 import { useCan } from "@/components/dashboard/role";
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { dashboardCall } from "@/components/api-client";
+import { MutationError, useApiMutation } from "@/components/api-mutation";
 import type { ListEnvelope } from "@/components/api-types";
 import { Pager } from "@/components/ui/pager";
 import { Button, ErrorBox, Field, Loading, Table, formatTime, inputClass } from "@/components/ui";
@@ -35,32 +36,26 @@ export function EndpointDeliveries({ accountId, endpointId }: { accountId: strin
     refetchInterval: (query) => (query.state.data?.items.some(isInFlight) ? POLL_MS : IDLE_POLL_MS),
   });
 
-  const refresh = () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: deliveriesKey(accountId, endpointId) }),
-      queryClient.invalidateQueries({ queryKey: healthKey(accountId, endpointId) }),
-    ]);
+  const refresh = [deliveriesKey(accountId, endpointId), healthKey(accountId, endpointId)];
 
-  const retryOne = useMutation({
-    mutationFn: (delivery: Delivery) =>
-      dashboardCall("retryDelivery", { path: { account_id: accountId, delivery_id: delivery.id } }),
-    onSuccess: (updated) => {
-      // Show the attempt's outcome at once, then let the list catch up with the server.
+  const retryOne = useApiMutation({
+    call: (delivery: Delivery) => dashboardCall("retryDelivery", { path: { account_id: accountId, delivery_id: delivery.id } }),
+    // Show the attempt's outcome at once, then let the list catch up with the server.
+    onAnswer: (updated) =>
       queryClient.setQueriesData<ListEnvelope<Delivery>>({ queryKey: deliveriesKey(accountId, endpointId) }, (page) =>
         page && { ...page, items: page.items.map((item) => (item.id === updated.id ? updated : item)) },
-      );
-      return refresh();
-    },
+      ),
+    refresh,
   });
 
   const canRetry = useCan("developer");
-  const retryFailed = useMutation({
-    mutationFn: () =>
+  const retryFailed = useApiMutation({
+    call: () =>
       dashboardCall("retryFailedWebhookDeliveries", {
         path: endpointPath,
         body: { since: new Date(Date.now() - RETRY_WINDOW_MS).toISOString() },
       }),
-    onSuccess: () => refresh(),
+    refresh,
   });
 
   return (
@@ -103,8 +98,8 @@ export function EndpointDeliveries({ accountId, endpointId }: { accountId: strin
           </div>
         )}
       </div>
-      {retryFailed.error ? <ErrorBox error={retryFailed.error} /> : null}
-      {retryOne.error ? <ErrorBox error={retryOne.error} /> : null}
+      <MutationError mutation={retryFailed} />
+      <MutationError mutation={retryOne} />
 
       {deliveries.isPending ? (
         <Loading what="Loading deliveries" />

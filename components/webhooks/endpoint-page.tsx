@@ -1,11 +1,12 @@
 "use client";
 
 import { Can } from "@/components/dashboard/role";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { dashboardCall } from "@/components/api-client";
+import { MutationError, useApiMutation } from "@/components/api-mutation";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Button, Card, ErrorBox, Loading, PageHeader, ShownOnce, StatusBadge, formatTime } from "@/components/ui";
 import { AutoDisabledNotice } from "./auto-disabled-notice";
@@ -52,29 +53,28 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
     void queryClient.invalidateQueries({ queryKey: listKey });
   };
 
-  const update = useMutation({
-    mutationFn: (changes: Partial<EndpointFormValues> & { enabled?: boolean }) =>
-      dashboardCall("updateWebhookEndpoint", { path, body: changes }),
-    onSuccess: (updated) => {
+  const update = useApiMutation({
+    call: (changes: Partial<EndpointFormValues> & { enabled?: boolean }) => dashboardCall("updateWebhookEndpoint", { path, body: changes }),
+    onAnswer: (updated) => {
       saved(updated);
       setEditing(false);
     },
   });
   // A separate mutation, so a failed toggle is not shown as an error of the edit form.
-  const toggle = useMutation({
-    mutationFn: (enabled: boolean) => dashboardCall("updateWebhookEndpoint", { path, body: { enabled } }),
-    onSuccess: saved,
+  const toggle = useApiMutation({
+    call: (enabled: boolean) => dashboardCall("updateWebhookEndpoint", { path, body: { enabled } }),
+    onAnswer: saved,
   });
-  const remove = useMutation({
-    mutationFn: () => dashboardCall("deleteWebhookEndpoint", { path }),
-    onSuccess: async () => {
-      // Stop every query of the endpoint first: a refetch now would only show a 404.
+  const remove = useApiMutation({
+    call: () => dashboardCall("deleteWebhookEndpoint", { path }),
+    // Stop every query of the endpoint first: a refetch now would only show a 404.
+    onAnswer: () => {
       setDeleted(true);
       deletedRef.current = true;
       setConfirmingDelete(false);
-      await queryClient.invalidateQueries({ queryKey: listKey });
-      router.push(`/accounts/${accountId}/webhooks`);
     },
+    refresh: [listKey],
+    onSuccess: () => router.push(`/accounts/${accountId}/webhooks`),
   });
   // Forgets the deleted endpoint's cached queries once the page is left.
   useEffect(
@@ -157,7 +157,7 @@ export function EndpointPage({ accountId, endpointId }: { accountId: string; end
               <EndpointSettings endpoint={endpoint.data} />
             )}
             <div className="mt-4 space-y-3" aria-live="polite">
-              {toggle.error ? <ErrorBox error={toggle.error} /> : null}
+              <MutationError mutation={toggle} />
               {secret && (
                 <div className="space-y-2">
                   <ShownOnce label="New signing secret" value={secret} />

@@ -1,10 +1,10 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { dashboardCall } from "@/components/api-client";
+import { MutationError, useApiMutation } from "@/components/api-mutation";
 import type { WebhookReplayResult as ReplayResult } from "@/components/api-types";
-import { Button, ErrorBox } from "@/components/ui";
+import { Button } from "@/components/ui";
 import { deliveriesKey } from "./endpoint-deliveries";
 
 /** `<input type="datetime-local">` value of an ISO time, in the browser's zone. */
@@ -15,24 +15,22 @@ function localInput(iso: string): string {
 
 /** Sends every subscribed event of a window again to this endpoint (1000 per call, continued on demand). */
 export function ReplayWindow({ accountId, endpointId }: { accountId: string; endpointId: string }) {
-  const queryClient = useQueryClient();
   const sinceId = useId();
   const untilId = useId();
   const [since, setSince] = useState(() => localInput(new Date(Date.now() - 86_400_000).toISOString()));
   const [until, setUntil] = useState("");
   const [total, setTotal] = useState(0);
-  const replay = useMutation({
-    mutationFn: (continued: ReplayResult | null) =>
+  const replay = useApiMutation({
+    call: (continued: ReplayResult | null) =>
       dashboardCall("replayWebhookEndpointEvents", {
         path: { account_id: accountId, endpoint_id: endpointId },
         body: continued
           ? { since: continued.since, until: continued.until, ...(continued.next_starting_after ? { starting_after: continued.next_starting_after } : {}) }
           : { since: new Date(since).toISOString(), ...(until ? { until: new Date(until).toISOString() } : {}) },
       }),
-    onSuccess: (result, continued) => {
-      setTotal((sum) => (continued ? sum : 0) + result.replayed);
-      void queryClient.invalidateQueries({ queryKey: deliveriesKey(accountId, endpointId) });
-    },
+    onAnswer: (result, continued) => setTotal((sum) => (continued ? sum : 0) + result.replayed),
+    refresh: [deliveriesKey(accountId, endpointId)],
+    refreshInBackground: true,
   });
   return (
     <div className="space-y-3 text-sm">
@@ -57,7 +55,7 @@ export function ReplayWindow({ accountId, endpointId }: { accountId: string; end
           Replay events
         </Button>
       </div>
-      {replay.error ? <ErrorBox error={replay.error} /> : null}
+      <MutationError mutation={replay} />
       {replay.data && (
         <div role="status" className="rounded border border-slate-200 bg-slate-50 p-3">
           {total} event{total === 1 ? "" : "s"} queued for delivery again.

@@ -1,8 +1,8 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { dashboardCall } from "@/components/api-client";
+import { useApiMutation } from "@/components/api-mutation";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import type { WebhookEndpointWithSecret } from "@/components/api-types";
 
@@ -26,10 +26,9 @@ export function RotateSecretDialog({
 }) {
   const selectId = useId();
   const [overlap, setOverlap] = useState<number>(OVERLAPS[0].seconds);
-  const rotate = useMutation({
-    mutationFn: () =>
-      dashboardCall("rotateWebhookEndpointSecret", { path, body: { overlap_seconds: overlap } }),
-    onSuccess: onRotated,
+  const rotate = useApiMutation({
+    call: () => dashboardCall("rotateWebhookEndpointSecret", { path, body: { overlap_seconds: overlap } }),
+    onAnswer: onRotated,
   });
   return (
     <ConfirmDialog

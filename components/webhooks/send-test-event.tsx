@@ -1,10 +1,10 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useId, useState } from "react";
 import { dashboardCall } from "@/components/api-client";
-import { Button, ErrorBox } from "@/components/ui";
+import { MutationError, useApiMutation } from "@/components/api-mutation";
+import { Button } from "@/components/ui";
 import { EVENT_CATALOGUE, isEventType } from "@/lib/events/catalogue";
 import { deliveriesKey } from "./endpoint-deliveries";
 import { healthKey } from "./endpoint-health";
@@ -13,16 +13,11 @@ const NEWEST = "";
 
 /** Sends a sample event of a chosen type (or the newest real event again) to this endpoint. */
 export function SendTestEvent({ accountId, endpointId }: { accountId: string; endpointId: string }) {
-  const queryClient = useQueryClient();
   const selectId = useId();
   const [type, setType] = useState<string>("customer.created");
-  const send = useMutation({
-    mutationFn: () => dashboardCall("sendWebhookTestEvent", { path: { account_id: accountId, endpoint_id: endpointId }, body: isEventType(type) ? { type } : {} }),
-    onSuccess: () =>
-      Promise.all([
-        queryClient.invalidateQueries({ queryKey: deliveriesKey(accountId, endpointId) }),
-        queryClient.invalidateQueries({ queryKey: healthKey(accountId, endpointId) }),
-      ]),
+  const send = useApiMutation({
+    call: () => dashboardCall("sendWebhookTestEvent", { path: { account_id: accountId, endpoint_id: endpointId }, body: isEventType(type) ? { type } : {} }),
+    refresh: [deliveriesKey(accountId, endpointId), healthKey(accountId, endpointId)],
   });
   return (
     <div className="space-y-3 text-sm">
@@ -57,7 +52,7 @@ export function SendTestEvent({ accountId, endpointId }: { accountId: string; en
         Samples are realistic events of a new sample object, signed like any delivery and marked{" "}
         <code className="font-mono">&quot;test&quot;: true</code>.
       </p>
-      {send.error ? <ErrorBox error={send.error} /> : null}
+      <MutationError mutation={send} />
       {send.data && (
         <p role="status" className="rounded border border-slate-200 bg-slate-50 p-3">
           Test event sent: event{" "}

@@ -1,9 +1,9 @@
 "use client";
 
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { dashboardCall } from "@/components/api-client";
+import { useApiMutation } from "@/components/api-mutation";
 import { Can } from "@/components/dashboard/role";
 import { Button, Card, PageHeader, ShownOnce } from "@/components/ui";
 import { EndpointForm } from "./endpoint-form";
@@ -12,20 +12,19 @@ import type { EndpointFormValues } from "./types";
 import type { WebhookEndpointWithSecret } from "@/components/api-types";
 
 export function WebhooksPage({ accountId }: { accountId: string }) {
-  const queryClient = useQueryClient();
   // Component state only (never the query cache): leaving the page forgets the secret for good.
   const [created, setCreated] = useState<WebhookEndpointWithSecret | null>(null);
   // A new key empties the form after a successful creation.
   const [formKey, setFormKey] = useState(0);
-  const create = useMutation({
-    mutationFn: (values: EndpointFormValues) =>
-      dashboardCall("createWebhookEndpoint", { path: { account_id: accountId }, body: values }),
-    onSuccess: (endpoint) => {
+  const create = useApiMutation({
+    call: (values: EndpointFormValues) => dashboardCall("createWebhookEndpoint", { path: { account_id: accountId }, body: values }),
+    onAnswer: (endpoint) => {
       setCreated(endpoint);
       setFormKey((key) => key + 1);
       create.reset();
-      void queryClient.invalidateQueries({ queryKey: ["webhook-endpoints", accountId] });
     },
+    refresh: [["webhook-endpoints", accountId]],
+    refreshInBackground: true,
   });
 
   return (

@@ -15,6 +15,7 @@ import { amountOf, safeAtoms } from "@/lib/prices/amount";
 import { one } from "@/lib/rows";
 import { patchRecord } from "@/lib/schemas";
 import { serializedWithCompletion } from "./claim";
+import { isChangeableSession } from "./rules";
 import {
   MAX_LIFETIME_MS,
   MIN_LIFETIME_MS,
@@ -55,7 +56,7 @@ export async function emitSessionEvent(
 }
 
 export function assertOpen(session: CheckoutSessionRow, action: string): void {
-  if (session.status !== "open") {
+  if (!isChangeableSession(session)) {
     throw new ServiceError("conflict", `Checkout session '${session.id}' is ${session.status}; only open sessions can be ${action}.`);
   }
 }

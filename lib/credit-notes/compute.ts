@@ -1,6 +1,6 @@
 import type { CreditNoteLineRecord } from "@/db/schema";
 import type { FieldError } from "@/lib/errors";
-import { divideHalfEven } from "@/lib/tax-rates/compute";
+import { divideHalfEven, sumTaxesByRate } from "@/lib/tax-rates/compute";
 import type { TaxAmount } from "@/lib/tax-rates/schema";
 import type { CreditNoteCreate } from "./schema";
 
@@ -36,17 +36,7 @@ export type CreditNoteAmounts = {
 /** part × amount / whole, half to even (0 ≤ part ≤ whole, whole > 0). */
 const proportion = (amount: number, part: number, whole: number) => Number(divideHalfEven(BigInt(amount) * BigInt(part), BigInt(whole)));
 
-function sumTaxes(lines: readonly { tax_amounts: readonly TaxAmount[] }[]): TaxAmount[] {
-  const byRate = new Map<string, TaxAmount>();
-  for (const tax of lines.flatMap((line) => line.tax_amounts)) {
-    const sum = byRate.get(tax.tax_rate);
-    byRate.set(
-      tax.tax_rate,
-      sum ? { ...sum, amount_atom: sum.amount_atom + tax.amount_atom, taxable_amount_atom: sum.taxable_amount_atom + tax.taxable_amount_atom } : { ...tax },
-    );
-  }
-  return [...byRate.values()];
-}
+const sumTaxes = (lines: readonly { tax_amounts: readonly TaxAmount[] }[]): TaxAmount[] => sumTaxesByRate(lines.flatMap((line) => line.tax_amounts));
 
 /**
  * The part of a line's amount `amount` credits when `before` of it is credited already: the

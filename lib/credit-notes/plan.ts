@@ -3,6 +3,7 @@ import type { Executor } from "@/db/client";
 import { creditNotes, paymentIntents, payments } from "@/db/schema";
 import { ServiceError, validationFailed } from "@/lib/errors";
 import { linesOf } from "@/lib/invoices/core";
+import { creditNoteTypeFor } from "@/lib/invoices/rules";
 import type { InvoiceRow } from "@/lib/invoices/serialize";
 import { computeCreditNote, type CreditNoteAmounts, type LineCredited } from "./compute";
 import type { CreditNoteCreate } from "./schema";
@@ -49,7 +50,7 @@ async function creditedLines(executor: Executor, invoiceId: string): Promise<Map
 }
 
 export async function planCreditNote(executor: Executor, invoice: InvoiceRow, input: CreditNoteCreate): Promise<CreditNotePlan> {
-  const type = invoice.status === "paid" ? "post_payment" : invoice.status === "open" || invoice.status === "uncollectible" ? "pre_payment" : null;
+  const type = creditNoteTypeFor(invoice.status);
   if (type === null) {
     throw new ServiceError("conflict", `Invoice '${invoice.id}' is ${invoice.status}; only open, uncollectible or paid invoices can be credited.`);
   }

@@ -16,6 +16,7 @@ import { peekCreditNoteNumber, takeCreditNoteNumber } from "./numbers";
 import { renderCreditNotePdf } from "./pdf";
 import { planCreditNote, type CreditNotePlan } from "./plan";
 import type { CreditNoteCreate } from "./schema";
+import { voidRefusal } from "./rules";
 import { serializeCreditNote, type CreditNoteRow } from "./serialize";
 
 /* Issuing and voiding credit notes (docs/credit-notes-and-balance.md); reads: read.ts. */
@@ -164,11 +165,12 @@ export async function voidCreditNote({ ctx, input }: Verb<{ id: string }>): Prom
     // The invoice first, as issuing does, then the credit note: one lock order.
     const invoice = await lockInvoice(tx, ctx.accountId, found.invoiceId);
     const note = one(await tx.select().from(creditNotes).where(eq(creditNotes.id, input.id)).for("update"));
-    if (note.status === "void") throw new ServiceError("conflict", `Credit note '${note.id}' is already void.`);
-    if (note.type === "post_payment") {
+    const refusal = voidRefusal({ status: note.status, type: note.type, invoiceStatus: invoice.status });
+    if (refusal === "already_void") throw new ServiceError("conflict", `Credit note '${note.id}' is already void.`);
+    if (refusal === "post_payment") {
       throw new ServiceError("conflict", `Credit note '${note.id}' was issued after payment (refunded or credited); it cannot be voided.`);
     }
-    if (invoice.status !== "open" && invoice.status !== "uncollectible") {
+    if (refusal === "invoice_settled") {
       throw new ServiceError("conflict", `Invoice '${invoice.id}' is ${invoice.status}; a credit note can be voided only while its invoice is open or uncollectible.`);
     }
     const now = ctx.now();

@@ -10,6 +10,7 @@ import { one } from "@/lib/rows";
 import { amountOf, perUnit, safeAtoms, type PriceTerms } from "@/lib/prices/amount";
 import { taxRatesOf } from "@/lib/tax-rates/service";
 import { linesOf, lockInvoice } from "./core";
+import { canEditLines } from "./rules";
 import { MAX_LINES, type InvoiceLineInput } from "./schema";
 import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
 
@@ -141,7 +142,7 @@ async function editDraftLines(
 ): Promise<InvoiceWithLines> {
   return withChangeTransaction(async (tx) => {
     const invoice = await lockInvoice(tx, ctx.accountId, invoiceId);
-    if (invoice.status !== "draft") {
+    if (!canEditLines(invoice)) {
       throw new ServiceError("conflict", `Invoice '${invoice.id}' is ${invoice.status}; only a draft invoice's lines can change.`);
     }
     await edit(tx, invoice);

@@ -3,6 +3,7 @@ import type { ChangeTransaction } from "@/lib/events/transaction";
 import { invoices } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
+import { INVOICE_ACTION_FROM } from "./rules";
 import { assertStatus, emit, loadInvoice, lockInvoice, markPaid, ofAccount } from "./core";
 
 /*
@@ -39,7 +40,7 @@ export async function applyPaymentIntentOutcome(
   outcome: PaymentIntentOutcome,
 ): Promise<void> {
   const invoice = await lockInvoice(tx, ctx.accountId, invoiceId);
-  assertStatus(invoice, "paid", ["open", "uncollectible"]);
+  assertStatus(invoice, "paid", INVOICE_ACTION_FROM.pay);
   const before = await loadInvoice(tx, invoice);
   switch (outcome.kind) {
     case "payment_failed":

@@ -10,6 +10,7 @@ import { withChangeTransaction, type WithinChange } from "@/lib/events/transacti
 import { newId } from "@/lib/ids";
 import { transitionScheduled } from "@/lib/clock/schedule";
 import { one } from "@/lib/rows";
+import { INVOICE_ACTION_FROM, canFinalize } from "./rules";
 import { assertStatus, emit, latestPaymentIntents, linesOf, loadInvoice, lockInvoice, markPaid, ofAccount } from "./core";
 import { draftTotals, lineRow, usageLineRow, type LineInput, type UsageLineInput } from "./lines";
 import { takeInvoiceNumber } from "./numbers";
@@ -128,9 +129,9 @@ export async function listInvoices({
 export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> & WithinChange): Promise<InvoiceWithLines> {
   const finalized = await withChangeTransaction(async (tx) => {
     const invoice = await lockInvoice(tx, ctx.accountId, input.id);
-    assertStatus(invoice, "finalized", ["draft"]);
+    assertStatus(invoice, "finalized", INVOICE_ACTION_FROM.finalize);
     const lines = await linesOf(tx, invoice.id);
-    if (lines.length === 0) {
+    if (!canFinalize({ status: invoice.status, lineCount: lines.length })) {
       throw new ServiceError("conflict", `Invoice '${invoice.id}' has no lines; add a line before finalizing it.`);
     }
     const now = ctx.now();

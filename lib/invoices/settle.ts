@@ -9,6 +9,7 @@ import { reverseBalanceApplied } from "@/lib/customer-balance/service";
 import { createPaymentIntent } from "@/lib/payments/service";
 import { one } from "@/lib/rows";
 import { settleSubscriptionOf } from "@/lib/subscriptions/collection-status";
+import { INVOICE_ACTION_FROM, canVoid } from "./rules";
 import { assertStatus, emit, loadInvoice, lockInvoice, markPaid } from "./core";
 import type { InvoicePayInput, InvoiceStatus } from "./schema";
 import type { InvoiceRow, InvoiceWithLines } from "./serialize";
@@ -40,7 +41,7 @@ export async function payInvoice({
   }
   return withChangeTransaction(async (tx) => {
     const invoice = await lockInvoice(tx, ctx.accountId, input.id);
-    assertStatus(invoice, "paid", ["open", "uncollectible"]);
+    assertStatus(invoice, "paid", INVOICE_ACTION_FROM.pay);
     if (paymentMethod === undefined) return markPaid(tx, ctx, await loadInvoice(tx, invoice), ctx.now());
     // Live accounts and unknown methods are refused (422) here, before anything is written.
     await createPaymentIntent({
@@ -106,7 +107,7 @@ async function transition(
  * invoice, out of band included, is `paid` and never voidable.
  */
 function refuseVoidOfPaidPart(invoice: InvoiceRow): void {
-  if (invoice.paidAmountAtom > 0) {
+  if (!canVoid({ status: invoice.status, paidAmountAtom: invoice.paidAmountAtom })) {
     throw new ServiceError(
       "conflict",
       `Invoice '${invoice.id}' has ${invoice.paidAmountAtom} of ${invoice.totalAmountAtom} atoms paid; an invoice with a payment cannot be voided. Collect the rest (pay), issue a credit note for it, or mark it uncollectible.`,
@@ -125,7 +126,7 @@ export async function voidInvoice({ ctx, input }: Verb<{ id: string }>): Promise
     input.id,
     {
       action: "voided",
-      from: ["open", "uncollectible"],
+      from: INVOICE_ACTION_FROM.void,
       event: "invoice.voided",
       settles: true,
       refuse: refuseVoidOfPaidPart,
@@ -141,7 +142,7 @@ export async function markInvoiceUncollectible({ ctx, input }: Verb<{ id: string
     ctx,
     undefined,
     input.id,
-    { action: "marked uncollectible", from: ["open"], event: "invoice.marked_uncollectible", settles: true },
+    { action: "marked uncollectible", from: INVOICE_ACTION_FROM.markUncollectible, event: "invoice.marked_uncollectible", settles: true },
     (now) => ({ status: "uncollectible", markedUncollectibleAt: now }),
   );
 }
@@ -152,7 +153,7 @@ export async function markUncollectibleForNonPayment({ ctx, tx, input }: Verb<{ 
     ctx,
     tx,
     input.id,
-    { action: "marked uncollectible", from: ["open"], event: "invoice.marked_uncollectible", settles: false },
+    { action: "marked uncollectible", from: INVOICE_ACTION_FROM.markUncollectible, event: "invoice.marked_uncollectible", settles: false },
     (now) => ({ status: "uncollectible", markedUncollectibleAt: now }),
   );
 }

@@ -3,7 +3,7 @@ import { ServiceError } from "@/lib/errors";
 import { withChangeTransaction, type ChangeTransaction, type WithinChange } from "@/lib/events/transaction";
 import { applyPaymentIntentOutcome } from "@/lib/invoices/payment-hooks";
 import { checkPaymentMethod, lockIntent, missingPaymentMethod, recordPayment, transition } from "./core";
-import { CONFIRMABLE_INTENT_STATUSES } from "./statuses";
+import { canConfirmIntent } from "./statuses";
 import { confirmOutcome } from "./sandbox";
 import type { PaymentIntentRow } from "./serialize";
 
@@ -49,7 +49,7 @@ async function settleConfirmation(
   before: PaymentIntentRow,
   requestedMethod: string | undefined,
 ): Promise<PaymentIntentRow> {
-  if (!CONFIRMABLE_INTENT_STATUSES.includes(before.status)) {
+  if (!canConfirmIntent(before.status)) {
     throw new ServiceError("conflict", `A payment intent whose status is ${before.status} cannot be confirmed.`);
   }
   const requested = requestedMethod ?? before.paymentMethod;

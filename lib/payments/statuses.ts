@@ -34,3 +34,10 @@ export const CANCELABLE_INTENT_STATUSES: readonly IntentStatus[] = [
 export function canCancelIntent(status: string): boolean {
   return (CANCELABLE_INTENT_STATUSES as readonly string[]).includes(status);
 }
+
+export function canConfirmIntent(status: string): boolean {
+  return (CONFIRMABLE_INTENT_STATUSES as readonly string[]).includes(status);
+}
+
+/** Every action the dashboard offers on a payment intent with whether its status allows it. */
+export const paymentIntentActions = (intent: { status: string }) => ({ cancel: canCancelIntent(intent.status) });

@@ -13,6 +13,7 @@ import { recordInvoiceRefund } from "@/lib/invoices/payment-hooks";
 import { REFUND_FAILURE_MESSAGE, refundSucceeds } from "@/lib/payments/sandbox";
 import { lockPaymentForRefund, markPaymentRefunded } from "@/lib/payments/payments";
 import { one } from "@/lib/rows";
+import { refundRefusal } from "./rules";
 import type { RefundCreateInput } from "./schema";
 import { serializeRefund, type RefundRow } from "./serialize";
 
@@ -26,9 +27,10 @@ export async function createRefund({ ctx, input, tx: outer }: Verb<z.output<type
   return withChangeTransaction(async (tx) => {
     const payment = await lockPaymentForRefund(tx, ctx.accountId, input.payment);
     if (!payment) throw validationFailed([{ field: "payment", message: `No such payment: '${input.payment}'.` }]);
-    if (payment.status === "failed") throw new ServiceError("conflict", "A failed payment cannot be refunded.");
+    const refusal = refundRefusal(payment);
+    if (refusal === "failed") throw new ServiceError("conflict", "A failed payment cannot be refunded.");
+    if (refusal === "fully_refunded") throw new ServiceError("conflict", "The payment is already fully refunded.");
     const remainingAtom = payment.amountAtom - payment.amountRefundedAtom;
-    if (remainingAtom === 0) throw new ServiceError("conflict", "The payment is already fully refunded.");
     const amountAtom = input.amount_atom ?? remainingAtom;
     if (amountAtom > remainingAtom) {
       throw validationFailed([

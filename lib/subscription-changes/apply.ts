@@ -12,6 +12,7 @@ import { collectPayment } from "./collect";
 import { assertChangeable, loadRequest, lockRequest, noLongerApplies, preview, recordError, samePreview, table } from "./core";
 import { creditProration } from "./credit";
 import { planStep, plannedItems } from "./plan";
+import { CHANGE_REQUEST_ACTION_FROM } from "./rules";
 import { scheduleChangeRequest } from "./schedule";
 import type { ChangeRequestRow } from "./serialize";
 import { log, safeError } from "@/lib/log";
@@ -82,7 +83,7 @@ async function applyNextStep(ctx: ServiceContext, request: ChangeRequestRow, fai
 }
 
 function assertNotFinished(request: ChangeRequestRow): void {
-  if (request.status === "applied" || request.status === "canceled" || request.status === "scheduled") {
+  if (!(CHANGE_REQUEST_ACTION_FROM.apply as readonly string[]).includes(request.status)) {
     throw new ServiceError("conflict", `Change request '${request.id}' is ${request.status}; only open or partially applied change requests can be applied.`);
   }
 }

@@ -6,6 +6,7 @@ import { ServiceError } from "@/lib/errors";
 import { withChangeTransaction } from "@/lib/events/transaction";
 import type { InvoiceWithLines } from "@/lib/invoices/serialize";
 import { createInvoice, finalizeInvoice, getInvoice } from "@/lib/invoices/service";
+import { isOutstanding } from "@/lib/invoices/rules";
 import { payInvoice } from "@/lib/invoices/settle";
 import { checkSandboxPaymentMethod } from "@/lib/payments/sandbox";
 import { one } from "@/lib/rows";
@@ -91,7 +92,7 @@ export async function collectPayment(
   if (invoice.invoice.status === "draft") {
     invoice = await settled(() => finalizeInvoice({ ctx, input: { id } }), (status) => status !== "draft");
   }
-  if (invoice.invoice.status === "open" || invoice.invoice.status === "uncollectible") {
+  if (isOutstanding(invoice.invoice.status)) {
     invoice = await settled(() => payInvoice({ ctx, input: { id, payment: { payment_method: method } } }), (status) => status === "paid");
   }
   if (invoice.invoice.status !== "paid") {

@@ -6,6 +6,7 @@ import { notFound, ServiceError, validationFailed, type FieldError } from "@/lib
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { one } from "@/lib/rows";
 import { scheduleOfSubscription } from "@/lib/subscriptions/core";
+import { canChangeItems } from "@/lib/subscriptions/rules";
 import type { SubscriptionRow, SubscriptionWithItems } from "@/lib/subscriptions/serialize";
 import { planStep, plannedItems, type PlannedItem, type StepContext } from "./plan";
 import { perPeriodAtom, prorationOutcome, signedProration, type ProrationBehavior } from "./proration";
@@ -30,7 +31,7 @@ export async function lockRequest(tx: ChangeTransaction, ctx: ServiceContext, su
 }
 
 export function assertChangeable(subscription: SubscriptionRow): void {
-  if (subscription.status === "cancelled") {
+  if (!canChangeItems(subscription)) {
     throw new ServiceError("conflict", `Subscription '${subscription.id}' is cancelled; its items can no longer change.`);
   }
 }

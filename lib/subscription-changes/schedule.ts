@@ -10,6 +10,7 @@ import { recordSubscriptionChange } from "@/lib/subscriptions/record";
 import type { SubscriptionWithItems } from "@/lib/subscriptions/serialize";
 import { assertChangeable, lockRequest, noLongerApplies, previewAtPeriodEnd, table } from "./core";
 import { cancelScheduled } from "./drop";
+import { canApplyChangeRequest } from "./rules";
 import { serializeChangeRequest, type ChangeRequestRow } from "./serialize";
 
 /*
@@ -41,7 +42,7 @@ export async function scheduleChangeRequest(ctx: ServiceContext, request: Change
   return withChangeTransaction(async (tx) => {
     const before = await lockSubscription(tx, ctx.accountId, request.subscriptionId);
     const locked = await lockRequest(tx, ctx, request.subscriptionId, request.id);
-    if (locked.status !== "open") {
+    if (!canApplyChangeRequest({ status: locked.status, effective: "period_end" })) {
       throw new ServiceError("conflict", `Change request '${locked.id}' is ${locked.status}; only open change requests can be applied (scheduled).`);
     }
     const { subscription } = before;

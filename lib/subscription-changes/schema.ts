@@ -1,14 +1,13 @@
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { DateTime, Metadata } from "@/lib/schemas";
-import { PRORATION_BEHAVIORS } from "./statuses";
+import { CHANGE_REQUEST_STATUSES, PRORATION_BEHAVIORS, type ChangeRequestStatus } from "./statuses";
 
-export const CHANGE_REQUEST_STATUSES = ["open", "partially_applied", "applied", "canceled", "scheduled"] as const;
+export { CHANGE_REQUEST_STATUSES, type ChangeRequestStatus };
 /** When an applied change request takes effect: at once, or at the end of the current period (the renewal applies it). */
 export const CHANGE_EFFECTS = ["now", "period_end"] as const;
 export type ChangeEffect = (typeof CHANGE_EFFECTS)[number];
 export const CANCELLATION_REASONS = ["requested", "subscription_cancelled", "no_longer_applies"] as const;
-export type ChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
 export { PRORATION_BEHAVIORS };
 
 /** Enough for replacing every one of 20 items (20 removals + 20 additions) with room to spare. */

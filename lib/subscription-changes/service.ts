@@ -8,6 +8,7 @@ import { ServiceError, validationFailed, type FieldError } from "@/lib/errors";
 import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { getInvoice } from "@/lib/invoices/service";
+import { isOutstanding } from "@/lib/invoices/rules";
 import { voidInvoice } from "@/lib/invoices/settle";
 import { checkSandboxPaymentMethod } from "@/lib/payments/sandbox";
 import { one } from "@/lib/rows";
@@ -17,6 +18,7 @@ import { changeTotals } from "@/lib/subscriptions/upcoming";
 import { applyChangeRequest } from "./apply";
 import { assertChangeable, loadRequest, lockRequest, table } from "./core";
 import { effectiveAndPreview, type PlanChangePolicy } from "./effective";
+import { canCancelChangeRequest } from "./rules";
 import { cancelScheduledChangeRequest } from "./schedule";
 import { refuseMeteredQuantities, storedStep } from "./steps";
 import type { ProrationBehavior } from "./proration";
@@ -112,10 +114,10 @@ export async function cancelChangeRequest({ ctx, input }: Verb<{ subscriptionId:
     );
   const request = await getChangeRequest({ ctx, input });
   if (request.status === "scheduled") return cancelScheduledChangeRequest(ctx, request);
-  if (request.status !== "open" || request.paymentCollectedAt !== null) throw refuse(request);
+  if (!canCancelChangeRequest({ status: request.status, paymentCollected: request.paymentCollectedAt !== null })) throw refuse(request);
   if (request.invoiceId !== null) {
     const invoice = await getInvoice({ ctx, input: { id: request.invoiceId } });
-    if (invoice.invoice.status === "open" || invoice.invoice.status === "uncollectible") {
+    if (isOutstanding(invoice.invoice.status)) {
       await voidInvoice({ ctx, input: { id: request.invoiceId } });
     } else if (invoice.invoice.status === "paid") {
       throw new ServiceError("conflict", `The proration invoice '${request.invoiceId}' of change request '${request.id}' is paid; apply the change request to finish it.`);
@@ -123,7 +125,8 @@ export async function cancelChangeRequest({ ctx, input }: Verb<{ subscriptionId:
   }
   return withChangeTransaction(async (tx) => {
     const locked = await lockRequest(tx, ctx, input.subscriptionId, input.id);
-    if (locked.status !== "open" || locked.paymentCollectedAt !== null) throw refuse(locked);
+    // Scheduled meanwhile: refused (cancel again, and the scheduled branch above takes it).
+    if (locked.status !== "open" || !canCancelChangeRequest({ status: locked.status, paymentCollected: locked.paymentCollectedAt !== null })) throw refuse(locked);
     const row = one(
       await tx.update(table).set({ status: "canceled", cancellationReason: "requested", updated: ctx.now() }).where(eq(table.id, locked.id)).returning(),
     );

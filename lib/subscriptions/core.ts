@@ -154,7 +154,6 @@ export function assertStatus(subscription: SubscriptionRow, action: string, allo
   }
 }
 
-export const LIVE: readonly SubscriptionStatus[] = ["trialing", "active", "past_due", "paused"];
 
 /**
  * One locked change: `change` writes and returns nothing, or returns false when nothing changed

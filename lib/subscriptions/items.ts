@@ -6,7 +6,8 @@ import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
-import { assertStatus, change, emit, itemsOf, LIVE, recurringPrice, refuseMeteredQuantity, scheduleOfSubscription } from "./core";
+import { assertStatus, change, emit, itemsOf, recurringPrice, refuseMeteredQuantity, scheduleOfSubscription } from "./core";
+import { SUBSCRIPTION_ACTION_FROM } from "./rules";
 import type { SubscriptionItemInput } from "./schema";
 import type { SubscriptionItemRow, SubscriptionRow, SubscriptionWithItems } from "./serialize";
 import { getSubscription } from "./service";
@@ -29,7 +30,7 @@ export async function addSubscriptionItem({
   input,
 }: Verb<{ id: string; item: z.output<typeof SubscriptionItemInput> }>): Promise<SubscriptionWithItems> {
   return change(ctx, input.id, "customer.subscription.updated", async (tx, { subscription, items }, now) => {
-    assertStatus(subscription, "changed", LIVE);
+    assertStatus(subscription, "changed", SUBSCRIPTION_ACTION_FROM.changeItems);
     const schedule = await scheduleOfSubscription(tx, items);
     const price = await recurringPrice(tx, ctx.accountId, input.item.price, "price", schedule);
     if (items.some((item) => item.priceId === price.id)) {
@@ -56,7 +57,7 @@ export async function addSubscriptionItem({
 function itemOf(subscription: SubscriptionRow, items: SubscriptionItemRow[], itemId: string): SubscriptionItemRow {
   const item = items.find((row) => row.id === itemId);
   if (!item) throw notFound("subscription item", itemId);
-  assertStatus(subscription, "changed", LIVE);
+  assertStatus(subscription, "changed", SUBSCRIPTION_ACTION_FROM.changeItems);
   return item;
 }
 

@@ -23,7 +23,6 @@ import {
   emit,
   itemsOf,
   linkInvoice,
-  LIVE,
   ofAccount,
   recurringPrice,
   refuseMeteredQuantity,
@@ -32,6 +31,7 @@ import {
   type SubscriptionSchedule,
 } from "./core";
 import { lockDunningInvoices } from "./dunning";
+import { SUBSCRIPTION_ACTION_FROM } from "./rules";
 import { addIntervals } from "./period";
 import type { SubscriptionCancelInput, SubscriptionCreateInput, SubscriptionItemInput, SubscriptionStatus, SubscriptionUpdateInput } from "./schema";
 import type { SubscriptionItemRow, SubscriptionWithItems } from "./serialize";
@@ -176,7 +176,7 @@ export async function updateSubscription({
   input,
 }: Verb<{ id: string; changes: z.output<typeof SubscriptionUpdateInput> }>): Promise<SubscriptionWithItems> {
   return change(ctx, input.id, "customer.subscription.updated", async (tx, { subscription: before }) => {
-    assertStatus(before, "updated", LIVE);
+    assertStatus(before, "updated", SUBSCRIPTION_ACTION_FROM.update);
     const method = input.changes.default_payment_method;
     const next = {
       metadata: patchRecord(before.metadata, input.changes.metadata),
@@ -198,7 +198,7 @@ export async function updateSubscription({
 
 export async function pauseSubscription({ ctx, input }: Verb<{ id: string }>): Promise<SubscriptionWithItems> {
   return change(ctx, input.id, "customer.subscription.paused", async (tx, { subscription }, now) => {
-    assertStatus(subscription, "paused", ["active"]);
+    assertStatus(subscription, "paused", SUBSCRIPTION_ACTION_FROM.pause);
     await setFields(tx, subscription.id, { status: "paused", pausedAt: now });
     return true;
   });
@@ -206,7 +206,7 @@ export async function pauseSubscription({ ctx, input }: Verb<{ id: string }>): P
 
 export async function resumeSubscription({ ctx, input }: Verb<{ id: string }>): Promise<SubscriptionWithItems> {
   return change(ctx, input.id, "customer.subscription.resumed", async (tx, { subscription }) => {
-    assertStatus(subscription, "resumed", ["paused"]);
+    assertStatus(subscription, "resumed", SUBSCRIPTION_ACTION_FROM.resume);
     await setFields(tx, subscription.id, { status: "active", pausedAt: null });
     return true;
   });
@@ -218,14 +218,14 @@ export async function cancelSubscription({
 }: Verb<{ id: string; options: z.output<typeof SubscriptionCancelInput> }>): Promise<SubscriptionWithItems> {
   if (input.options.at_period_end === true || input.options.effective === "period_end") {
     return change(ctx, input.id, "customer.subscription.updated", async (tx, { subscription }) => {
-      assertStatus(subscription, "cancelled", LIVE);
+      assertStatus(subscription, "cancelled", SUBSCRIPTION_ACTION_FROM.cancel);
       if (subscription.cancelAtPeriodEnd) return false;
       await setFields(tx, subscription.id, { cancelAtPeriodEnd: true });
       return true;
     });
   }
   return change(ctx, input.id, "customer.subscription.cancelled", async (tx, { subscription }, now) => {
-    assertStatus(subscription, "cancelled", LIVE);
+    assertStatus(subscription, "cancelled", SUBSCRIPTION_ACTION_FROM.cancel);
     // Cancelling ends dunning: the open invoices stay open for the merchant, with no more retries.
     await lockDunningInvoices(tx, ctx, subscription.id);
     await stopDunning(tx, ctx, subscription.id);

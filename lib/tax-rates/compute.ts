@@ -84,17 +84,24 @@ export function computeTaxes(
     taxes.sort((a, b) => position.get(a.tax_rate)! - position.get(b.tax_rate)!);
     return { discountAtom: shares[index]!, taxes };
   });
+  const all = lineTaxes.flatMap((line) => line.taxes);
+  const taxAtom = all.reduce((sum, tax) => sum + tax.amount_atom, 0);
+  const exclusiveTaxAtom = all.filter((tax) => !tax.inclusive).reduce((sum, tax) => sum + tax.amount_atom, 0);
+  return { lines: lineTaxes, taxAtom, exclusiveTaxAtom, totalTaxes: sumTaxesByRate(all) };
+}
+
+/**
+ * Per rate, in first-use order: the sums of the taxes' amounts and taxable amounts (the other
+ * fields of the rate's first tax). An invoice's and a credit note's `total_taxes`.
+ */
+export function sumTaxesByRate(taxes: readonly TaxAmount[]): TaxAmount[] {
   const byRate = new Map<string, TaxAmount>();
-  let taxAtom = 0;
-  let exclusiveTaxAtom = 0;
-  for (const tax of lineTaxes.flatMap((line) => line.taxes)) {
-    taxAtom += tax.amount_atom;
-    if (!tax.inclusive) exclusiveTaxAtom += tax.amount_atom;
+  for (const tax of taxes) {
     const sum = byRate.get(tax.tax_rate);
     if (sum) {
       sum.amount_atom += tax.amount_atom;
       sum.taxable_amount_atom += tax.taxable_amount_atom;
     } else byRate.set(tax.tax_rate, { ...tax });
   }
-  return { lines: lineTaxes, taxAtom, exclusiveTaxAtom, totalTaxes: [...byRate.values()] };
+  return [...byRate.values()];
 }
