@@ -203,6 +203,27 @@ function databaseUrl(): string {
   return url;
 }
 
+/**
+ * A sequence still running after this is hung (a lock never granted, a promise never settled), not
+ * slow: one takes well under a second on a quiet machine. The test's own timeout is only the CI's
+ * limit: a shard's 5,000 took over 30 min while the machine ran at load 11–25.
+ */
+const SEQUENCE_HUNG_AFTER_MS = 300_000;
+const SHARD_TIMEOUT_MS = 90 * 60_000;
+
+/** The sequence's run, or a failure naming it when it outlives SEQUENCE_HUNG_AFTER_MS. */
+async function notHung<T>(run: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} still ran after ${SEQUENCE_HUNG_AFTER_MS / 1000} s: hung`)), SEQUENCE_HUNG_AFTER_MS);
+  });
+  try {
+    return await Promise.race([run, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Runs the sequences of `indexes` LANES at a time; answers the first failing one's index (and its error), or null. */
 async function runAll(lanes: readonly Lane[], sequences: readonly Step[][], indexes: readonly number[]): Promise<{ index: number; error: unknown } | null> {
   let next = 0;
@@ -212,7 +233,7 @@ async function runAll(lanes: readonly Lane[], sequences: readonly Step[][], inde
       while (failures.length === 0 && next < indexes.length) {
         const index = indexes[next++]!;
         try {
-          await runSequence(lane.driver, lane.ids, sequences[index]!);
+          await notHung(runSequence(lane.driver, lane.ids, sequences[index]!), `sequence ${index}`);
         } catch (error) {
           failures.push({ index, error });
         }
@@ -260,6 +281,6 @@ export function describeBillingProperty(shard: number): void {
       // The audit from outside (scripts/audit/money.ts) recomputes every lane's money from its events: it must find nothing.
       const differences = (await Promise.all(lanes.map(async (lane) => (await auditAccountMoney({ databaseUrl: databaseUrl(), accountId: lane.accountId })).map((difference) => `${lane.accountId}: ${describeDifference(difference)}`)))).flat();
       expect(differences, `the money audit of the lanes' accounts (${seed})`).toEqual([]);
-    }, 1_800_000);
+    }, SHARD_TIMEOUT_MS);
   });
 }
