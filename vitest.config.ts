@@ -63,6 +63,25 @@ export default defineConfig({
         },
       },
       {
+        // The service verbs called in-process on a PostgreSQL database of the project's own (tests/setup/property-database.ts),
+        // no HTTP server: the 10,000-sequence billing property test. The route layer around the same verbs is proven over HTTP
+        // by the api project (tests/api/credit-notes-property.test.ts runs the same sequences through it).
+        extends: true,
+        test: {
+          name: "property",
+          include: ["tests/property/**/*.test.ts"],
+          // Its shards are CPU work (the verbs, their PDFs, PostgreSQL): two at once use both cores of a
+          // 2-core machine, where vitest's default is one worker. A group of its own (a project's worker
+          // count needs one), after the others.
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+          globalSetup: ["tests/setup/process-guard.ts", "tests/setup/property-database.ts"],
+          setupFiles: ["tests/setup/property-env.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
         // The embedded default: PGlite under a temporary data directory, and the seed script.
         extends: true,
         test: {

@@ -11,7 +11,7 @@ import { newMerchant } from "../helpers/merchant";
  * voids, balance adjustments, coupons, plan changes and a renewal by the test clock) through the
  * real server's HTTP API, the model of the money and every invariant checked after every step,
  * and at each sequence's end what the API shows agreeing with them. RUNS sequences: over HTTP one
- * costs ~0.3 s; the 10,000 a run are tests/api/billing-property.test.ts (the same verbs,
+ * costs ~0.3 s; the 10,000 a run are tests/property/billing-property.ts (the same verbs,
  * in-process), and the arithmetic's own 10,000-run properties tests/unit/credit-notes.test.ts.
  */
 

@@ -24,7 +24,7 @@ import {
  * must produce (tests/helpers/billing-model.ts), and the invariants that must hold after every
  * step, read from the database itself. Two drivers run them: HTTP against the real server
  * (tests/api/credit-notes-property.test.ts) and the service verbs in-process
- * (tests/api/billing-property.test.ts, 10,000 sequences a run).
+ * (tests/property/billing-property.ts, 10,000 sequences a run).
  *
  * After every step: the step's outcome is the model's (a refusal passes only where the model
  * refuses too), every amount of the customer's invoices, credit notes, payments and balance is

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import { migratePostgres } from "@/db/migrate";
+import type { EventCheckOptions } from "./event-check";
 import { timedSetUp } from "./set-up-time";
 
 /** The local PostgreSQL server (trust auth). Tests create a fresh database per run. */
@@ -19,11 +20,11 @@ export function createFreshDatabase(label: string): Promise<TestDatabase> {
  * on this machine, more under load). The same schema `migratePostgres` makes: the template is
  * made by it, journal included, so migrating the copy again is a no-op.
  */
-export async function createMigratedDatabase(label: string): Promise<TestDatabase> {
-  return createDatabase(label, await runTemplate());
+export async function createMigratedDatabase(label: string, check: EventCheckOptions = {}): Promise<TestDatabase> {
+  return createDatabase(label, await runTemplate(), check);
 }
 
-async function createDatabase(label: string, template: string | null): Promise<TestDatabase> {
+async function createDatabase(label: string, template: string | null, check: EventCheckOptions = {}): Promise<TestDatabase> {
   const name = `billing_${label}_${Date.now()}_${randomBytes(3).toString("hex")}`;
   const admin = postgres(ADMIN_DATABASE_URL, { max: 1, onnotice: () => {} });
   if (template) await timedSetUp("database:from-template", () => admin.unsafe(`create database "${name}" template "${template}"`));
@@ -34,7 +35,7 @@ async function createDatabase(label: string, template: string | null): Promise<T
     url: url.toString(),
     drop: async () => {
       // A run's event check (tests/helpers/event-check.ts) reads the events before they go; loaded only then.
-      if (process.env.EVENT_CHECK_LEDGER) await (await import("./event-check")).checkPostgresEvents(url.toString());
+      if (process.env.EVENT_CHECK_LEDGER) await (await import("./event-check")).checkPostgresEvents(url.toString(), check);
       await admin.unsafe(`drop database if exists "${name}" with (force)`);
       await admin.end({ timeout: 5 });
     },

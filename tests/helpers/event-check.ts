@@ -88,7 +88,7 @@ export function validateEvents(rows: { row: EventRow; livemode: boolean }[], dat
 }
 
 /** Every event of a database, in batches, checked; the result goes to the run's ledger. */
-async function checkDatabase(db: Database, database: string): Promise<void> {
+async function checkDatabase(db: Database, database: string, options: EventCheckOptions = {}): Promise<void> {
   const ledger = process.env[LEDGER_ENV];
   if (!ledger) return;
   const livemodeOf = new Map((await db.select({ id: schema.accounts.id, livemode: schema.accounts.livemode }).from(schema.accounts)).map((a) => [a.id, a.livemode]));
@@ -105,7 +105,7 @@ async function checkDatabase(db: Database, database: string): Promise<void> {
     after = rows.at(-1)!.id;
   }
   // Every finalized invoice's PDF too (the invoices issue): reported with the events.
-  const pdfs = await checkInvoicePdfs(db, database);
+  const pdfs = await checkInvoicePdfs(db, database, options);
   failures.push(...pdfs.failures.map((failure) => ({ ...failure, type: "invoice PDF", as: "event" as const })));
   mkdirSync(ledger, { recursive: true });
   writeFileSync(
@@ -114,14 +114,17 @@ async function checkDatabase(db: Database, database: string): Promise<void> {
   );
 }
 
+/** `maxPdfs`: at most this many invoice PDFs of the database (tests/helpers/pdf-check.ts). */
+export type EventCheckOptions = { maxPdfs?: number };
+
 /** A PostgreSQL database about to be dropped (tests/helpers/database.ts). Skips one never migrated. */
-export async function checkPostgresEvents(url: string): Promise<void> {
+export async function checkPostgresEvents(url: string, options: EventCheckOptions = {}): Promise<void> {
   if (!process.env[LEDGER_ENV]) return;
   const client = postgres(url, { max: 1, onnotice: () => {} });
   try {
     const [table] = await client`select to_regclass('public.events') is not null as present`;
     if (!table?.present) return;
-    await checkDatabase(drizzlePostgres(client, { schema }) as unknown as Database, new URL(url).pathname.slice(1));
+    await checkDatabase(drizzlePostgres(client, { schema }) as unknown as Database, new URL(url).pathname.slice(1), options);
   } finally {
     await client.end({ timeout: 5 });
   }

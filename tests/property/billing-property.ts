@@ -19,13 +19,23 @@ import { applyChangeRequest } from "@/lib/subscription-changes/apply";
 import { cancelChangeRequest, createChangeRequest } from "@/lib/subscription-changes/service";
 import { SubscriptionCancelInput, SubscriptionCreateInput } from "@/lib/subscriptions/schema";
 import { cancelSubscription, createSubscription, getSubscription } from "@/lib/subscriptions/service";
+import { createCoupon } from "@/lib/coupons/service";
+import { CouponCreateInput } from "@/lib/coupons/schema";
+import { createMeter } from "@/lib/meters/service";
+import { MeterCreateInput } from "@/lib/meters/schema";
+import { createOrganization } from "@/lib/organizations/service";
+import { createPrice } from "@/lib/prices/service";
+import { PriceCreateInput } from "@/lib/prices/schema";
+import { createProduct } from "@/lib/products/service";
+import { ProductCreateInput } from "@/lib/products/schema";
+import { createTaxRate } from "@/lib/tax-rates/service";
+import { TaxRateCreateInput } from "@/lib/tax-rates/schema";
 import { getDb } from "@/db/client";
 import { renewalGraceMs } from "@/lib/usage/billing";
 import { ingestUsageEvents } from "@/lib/usage/ingest";
 import { auditAccountMoney, describeDifference } from "@/scripts/audit/money";
-import { api } from "../helpers/api";
+import type { ModelPrice } from "../helpers/billing-model";
 import { arbSequence, CATALOGUE, METERED, runSequence, type BillingDriver, type CatalogueIds, type Outcome, type Step } from "../helpers/billing-sequences";
-import { newMerchant } from "../helpers/merchant";
 
 /*
  * Issue #42's property test (widening issue #23's): 10,000 random sequences per run, each on a new
@@ -41,18 +51,25 @@ import { newMerchant } from "../helpers/merchant";
  * Why in-process (docs/rules/credit-notes-and-balance.md, "Credit notes and the customer balance"): over HTTP a
  * sequence costs ~0.3 s, so 10,000 would take ~50 min; the HTTP layer only parses, authorizes and
  * serializes around the same verbs, and keeps its own 150 sequences
- * (tests/api/credit-notes-property.test.ts). Here the verbs run in the test worker on the test
- * database, their inputs parsed by the operations' own zod schemas, LANES sequences at a time on
- * distinct sandbox accounts (an account's numbers are one locked sequence, and its test clock is
- * the account's). Each lane's clock is held still during a step, so the model knows the instant
- * every amount was computed at (a proration's remaining time).
+ * (tests/api/credit-notes-property.test.ts). Here the verbs run in the test worker on the property
+ * project's own database (tests/setup/property-database.ts: no app works on it meanwhile), their
+ * inputs parsed by the operations' own zod schemas, LANES sequences at a time on distinct sandbox
+ * accounts (an account's numbers are one locked sequence, and its test clock is the account's).
+ * Each lane's clock is held still during a step, so the model knows the instant every amount was
+ * computed at (a proration's remaining time).
  *
- * The 10,000 sequences are drawn with fc.sample from one seed; on a failure, fc.assert replays that
- * very sequence (seed and path) and shrinks it, so the report is a minimal failing sequence.
- * FC_SEED=<seed> reproduces a run; PROPERTY_SEQUENCES=<n> runs fewer, for a quick local look.
+ * The run is SHARDS test files (billing-property-<n>.test.ts), each its own worker process: the
+ * work is CPU (the verbs, their PDFs, PostgreSQL), and one process uses one core. Each file draws
+ * the 10,000 sequences with fc.sample from its seed and runs its share, the indexes ≡ its shard
+ * (mod SHARDS); on a failure, fc.assert replays that very sequence (seed and path) and shrinks it,
+ * so the report is a minimal failing sequence. `FC_SEED=<seed> npx vitest run --project property
+ * tests/property/billing-property-<n>.test.ts` reproduces a file's run; PROPERTY_SEQUENCES=<n> runs
+ * fewer, for a quick local look.
  */
 
 const SEQUENCES = Number(process.env.PROPERTY_SEQUENCES ?? 10_000);
+/** Test files the sequences are shared among (billing-property-1.test.ts …). */
+export const SHARDS = 2;
 const LANES = 6;
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : Math.floor(Math.random() * 2 ** 31);
 
@@ -68,25 +85,12 @@ async function outcome<T>(run: () => Promise<T>): Promise<Outcome<T>> {
   }
 }
 
-/** The driver of one lane: its account's clock, held at one instant during each step. */
 /**
- * The test app's own clock ticker (another process) runs the same sandbox accounts' due transitions
- * as this worker's advance; when it holds the renewal's row lock at the instant the advance looks,
- * the advance answers its documented 409 "stays due after running" (lib/clock/service.ts,
- * `serially`: only within one process are runs ordered). A client retries that 409, and so does the
- * driver, a bounded number of times: the renewal itself is then done once, by whichever ran it.
+ * The driver of one lane: its account's clock, held at one instant during each step. No other
+ * process works on the property database (no app, no clock ticker), so a clock advance never meets
+ * another's run of the same account's due transitions: its 409 "stays due after running" would be a
+ * failure here, not a stall to retry.
  */
-async function advanceRetryingStalls<T>(advance: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await advance();
-    } catch (error) {
-      const stalled = error instanceof ServiceError && error.category === "conflict" && error.message.includes("stays due after running");
-      if (!stalled || attempt === 5) throw error;
-    }
-  }
-}
-
 function inProcessDriver(accountId: string): BillingDriver {
   let held = new Date();
   let offsetMs = 0;
@@ -138,7 +142,7 @@ function inProcessDriver(accountId: string): BillingDriver {
         const { subscription } = await getSubscription({ ctx, input: { id: subscriptionId } });
         // With a metered item the renewal waits the account's usage grace after the period end.
         const dueAt = subscription.currentPeriodEnd.getTime() + (await renewalGraceMs(await getDb(), subscriptionId));
-        const advanced = await advanceRetryingStalls(() => advanceClock({ ctx: { ...ctx, now: () => new Date(Date.now() + offsetMs) }, input: { to: new Date(dueAt + 1_000) } }));
+        const advanced = await advanceClock({ ctx: { ...ctx, now: () => new Date(Date.now() + offsetMs) }, input: { to: new Date(dueAt + 1_000) } });
         offsetMs = advanced.offsetMs;
         const after = await getSubscription({ ctx, input: { id: subscriptionId } });
         return { invoice: after.subscription.latestInvoiceId === subscription.latestInvoiceId ? null : after.subscription.latestInvoiceId };
@@ -168,69 +172,68 @@ async function cancelChangeRequestIfOpen(ctx: ServiceContext, subscriptionId: st
   return canceled.invoiceId;
 }
 
-/** A sandbox account with the CATALOGUE's prices, tax rates and coupons, for one lane. */
-async function newLane(): Promise<Lane> {
-  const merchant = await newMerchant();
-  const sandbox = api(merchant.sandboxSecret.token);
-  const created = async (response: Awaited<ReturnType<typeof sandbox.post>>) => {
-    expect(response.status, response.text).toBe(201);
-    return response.body.id as string;
-  };
-  const product = await created(await sandbox.post("/products", { name: "Plan" }));
+/** A sandbox account of a new organization with the CATALOGUE's prices, tax rates and coupons, for one lane: made by the same verbs, inputs parsed by the operations' schemas. */
+async function newLane(index: number): Promise<Lane> {
+  const { sandboxAccountId: accountId } = await createOrganization(await getDb(), { name: `Property lane ${index}` });
+  const ctx: ServiceContext = { accountId, livemode: false, actor: { type: "system", id: null }, correlationId: null, now: () => new Date() };
+  const product = (await createProduct({ ctx, input: ProductCreateInput.parse({ name: "Plan" }) })).id;
+  const tiers = (price: ModelPrice) => (price.scheme === "per_unit" ? [] : price.tiers.map((tier) => ({ up_to: tier.upTo, unit_amount_atom: tier.unit, flat_amount_atom: tier.flat })));
+  const price = async (terms: object) => (await createPrice({ ctx, input: PriceCreateInput.parse({ product, currency: "usd", type: "recurring", ...terms }) })).id;
   const ids: CatalogueIds = { prices: [], taxRates: [], coupons: [] };
-  const meter = await created(await sandbox.post("/meters", { event_name: METERED.eventName, display_name: "Units", aggregation: "sum" }));
+  const meter = (await createMeter({ ctx, input: MeterCreateInput.parse({ event_name: METERED.eventName, display_name: "Units", aggregation: "sum" }) })).id;
   if (METERED.price.scheme !== "graduated") throw new Error("METERED's price is graduated");
-  ids.metered = await created(
-    await sandbox.post("/prices", {
-      product,
-      currency: "usd",
-      type: "recurring",
-      recurring: { interval: "month", usage_type: "metered", meter },
-      billing_scheme: "tiered",
-      tiers_mode: "graduated",
-      tiers: METERED.price.tiers.map((tier) => ({ up_to: tier.upTo, unit_amount_atom: tier.unit, flat_amount_atom: tier.flat })),
-    }),
-  );
-  for (const price of CATALOGUE.prices) {
-    const terms =
-      price.scheme === "per_unit"
-        ? { unit_amount_atom: price.unit }
-        : { billing_scheme: "tiered", tiers_mode: price.scheme, tiers: price.tiers.map((tier) => ({ up_to: tier.upTo, unit_amount_atom: tier.unit, flat_amount_atom: tier.flat })) };
-    ids.prices.push(await created(await sandbox.post("/prices", { product, currency: "usd", type: "recurring", recurring: { interval: "month" }, ...terms })));
+  ids.metered = await price({ recurring: { interval: "month", usage_type: "metered", meter }, billing_scheme: "tiered", tiers_mode: "graduated", tiers: tiers(METERED.price) });
+  for (const terms of CATALOGUE.prices) {
+    ids.prices.push(await price({ recurring: { interval: "month" }, ...(terms.scheme === "per_unit" ? { unit_amount_atom: terms.unit } : { billing_scheme: "tiered", tiers_mode: terms.scheme, tiers: tiers(terms) }) }));
   }
-  for (const [index, rate] of CATALOGUE.taxRates.entries()) {
-    ids.taxRates.push(await created(await sandbox.post("/tax-rates", { display_name: `Tax ${index}`, percentage: rate.percentE4 / 10_000, inclusive: rate.inclusive })));
+  for (const [rateIndex, rate] of CATALOGUE.taxRates.entries()) {
+    ids.taxRates.push((await createTaxRate({ ctx, input: TaxRateCreateInput.parse({ display_name: `Tax ${rateIndex}`, percentage: rate.percentE4 / 10_000, inclusive: rate.inclusive }) })).id);
   }
   for (const coupon of CATALOGUE.coupons) {
     const terms = "percentBps" in coupon ? { percent_off: coupon.percentBps / 100 } : { amount_off_atom: coupon.amountOff, currency: "usd" };
-    ids.coupons.push(await created(await sandbox.post("/coupons", { duration: coupon.duration, ...(coupon.months === null ? {} : { duration_in_months: coupon.months }), ...terms })));
+    ids.coupons.push((await createCoupon({ ctx, input: CouponCreateInput.parse({ duration: coupon.duration, ...(coupon.months === null ? {} : { duration_in_months: coupon.months }), ...terms }) })).id);
   }
-  return { accountId: merchant.sandboxAccountId, driver: inProcessDriver(merchant.sandboxAccountId), ids };
+  return { accountId, driver: inProcessDriver(accountId), ids };
 }
 
-let lanes: Lane[];
-
-/** The test database (tests/setup/worker-env.ts), which the audit reads from outside like `npm run audit:money`. */
+/** The project's database (tests/setup/property-database.ts), which the audit reads from outside like `npm run audit:money`. */
 function databaseUrl(): string {
   const url = process.env.DATABASE_URL;
-  if (!url) throw new Error("DATABASE_URL is not set for the test worker");
+  if (!url) throw new Error("DATABASE_URL is not set for the property worker (tests/setup/property-env.ts)");
   return url;
 }
 
-beforeAll(async () => {
-  lanes = await Promise.all(Array.from({ length: LANES }, newLane));
-});
+/**
+ * A sequence still running after this is hung (a lock never granted, a promise never settled), not
+ * slow: one takes well under a second on a quiet machine. The test's own timeout is only the CI's
+ * limit: a shard's 5,000 took over 30 min while the machine ran at load 11–25.
+ */
+const SEQUENCE_HUNG_AFTER_MS = 300_000;
+const SHARD_TIMEOUT_MS = 90 * 60_000;
 
-/** Runs the sequences LANES at a time; answers the first failing one's index (and its error), or null. */
-async function runAll(sequences: readonly Step[][]): Promise<{ index: number; error: unknown } | null> {
+/** The sequence's run, or a failure naming it when it outlives SEQUENCE_HUNG_AFTER_MS. */
+async function notHung<T>(run: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} still ran after ${SEQUENCE_HUNG_AFTER_MS / 1000} s: hung`)), SEQUENCE_HUNG_AFTER_MS);
+  });
+  try {
+    return await Promise.race([run, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs the sequences of `indexes` LANES at a time; answers the first failing one's index (and its error), or null. */
+async function runAll(lanes: readonly Lane[], sequences: readonly Step[][], indexes: readonly number[]): Promise<{ index: number; error: unknown } | null> {
   let next = 0;
   const failures: { index: number; error: unknown }[] = [];
   await Promise.all(
     lanes.map(async (lane) => {
-      while (failures.length === 0 && next < sequences.length) {
-        const index = next++;
+      while (failures.length === 0 && next < indexes.length) {
+        const index = indexes[next++]!;
         try {
-          await runSequence(lane.driver, lane.ids, sequences[index]!);
+          await notHung(runSequence(lane.driver, lane.ids, sequences[index]!), `sequence ${index}`);
         } catch (error) {
           failures.push({ index, error });
         }
@@ -241,30 +244,43 @@ async function runAll(sequences: readonly Step[][]): Promise<{ index: number; er
   return failures.sort((a, b) => a.index - b.index)[0] ?? null;
 }
 
-describe("the billing invariants and the model of the money, property (in-process)", () => {
-  it(`${SEQUENCES} random sequences of invoices, payments, refunds, credit notes, voids, adjustments, coupons, plan changes and renewals agree with the model`, async () => {
-    const sequences = fc.sample(arbSequence, { seed: SEED, numRuns: SEQUENCES });
-    const started = Date.now();
-    console.log(`billing property: FC_SEED=${SEED}`);
-    const failure = await runAll(sequences);
-    if (failure !== null) {
-      console.log(`billing property: sequence ${failure.index} of FC_SEED=${SEED} failed: ${String(failure.error).slice(0, 4000)}`);
-      console.log(`billing property: its steps: ${JSON.stringify(sequences[failure.index])}`);
-      // Replays the failing sequence (same seed, its path) and shrinks it: the error names the minimal one.
-      const [lane] = lanes;
-      await fc.assert(fc.asyncProperty(arbSequence, async (steps) => void (await runSequence(lane!.driver, lane!.ids, steps))), { seed: SEED, path: String(failure.index) });
-      throw new Error(`Sequence ${failure.index} of FC_SEED=${SEED} failed, but not when replayed alone: ${String(failure.error)}`);
-    }
-    const steps = sequences.reduce((total, sequence) => total + sequence.length, 0);
-    const renewals = sequences.reduce((total, sequence) => total + sequence.filter((step) => step.kind === "renew").length, 0);
-    const usage = sequences.reduce((total, sequence) => total + sequence.filter((step) => step.kind === "usage").length, 0);
-    const metered = sequences.filter((sequence) => sequence.find((step) => step.kind === "plan")?.metered === true).length;
-    console.log(
-      `billing property: ${SEQUENCES} sequences, ${steps} steps (${renewals} renewal steps, ${usage} usage steps drawn; ${metered} sequences subscribe with a metered item), ${Date.now() - started} ms (FC_SEED=${SEED})`,
-    );
-    expect(steps).toBeGreaterThanOrEqual(SEQUENCES);
-    // The audit from outside (scripts/audit/money.ts) recomputes every lane's money from its events: it must find nothing.
-    const differences = (await Promise.all(lanes.map(async (lane) => (await auditAccountMoney({ databaseUrl: databaseUrl(), accountId: lane.accountId })).map((difference) => `${lane.accountId}: ${describeDifference(difference)}`)))).flat();
-    expect(differences, `the money audit of the lanes' accounts (FC_SEED=${SEED})`).toEqual([]);
-  }, 1_800_000);
-});
+/** The property test of one shard: its lanes, its share of the sequences, the audit of its accounts. `shard`: 0 … SHARDS − 1. */
+export function describeBillingProperty(shard: number): void {
+  if (!Number.isInteger(shard) || shard < 0 || shard >= SHARDS) throw new Error(`shard ${shard}: the billing property test has shards 0 … ${SHARDS - 1} (SHARDS)`);
+  let lanes: Lane[];
+
+  beforeAll(async () => {
+    lanes = await Promise.all(Array.from({ length: LANES }, (_, index) => newLane(shard * LANES + index)));
+  });
+
+  describe(`the billing invariants and the model of the money, property (in-process, shard ${shard + 1} of ${SHARDS})`, () => {
+    it(`its share of ${SEQUENCES} random sequences of invoices, payments, refunds, credit notes, voids, adjustments, coupons, plan changes and renewals agree with the model`, async () => {
+      const sequences = fc.sample(arbSequence, { seed: SEED, numRuns: SEQUENCES });
+      const indexes = sequences.map((_, index) => index).filter((index) => index % SHARDS === shard);
+      const mine = indexes.map((index) => sequences[index]!);
+      const started = Date.now();
+      const seed = `FC_SEED=${SEED} (shard ${shard + 1} of ${SHARDS})`;
+      console.log(`billing property: ${seed}`);
+      const failure = await runAll(lanes, sequences, indexes);
+      if (failure !== null) {
+        console.log(`billing property: sequence ${failure.index} of ${seed} failed: ${String(failure.error).slice(0, 4000)}`);
+        console.log(`billing property: its steps: ${JSON.stringify(sequences[failure.index])}`);
+        // Replays the failing sequence (same seed, its path) and shrinks it: the error names the minimal one.
+        const [lane] = lanes;
+        await fc.assert(fc.asyncProperty(arbSequence, async (steps) => void (await runSequence(lane!.driver, lane!.ids, steps))), { seed: SEED, path: String(failure.index) });
+        throw new Error(`Sequence ${failure.index} of ${seed} failed, but not when replayed alone: ${String(failure.error)}`);
+      }
+      const steps = mine.reduce((total, sequence) => total + sequence.length, 0);
+      const renewals = mine.reduce((total, sequence) => total + sequence.filter((step) => step.kind === "renew").length, 0);
+      const usage = mine.reduce((total, sequence) => total + sequence.filter((step) => step.kind === "usage").length, 0);
+      const metered = mine.filter((sequence) => sequence.find((step) => step.kind === "plan")?.metered === true).length;
+      console.log(
+        `billing property: ${mine.length} sequences, ${steps} steps (${renewals} renewal steps, ${usage} usage steps drawn; ${metered} sequences subscribe with a metered item), ${Date.now() - started} ms (${seed})`,
+      );
+      expect(steps).toBeGreaterThanOrEqual(mine.length);
+      // The audit from outside (scripts/audit/money.ts) recomputes every lane's money from its events: it must find nothing.
+      const differences = (await Promise.all(lanes.map(async (lane) => (await auditAccountMoney({ databaseUrl: databaseUrl(), accountId: lane.accountId })).map((difference) => `${lane.accountId}: ${describeDifference(difference)}`)))).flat();
+      expect(differences, `the money audit of the lanes' accounts (${seed})`).toEqual([]);
+    }, SHARD_TIMEOUT_MS);
+  });
+}
