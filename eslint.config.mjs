@@ -8,10 +8,11 @@ import { defineConfig, globalIgnores } from "eslint/config";
  * exemptions are exempt.
  */
 
-/** Outside these, the code runs on the service's clocks (lib/clock/time.ts), never on `new Date()`. */
+/** Outside these, the code runs on the service's clocks (lib/time.ts), never on `new Date()`. */
 const REAL_TIME_ALLOWED = [
   // The clock module itself: the real clock, the account clocks, the test clock.
   "lib/clock/**",
+  "lib/time.ts",
   // Transport and infrastructure run on real time whatever an account's test clock says: job
   // hand-offs, cron passes, rate limits, deprecation headers, token expiry, idempotency keys'
   // lifetime, id timestamps. (lib/webhooks and inngest/ are not exempt: they name real time with
@@ -68,11 +69,11 @@ const PRICED_CODE = ["app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "lib/**/*.
 const CLOCK_SYNTAX = [
   {
     selector: "NewExpression[callee.name='Date'][arguments.length=0]",
-    message: "Domain code reads the account's clock: ctx.now() (or realNow() from lib/clock/time.ts for real-time transport).",
+    message: "Domain code reads the account's clock: ctx.now() (or realNow() from lib/time.ts for real-time transport).",
   },
   {
     selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
-    message: "Domain code reads the account's clock: ctx.now() (or realNow() from lib/clock/time.ts for real-time transport).",
+    message: "Domain code reads the account's clock: ctx.now() (or realNow() from lib/time.ts for real-time transport).",
   },
 ];
 
@@ -146,7 +147,7 @@ export default defineConfig([
           mode: "full",
           pattern: [
             "lib/{config,deploy,ids,id-prefixes,keys,log,errors,rows,money,currencies,schemas,context}.ts",
-            "lib/clock/time.ts",
+            "lib/time.ts",
             // List paging (the query schema, envelopes, limits) is used by services and db/page.ts, not only by HTTP.
             "lib/api/pagination.ts",
           ],

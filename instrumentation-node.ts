@@ -19,6 +19,10 @@ export async function registerNode(): Promise<void> {
     console.error(`Invalid configuration: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
+  // The lower layers get their work from the upper ones (lib/wiring.ts): on globalThis, so every
+  // bundle of this process (routes, pages, server actions) sees it.
+  const { wire } = await import("@/lib/wiring");
+  wire();
   const { installHttpGuard } = await import("@/lib/http/guard");
   installHttpGuard({ trustProxy: config().trustProxy });
   if (config().requestLog.enabled) await flushRequestLogsOnShutdown();

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { sessionFromRequest } from "@/lib/auth/session";
 import { authenticateToken, type Principal } from "@/lib/auth/tokens";
 import { findAccount, findOrganizationAccount } from "@/lib/auth/users";
-import { accountClock } from "@/lib/clock/time";
+import { accountClock } from "@/lib/time";
 import { isPlatformOrganization } from "@/lib/platform/ids";
 import { assertRoleAllows, requiredRole } from "@/lib/teams/roles";
 import type { Actor, ServiceContext } from "@/lib/context";

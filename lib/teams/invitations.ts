@@ -6,7 +6,7 @@ import { getDb } from "@/db/client";
 import { invitations, organizations, users } from "@/db/schema";
 import { hashToken } from "@/lib/auth/tokens";
 import { hashPassword } from "@/lib/auth/passwords";
-import { DAY_MS, realNow } from "@/lib/clock/time";
+import { DAY_MS, realNow } from "@/lib/time";
 import { ServiceError, validationFailed } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";

@@ -3,12 +3,12 @@ import { getDb } from "@/db/client";
 import { accounts, apiTokens, users } from "@/db/schema";
 import { serializeApiToken } from "@/lib/api-tokens/service";
 import { forgetCachedTokens } from "@/lib/auth/tokens";
-import { accountClock } from "@/lib/clock/time";
+import { accountClock } from "@/lib/time";
 import type { ServiceContext, TokenKind } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 import type { TeamContext } from "./members";
 import { roleAllows, type Role } from "./roles";
 

@@ -9,7 +9,7 @@ import { recordAttempts } from "./record";
 import { sendWebhook, type SendResult } from "./send";
 import { deliveryHeaders, type SigningSecrets } from "./signing";
 import { signingSecrets, type StoredSecrets } from "./rotation";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 
 /**
  * Which attempt is wanted:

@@ -12,7 +12,7 @@ import { attemptDelivery } from "./attempt";
 import { getWebhookEndpoint } from "./endpoints";
 import { WILDCARD } from "./schema";
 import type { DeliveryAttemptRow } from "./serialize";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 
 const BULK_RETRY_LIMIT = 100;
 const BULK_RETRY_CONCURRENCY = 8;

@@ -10,7 +10,7 @@ import { isEventType } from "@/lib/events/catalogue";
 import { WebhookEvent, type WebhookEventBody } from "@/lib/events/payloads";
 import { ID_PREFIXES, isId } from "@/lib/ids";
 import { webhookPayload } from "./payload";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 
 /**
  * The event feed behind `npm run listen`: a long poll over the account's events in id order (ids

@@ -10,7 +10,7 @@ import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { getWebhookEndpoint } from "./endpoints";
 import { sampleEvent } from "./samples";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 
 export const TestEventInput = z
   .strictObject({

@@ -159,7 +159,7 @@ describe("lint rules fire", { timeout: 120_000 }, () => {
       'import { emitEvent } from "@/lib/events/emit";',
       'import { getDb } from "@/db/client";',
       'import { Customer } from "@/lib/customers/schema";',
-      'import { realNow } from "@/lib/clock/time";',
+      'import { realNow } from "@/lib/time";',
       "export const uses = [emitEvent, getDb, Customer, realNow];",
       "",
     ].join("\n");

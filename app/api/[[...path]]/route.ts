@@ -1,4 +1,8 @@
 import { apiRouter } from "@/lib/api/routes";
+import { wire } from "@/lib/wiring";
+
+// The lower layers get their work from the upper ones here and in instrumentation-node.ts (lib/wiring.ts).
+wire();
 
 // Every /api operation (lib/api/operations-index.ts), and the 404 problem for unknown /api paths.
 // Static routes beside this one (auth, inngest, cron) are matched before it.

@@ -4,7 +4,7 @@ import { requireAccount } from "@/app/_lib/session";
 import { EventList, type EventListPage } from "@/components/events/event-list";
 import { eventListQuery, eventListState } from "@/components/events/format";
 import { Loading, PageHeader } from "@/components/ui";
-import { accountClock } from "@/lib/clock/time";
+import { accountClock } from "@/lib/time";
 import { ServiceError } from "@/lib/errors";
 import { eventListPage } from "@/lib/events/list-page";
 import { EventListQuery } from "@/lib/events/schema";
