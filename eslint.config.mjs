@@ -159,19 +159,19 @@ export default defineConfig([
             "lib/api/**",
             "lib/*/operations.ts",
             "lib/*/handlers.ts",
-            "lib/openapi.ts",
+            "lib/server/**",
             "lib/openapi-example.ts",
             "lib/http/**",
             // next-auth's route and options (sign-in rate limit), the server actions' wrapper.
-            "lib/auth/route.ts",
-            "lib/auth/options.ts",
+            "lib/server/auth-route.ts",
+            "lib/server/auth-options.ts",
             "lib/teams/action.ts",
             // Background entry points: Inngest functions and the Vercel Cron routes' work.
             "inngest/functions/**",
             "lib/cron/**",
           ],
         },
-        { type: "declarations", pattern: ["lib/*/schema.ts", "lib/*/statuses.ts", "lib/events/catalogue.ts", "lib/events/payloads.ts", "lib/events/examples.json"], mode: "full" },
+        { type: "declarations", pattern: ["lib/*/schema.ts", "lib/*/statuses.ts", "lib/events/catalogue.ts", "lib/events-api/payloads.ts", "lib/events/examples.json"], mode: "full" },
         // The job providers start the domain's time-driven work (the clock ticker, due transitions).
         { type: "job-providers", pattern: ["lib/jobs/embedded.ts", "lib/jobs/serverless.ts"], mode: "full" },
         { type: "events", pattern: ["lib/events/**", "lib/jobs/**", "lib/webhooks/**", "inngest/client.ts"], mode: "full" },

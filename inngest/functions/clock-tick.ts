@@ -3,9 +3,9 @@ import { findDueAccounts } from "@/lib/clock/service";
 import { compactListCountsNow } from "@/lib/jobs/list-count-compactor";
 import { realNow } from "@/lib/time";
 import { purgeExpiredRateLimits } from "@/db/rate-limits";
-import { wire } from "@/lib/wiring";
+import { wire } from "@/lib/server/wiring";
 
-// The clock runs the transitions handed to it at start-up (lib/wiring.ts).
+// The clock runs the transitions handed to it at start-up (lib/server/wiring.ts).
 wire();
 
 /**

@@ -1,8 +1,8 @@
 import { inngest, transitionsDue, transitionsDueEvent } from "@/inngest/client";
 import { nextDueRealInstant, runAccountDueTransitions } from "@/lib/clock/service";
-import { wire } from "@/lib/wiring";
+import { wire } from "@/lib/server/wiring";
 
-// The clock runs the transitions handed to it at start-up (lib/wiring.ts).
+// The clock runs the transitions handed to it at start-up (lib/server/wiring.ts).
 wire();
 
 /**

@@ -1,7 +1,7 @@
 import type { TimeTransition } from "./transitions";
 
 /**
- * Every kind of time-driven transition, handed to the clock at start-up (lib/wiring.ts) rather
+ * Every kind of time-driven transition, handed to the clock at start-up (lib/server/wiring.ts) rather
  * than imported: the transitions belong to the domains above the clock, and the clock runs them
  * without knowing them (as lib/clock/ticker.ts receives its sweep). Kept on globalThis because
  * Next.js bundles a module more than once per process, and the instrumentation's copy registers
@@ -18,6 +18,6 @@ export function registerTimeTransitions(transitions: readonly TimeTransition[]):
 /** The registered transitions; a process that runs them without registering them is a bug, not "nothing due". */
 export function timeTransitions(): readonly TimeTransition[] {
   const transitions = (globalThis as GlobalWithTransitions)[TRANSITIONS];
-  if (!transitions) throw new Error("No time-driven transitions registered: the entry point must call wire() (lib/wiring.ts) first.");
+  if (!transitions) throw new Error("No time-driven transitions registered: the entry point must call wire() (lib/server/wiring.ts) first.");
   return transitions;
 }

@@ -28,7 +28,7 @@ import {
 import { addInvoiceLine, removeInvoiceLine } from "./lines";
 import { markInvoiceUncollectible, payInvoice, voidInvoice } from "./settle";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const invoiceHandlers = [
   handle(listInvoicesOperation, async ({ ctx, query }) => {
     const { items, ...info } = await listInvoices({ ctx, input: query });

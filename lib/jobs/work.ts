@@ -1,5 +1,5 @@
 /**
- * The domain work the job providers start, handed in at start-up (lib/wiring.ts) rather than
+ * The domain work the job providers start, handed in at start-up (lib/server/wiring.ts) rather than
  * imported: jobs sit below webhook delivery and the clock, which use them to announce work, so an
  * import back up would close a cycle (issue 43). Kept on globalThis because Next.js bundles a
  * module more than once per process.

@@ -13,7 +13,7 @@ import { one } from "@/lib/rows";
 import { withChangeTransaction } from "@/lib/events/transaction";
 import { emitMemberEvent } from "./audit";
 import type { AuditMemberObject } from "./schema";
-import { ROLES, roleAllows, type Role } from "./roles";
+import { ROLES, roleAllows, type Role } from "@/lib/auth/roles";
 import type { TeamContext } from "./members";
 
 /** How long an invitation link works. */

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { accounts, eventDeliveries, events, webhookEndpoints } from "@/db/schema";
-import type { EventRow } from "@/lib/events/serialize";
+import type { EventRow } from "@/lib/events-api/serialize";
 import { config } from "@/lib/config";
 import { webhookBody } from "./payload";
 import { attemptTimeoutMs, retryDelays, type Delay } from "./schedule";

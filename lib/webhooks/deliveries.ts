@@ -5,7 +5,7 @@ import { deliveryAttempts, eventDeliveries, events, webhookEndpoints } from "@/d
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound, ServiceError } from "@/lib/errors";
-import type { DeliveryRow } from "@/lib/events/serialize";
+import type { DeliveryRow } from "@/lib/events-api/serialize";
 import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { attemptDelivery } from "./attempt";

@@ -12,8 +12,8 @@ declare module "vitest" {
 // Test helpers use lib/ directly (to create merchants, inspect rows) on the app's database.
 process.env.DATABASE_URL = inject("databaseUrl");
 
-// Their commits announce deliveries and schedule transitions as the server's do (lib/wiring.ts).
-const { wire } = await import("@/lib/wiring");
+// Their commits announce deliveries and schedule transitions as the server's do (lib/server/wiring.ts).
+const { wire } = await import("@/lib/server/wiring");
 wire();
 
 // fetch drops an idle socket after 1 s, long before the test app closes it (65 s,

@@ -1,3 +1,4 @@
+import { registerMintCheck } from "@/lib/api-tokens/mint-check";
 import { checkoutSessionExpiry } from "@/lib/checkout/expiry";
 import { registerTimeTransitions } from "@/lib/clock/registry";
 import { runAccountDueTransitions } from "@/lib/clock/service";
@@ -9,11 +10,13 @@ import { dunningRetries } from "@/lib/subscriptions/dunning";
 import { invoiceUpcoming, renewals, trialWillEnd } from "@/lib/subscriptions/transitions";
 import { attemptDue } from "@/lib/webhooks/deliver-due";
 import { deliveryDriver } from "@/lib/webhooks/driver";
+import { assertMayMint } from "./token-minting";
 
 /**
  * Start-up: hands the lower layers the work of the upper ones (docs/ARCHITECTURE.md, "Layers"),
- * so that no arrow points up. The clock runs the domains' time-driven transitions and the job
- * providers wake webhook delivery and the clock, without importing them. Every entry point that
+ * so that no arrow points up. The clock runs the domains' time-driven transitions, the job
+ * providers wake webhook delivery and the clock, and token creation asks what a role may mint
+ * (which reads every operation), without importing them. Every entry point that
  * runs domain code calls it once (instrumentation-node.ts, the API's routes, the Inngest
  * functions, the cron routes, the scripts that change data); calling it again is harmless.
  */
@@ -35,4 +38,5 @@ export function wire(): void {
     attemptDeliveries: (deliveryIds) => attemptDue(deliveryIds),
     runAccountDueTransitions,
   });
+  registerMintCheck(assertMayMint);
 }

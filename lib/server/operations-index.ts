@@ -11,7 +11,7 @@ import { customerBalanceOperations } from "@/lib/customer-balance/operations";
 import { creditNoteOperations } from "@/lib/credit-notes/operations";
 import { discountOperations } from "@/lib/discounts/operations";
 import { entitlementOperations } from "@/lib/entitlements/operations";
-import { eventOperations } from "@/lib/events/operations";
+import { eventOperations } from "@/lib/events-api/operations";
 import { metaOperations } from "@/lib/health/operations";
 import { invoiceOperations } from "@/lib/invoices/operations";
 import { meterOperations } from "@/lib/meters/operations";
@@ -28,7 +28,7 @@ import { webhookOperations } from "@/lib/webhooks/operations";
 
 /**
  * Every operation of the API, in document order: the routing truth. The catch-all route serves
- * exactly these (each through the handler beside it, lib/api/routes.ts) and the OpenAPI document
+ * exactly these (each through the handler beside it, lib/server/routes.ts) and the OpenAPI document
  * describes exactly these. Declarations only: no services are imported here, so the document and
  * its tests load without a database.
  */

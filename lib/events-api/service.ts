@@ -1,11 +1,11 @@
 import { and, asc, eq, getTableColumns, type SQL } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { pageOf } from "@/db/page";
-import { eventDeliveries, events, webhookEndpoints } from "@/db/schema";
+import { eventDeliveries, events, webhookEndpoints } from "@/db/schema/index";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
-import { eventTotal } from "./counts";
+import { eventTotal } from "@/lib/events/counts";
 import type { EventFilters } from "./schema";
 import type { DeliveryRow, EventRow } from "./serialize";
 
