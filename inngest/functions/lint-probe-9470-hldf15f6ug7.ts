@@ -1,0 +1,1 @@
+export const at = (): Date => new Date();
