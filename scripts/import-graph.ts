@@ -15,17 +15,6 @@ import ts from "typescript";
 export const SCANNED = ["lib", "db", "app", "components", "inngest"];
 export const MAX_FOLDER_SCC = 3;
 
-/**
- * The one larger set still allowed, until the flows it holds move out (docs/ARCHITECTURE.md,
- * "Layers": invoices settle through payments and payments confirm invoices; invoices and
- * subscriptions update each other's collection status; renewal and the upcoming invoice read
- * pending changes). A set passes only inside it: a folder joining it, or any other set above
- * MAX_FOLDER_SCC, fails. Shrink it as the moves land; never grow it.
- */
-export const ALLOWED_LARGER_SETS: readonly (readonly string[])[] = [
-  ["lib/invoices/", "lib/payments/", "lib/subscription-changes/", "lib/subscriptions/", "lib/usage/"],
-];
-
 export type Graph = Map<string, Set<string>>;
 
 const EXTENSIONS = [".ts", ".tsx"];
@@ -196,9 +185,7 @@ export function check(graph: Graph): Report {
   const fileCycles = stronglyConnected(graph);
   const folders = folderGraph(graph);
   const folderSccs = stronglyConnected(folders);
-  const allowed = (component: string[]) =>
-    component.length <= MAX_FOLDER_SCC || ALLOWED_LARGER_SETS.some((set) => component.every((node) => set.includes(node)));
-  const ok = fileCycles.length === 0 && folderSccs.every(allowed);
+  const ok = fileCycles.length === 0 && folderSccs.every((component) => component.length <= MAX_FOLDER_SCC);
   return { files: graph.size, fileCycles, folders: folders.size, folderSccs, ok };
 }
 
@@ -215,7 +202,7 @@ function main(): void {
     if (process.argv.includes("--verbose")) for (const file of component) console.log(`  ${file}`);
   }
   const largest = report.folderSccs[0]?.length ?? 1;
-  console.log(`largest strongly connected set of lib/ nodes: ${largest} (limit ${MAX_FOLDER_SCC}; allowed until its flows move: ${ALLOWED_LARGER_SETS.map((set) => set.join(" ")).join("; ")})`);
+  console.log(`largest strongly connected set of lib/ nodes: ${largest} (limit ${MAX_FOLDER_SCC})`);
   for (const component of report.folderSccs) {
     const members = new Set(component);
     console.log(`  ${component.length}: ${component.join(" ")}`);
@@ -223,7 +210,7 @@ function main(): void {
   }
   if (!report.ok) {
     console.error(
-      `graph:check failed: no file-level import cycle (static or dynamic), and no set of more than ${MAX_FOLDER_SCC} lib/ folders that import each other beyond ALLOWED_LARGER_SETS (docs/ARCHITECTURE.md, "Layers").`,
+      `graph:check failed: no file-level import cycle (static or dynamic), and no set of more than ${MAX_FOLDER_SCC} lib/ folders that import each other (docs/ARCHITECTURE.md, "Layers").`,
     );
     process.exit(1);
   }

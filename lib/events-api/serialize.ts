@@ -1,4 +1,4 @@
-import type { eventDeliveries, events } from "@/db/schema/index";
+import type { eventDeliveries, events } from "@/db/schema";
 import type { DeliveryObject, EventObject } from "./schema";
 
 export type EventRow = typeof events.$inferSelect;

@@ -1,7 +1,7 @@
 import { and, asc, eq, getTableColumns, type SQL } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { pageOf } from "@/db/page";
-import { eventDeliveries, events, webhookEndpoints } from "@/db/schema/index";
+import { eventDeliveries, events, webhookEndpoints } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";

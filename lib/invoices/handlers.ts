@@ -13,9 +13,7 @@ import {
   getInvoicePdfOperation,
   getHostedInvoicePdfOperation,
   payHostedInvoiceOperation,
-  previewInvoiceOperation,
 } from "./operations";
-import { previewUpcomingInvoice, serializeInvoicePreview } from "./upcoming";
 import { findHostedInvoice, invoicePdf, payHostedInvoice } from "./hosted";
 import { newId } from "@/lib/ids";
 import { serializeInvoice } from "./serialize";
@@ -37,7 +35,6 @@ export const invoiceHandlers = [
   handle(createInvoiceOperation, async ({ ctx, body }) =>
     serializeInvoice(await createInvoice({ ctx, input: body }), ctx.livemode),
   ),
-  handle(previewInvoiceOperation, async ({ ctx, body }) => serializeInvoicePreview(await previewUpcomingInvoice({ ctx, input: body }), ctx.livemode)),
   handle(getInvoiceOperation, async ({ ctx, params }) =>
     serializeInvoice(await getInvoice({ ctx, input: { id: params.invoice_id } }), ctx.livemode),
   ),

@@ -1,6 +1,6 @@
 import { getTableColumns, sql } from "drizzle-orm";
 import { getDb } from "@/db/client";
-import { requestLogs } from "@/db/schema/index";
+import { requestLogs } from "@/db/schema";
 import { isDatabaseUnavailable } from "@/db/errors";
 import { HOUR_MS, realNow } from "@/lib/time";
 import { config } from "@/lib/config";

@@ -13,6 +13,7 @@ import { discountOperations } from "@/lib/discounts/operations";
 import { entitlementOperations } from "@/lib/entitlements/operations";
 import { eventOperations } from "@/lib/events-api/operations";
 import { metaOperations } from "@/lib/health/operations";
+import { flowOperations } from "@/lib/flows/operations";
 import { invoiceOperations } from "@/lib/invoices/operations";
 import { meterOperations } from "@/lib/meters/operations";
 import { usageOperations } from "@/lib/usage/operations";
@@ -43,6 +44,7 @@ export const API_OPERATIONS: Operation[] = [
   ...paymentOperations,
   ...refundOperations,
   ...invoiceOperations,
+  ...flowOperations,
   ...creditNoteOperations,
   ...customerBalanceOperations,
   ...subscriptionOperations,

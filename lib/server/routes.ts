@@ -12,6 +12,7 @@ import { discountHandlers } from "@/lib/discounts/handlers";
 import { entitlementHandlers } from "@/lib/entitlements/handlers";
 import { eventHandlers } from "@/lib/events-api/handlers";
 import { metaHandlers } from "@/lib/health/handlers";
+import { flowHandlers } from "@/lib/flows/handlers";
 import { invoiceHandlers } from "@/lib/invoices/handlers";
 import { meterHandlers } from "@/lib/meters/handlers";
 import { usageHandlers } from "@/lib/usage/handlers";
@@ -39,6 +40,7 @@ export const API_HANDLERS = [
   ...paymentHandlers,
   ...refundHandlers,
   ...invoiceHandlers,
+  ...flowHandlers,
   ...creditNoteHandlers,
   ...customerBalanceHandlers,
   ...subscriptionHandlers,

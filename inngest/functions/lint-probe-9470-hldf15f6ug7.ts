@@ -1,1 +1,0 @@
-export const at = (): Date => new Date();
