@@ -14,7 +14,7 @@ import { entitlementOperations } from "@/lib/entitlements/operations";
 import { eventOperations } from "@/lib/events-api/operations";
 import { metaOperations } from "@/lib/health/operations";
 import { flowOperations } from "@/lib/flows/operations";
-import { invoiceOperations } from "@/lib/invoices/operations";
+import { createInvoiceOperation, invoiceOperations } from "@/lib/invoices/operations";
 import { meterOperations } from "@/lib/meters/operations";
 import { usageOperations } from "@/lib/usage/operations";
 import { paymentOperations } from "@/lib/payments/operations";
@@ -26,6 +26,15 @@ import { refundOperations } from "@/lib/refunds/operations";
 import { subscriptionChangeOperations } from "@/lib/subscription-changes/operations";
 import { subscriptionOperations } from "@/lib/subscriptions/operations";
 import { webhookOperations } from "@/lib/webhooks/operations";
+
+/**
+ * `list` with `inserted` after `anchor`: the upcoming invoice's preview (lib/flows) keeps its place
+ * in the document, after creating an invoice, though it moved above the invoices' folder.
+ */
+function withAfter(list: Operation[], anchor: Operation, inserted: Operation[]): Operation[] {
+  const at = list.indexOf(anchor) + 1;
+  return [...list.slice(0, at), ...inserted, ...list.slice(at)];
+}
 
 /**
  * Every operation of the API, in document order: the routing truth. The catch-all route serves
@@ -43,8 +52,7 @@ export const API_OPERATIONS: Operation[] = [
   ...priceOperations,
   ...paymentOperations,
   ...refundOperations,
-  ...invoiceOperations,
-  ...flowOperations,
+  ...withAfter(invoiceOperations, createInvoiceOperation, flowOperations),
   ...creditNoteOperations,
   ...customerBalanceOperations,
   ...subscriptionOperations,
