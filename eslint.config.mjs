@@ -8,10 +8,11 @@ import { defineConfig, globalIgnores } from "eslint/config";
  * exemptions are exempt.
  */
 
-/** Outside these, the code runs on the service's clocks (lib/clock/time.ts), never on `new Date()`. */
+/** Outside these, the code runs on the service's clocks (lib/time.ts), never on `new Date()`. */
 const REAL_TIME_ALLOWED = [
   // The clock module itself: the real clock, the account clocks, the test clock.
   "lib/clock/**",
+  "lib/time.ts",
   // Transport and infrastructure run on real time whatever an account's test clock says: job
   // hand-offs, cron passes, rate limits, deprecation headers, token expiry, idempotency keys'
   // lifetime, id timestamps. (lib/webhooks and inngest/ are not exempt: they name real time with
@@ -68,11 +69,11 @@ const PRICED_CODE = ["app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "lib/**/*.
 const CLOCK_SYNTAX = [
   {
     selector: "NewExpression[callee.name='Date'][arguments.length=0]",
-    message: "Domain code reads the account's clock: ctx.now() (or realNow() from lib/clock/time.ts for real-time transport).",
+    message: "Domain code reads the account's clock: ctx.now() (or realNow() from lib/time.ts for real-time transport).",
   },
   {
     selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
-    message: "Domain code reads the account's clock: ctx.now() (or realNow() from lib/clock/time.ts for real-time transport).",
+    message: "Domain code reads the account's clock: ctx.now() (or realNow() from lib/time.ts for real-time transport).",
   },
 ];
 
@@ -127,14 +128,20 @@ export default defineConfig([
     },
   },
   {
-    // Layer boundaries: who may import whom (docs/ARCHITECTURE.md, "Layers in lint"). Inside lib/,
-    // from the top: the edge (HTTP and background entry points) → domain services → events and
-    // jobs → db, with declarations (zod schemas, the event catalogue) and a shared kernel
-    // (configuration, log, ids, errors, the account context, time helpers) importable from every
-    // layer. Elements match in order: the first pattern that matches a file names its layer.
-    // `mode: "full"` matches whole file paths (operations.ts and handlers.ts are the edge inside a
-    // domain's folder); boundaries 7 prints a deprecation notice for it, and file descriptors
-    // ("boundaries/files") are its successor once policies can rank them like element types.
+    // Layer boundaries: who may import whom (docs/ARCHITECTURE.md, "Layers"). Inside lib/, from the
+    // bottom: values (configuration, log, ids, errors, money, time, the account context) and
+    // declarations (zod schemas, the event catalogue) importable from every layer; infrastructure
+    // (db/, jobs, the event store, webhook delivery, the clock's machinery, authentication,
+    // idempotency, the request recorder); domain objects, each owning its table; flows spanning
+    // several objects (checkout, the portal, lib/flows); the HTTP API (lib/api, every
+    // operations.ts/handlers.ts, the composition root lib/server, cron and Inngest entry points);
+    // then app/ and components/. An arrow may only point down; what a lower layer must run from
+    // an upper one is handed to it at start-up (lib/server/wiring.ts). Elements match in order: the
+    // first pattern that matches a file names its layer. `mode: "full"` matches whole file paths
+    // (operations.ts and handlers.ts are the API inside a domain's folder); boundaries 7 prints a
+    // deprecation notice for it, and file descriptors ("boundaries/files") are its successor once
+    // policies can rank them like element types. scripts/import-graph.ts (`npm run graph:check`,
+    // part of `npm run lint`) adds what a per-file rule cannot see: cycles, inside a layer too.
     files: ["**/*.{ts,tsx}"],
     plugins: { boundaries },
     settings: {
@@ -142,38 +149,50 @@ export default defineConfig([
         { type: "app", pattern: "app/**", partialMatch: false },
         { type: "components", pattern: "components/**", partialMatch: false },
         {
-          type: "shared",
+          type: "values",
           mode: "full",
           pattern: [
-            "lib/{config,deploy,ids,id-prefixes,keys,log,errors,rows,money,currencies,schemas,context}.ts",
-            "lib/clock/time.ts",
+            "lib/{config,deploy,ids,id-prefixes,keys,log,errors,rows,money,currencies,schemas,context,time}.ts",
             // List paging (the query schema, envelopes, limits) is used by services and db/page.ts, not only by HTTP.
             "lib/api/pagination.ts",
           ],
         },
         {
-          type: "edge",
+          type: "api",
           mode: "full",
           pattern: [
             "lib/api/**",
             "lib/*/operations.ts",
             "lib/*/handlers.ts",
-            "lib/openapi.ts",
+            // The composition root: every operation and handler, the OpenAPI document, next-auth's
+            // route and options, token minting (reads every operation), the start-up wiring.
+            "lib/server/**",
             "lib/openapi-example.ts",
             "lib/http/**",
-            // next-auth's route and options (sign-in rate limit), the server actions' wrapper.
-            "lib/auth/route.ts",
-            "lib/auth/options.ts",
+            // The server actions' wrapper.
             "lib/teams/action.ts",
             // Background entry points: Inngest functions and the Vercel Cron routes' work.
             "inngest/functions/**",
             "lib/cron/**",
           ],
         },
-        { type: "declarations", pattern: ["lib/*/schema.ts", "lib/*/statuses.ts", "lib/events/catalogue.ts", "lib/events/payloads.ts", "lib/events/examples.json"], mode: "full" },
-        // The job providers start the domain's time-driven work (the clock ticker, due transitions).
-        { type: "job-providers", pattern: ["lib/jobs/embedded.ts", "lib/jobs/serverless.ts"], mode: "full" },
-        { type: "events", pattern: ["lib/events/**", "lib/jobs/**", "lib/webhooks/**", "inngest/client.ts"], mode: "full" },
+        { type: "declarations", pattern: ["lib/*/schema.ts", "lib/*/statuses.ts", "lib/events/catalogue.ts", "lib/events-api/payloads.ts", "lib/events/examples.json"], mode: "full" },
+        {
+          type: "infrastructure",
+          mode: "full",
+          pattern: [
+            "lib/events/**",
+            "lib/events-api/**",
+            "lib/jobs/**",
+            "lib/webhooks/**",
+            "inngest/client.ts",
+            "lib/clock/**",
+            "lib/auth/**",
+            "lib/idempotency/**",
+            "lib/request-recorder/**",
+          ],
+        },
+        { type: "flows", mode: "full", pattern: ["lib/flows/**", "lib/checkout/**", "lib/portal/**", "lib/seed.ts", "lib/embedded.ts"] },
         { type: "domain", pattern: "lib/**", mode: "full" },
         { type: "db", pattern: "db/**", partialMatch: false },
         { type: "tooling", pattern: ["scripts/**", "tests/**", "bench/**", "e2e/**"], partialMatch: false },
@@ -191,38 +210,39 @@ export default defineConfig([
               disallow: { to: { element: { type: "db" } } },
             },
             {
-              // Nothing below the pages reaches up into the HTTP/UI layers or the tooling.
-              from: { element: { types: { anyOf: ["edge", "domain", "events", "job-providers", "declarations", "shared", "db"] } } },
+              // Nothing below the pages reaches up into the UI or the tooling.
+              from: { element: { types: { anyOf: ["api", "flows", "domain", "infrastructure", "declarations", "values", "db"] } } },
               disallow: { to: { element: { types: { anyOf: ["app", "components", "tooling"] } } } },
             },
             {
-              // A domain service takes { ctx, input } and throws ServiceErrors; HTTP (handle(), problems,
-              // routing, operations) is the edge's business.
+              // A flow calls domain verbs and throws ServiceErrors; HTTP is the API layer's business.
+              from: { element: { type: "flows" } },
+              disallow: { to: { element: { type: "api" } } },
+            },
+            {
+              // A domain object knows the objects it references, never the flows that combine it with others.
               from: { element: { type: "domain" } },
-              disallow: { to: { element: { type: "edge" } } },
+              disallow: { to: { element: { types: { anyOf: ["api", "flows"] } } } },
             },
             {
-              // Events, jobs and webhook delivery serve every domain and know none of them.
-              from: { element: { types: { anyOf: ["events", "job-providers"] } } },
-              disallow: { to: { element: { type: "edge" } } },
+              // Events, jobs, delivery, the clock and authentication serve every domain and know none of
+              // them (they carry its objects as data; the clock's transitions are handed in).
+              from: { element: { type: "infrastructure" } },
+              disallow: { to: { element: { types: { anyOf: ["api", "flows", "domain"] } } } },
             },
             {
-              from: { element: { type: "events" } },
-              disallow: { to: { element: { type: "domain" } } },
-            },
-            {
-              // Declarations are zod schemas and lists: they import other declarations and the shared kernel only.
+              // Declarations are zod schemas and lists: they import other declarations and values only.
               from: { element: { type: "declarations" } },
-              disallow: { to: { element: { types: { anyOf: ["edge", "domain", "events", "job-providers", "db"] } } } },
+              disallow: { to: { element: { types: { anyOf: ["api", "flows", "domain", "infrastructure", "db"] } } } },
             },
             {
-              from: { element: { type: "shared" } },
-              disallow: { to: { element: { types: { anyOf: ["edge", "domain", "events", "job-providers", "declarations", "db"] } } } },
+              from: { element: { type: "values" } },
+              disallow: { to: { element: { types: { anyOf: ["api", "flows", "domain", "infrastructure", "declarations", "db"] } } } },
             },
             {
-              // The database layer stores what the domain decides: it imports declarations and the shared kernel only.
+              // The database layer stores what the domain decides: it imports declarations and values only.
               from: { element: { type: "db" } },
-              disallow: { to: { element: { types: { anyOf: ["edge", "domain", "events", "job-providers"] } } } },
+              disallow: { to: { element: { types: { anyOf: ["api", "flows", "domain", "infrastructure"] } } } },
             },
           ],
         },

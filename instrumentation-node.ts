@@ -19,6 +19,10 @@ export async function registerNode(): Promise<void> {
     console.error(`Invalid configuration: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
+  // The lower layers get their work from the upper ones (lib/server/wiring.ts): on globalThis, so every
+  // bundle of this process (routes, pages, server actions) sees it.
+  const { wire } = await import("@/lib/server/wiring");
+  wire();
   const { installHttpGuard } = await import("@/lib/http/guard");
   installHttpGuard({ trustProxy: config().trustProxy });
   if (config().requestLog.enabled) await flushRequestLogsOnShutdown();
@@ -40,7 +44,7 @@ const SHUTDOWN_FLUSH_MS = 5_000;
  * (at most SHUTDOWN_FLUSH_MS): the rows of the requests that finished during the shutdown too.
  */
 async function flushRequestLogsOnShutdown(): Promise<void> {
-  const { flushRequestLogs } = await import("@/lib/request-logs/writer");
+  const { flushRequestLogs } = await import("@/lib/request-recorder/writer");
   const deferExit = () => {
     const exit = process.exit.bind(process);
     process.exit = ((code?: number) => {

@@ -2,7 +2,7 @@
  * Benchmark: the events list (GET /api/{account}/events) on a large account.
  *
  * Creates a fresh PostgreSQL database, bulk-inserts N events for one account (plus 10 % as many for
- * a second account, as noise), then times the two queries that lib/events/service.ts runs for
+ * a second account, as noise), then times the two queries that lib/events-api/service.ts runs for
  * every filter of the list: the page (`… order by created desc, id desc limit 50 offset 0`) and the
  * `count(*)` with the same `where`, each many times with random filter values. Prints p50/p95/p99
  * per query, the top nodes of each plan (index use), a deep page (offset 10 000), and drops the
@@ -19,10 +19,10 @@ import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { migratePostgres } from "@/db/migrate";
 import * as schema from "@/db/schema";
-import { eventFilterConditions } from "@/lib/events/service";
+import { eventFilterConditions } from "@/lib/events-api/service";
 import { events } from "@/db/schema";
 import { AGGREGATE_TYPES, EVENT_TYPES, aggregateTypeOf, type AggregateType, type EventType } from "@/lib/events/catalogue";
-import type { EventFilters } from "@/lib/events/schema";
+import type { EventFilters } from "@/lib/events-api/schema";
 import { createFreshDatabase } from "@/tests/helpers/database";
 import { AGGREGATE_PREFIX, AGGREGATE_WEIGHT } from "@/db/synthetic-events";
 

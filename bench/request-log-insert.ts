@@ -2,7 +2,7 @@
  * `npm run bench:request-log:insert -- [--rows 40000] [--batch 50] [--rounds 3]`
  *
  * What writing the request log costs the app's process per row: the writer's statement (the batch
- * as one JSON parameter, `jsonb_to_recordset`, lib/request-logs/writer.ts) against drizzle's
+ * as one JSON parameter, `jsonb_to_recordset`, lib/request-recorder/writer.ts) against drizzle's
  * multi-row VALUES (21 bound parameters a row), alternately on one connection to a fresh database.
  * Node CPU per row is what the requests being logged lose; wall time per row includes PostgreSQL.
  */
@@ -11,15 +11,15 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import * as schema from "@/db/schema";
 import { requestLogs } from "@/db/schema";
 import { newId } from "@/lib/ids";
-import { ensurePartitions, utcDay } from "@/lib/request-logs/partitions";
-import { insertBatch, type RequestLogInsert } from "@/lib/request-logs/writer";
+import { ensurePartitions, utcDay } from "@/lib/request-recorder/partitions";
+import { insertBatch, type RequestLogInsert } from "@/lib/request-recorder/writer";
 import { benchDatabase, log, option } from "./http";
 
 const ROWS = Number(option("rows", "40000"));
 const BATCH = Number(option("batch", "50"));
 const ROUNDS = Number(option("rounds", "3"));
 
-/** A logged `GET /api/customers/{id}`, as lib/request-logs/record.ts builds it. */
+/** A logged `GET /api/customers/{id}`, as lib/request-recorder/record.ts builds it. */
 function row(): RequestLogInsert {
   return {
     id: newId("request"),

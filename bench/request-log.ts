@@ -23,7 +23,7 @@ import * as schema from "@/db/schema";
 import { loadSyntheticRequestLogs } from "@/db/synthetic-request-logs";
 import { issueToken } from "@/lib/auth/tokens";
 import { newId } from "@/lib/ids";
-import { ensurePartitions, utcDay } from "@/lib/request-logs/partitions";
+import { ensurePartitions, utcDay } from "@/lib/request-recorder/partitions";
 import { startApp } from "@/tests/helpers/server";
 import { benchAccounts, benchDatabase, benchEnvironment, elapsed, load, log, option, seeded } from "./http";
 

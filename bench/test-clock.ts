@@ -21,6 +21,10 @@ import { createPrice } from "@/lib/prices/service";
 import { createProduct } from "@/lib/products/service";
 import { createSubscription } from "@/lib/subscriptions/service";
 import { createFreshDatabase } from "@/tests/helpers/database";
+import { wire } from "@/lib/server/wiring";
+
+// The clock runs the transitions handed to it at start-up (lib/server/wiring.ts).
+wire();
 
 const index = process.argv.indexOf("--subscriptions");
 const SUBSCRIPTIONS = index < 0 ? 200 : Number(process.argv[index + 1]);

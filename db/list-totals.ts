@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { DAY_MS } from "@/lib/clock/time";
+import { DAY_MS } from "@/lib/time";
 import { rowsOf } from "@/lib/rows";
 import type { Executor } from "./client";
 import { listCountDeltas, listCounts } from "./schema";

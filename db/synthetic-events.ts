@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
 import { AGGREGATE_TYPES, EVENT_CATALOGUE, type AggregateType } from "@/lib/events/catalogue";
-import { DAY_MS, realNow } from "@/lib/clock/time";
+import { DAY_MS, realNow } from "@/lib/time";
 
 /**
  * Synthetic events for benchmarks and checks (`npm run events:load`), written with set-based SQL

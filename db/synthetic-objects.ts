@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type postgres from "postgres";
-import { DAY_MS, realNow } from "@/lib/clock/time";
+import { DAY_MS, realNow } from "@/lib/time";
 
 /**
  * Synthetic objects of one list for benchmarks and checks (bench/lists.ts, the list-totals

@@ -4,7 +4,7 @@ import type { Executor } from "./client";
 /**
  * Synthetic request log rows for benchmarks (`npm run logs:load`, `npm run bench:request-log`):
  * `rows` requests of one account spread evenly over the last `days` days, one INSERT … SELECT per
- * day into that day's partition (which must exist: lib/request-logs/partitions.ts). A plausible
+ * day into that day's partition (which must exist: lib/request-recorder/partitions.ts). A plausible
  * mix: mostly GETs and 2xx, a few 4xx/5xx with their error codes, three tokens, an idempotency key
  * on a third of the POSTs. Ids are `req_<env>_` + the millisecond (13 digits) + the row number (16
  * digits): valid request ids that sort in creation order among themselves. Ends with ANALYZE

@@ -21,7 +21,7 @@ test("the API reference renders every operation from the app alone, with no outs
     paths: Record<string, Record<string, { summary: string; operationId: string; requestBody?: unknown }>>;
   };
   // The document lists an operation served with and without the account segment on both paths
-  // (the second as `…ForTokenAccount`); the operations list (lib/api/operations-index.ts) is the rest.
+  // (the second as `…ForTokenAccount`); the operations list (lib/server/operations-index.ts) is the rest.
   const documented = Object.values(document.paths).flatMap((item) => Object.values(item));
   const operations = documented.filter((operation) => !operation.operationId.endsWith("ForTokenAccount"));
   expect(operations.length).toBeGreaterThan(90);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { assertServerlessReady, databaseSettings, type DatabaseSettings } from "./deploy";
-import { addUtcMonths } from "@/lib/clock/time";
+import { addUtcMonths } from "@/lib/time";
 import { isoExponent } from "./currencies";
 
 /**

@@ -27,7 +27,7 @@ export type ServiceContext = {
   requestId?: string;
   /**
    * A dashboard session's role (docs/teams.md), read from the user's row for this request; absent
-   * for tokens and background work. What a member may mint is bounded by it (lib/api/token-minting.ts).
+   * for tokens and background work. What a member may mint is bounded by it (lib/server/token-minting.ts).
    */
   role?: "owner" | "admin" | "developer" | "viewer";
   /** Where the request came from, for the audit events (`metadata.client_address`, `metadata.user_agent`). */

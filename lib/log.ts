@@ -38,7 +38,7 @@ export const LOG_REDACTION = {
 
 /**
  * The field names of LOG_REDACTION, for redacting a stored value at any depth (the request log's
- * bodies, headers and query strings: lib/request-logs/redact.ts). One list: a name added above is
+ * bodies, headers and query strings: lib/request-recorder/redact.ts). One list: a name added above is
  * censored in the logs and in every stored request at once. A key matches when it is one of these
  * names or contains one as a word (`new_password`, `client_secret`, `signing_secret`).
  */

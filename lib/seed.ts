@@ -6,7 +6,7 @@ import { issueToken } from "@/lib/auth/tokens";
 import { newId } from "@/lib/ids";
 import { createOrganization } from "@/lib/organizations/service";
 import { enrollOrganization } from "@/lib/platform/service";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 import { operationPath } from "@/lib/operation-paths";
 
 export const DEMO_EMAIL = "demo@example.com";

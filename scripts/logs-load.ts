@@ -11,7 +11,7 @@ import * as schema from "@/db/schema";
 import { loadSyntheticRequestLogs } from "@/db/synthetic-request-logs";
 import { issueToken } from "@/lib/auth/tokens";
 import { newId } from "@/lib/ids";
-import { ensurePartitions, utcDay } from "@/lib/request-logs/partitions";
+import { ensurePartitions, utcDay } from "@/lib/request-recorder/partitions";
 
 function option(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { ReferencePage } from "@/components/reference/reference-page";
-import { openApiDocument } from "@/lib/openapi";
+import { openApiDocument } from "@/lib/server/openapi";
 
 export const metadata: Metadata = { title: "API reference · Billing Service" };
 

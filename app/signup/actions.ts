@@ -2,7 +2,7 @@
 
 import { headers } from "next/headers";
 import { addressOf, limitSignIn, throttledMessage } from "@/lib/api/rate-limit";
-import { signUp } from "@/lib/auth/users";
+import { signUp } from "@/lib/teams/users";
 import { ServiceError } from "@/lib/errors";
 
 export type SignUpResult = { ok: true } | { ok: false; message: string; errors: { field: string; message: string }[] };

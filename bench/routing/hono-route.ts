@@ -8,7 +8,7 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { failWith, type RouteHandler } from "@/lib/api/handler";
-import { API_HANDLERS } from "@/lib/api/routes";
+import { API_HANDLERS } from "@/lib/server/routes";
 import { ServiceError } from "@/lib/errors";
 
 const app = new OpenAPIHono({ strict: true }).basePath("/api");

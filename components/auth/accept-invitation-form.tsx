@@ -4,7 +4,7 @@ import Link from "next/link";
 import type { FormEvent } from "react";
 import { acceptInvitationAction } from "@/app/invite/[token]/actions";
 import { Field, inputClass } from "@/components/ui";
-import { ROLE_LABELS, type Role } from "@/lib/teams/roles";
+import { ROLE_LABELS, type Role } from "@/lib/auth/roles";
 import { AuthFrame } from "./auth-frame";
 import { PasswordAndSubmit, useCreateAccount } from "./create-account";
 

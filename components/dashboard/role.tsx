@@ -1,7 +1,7 @@
 "use client";
 
 import { createContext, useContext, type ReactNode } from "react";
-import { roleAllows, type Role } from "@/lib/teams/roles";
+import { roleAllows, type Role } from "@/lib/auth/roles";
 
 // Outside a dashboard page nothing is allowed: the safe default.
 const RoleContext = createContext<Role>("viewer");
@@ -11,7 +11,7 @@ export function RoleProvider({ role, children }: { role: Role; children: ReactNo
   return <RoleContext.Provider value={role}>{children}</RoleContext.Provider>;
 }
 
-/** Whether the signed-in user's role allows what needs `needed` (lib/teams/roles.ts). */
+/** Whether the signed-in user's role allows what needs `needed` (lib/auth/roles.ts). */
 export function useCan(needed: Role): boolean {
   return roleAllows(useContext(RoleContext), needed);
 }

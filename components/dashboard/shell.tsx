@@ -1,7 +1,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import type { OrganizationAccount } from "@/lib/auth/users";
-import type { Role } from "@/lib/teams/roles";
+import type { Role } from "@/lib/auth/roles";
 import { AccountSwitcher } from "./account-switcher";
 import { NavLinks } from "./nav-links";
 import { RoleProvider } from "./role";

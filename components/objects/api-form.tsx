@@ -83,7 +83,7 @@ export function ApiForm<Id extends OperationId>({
   /** An API field no form field shows (e.g. `lines.0.quantity`) in words, before its message; the field itself without it. */
   fieldName?: (apiField: string, values: Record<string, string>) => string | undefined;
 }) {
-  // Billing objects change for admins and owners only (lib/teams/roles.ts); the server checks too.
+  // Billing objects change for admins and owners only (lib/auth/roles.ts); the server checks too.
   const allowed = useCan("admin");
   const locale = useBrowserLocale();
   const blockedId = useId();

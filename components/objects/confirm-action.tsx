@@ -26,7 +26,7 @@ export function ApiAction<Result>({
   variant?: "primary" | "secondary" | "danger";
   onDone?: (result: Result) => void;
 }) {
-  // Billing objects change for admins and owners only (lib/teams/roles.ts); the server checks too.
+  // Billing objects change for admins and owners only (lib/auth/roles.ts); the server checks too.
   const allowed = useCan("admin");
   const [open, setOpen] = useState(false);
   const mutation = useApiMutation({ call: send, onAnswer: () => setOpen(false), refresh: invalidate, onSuccess: onDone });

@@ -7,7 +7,7 @@ import { dashboardCall } from "@/components/api-client";
 import { MutationError, useApiMutation } from "@/components/api-mutation";
 import { DetailItem, Time } from "@/components/events/bits";
 import { Button, Card, ErrorBox, Field, inputClass, Loading } from "@/components/ui";
-import { DAY_MS } from "@/lib/clock/time";
+import { DAY_MS } from "@/lib/time";
 
 const STEPS = [
   { label: "+1 day", ms: DAY_MS },

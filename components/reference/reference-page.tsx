@@ -7,7 +7,7 @@ import { Fields, Prose, schemaAnchor, type Schema } from "./schema-view";
 import { operationPath } from "@/lib/operation-paths";
 
 const METHODS: Method[] = ["get", "post", "put", "patch", "delete"];
-// lib/openapi.ts documents an operation's path without the account segment under this suffix.
+// lib/server/openapi.ts documents an operation's path without the account segment under this suffix.
 const UNSCOPED_SUFFIX = "ForTokenAccount";
 
 /**

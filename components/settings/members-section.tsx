@@ -11,7 +11,7 @@ import {
 } from "@/app/accounts/[account_id]/settings/actions";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Button, Card, Field, ShownOnce, StatusBadge, Table, formatTime, inputClass } from "@/components/ui";
-import { ROLES, ROLE_DESCRIPTIONS, ROLE_LABELS, roleAllows, type Role } from "@/lib/teams/roles";
+import { ROLES, ROLE_DESCRIPTIONS, ROLE_LABELS, roleAllows, type Role } from "@/lib/auth/roles";
 
 type MemberRow = { id: string; email: string; name: string | null; role: Role; created: string };
 type InvitationRow = { id: string; email: string; role: Role; created: string; expiresAt: string; status: "pending" | "expired" };

@@ -15,7 +15,7 @@ export function TokensPage({ accountId }: { accountId: string }) {
     <>
       <PageHeader title="API tokens" />
       <div className="space-y-4">
-        {/* A token can do no more than its maker: both kinds can make billing changes, so minting needs an admin (lib/api/token-minting.ts). */}
+        {/* A token can do no more than its maker: both kinds can make billing changes, so minting needs an admin (lib/server/token-minting.ts). */}
         <Can role="admin">
           <Card title="Create a token">
             <p className="mb-3 text-sm text-slate-600">

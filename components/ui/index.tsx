@@ -3,7 +3,7 @@
 import { useState, type ButtonHTMLAttributes, type ReactNode } from "react";
 import { ApiError } from "@/components/api-client";
 import { useCan } from "@/components/dashboard/role";
-import type { Role } from "@/lib/teams/roles";
+import type { Role } from "@/lib/auth/roles";
 
 /** Shared UI pieces of the dashboard. Keep pages consistent: use these before writing new ones. */
 

@@ -1,5 +1,5 @@
 -- The API request log (lib/request-logs): partitioned by day on "created". The application creates
--- each day's partition ahead ("request_logs_YYYYMMDD", lib/request-logs/partitions.ts) and drops
+-- each day's partition ahead ("request_logs_YYYYMMDD", lib/request-recorder/partitions.ts) and drops
 -- whole partitions past REQUEST_LOG_RETENTION_DAYS; the indexes below are made on every partition.
 CREATE TABLE "request_logs" (
 	"id" text collate "C" NOT NULL,

@@ -41,7 +41,7 @@ export const requestLogs = pgTable(
     idempotentReplayed: boolean("idempotent_replayed").notNull().default(false),
     /** The headers that matter to a reader (never Authorization or Cookie), redacted. */
     requestHeaders: jsonb("request_headers").$type<Record<string, string>>().notNull().default({}),
-    /** 4xx and 5xx only: the bodies, redacted, at most 16 KB each (lib/request-logs/redact.ts). */
+    /** 4xx and 5xx only: the bodies, redacted, at most 16 KB each (lib/request-recorder/redact.ts). */
     requestBody: text("request_body"),
     responseBody: text("response_body"),
   },

@@ -1,8 +1,12 @@
 import { inngest, transitionsDueEvent } from "@/inngest/client";
 import { findDueAccounts } from "@/lib/clock/service";
 import { compactListCountsNow } from "@/lib/jobs/list-count-compactor";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 import { purgeExpiredRateLimits } from "@/db/rate-limits";
+import { wire } from "@/lib/server/wiring";
+
+// The clock runs the transitions handed to it at start-up (lib/server/wiring.ts).
+wire();
 
 /**
  * Every minute, wakes `run-due-transitions` for each account with a time-driven transition due on

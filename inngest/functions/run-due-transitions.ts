@@ -1,5 +1,9 @@
 import { inngest, transitionsDue, transitionsDueEvent } from "@/inngest/client";
 import { nextDueRealInstant, runAccountDueTransitions } from "@/lib/clock/service";
+import { wire } from "@/lib/server/wiring";
+
+// The clock runs the transitions handed to it at start-up (lib/server/wiring.ts).
+wire();
 
 /**
  * Sleeps until `at` (`step.sleepUntil`; at once when it has passed), then runs everything due in

@@ -1,6 +1,6 @@
 import { deliveryRequestedEvent, inngest } from "@/inngest/client";
 import { findOverdueDeliveries, type OverdueCursor, type OverduePage } from "@/lib/webhooks/overdue";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 
 /** Pages per sweep: bounds one run; whatever is left waits for the next tick. */
 const MAX_PAGES = 10;

@@ -3,7 +3,7 @@ import { getAccountSettingsOperation, updateAccountSettingsOperation } from "./o
 import { serializeAccountSettings } from "./serialize";
 import { getAccountSettings, updateAccountSettings } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const accountSettingsHandlers = [
   handle(getAccountSettingsOperation, async ({ ctx }) => serializeAccountSettings(await getAccountSettings({ ctx, input: {} }))),
   handle(updateAccountSettingsOperation, async ({ ctx, body }) => serializeAccountSettings(await updateAccountSettings({ ctx, input: body }))),

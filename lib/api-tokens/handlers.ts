@@ -1,17 +1,17 @@
 import { handle } from "@/lib/api/handler";
 import { envelope } from "@/lib/api/pagination";
-import { assertMayMint } from "@/lib/api/token-minting";
+import { checkMayMint } from "./mint-check";
 import { createApiTokenOperation, listApiTokensOperation, revokeApiTokenOperation } from "./operations";
 import { createApiToken, listApiTokens, revokeApiToken, serializeApiToken } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const apiTokenHandlers = [
   handle(listApiTokensOperation, async ({ ctx, query }) => {
     const { rows, ...info } = await listApiTokens({ ctx, input: query });
     return envelope(rows.map(serializeApiToken), info);
   }),
   handle(createApiTokenOperation, async ({ ctx, body }) => {
-    assertMayMint(ctx, body.kind);
+    checkMayMint(ctx, body.kind);
     const { row, token } = await createApiToken({ ctx, input: body });
     return { ...serializeApiToken(row), token };
   }),

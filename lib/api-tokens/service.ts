@@ -11,7 +11,7 @@ import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction } from "@/lib/events/transaction";
 import { one } from "@/lib/rows";
 import type { ApiToken, ApiTokenCreateInput } from "./schema";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 
 type TokenRow = typeof apiTokens.$inferSelect;
 

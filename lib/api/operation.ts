@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Role } from "@/lib/teams/roles";
+import type { Role } from "@/lib/auth/roles";
 
 /** The names of a path's `{parameters}`, e.g. `"account_id" | "customer_id"`. */
 export type PathParams<P extends string> = P extends `${string}{${infer Name}}${infer Rest}`
@@ -61,7 +61,7 @@ export type Operation<
   errors?: number[];
   deprecated?: Deprecation;
   /**
-   * The least dashboard role a signed-in user needs (lib/teams/roles.ts `requiredRole`): unset,
+   * The least dashboard role a signed-in user needs (lib/auth/roles.ts `requiredRole`): unset,
    * a viewer for GET and an admin for changes. API tokens are not affected.
    */
   role?: Role;

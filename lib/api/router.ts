@@ -26,7 +26,7 @@ function checkOneToOne(operations: readonly Operation[], handlers: readonly Oper
   const implemented = new Set<Operation>();
   for (const { operation } of handlers) {
     if (!listed.has(operation)) {
-      throw new Error(`${operation.operationId} has a handler but is not listed in lib/api/operations-index.ts.`);
+      throw new Error(`${operation.operationId} has a handler but is not listed in lib/server/operations-index.ts.`);
     }
     if (implemented.has(operation)) throw new Error(`${operation.operationId} has two handlers.`);
     implemented.add(operation);

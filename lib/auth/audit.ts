@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { accounts, users } from "@/db/schema";
-import { accountClock } from "@/lib/clock/time";
+import { accountClock } from "@/lib/time";
 import type { ServiceContext } from "@/lib/context";
 import { emitEvent, type EmitInput } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";

@@ -3,7 +3,7 @@ import type { JWT } from "next-auth/jwt";
 import { config } from "@/lib/config";
 import { secretFromEnvOrLocal } from "@/lib/keys";
 import { log, safeError } from "@/lib/log";
-import type { Role } from "@/lib/teams/roles";
+import type { Role } from "@/lib/auth/roles";
 import { currentSessionUser } from "./revocation";
 
 declare module "next-auth" {

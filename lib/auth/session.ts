@@ -1,5 +1,5 @@
 import { getToken } from "next-auth/jwt";
-import type { Role } from "@/lib/teams/roles";
+import type { Role } from "@/lib/auth/roles";
 import { authSecret } from "./session-options";
 import { currentSessionUser } from "./revocation";
 

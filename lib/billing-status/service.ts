@@ -8,7 +8,7 @@ import { ensurePlatform, isPlatformOrganization, platformContext, platformStandi
 import { one } from "@/lib/rows";
 import type { SubscriptionRow } from "@/lib/subscriptions/serialize";
 import type { BillingStatusObject, BillingStatusUpdateInput, BillingStatusValue, OperatorBillingStatusObject } from "./schema";
-import { DAY_MS, realNow } from "@/lib/clock/time";
+import { DAY_MS, realNow } from "@/lib/time";
 
 /** DESIGN.md decision 12: which kinds of payment each status allows. */
 export const STATUS_ALLOWS: Record<BillingStatusValue, { cit: boolean; mit: boolean }> = {

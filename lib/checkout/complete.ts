@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNull } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { accounts, checkoutSessions, customers, prices, products } from "@/db/schema";
-import { accountClock } from "@/lib/clock/time";
+import { accountClock } from "@/lib/time";
 import type { ServiceContext } from "@/lib/context";
 import { createCustomer } from "@/lib/customers/service";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";

@@ -20,7 +20,7 @@ import {
   updateCheckoutSession,
 } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const checkoutHandlers = [
   handle(listCheckoutSessionsOperation, async ({ ctx, query }) => {
     const { rows, ...info } = await listCheckoutSessions({ ctx, input: query });

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { accounts, checkoutSessions, customers, prices } from "@/db/schema";
-import { accountClock } from "@/lib/clock/time";
+import { accountClock } from "@/lib/time";
 import { successRedirectUrl } from "./serialize";
 
 export type HostedLine = {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { DateTime, Metadata, MetadataPatch } from "@/lib/schemas";
 import { TrialPeriodDays } from "@/lib/subscriptions/schema";
-import { DAY_MS, MINUTE_MS } from "@/lib/clock/time";
+import { DAY_MS, MINUTE_MS } from "@/lib/time";
 import { CHECKOUT_STATUSES, PAYMENT_STATUSES, type CheckoutStatus } from "./statuses";
 
 export { CHECKOUT_STATUSES, PAYMENT_STATUSES, type CheckoutStatus };

@@ -5,10 +5,10 @@ import type { ServiceContext, Verb } from "@/lib/context";
 import { forgetCachedTokens } from "@/lib/auth/tokens";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { one } from "@/lib/rows";
-import { TIME_TRANSITIONS } from "./registry";
+import { timeTransitions } from "./registry";
 import { transitionScheduledAt } from "./schedule";
 import type { TestClockObject } from "./schema";
-import { accountClock, DAY_MS } from "./time";
+import { accountClock, DAY_MS } from "@/lib/time";
 import { log, safeError } from "@/lib/log";
 
 /** An advance may run at most this many transitions: a runaway (a transition that is always due) stops with a 409. */
@@ -75,7 +75,7 @@ export async function runDueTransitions(ctx: ServiceContext): Promise<number> {
     let total = 0;
     for (;;) {
       let ran = 0;
-      for (const transition of TIME_TRANSITIONS) ran += await transition.runDue(ctx);
+      for (const transition of timeTransitions()) ran += await transition.runDue(ctx);
       total += ran;
       // A transition can make another one due (a renewal that fails schedules dunning): go again.
       if (ran === 0 || total >= MAX_TRANSITIONS_PER_ADVANCE) return total;
@@ -87,7 +87,7 @@ export async function runDueTransitions(ctx: ServiceContext): Promise<number> {
 export async function nextDueInstant(accountId: string): Promise<Date | null> {
   const db = await getDb();
   let earliest: Date | null = null;
-  for (const transition of TIME_TRANSITIONS) {
+  for (const transition of timeTransitions()) {
     const due = await transition.nextDue(db, accountId);
     if (due && (!earliest || due.getTime() < earliest.getTime())) earliest = due;
   }
@@ -179,7 +179,7 @@ async function advanceTo(ctx: ServiceContext, to: Date): Promise<ClockState> {
 export async function findDueAccounts(realNow: Date = new Date()): Promise<string[]> {
   const db = await getDb();
   const ids = new Set<string>();
-  for (const transition of TIME_TRANSITIONS) for (const id of await transition.dueAccounts(db, realNow)) ids.add(id);
+  for (const transition of timeTransitions()) for (const id of await transition.dueAccounts(db, realNow)) ids.add(id);
   return [...ids].sort();
 }
 

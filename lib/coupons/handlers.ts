@@ -10,7 +10,7 @@ import {
 import { serializeCoupon } from "./serialize";
 import { createCoupon, deleteCoupon, getCoupon, listCoupons, updateCoupon } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const couponHandlers = [
   handle(listCouponsOperation, async ({ ctx, query }) => {
     const { rows, ...info } = await listCoupons({ ctx, input: query });

@@ -12,7 +12,7 @@ import { creditNotePdf, getCreditNote, listCreditNotes } from "./read";
 import { serializeCreditNote } from "./serialize";
 import { createCreditNote, previewCreditNote, voidCreditNote } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const creditNoteHandlers = [
   handle(listCreditNotesOperation, async ({ ctx, query }) => {
     const { rows, ...info } = await listCreditNotes({ ctx, input: query });

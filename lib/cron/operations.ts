@@ -4,7 +4,7 @@ import { CronClockRun, CronDeliveriesRun } from "./schema";
 /**
  * The Vercel Cron routes (vercel.json). They are `public` to the token layer because no API token
  * or dashboard session calls them: the deployment's scheduler does, with CRON_SECRET, checked
- * first thing by lib/cron/service.ts. They stay out of the API's OpenAPI document (lib/openapi.ts):
+ * first thing by lib/cron/service.ts. They stay out of the API's OpenAPI document (lib/server/openapi.ts):
  * that document is the merchants' contract, and these are the deployment's own plumbing.
  */
 const tag = "Cron";

@@ -4,7 +4,7 @@ import { createCustomerBalanceTransactionOperation, listCustomerBalanceTransacti
 import { serializeBalanceTransaction } from "./serialize";
 import { adjustCustomerBalance, listBalanceTransactions } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const customerBalanceHandlers = [
   handle(listCustomerBalanceTransactionsOperation, async ({ ctx, params, query }) => {
     const { rows, ...info } = await listBalanceTransactions({ ctx, input: { ...query, customerId: params.customer_id } });

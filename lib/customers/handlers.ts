@@ -10,7 +10,7 @@ import {
 import { serializeCustomer } from "./serialize";
 import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const customerHandlers = [
   handle(listCustomersOperation, async ({ ctx, query }) => {
     const { rows, ...info } = await listCustomers({ ctx, input: query });

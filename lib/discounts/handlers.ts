@@ -3,7 +3,7 @@ import { applyDiscountOperation, deleteDiscountOperation, getDiscountOperation }
 import { serializeDiscount } from "./serialize";
 import { applyDiscount, deleteDiscount, getDiscount } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const discountHandlers = [
   handle(applyDiscountOperation, async ({ ctx, params, body }) =>
     serializeDiscount(

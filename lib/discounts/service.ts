@@ -7,7 +7,7 @@ import { couponUnusableReason, type CouponRow } from "@/lib/coupons/serialize";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
-import { addUtcMonths } from "@/lib/clock/time";
+import { addUtcMonths } from "@/lib/time";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
 import { discountState, type DiscountWithCoupon } from "./serialize";

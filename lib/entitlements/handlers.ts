@@ -13,7 +13,7 @@ import {
 import { serializeFeature, serializeProductFeature } from "./serialize";
 import { getCustomerEntitlements } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const entitlementHandlers = [
   handle(createFeatureOperation, async ({ ctx, body }) => serializeFeature(await createFeature({ ctx, input: body }), ctx.livemode)),
   handle(listFeaturesOperation, async ({ ctx, query }) => {

@@ -1,4 +1,4 @@
-import { DAY_MS } from "@/lib/clock/time";
+import { DAY_MS } from "@/lib/time";
 import type { SubscriptionStatus } from "@/lib/subscriptions/statuses";
 
 /*

@@ -3,7 +3,7 @@ import type { Executor } from "@/db/client";
 import { countDay, dayBucketedTotal, type CreatedRange, type ExactCount, type WholeDays } from "@/db/list-totals";
 import { eventCounts } from "@/db/schema";
 import { aggregateTypeOf, type EventType } from "./catalogue";
-import type { EventFilters } from "./schema";
+import type { EventFilters } from "@/lib/events-api/schema";
 
 /**
  * Rows per (account, dimension, value, day) that writers spread over: enough that the 16

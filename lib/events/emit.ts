@@ -8,7 +8,7 @@ import { countUpsert } from "./counts";
 import { sequenceUpsert } from "./sequence";
 import type { ChangeTransaction } from "./transaction";
 import { aggregateTypeOf, EVENT_FORMAT_VERSION, type EventType } from "./catalogue";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 import { redactText } from "@/lib/log";
 
 export type EntityState = Record<string, unknown>;

@@ -4,7 +4,7 @@ import { getDb } from "@/db/client";
 import { isLockNotAvailable } from "@/db/errors";
 import { idempotencyKeys } from "@/db/schema";
 import { retryableConflict, ServiceError } from "@/lib/errors";
-import { DAY_MS } from "@/lib/clock/time";
+import { DAY_MS } from "@/lib/time";
 import { holdsSecret, redactText } from "@/lib/log";
 
 /** Keys are remembered for 24 hours (issue 5); after that the same key starts afresh. */

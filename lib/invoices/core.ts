@@ -9,7 +9,7 @@ import { emitEvent } from "@/lib/events/emit";
 import type { EventType } from "@/lib/events/catalogue";
 import { one } from "@/lib/rows";
 import { paidPdfSha256 } from "./pdf/issue";
-import { settleSubscriptionOf } from "@/lib/subscriptions/collection-status";
+import { invoiceSettled } from "./settled";
 import type { InvoiceStatus } from "./schema";
 import { serializeInvoice, type InvoiceLineRow, type InvoiceRow, type InvoiceWithLines } from "./serialize";
 
@@ -127,6 +127,6 @@ export async function markPaid(tx: ChangeTransaction, ctx: ServiceContext, befor
   const after = { ...before, invoice: paid };
   await emit(tx, ctx, "invoice.paid", after, before);
   await emit(tx, ctx, "invoice.payment_succeeded", after, before);
-  await settleSubscriptionOf(tx, ctx, paid.id, paid.subscriptionId);
+  await invoiceSettled(tx, ctx, paid.id, paid.subscriptionId);
   return after;
 }

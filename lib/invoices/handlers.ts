@@ -13,9 +13,7 @@ import {
   getInvoicePdfOperation,
   getHostedInvoicePdfOperation,
   payHostedInvoiceOperation,
-  previewInvoiceOperation,
 } from "./operations";
-import { previewUpcomingInvoice, serializeInvoicePreview } from "./upcoming";
 import { findHostedInvoice, invoicePdf, payHostedInvoice } from "./hosted";
 import { newId } from "@/lib/ids";
 import { serializeInvoice } from "./serialize";
@@ -28,7 +26,7 @@ import {
 import { addInvoiceLine, removeInvoiceLine } from "./lines";
 import { markInvoiceUncollectible, payInvoice, voidInvoice } from "./settle";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const invoiceHandlers = [
   handle(listInvoicesOperation, async ({ ctx, query }) => {
     const { items, ...info } = await listInvoices({ ctx, input: query });
@@ -37,7 +35,6 @@ export const invoiceHandlers = [
   handle(createInvoiceOperation, async ({ ctx, body }) =>
     serializeInvoice(await createInvoice({ ctx, input: body }), ctx.livemode),
   ),
-  handle(previewInvoiceOperation, async ({ ctx, body }) => serializeInvoicePreview(await previewUpcomingInvoice({ ctx, input: body }), ctx.livemode)),
   handle(getInvoiceOperation, async ({ ctx, params }) =>
     serializeInvoice(await getInvoice({ ctx, input: { id: params.invoice_id } }), ctx.livemode),
   ),

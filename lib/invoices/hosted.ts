@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { accounts, invoices } from "@/db/schema";
-import { accountClock } from "@/lib/clock/time";
+import { accountClock } from "@/lib/time";
 import type { ServiceContext } from "@/lib/context";
 import { notFound, ServiceError } from "@/lib/errors";
 import { loadInvoice } from "./core";

@@ -7,8 +7,9 @@ import { INVOICE_ACTION_FROM } from "./rules";
 import { assertStatus, emit, loadInvoice, lockInvoice, markPaid, ofAccount } from "./core";
 
 /*
- * What payments and refunds tell invoices. The dependency is one-directional: lib/payments and
- * lib/refunds call these inside their own transaction; this module never imports them.
+ * What payments and refunds tell invoices, inside their own transaction; this module never
+ * imports them. Refunds call it directly; payments get applyPaymentIntentOutcome handed in at
+ * start-up (lib/payments/invoice-outcome.ts), because invoices collect through payments.
  */
 
 /** How a confirmation (or capture) of an invoice's payment intent ended. */

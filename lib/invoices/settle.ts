@@ -8,8 +8,8 @@ import { withChangeTransaction, type ChangeTransaction, type WithinChange } from
 import { reverseBalanceApplied } from "@/lib/customer-balance/service";
 import { createPaymentIntent } from "@/lib/payments/service";
 import { one } from "@/lib/rows";
-import { settleSubscriptionOf } from "@/lib/subscriptions/collection-status";
 import { INVOICE_ACTION_FROM, canVoid } from "./rules";
+import { invoiceSettled } from "./settled";
 import { assertStatus, emit, loadInvoice, lockInvoice, markPaid } from "./core";
 import type { InvoicePayInput, InvoiceStatus } from "./schema";
 import type { InvoiceRow, InvoiceWithLines } from "./serialize";
@@ -96,7 +96,7 @@ async function transition(
     const after = { ...before, invoice: updated };
     await emit(tx, ctx, rule.event, after, before);
     await rule.also?.(tx, updated);
-    if (rule.settles) await settleSubscriptionOf(tx, ctx, invoice.id, invoice.subscriptionId);
+    if (rule.settles) await invoiceSettled(tx, ctx, invoice.id, invoice.subscriptionId);
     return after;
   }, tx);
 }

@@ -1,4 +1,5 @@
 import type { JobProvider } from "./index";
+import { jobWork } from "./work";
 import { log, safeError } from "@/lib/log";
 
 /**
@@ -26,16 +27,14 @@ export const serverlessJobs: JobProvider = {
   name: "serverless",
   async deliveriesCreated(deliveryIds) {
     await afterResponse("Webhook first attempts failed; the cron pass retries them.", async () => {
-      const { attemptDue } = await import("@/lib/webhooks/deliver-due");
-      await attemptDue(deliveryIds);
+      await jobWork()?.attemptDeliveries(deliveryIds);
     });
   },
   async transitionScheduled(accountId, at) {
     // Due already (a trial shorter than its notice): run it now rather than at the next cron.
     if (at.getTime() > Date.now()) return;
     await afterResponse(`Time-driven transitions of ${accountId} failed; the cron runs them.`, async () => {
-      const { runAccountDueTransitions } = await import("@/lib/clock/service");
-      await runAccountDueTransitions(accountId);
+      await jobWork()?.runAccountDueTransitions(accountId);
     });
   },
 };

@@ -11,7 +11,7 @@ import {
 import { serializeMeter } from "./serialize";
 import { createMeter, getMeter, listMeters, setMeterActive, updateMeter } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const meterHandlers = [
   handle(listMetersOperation, async ({ ctx, query }) => {
     const { rows, ...info } = await listMeters({ ctx, input: query });

@@ -1,7 +1,7 @@
 import type { ServiceContext, Verb } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import { withChangeTransaction, type ChangeTransaction, type WithinChange } from "@/lib/events/transaction";
-import { applyPaymentIntentOutcome } from "@/lib/invoices/payment-hooks";
+import { applyInvoiceOutcome } from "./invoice-outcome";
 import { checkPaymentMethod, lockIntent, missingPaymentMethod, recordPayment, transition } from "./core";
 import { canConfirmIntent } from "./statuses";
 import { confirmOutcome } from "./sandbox";
@@ -12,20 +12,21 @@ import type { PaymentIntentRow } from "./serialize";
 /**
  * An invoice's intent tells its invoice how it ended (lib/invoices/payment-hooks.ts), in the same
  * transaction: succeeded pays it, a decline or a required action is recorded on it, partial
- * funding reduces what is due. The call goes one way: lib/invoices' hooks never import payments.
+ * funding reduces what is due. The hook is handed in at start-up (./invoice-outcome.ts): invoices
+ * collect through payments, so payments do not import invoices.
  */
 export async function notifyInvoice(tx: ChangeTransaction, ctx: ServiceContext, before: PaymentIntentRow, after: PaymentIntentRow): Promise<void> {
   if (after.invoiceId === null) return;
   const receivedAtom = after.amountReceivedAtom - before.amountReceivedAtom;
   switch (after.status) {
     case "succeeded":
-      return applyPaymentIntentOutcome(tx, ctx, after.invoiceId, { kind: "succeeded", receivedAtom });
+      return applyInvoiceOutcome(tx, ctx, after.invoiceId, { kind: "succeeded", receivedAtom });
     case "partially_funded":
-      return applyPaymentIntentOutcome(tx, ctx, after.invoiceId, { kind: "partially_funded", receivedAtom });
+      return applyInvoiceOutcome(tx, ctx, after.invoiceId, { kind: "partially_funded", receivedAtom });
     case "requires_payment_method":
-      return applyPaymentIntentOutcome(tx, ctx, after.invoiceId, { kind: "payment_failed" });
+      return applyInvoiceOutcome(tx, ctx, after.invoiceId, { kind: "payment_failed" });
     case "requires_action":
-      return applyPaymentIntentOutcome(tx, ctx, after.invoiceId, { kind: "requires_action" });
+      return applyInvoiceOutcome(tx, ctx, after.invoiceId, { kind: "requires_action" });
     default:
       // requires_capture: invoice intents capture automatically, so an authorization pays nothing yet.
       return;

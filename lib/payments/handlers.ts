@@ -21,7 +21,7 @@ import {
 import { confirmPaymentIntent } from "./confirm";
 import { getPayment, listPayments } from "./payments";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const paymentHandlers = [
   handle(listPaymentIntentsOperation, async ({ ctx, query }) => {
     const { rows, ...info } = await listPaymentIntents({ ctx, input: query });

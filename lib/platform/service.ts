@@ -11,7 +11,7 @@ import { withChangeTransaction } from "@/lib/events/transaction";
 import { serializePrice } from "@/lib/prices/serialize";
 import { serializeProduct } from "@/lib/products/serialize";
 import { createSubscription } from "@/lib/subscriptions/service";
-import { isPlatformOrganization, platformIds } from "./ids";
+import { isPlatformOrganization, platformIds } from "@/lib/auth/platform-ids";
 
 export { isPlatformOrganization };
 

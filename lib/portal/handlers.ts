@@ -3,7 +3,7 @@ import { createPortalSessionOperation, getPortalConfigurationOperation, updatePo
 import { createPortalSession, serializePortalSession } from "./sessions";
 import { getPortalConfiguration, serializePortalConfiguration, updatePortalConfiguration } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const portalHandlers = [
   handle(getPortalConfigurationOperation, async ({ ctx }) => serializePortalConfiguration(await getPortalConfiguration({ ctx, input: {} }), ctx.livemode)),
   handle(updatePortalConfigurationOperation, async ({ ctx, body }) =>

@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { getDb } from "@/db/client";
 import { accounts, customers, portalSessions } from "@/db/schema";
 import { hashToken } from "@/lib/auth/tokens";
-import { accountClock, HOUR_MS, MINUTE_MS } from "@/lib/clock/time";
+import { accountClock, HOUR_MS, MINUTE_MS } from "@/lib/time";
 import { config, publicBaseUrl } from "@/lib/config";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { ServiceError, validationFailed } from "@/lib/errors";

@@ -10,7 +10,7 @@ import {
 import { serializePrice } from "./serialize";
 import { createPrice, deletePrice, getPrice, listPrices, updatePrice } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const priceHandlers = [
   handle(listPricesOperation, async ({ ctx, query }) => {
     const { rows, ...info } = await listPrices({ ctx, input: query });

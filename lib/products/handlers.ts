@@ -10,7 +10,7 @@ import {
 import { serializeProduct } from "./serialize";
 import { createProduct, deleteProduct, getProduct, listProducts, updateProduct } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const productHandlers = [
   handle(listProductsOperation, async ({ ctx, query }) => {
     const { rows, ...info } = await listProducts({ ctx, input: query });

@@ -4,7 +4,7 @@ import { createRefundOperation, getRefundOperation, listRefundsOperation } from 
 import { serializeRefund } from "./serialize";
 import { createRefund, getRefund, listRefunds } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const refundHandlers = [
   handle(listRefundsOperation, async ({ ctx, query }) => {
     const { rows, ...info } = await listRefunds({ ctx, input: query });

@@ -3,7 +3,7 @@ import { getRequestLogOperation, listRequestLogsOperation } from "./operations";
 import { serializeRequestLog, serializeRequestLogDetail } from "./serialize";
 import { getRequestLog, listRequestLogs } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const requestLogHandlers = [
   handle(listRequestLogsOperation, async ({ ctx, query }) => {
     const { rows, hasMore } = await listRequestLogs({ ctx, input: query });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PaginationQuery } from "@/lib/api/pagination";
-import { Event } from "@/lib/events/schema";
+import { Event } from "@/lib/events-api/schema";
 import { DateTime } from "@/lib/schemas";
 
 const REQUEST_ID = /^req_[a-z]+_[0-9a-hjkmnp-tv-z]{29}$/;

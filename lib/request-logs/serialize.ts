@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { serializeEvent } from "@/lib/events/serialize";
+import { serializeEvent } from "@/lib/events-api/serialize";
 import type { RequestLog, RequestLogDetail } from "./schema";
 import type { CausedEventRow, RequestLogRow } from "./service";
 

@@ -19,7 +19,7 @@ import {
 } from "./service";
 import { applyChangeRequest } from "./apply";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const subscriptionChangeHandlers = [
   handle(createChangeRequestOperation, async ({ ctx, params, body }) =>
     serializeChangeRequest(

@@ -9,7 +9,7 @@ import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/tran
 import { one } from "@/lib/rows";
 import { cancelForNonPayment, markPastDue } from "./collection-status";
 import type { SubscriptionRow } from "./serialize";
-import { DAY_MS } from "@/lib/clock/time";
+import { DAY_MS } from "@/lib/time";
 
 
 /**

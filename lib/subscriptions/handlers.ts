@@ -25,7 +25,7 @@ import {
 } from "./service";
 import { addSubscriptionItem, listSubscriptionItems, removeSubscriptionItem, updateSubscriptionItem } from "./items";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const subscriptionHandlers = [
   handle(listSubscriptionsOperation, async ({ ctx, query }) => {
     const { items, ...info } = await listSubscriptions({ ctx, input: query });

@@ -1,4 +1,4 @@
-import { addUtcMonths, DAY_MS } from "@/lib/clock/time";
+import { addUtcMonths, DAY_MS } from "@/lib/time";
 import type { RECURRING_INTERVALS } from "@/lib/prices/schema";
 
 export type Interval = (typeof RECURRING_INTERVALS)[number];

@@ -36,7 +36,7 @@ import { addIntervals } from "./period";
 import type { SubscriptionCancelInput, SubscriptionCreateInput, SubscriptionItemInput, SubscriptionStatus, SubscriptionUpdateInput } from "./schema";
 import type { SubscriptionItemRow, SubscriptionWithItems } from "./serialize";
 import { firstDueInstant } from "./time";
-import { DAY_MS } from "@/lib/clock/time";
+import { DAY_MS } from "@/lib/time";
 import { taxRatesOf } from "@/lib/tax-rates/service";
 
 /* The lifecycle verbs of a subscription: create, read, list, update, pause, resume, cancel. */

@@ -1,5 +1,5 @@
 import type { SubscriptionRow } from "./serialize";
-import { DAY_MS } from "@/lib/clock/time";
+import { DAY_MS } from "@/lib/time";
 
 
 /**

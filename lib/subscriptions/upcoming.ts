@@ -12,7 +12,7 @@ import type { SubscriptionWithItems } from "./serialize";
 /*
  * The next invoices of a subscription, as they would be finalized, stored nowhere: one builder for
  * `invoice.upcoming` (lib/subscriptions/transitions.ts) and `POST /invoices/preview`
- * (lib/invoices/upcoming.ts). It follows the renewal (renewal.ts) step by step; docs/rules/invoices.md,
+ * (lib/flows/upcoming-invoice.ts). It follows the renewal (renewal.ts) step by step; docs/rules/invoices.md,
  * "Invoice previews".
  */
 

@@ -4,7 +4,7 @@ import { createTaxRateOperation, getTaxRateOperation, listTaxRatesOperation, upd
 import { serializeTaxRate } from "./serialize";
 import { createTaxRate, getTaxRate, listTaxRates, updateTaxRate } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const taxRateHandlers = [
   handle(listTaxRatesOperation, async ({ ctx, query }) => {
     const { rows, ...info } = await listTaxRates({ ctx, input: query });

@@ -4,7 +4,7 @@ import { sessionOptions } from "@/lib/auth/session-options";
 import { ServiceError, type FieldError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import type { TeamContext } from "./members";
-import { assertRoleAllows, type Role } from "./roles";
+import { assertRoleAllows, type Role } from "@/lib/auth/roles";
 
 export type ActionFailure = { ok: false; message: string; errors: FieldError[]; problem: ProblemBody };
 export type ActionResult<T extends object> = ({ ok: true } & T) | ActionFailure;

@@ -3,11 +3,11 @@ import { z } from "zod";
 import { getDb } from "@/db/client";
 import { organizations, users } from "@/db/schema";
 import { hashPassword } from "@/lib/auth/passwords";
-import { enrollNewOrganization } from "@/lib/auth/users";
+import { enrollNewOrganization } from "@/lib/teams/users";
 import { ServiceError, validationFailed } from "@/lib/errors";
 import { isId, newId } from "@/lib/ids";
 import { createOrganization } from "@/lib/organizations/service";
-import { ROLES, type Role } from "./roles";
+import { ROLES, type Role } from "@/lib/auth/roles";
 
 export const CreateUserInput = z.strictObject({
   email: z.email("--email: enter a valid email address.").max(254).transform((email) => email.toLowerCase()),

@@ -6,14 +6,14 @@ import { getDb } from "@/db/client";
 import { invitations, organizations, users } from "@/db/schema";
 import { hashToken } from "@/lib/auth/tokens";
 import { hashPassword } from "@/lib/auth/passwords";
-import { DAY_MS, realNow } from "@/lib/clock/time";
+import { DAY_MS, realNow } from "@/lib/time";
 import { ServiceError, validationFailed } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
 import { withChangeTransaction } from "@/lib/events/transaction";
 import { emitMemberEvent } from "./audit";
 import type { AuditMemberObject } from "./schema";
-import { ROLES, roleAllows, type Role } from "./roles";
+import { ROLES, roleAllows, type Role } from "@/lib/auth/roles";
 import type { TeamContext } from "./members";
 
 /** How long an invitation link works. */

@@ -3,14 +3,14 @@ import { getDb } from "@/db/client";
 import { accounts, apiTokens, users } from "@/db/schema";
 import { serializeApiToken } from "@/lib/api-tokens/service";
 import { forgetCachedTokens } from "@/lib/auth/tokens";
-import { accountClock } from "@/lib/clock/time";
+import { accountClock } from "@/lib/time";
 import type { ServiceContext, TokenKind } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 import type { TeamContext } from "./members";
-import { roleAllows, type Role } from "./roles";
+import { roleAllows, type Role } from "@/lib/auth/roles";
 
 /**
  * The tokens that outrank their maker (docs/teams.md, "Who can mint what"): active tokens whose
@@ -30,7 +30,7 @@ export type OutrankingToken = {
   creatorEmail: string | null;
 };
 
-/** `mintRole`: the least role that may mint a kind (lib/api/token-minting.ts, which knows the operations). */
+/** `mintRole`: the least role that may mint a kind (lib/server/token-minting.ts, which knows the operations). */
 export async function tokensOutrankingTheirMaker(organizationId: string, mintRole: (kind: TokenKind) => Role): Promise<OutrankingToken[]> {
   const db = await getDb();
   const rows = await db

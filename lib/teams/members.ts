@@ -12,7 +12,7 @@ import type { AuditMemberObject } from "./schema";
 function memberObject(member: { id: string; email: string; name: string | null; role: Role }, status: "active" | "removed"): AuditMemberObject {
   return { id: member.id, object: "member", email: member.email, name: member.name, role: member.role, status, invitation: null };
 }
-import { ROLES, roleAllows, type Role } from "./roles";
+import { ROLES, roleAllows, type Role } from "@/lib/auth/roles";
 
 /** Who acts on the organization's members: a signed-in user, with the role they have now. */
 export type TeamContext = {

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { meters, usageEventKeys, usageEvents } from "@/db/schema";
-import { HOUR_MS } from "@/lib/clock/time";
+import { HOUR_MS } from "@/lib/time";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
 import { one } from "@/lib/rows";

@@ -16,7 +16,7 @@ import { serializeUsageEvent } from "./serialize";
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const usageHandlers = [
   handle(createUsageEventOperation, async ({ ctx, body }) => {
     const [result] = await ingestUsageEvents(ctx, [body]);

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { getDb, type Executor } from "@/db/client";
-import { DAY_MS, HOUR_MS, realNow } from "@/lib/clock/time";
+import { DAY_MS, HOUR_MS, realNow } from "@/lib/time";
 import { config } from "@/lib/config";
 import { log, safeError } from "@/lib/log";
 import { rowsOf } from "@/lib/rows";

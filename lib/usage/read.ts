@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, ne, sql } from "drizzle-orm";
 import { getDb, type Executor } from "@/db/client";
 import { customers, subscriptions } from "@/db/schema";
-import { DAY_MS, HOUR_MS } from "@/lib/clock/time";
+import { DAY_MS, HOUR_MS } from "@/lib/time";
 import type { Verb } from "@/lib/context";
 import { notFound, validationFailed } from "@/lib/errors";
 import { getMeter } from "@/lib/meters/service";

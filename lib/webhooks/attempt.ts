@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { accounts, eventDeliveries, events, webhookEndpoints } from "@/db/schema";
-import type { EventRow } from "@/lib/events/serialize";
+import type { EventRow } from "@/lib/events-api/serialize";
 import { config } from "@/lib/config";
 import { webhookBody } from "./payload";
 import { attemptTimeoutMs, retryDelays, type Delay } from "./schedule";
@@ -9,7 +9,7 @@ import { recordAttempts } from "./record";
 import { sendWebhook, type SendResult } from "./send";
 import { deliveryHeaders, type SigningSecrets } from "./signing";
 import { signingSecrets, type StoredSecrets } from "./rotation";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 
 /**
  * Which attempt is wanted:

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { accounts, events } from "@/db/schema";
-import type { EventRow } from "@/lib/events/serialize";
+import type { EventRow } from "@/lib/events-api/serialize";
 import { rowsOf } from "@/lib/rows";
 import type { StoredSecrets } from "./rotation";
 

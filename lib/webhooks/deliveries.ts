@@ -5,14 +5,14 @@ import { deliveryAttempts, eventDeliveries, events, webhookEndpoints } from "@/d
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound, ServiceError } from "@/lib/errors";
-import type { DeliveryRow } from "@/lib/events/serialize";
+import type { DeliveryRow } from "@/lib/events-api/serialize";
 import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { attemptDelivery } from "./attempt";
 import { getWebhookEndpoint } from "./endpoints";
 import { WILDCARD } from "./schema";
 import type { DeliveryAttemptRow } from "./serialize";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 
 const BULK_RETRY_LIMIT = 100;
 const BULK_RETRY_CONCURRENCY = 8;

@@ -6,7 +6,7 @@ import { claimDue, failUndeliverable, type ClaimedDelivery, type ClaimResult } f
 import { deliveryPool } from "./pool";
 import { emptyPass, type DuePass } from "./deliver-due";
 import { recordAttempts, type AttemptRecord } from "./record";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 
 const POLL_INTERVAL_MS = 1_000;
 

@@ -17,7 +17,7 @@ import { assertPublicLiteral } from "./network";
 import type { WebhookEndpointCreateInput, WebhookEndpointUpdateInput } from "./schema";
 import { encryptSecret, generateSigningSecret } from "./secrets";
 import { serializeWebhookEndpoint, type WebhookEndpointRow } from "./serialize";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 
 const live = (accountId: string) => and(eq(webhookEndpoints.accountId, accountId), isNull(webhookEndpoints.deletedAt));
 

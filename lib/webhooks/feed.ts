@@ -7,10 +7,10 @@ import { config } from "@/lib/config";
 import type { Verb } from "@/lib/context";
 import { validationFailed } from "@/lib/errors";
 import { isEventType } from "@/lib/events/catalogue";
-import { WebhookEvent, type WebhookEventBody } from "@/lib/events/payloads";
+import { WebhookEvent, type WebhookEventBody } from "@/lib/events-api/payloads";
 import { ID_PREFIXES, isId } from "@/lib/ids";
 import { webhookPayload } from "./payload";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 
 /**
  * The event feed behind `npm run listen`: a long poll over the account's events in id order (ids

@@ -1,7 +1,7 @@
 import { handle } from "@/lib/api/handler";
 import { envelope } from "@/lib/api/pagination";
-import { serializeDelivery, serializeEvent } from "@/lib/events/serialize";
-import { getEvent } from "@/lib/events/service";
+import { serializeDelivery, serializeEvent } from "@/lib/events-api/serialize";
+import { getEvent } from "@/lib/events-api/service";
 import {
   getDelivery,
   listDeliveryAttempts,
@@ -45,7 +45,7 @@ import { resendEvent } from "./resend";
 import { serializeDeliveryAttempt, serializeWebhookEndpoint } from "./serialize";
 import { sendSampleEvent } from "./test-events";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const webhookHandlers = [
   handle(createWebhookEndpointOperation, async ({ ctx, body }) => {
     const { endpoint, secret } = await createWebhookEndpoint({ ctx, input: body });

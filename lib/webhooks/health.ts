@@ -5,7 +5,7 @@ import { eventDeliveries } from "@/db/schema";
 import type { Verb } from "@/lib/context";
 import { getWebhookEndpoint } from "./endpoints";
 import { DeliveryLag, endpointLag } from "./lag";
-import { HOUR_MS, realNow } from "@/lib/clock/time";
+import { HOUR_MS, realNow } from "@/lib/time";
 
 export const HEALTH_WINDOW_HOURS = 24;
 

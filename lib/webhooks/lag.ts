@@ -3,7 +3,7 @@ import { z } from "zod";
 import { getDb } from "@/db/client";
 import { DateTime } from "@/lib/schemas";
 import { rowsOf } from "@/lib/rows";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 
 /** Minutes of recent throughput shown. */
 export const THROUGHPUT_MINUTES = 5;

@@ -1,6 +1,6 @@
 import { defineOperation } from "@/lib/api/operation";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
-import { Delivery, Event } from "@/lib/events/schema";
+import { Delivery, Event } from "@/lib/events-api/schema";
 import { EventFeed, EventFeedQuery } from "./feed";
 import { DeliveryHealth, EndpointDeliveryHealth } from "./health";
 import { ReplayInput, ReplayResult } from "./replay";

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, isNotNull, lt, or } from "drizzle-orm";
 import { getDb, type Executor } from "@/db/client";
 import { eventDeliveries, webhookEndpoints } from "@/db/schema";
 import type { DeliveryHandOff } from "@/inngest/client";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 
 /**
  * How far past `due_at` a delivery must be before its driver counts as lost. A live Inngest run

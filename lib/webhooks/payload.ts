@@ -1,5 +1,5 @@
-import type { WebhookEventBody } from "@/lib/events/payloads";
-import type { EventRow } from "@/lib/events/serialize";
+import type { WebhookEventBody } from "@/lib/events-api/payloads";
+import type { EventRow } from "@/lib/events-api/serialize";
 
 /** Top-level fields whose values differ, with their previous values (absent before → null). */
 export function previousAttributes(
@@ -18,7 +18,7 @@ export function previousAttributes(
  * existing entity (it has previous_data), holding only the changed top-level fields.
  */
 export function webhookPayload(event: EventRow, livemode: boolean): WebhookEventBody {
-  // Typed by the event's type: its stored state is the aggregate's, as lib/events/serialize.ts says.
+  // Typed by the event's type: its stored state is the aggregate's, as lib/events-api/serialize.ts says.
   return {
     id: event.id,
     object: "event" as const,

@@ -9,7 +9,7 @@ import { newId } from "@/lib/ids";
 import { DateTime } from "@/lib/schemas";
 import { getWebhookEndpoint } from "./endpoints";
 import { WILDCARD } from "./schema";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 
 /** Events replayed per call: one transaction of delivery rows, small enough to answer quickly. */
 export const REPLAY_LIMIT = 1000;

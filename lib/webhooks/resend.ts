@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Verb } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
-import type { DeliveryRow } from "@/lib/events/serialize";
-import { getEvent } from "@/lib/events/service";
+import type { DeliveryRow } from "@/lib/events-api/serialize";
+import { getEvent } from "@/lib/events-api/service";
 import { deliverEventTo } from "./deliveries";
 import { getWebhookEndpoint } from "./endpoints";
 

@@ -1,6 +1,6 @@
 import type { AggregateType, EventType } from "@/lib/events/catalogue";
 import { aggregateTypeOf } from "@/lib/events/catalogue";
-import { EVENT_EXAMPLES } from "@/lib/events/payloads";
+import { EVENT_EXAMPLES } from "@/lib/events-api/payloads";
 import { newId, type IdKind } from "@/lib/ids";
 
 type State = Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { config } from "@/lib/config";
-import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from "@/lib/clock/time";
+import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from "@/lib/time";
 
 /**
  * The spec's retry schedule: after a failed first attempt, retries wait 1 m, 5 m, 30 m, 2 h and

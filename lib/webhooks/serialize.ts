@@ -1,7 +1,7 @@
 import type { deliveryAttempts, webhookEndpoints } from "@/db/schema";
 import type { z } from "zod";
 import type { DeliveryAttempt, WebhookEndpoint } from "./schema";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type DeliveryAttemptRow = typeof deliveryAttempts.$inferSelect;

@@ -3,14 +3,14 @@ import { eventDeliveries, events } from "@/db/schema";
 import type { Verb } from "@/lib/context";
 import { validationFailed } from "@/lib/errors";
 import { aggregateTypeOf, EVENT_FORMAT_VERSION, isEventType } from "@/lib/events/catalogue";
-import { EventType as EventTypeSchema } from "@/lib/events/schema";
+import { EventType as EventTypeSchema } from "@/lib/events-api/schema";
 import { countEvent } from "@/lib/events/counts";
 import { nextSequence } from "@/lib/events/sequence";
 import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { getWebhookEndpoint } from "./endpoints";
 import { sampleEvent } from "./samples";
-import { realNow } from "@/lib/clock/time";
+import { realNow } from "@/lib/time";
 
 export const TestEventInput = z
   .strictObject({

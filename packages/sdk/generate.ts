@@ -1,5 +1,5 @@
 import openapiTS, { astToString } from "openapi-typescript";
-import { API_OPERATIONS, openApiDocument } from "@/lib/openapi";
+import { API_OPERATIONS, openApiDocument } from "@/lib/server/openapi";
 
 export type GeneratedFile = { path: string; contents: string };
 

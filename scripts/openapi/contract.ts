@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { openApiDocument } from "@/lib/openapi";
+import { openApiDocument } from "@/lib/server/openapi";
 import { checkBreakingChanges, type BreakingReport, type IntendedChange } from "./breaking";
 
 /** The contract gates' files (docs/ARCHITECTURE.md, "Contract gates"). */

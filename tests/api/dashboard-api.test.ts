@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { signUp } from "@/lib/auth/users";
+import { signUp } from "@/lib/teams/users";
 import { verifyCredentials } from "@/lib/auth/users";
 import { api } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";

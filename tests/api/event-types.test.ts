@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EVENT_DESCRIPTIONS, EVENT_TYPES, aggregateTypeOf } from "@/lib/events/catalogue";
-import { eventSchemaStem } from "@/lib/events/payloads";
+import { eventSchemaStem } from "@/lib/events-api/payloads";
 import { api, apiBaseUrl } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { signUp } from "@/lib/auth/users";
+import { signUp } from "@/lib/teams/users";
 import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
 import { signInWithPassword, authUrl } from "../helpers/sign-in";
 

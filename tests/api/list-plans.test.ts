@@ -10,7 +10,7 @@ import { listCheckoutSessions } from "@/lib/checkout/service";
 import type { ServiceContext } from "@/lib/context";
 import { listCoupons } from "@/lib/coupons/service";
 import { listCustomers } from "@/lib/customers/service";
-import { listEvents } from "@/lib/events/service";
+import { listEvents } from "@/lib/events-api/service";
 import { listInvoices } from "@/lib/invoices/service";
 import { listCreditNotes } from "@/lib/credit-notes/read";
 import { listBalanceTransactions } from "@/lib/customer-balance/service";

@@ -1,6 +1,6 @@
 import { validate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
-import { API_OPERATIONS } from "@/lib/openapi";
+import { API_OPERATIONS } from "@/lib/server/openapi";
 import { apiBaseUrl } from "../helpers/api";
 
 describe("OpenAPI", () => {

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { organizationAccounts, signUp } from "@/lib/auth/users";
+import { organizationAccounts } from "@/lib/auth/users";
+import { signUp } from "@/lib/teams/users";
 import { api, apiRoot } from "../helpers/api";
 import { eventually } from "../helpers/receiver";
 import { startApp, type RunningApp } from "../helpers/server";

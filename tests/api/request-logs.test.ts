@@ -2,7 +2,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import * as schema from "@/db/schema";
-import { dropExpiredPartitions, ensurePartitions, partitionDays } from "@/lib/request-logs/partitions";
+import { dropExpiredPartitions, ensurePartitions, partitionDays } from "@/lib/request-recorder/partitions";
 import { api, apiBaseUrl, type Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { apiRouter } from "@/lib/api/routes";
+import { apiRouter } from "@/lib/server/routes";
 import { api, apiBaseUrl, type Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 

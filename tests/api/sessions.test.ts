@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { organizationAccounts, signUp } from "@/lib/auth/users";
+import { organizationAccounts } from "@/lib/auth/users";
+import { signUp } from "@/lib/teams/users";
 import { startApp, type RunningApp } from "../helpers/server";
 import { callAction } from "../helpers/server-action";
 import { signedInUser } from "../helpers/session";

@@ -2,7 +2,7 @@ import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { apiTokens } from "@/db/schema";
-import { ROLES, type Role } from "@/lib/teams/roles";
+import { ROLES, type Role } from "@/lib/auth/roles";
 import { api, apiRoot, type ApiResponse } from "../helpers/api";
 import { expectProblem } from "../helpers/problem";
 import { newTeam } from "../helpers/team";

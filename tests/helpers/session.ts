@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { inject } from "vitest";
-import { signUp } from "@/lib/auth/users";
+import { signUp } from "@/lib/teams/users";
 import { organizationAccounts } from "@/lib/auth/users";
 import { api, type ApiPath, type ApiResponse, apiRoot } from "./api";
 import { signInWithPassword } from "./sign-in";

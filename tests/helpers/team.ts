@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { inject } from "vitest";
-import { organizationAccounts, signUp } from "@/lib/auth/users";
+import { organizationAccounts } from "@/lib/auth/users";
+import { signUp } from "@/lib/teams/users";
 import { createUser } from "@/lib/teams/create-user";
-import type { Role } from "@/lib/teams/roles";
+import type { Role } from "@/lib/auth/roles";
 import { api, type ApiResponse, apiRoot } from "./api";
 import { callAction } from "./server-action";
 import { signInWithPassword } from "./sign-in";

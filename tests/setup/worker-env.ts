@@ -12,6 +12,10 @@ declare module "vitest" {
 // Test helpers use lib/ directly (to create merchants, inspect rows) on the app's database.
 process.env.DATABASE_URL = inject("databaseUrl");
 
+// Their commits announce deliveries and schedule transitions as the server's do (lib/server/wiring.ts).
+const { wire } = await import("@/lib/server/wiring");
+wire();
+
 // fetch drops an idle socket after 1 s, long before the test app closes it (65 s,
 // tests/helpers/server.ts). With Node's defaults (the app 5 s, fetch 2 s less) a worker blocked for
 // seconds on a loaded machine reused a socket the app had just closed: "fetch failed: other side closed".

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import * as schema from "@/db/schema";
 import { createOrganization } from "@/lib/organizations/service";
-import { EVENT_EXAMPLES } from "@/lib/events/payloads";
+import { EVENT_EXAMPLES } from "@/lib/events-api/payloads";
 import { createMigratedDatabase } from "../helpers/database";
 import { checkPostgresEvents, finishEventCheck, startEventCheck } from "../helpers/event-check";
 

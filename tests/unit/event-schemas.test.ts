@@ -2,10 +2,10 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EVENT_DESCRIPTIONS, EVENT_TYPES, type EventType } from "@/lib/events/catalogue";
-import { eventTypeCatalogue } from "@/lib/events/event-types";
-import { EVENT_EXAMPLES, eventSchemaStem } from "@/lib/events/payloads";
-import type { EventRow } from "@/lib/events/serialize";
-import { openApiDocument } from "@/lib/openapi";
+import { eventTypeCatalogue } from "@/lib/events-api/event-types";
+import { EVENT_EXAMPLES, eventSchemaStem } from "@/lib/events-api/payloads";
+import type { EventRow } from "@/lib/events-api/serialize";
+import { openApiDocument } from "@/lib/server/openapi";
 import { webhookPayload } from "@/lib/webhooks/payload";
 import { componentErrors, validateEvents } from "../helpers/event-check";
 

@@ -57,24 +57,43 @@ const CASES: Case[] = [
   { rule: "no-restricted-syntax", message: "amountOf", filePath: "app/portal/lint-probe.ts", code: 'export const total = (line: Record<string, number>, q: number) => line["unit_amount_atom"]! * q;\n' },
   { rule: "no-restricted-syntax", message: "ctx.now()", filePath: "lib/invoices/lint-probe.ts", code: "export const now = (): Date => new Date();\n" },
   { rule: "no-restricted-syntax", message: "ctx.now()", filePath: "lib/prices/lint-probe.ts", code: "export const now = (): Date => new Date();\n" },
-  // The layers (docs/ARCHITECTURE.md, "Layers in lint"), one probe per policy.
+  // The layers (docs/ARCHITECTURE.md, "Layers"), one probe per policy.
   {
     rule: "boundaries/dependencies",
-    message: layer("domain", "edge"),
+    message: layer("domain", "api"),
     filePath: "lib/customers/lint-probe.ts",
     code: 'import { handle } from "@/lib/api/handler";\nexport const h = handle;\n',
   },
   {
     rule: "boundaries/dependencies",
-    message: layer("events", "edge"),
+    message: layer("domain", "flows"),
+    filePath: "lib/invoices/lint-probe.ts",
+    code: 'import { completeCheckoutSession } from "@/lib/checkout/complete";\nexport const c = completeCheckoutSession;\n',
+  },
+  {
+    rule: "boundaries/dependencies",
+    message: layer("flows", "api"),
+    filePath: "lib/portal/lint-probe.ts",
+    code: 'import { apiRouter } from "@/lib/server/routes";\nexport const r = apiRouter;\n',
+  },
+  {
+    rule: "boundaries/dependencies",
+    message: layer("infrastructure", "api"),
     filePath: "lib/events/lint-probe.ts",
     code: 'import { problemBody } from "@/lib/api/problem";\nexport const p = problemBody;\n',
   },
   {
     rule: "boundaries/dependencies",
-    message: layer("events", "domain"),
+    message: layer("infrastructure", "domain"),
     filePath: "lib/webhooks/lint-probe.ts",
     code: 'import { createCustomer } from "@/lib/customers/service";\nexport const c = createCustomer;\n',
+  },
+  {
+    // The clock runs the transitions handed to it at start-up (lib/server/wiring.ts); it imports none.
+    rule: "boundaries/dependencies",
+    message: layer("infrastructure", "domain"),
+    filePath: "lib/clock/lint-probe.ts",
+    code: 'import { invoiceOverdue } from "@/lib/invoices/overdue";\nexport const t = [invoiceOverdue];\n',
   },
   {
     rule: "boundaries/dependencies",
@@ -84,9 +103,16 @@ const CASES: Case[] = [
   },
   {
     rule: "boundaries/dependencies",
-    message: layer("shared", "domain"),
+    message: layer("values", "domain"),
     filePath: "lib/api/pagination.ts",
     code: 'import { createCustomer } from "@/lib/customers/service";\nexport const c = createCustomer;\n',
+  },
+  {
+    // lib/time.ts is pure: the clock's machinery sits above it.
+    rule: "boundaries/dependencies",
+    message: layer("values", "infrastructure"),
+    filePath: "lib/time.ts",
+    code: 'import { clockTicker } from "@/lib/clock/ticker";\nexport const t = clockTicker;\n',
   },
   {
     rule: "boundaries/dependencies",
@@ -96,7 +122,7 @@ const CASES: Case[] = [
   },
   {
     rule: "boundaries/dependencies",
-    message: layer("db", "events"),
+    message: layer("db", "infrastructure"),
     filePath: "db/lint-probe.ts",
     code: 'import { emitEvent } from "@/lib/events/emit";\nexport const e = emitEvent;\n',
   },
@@ -159,12 +185,17 @@ describe("lint rules fire", { timeout: 120_000 }, () => {
       'import { emitEvent } from "@/lib/events/emit";',
       'import { getDb } from "@/db/client";',
       'import { Customer } from "@/lib/customers/schema";',
-      'import { realNow } from "@/lib/clock/time";',
+      'import { realNow } from "@/lib/time";',
       "export const uses = [emitEvent, getDb, Customer, realNow];",
       "",
     ].join("\n");
     expect(await lint("lib/customers/lint-probe.ts", domain)).toEqual([]);
     const db = 'import { EVENT_TYPES } from "@/lib/events/catalogue";\nimport { one } from "@/lib/rows";\nexport const uses = [EVENT_TYPES, one];\n';
     expect(await lint("db/lint-probe.ts", db)).toEqual([]);
+    // A flow combines domain objects; the composition root may import every layer below the pages.
+    const flow = 'import { createCustomer } from "@/lib/customers/service";\nimport { createInvoice } from "@/lib/invoices/service";\nexport const uses = [createCustomer, createInvoice];\n';
+    expect(await lint("lib/flows/lint-probe.ts", flow)).toEqual([]);
+    const root = 'import { completeCheckoutSession } from "@/lib/checkout/complete";\nimport { registerTimeTransitions } from "@/lib/clock/registry";\nexport const uses = [completeCheckoutSession, registerTimeTransitions];\n';
+    expect(await lint("lib/server/lint-probe.ts", root)).toEqual([]);
   });
 });

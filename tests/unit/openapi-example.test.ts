@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { API_OPERATIONS } from "@/lib/api/operations-index";
-import { openApiDocument } from "@/lib/openapi";
+import { API_OPERATIONS } from "@/lib/server/operations-index";
+import { openApiDocument } from "@/lib/server/openapi";
 import { exampleValue } from "@/lib/openapi-example";
 
 // The reference's curl examples send these bodies: each must pass the operation's own validation.

@@ -97,8 +97,8 @@ describe("the operations router", () => {
 describe("the API's router", () => {
   it("compiles from the real lists: every operation has its handler, on both of its paths", async () => {
     // Importing compiles it; a missing or unlisted handler throws here.
-    const { apiRouter } = await import("@/lib/api/routes");
-    const { API_OPERATIONS } = await import("@/lib/api/operations-index");
+    const { apiRouter } = await import("@/lib/server/routes");
+    const { API_OPERATIONS } = await import("@/lib/server/operations-index");
     for (const operation of API_OPERATIONS) {
       for (const path of [operation.path, operation.unscopedPath]) {
         if (path) expect(apiRouter.paths.get(path), `${operation.method} ${path}`).toContain(operation.method);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { API_OPERATIONS } from "@/lib/api/operations-index";
+import { API_OPERATIONS } from "@/lib/server/operations-index";
 import { Billing, OPERATIONS } from "@/packages/sdk/src/index";
 
 const root = path.resolve(import.meta.dirname, "../..");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addUtcMonths } from "@/lib/clock/time";
+import { addUtcMonths } from "@/lib/time";
 import { loadConfig } from "@/lib/config";
 import { perUnit, type PriceTerms } from "@/lib/prices/amount";
 import { prorate, type PricedItem } from "@/lib/subscription-changes/proration";

@@ -4,10 +4,10 @@ import { requireAccount } from "@/app/_lib/session";
 import { EventList, type EventListPage } from "@/components/events/event-list";
 import { eventListQuery, eventListState } from "@/components/events/format";
 import { Loading, PageHeader } from "@/components/ui";
-import { accountClock } from "@/lib/clock/time";
+import { accountClock } from "@/lib/time";
 import { ServiceError } from "@/lib/errors";
-import { eventListPage } from "@/lib/events/list-page";
-import { EventListQuery } from "@/lib/events/schema";
+import { eventListPage } from "@/lib/events-api/list-page";
+import { EventListQuery } from "@/lib/events-api/schema";
 
 export const metadata: Metadata = { title: "Events · Billing Service" };
 

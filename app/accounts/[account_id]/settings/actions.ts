@@ -20,7 +20,7 @@ export type ChangePasswordResult =
  * (re-issued under the new session version). Throttled like sign-in, per email and address.
  */
 export async function changePasswordAction(input: { currentPassword: string; newPassword: string }): Promise<ChangePasswordResult> {
-  // The session check includes the server-side revocation (lib/auth/options.ts, jwt callback).
+  // The session check includes the server-side revocation (lib/server/auth-options.ts, jwt callback).
   const session = await getServerSession(sessionOptions());
   if (!session?.user?.id) return { ok: false, message: "Your session has ended. Sign in again.", errors: [] };
   const requestHeaders = Object.fromEntries(await headers());

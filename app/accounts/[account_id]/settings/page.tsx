@@ -8,7 +8,7 @@ import { PageHeader } from "@/components/ui";
 import { listInvitations } from "@/lib/teams/invitations";
 import { listMembers } from "@/lib/teams/members";
 import { tokensOutrankingTheirMaker } from "@/lib/teams/member-tokens";
-import { roleToMint } from "@/lib/api/token-minting";
+import { roleToMint } from "@/lib/server/token-minting";
 
 export const metadata: Metadata = { title: "Settings · Billing Service" };
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { DateTime, expandQuery } from "@/lib/schemas";
-import { aggregateTypeOf, AGGREGATE_TYPES, EVENT_TYPES, type EventType as CatalogueType } from "./catalogue";
+import { aggregateTypeOf, AGGREGATE_TYPES, EVENT_TYPES, type EventType as CatalogueType } from "@/lib/events/catalogue";
 import { AGGREGATE_SCHEMAS, entityStateSchema, EVENT_EXAMPLES, eventSchemaStem } from "./payloads";
 
 const EntityState = z.record(z.string(), z.unknown());
@@ -9,7 +9,7 @@ const EntityState = z.record(z.string(), z.unknown());
 export const EventType = z.enum(EVENT_TYPES as [string, ...string[]]).meta({ id: "EventType" });
 export const AggregateType = z.enum(AGGREGATE_TYPES as [string, ...string[]]).meta({ id: "AggregateType" });
 
-/** The Event object of one type: `data` and `previous_data` are its aggregate's schema (lib/events/payloads.ts). */
+/** The Event object of one type: `data` and `previous_data` are its aggregate's schema (lib/events-api/payloads.ts). */
 function eventOfType<T extends CatalogueType>(type: T) {
   return z.object({
     id: z.string().meta({ description: "Event identifier, prefix `evt_`." }),

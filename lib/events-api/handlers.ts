@@ -12,7 +12,7 @@ import { serializeDelivery, serializeEvent } from "./serialize";
 import { getEvent, getEventWithDeliveries } from "./service";
 import { getEventAsDelivered } from "@/lib/webhooks/delivered";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const eventHandlers = [
   handle(listEventTypesOperation, async () => eventTypeCatalogue()),
   handle(listEventsOperation, async ({ ctx, query }) => eventListPage({ ctx, input: query })),

@@ -5,7 +5,7 @@ import { eventDeliveries, events, webhookEndpoints } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
-import { eventTotal } from "./counts";
+import { eventTotal } from "@/lib/events/counts";
 import type { EventFilters } from "./schema";
 import type { DeliveryRow, EventRow } from "./serialize";
 

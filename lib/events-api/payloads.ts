@@ -21,8 +21,8 @@ import { ApiToken } from "@/lib/api-tokens/schema";
 import { AuditUser } from "@/lib/auth/schema";
 import { AuditMember } from "@/lib/teams/schema";
 import { WebhookEndpoint } from "@/lib/webhooks/schema";
-import { aggregateTypeOf, EVENT_TYPES, type AggregateType, type EventType } from "./catalogue";
-import EXAMPLES from "./examples.json" with { type: "json" };
+import { aggregateTypeOf, EVENT_TYPES, type AggregateType, type EventType } from "@/lib/events/catalogue";
+import EXAMPLES from "@/lib/events/examples.json" with { type: "json" };
 
 /**
  * The typed payloads of every event type, derived from the catalogue: an event's entity state is

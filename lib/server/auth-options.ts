@@ -3,11 +3,12 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import { config } from "@/lib/config";
 import { addressOf, limitSignIn, throttledMessage } from "@/lib/api/rate-limit";
-import { currentSessionVersion, revokeSessions } from "./revocation";
-import { safeRedirectPath } from "./safe-redirect";
-import { currentToken, sessionOptions } from "./session-options";
-import { emitUserEvent, userIdByEmail } from "./audit";
-import { findOrCreateOAuthUser, verifyCredentials } from "./users";
+import { currentSessionVersion, revokeSessions } from "@/lib/auth/revocation";
+import { safeRedirectPath } from "@/lib/auth/safe-redirect";
+import { currentToken, sessionOptions } from "@/lib/auth/session-options";
+import { emitUserEvent, userIdByEmail } from "@/lib/auth/audit";
+import { verifyCredentials } from "@/lib/auth/users";
+import { findOrCreateOAuthUser } from "@/lib/teams/users";
 
 /** One header of next-auth's request (a plain record). */
 function headerOf(headers: Record<string, unknown> | undefined, name: string): string | null {
@@ -15,7 +16,7 @@ function headerOf(headers: Record<string, unknown> | undefined, name: string): s
   return typeof value === "string" ? value.slice(0, 512) : null;
 }
 
-export { authSecret, SESSION_MAX_AGE_SECONDS } from "./session-options";
+export { authSecret, SESSION_MAX_AGE_SECONDS } from "@/lib/auth/session-options";
 
 /** next-auth: email and password always; GitHub when GITHUB_ID and GITHUB_SECRET are set. */
 export function authOptions(): NextAuthOptions {

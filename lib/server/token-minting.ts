@@ -1,8 +1,8 @@
-import type { Operation } from "./operation";
+import type { Operation } from "@/lib/api/operation";
 import { API_OPERATIONS } from "./operations-index";
 import type { ServiceContext, TokenKind } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
-import { requiredRole, roleAllows, type Role } from "@/lib/teams/roles";
+import { requiredRole, roleAllows, type Role } from "@/lib/auth/roles";
 
 /**
  * A token can do no more than the member who makes it (docs/teams.md, "Who can mint what"). A

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
 import type { Operation } from "@/lib/api/operation";
-import { API_OPERATIONS } from "@/lib/api/operations-index";
-import { eventWebhooks, webhookEventComponents } from "@/lib/events/webhooks-document";
+import { API_OPERATIONS } from "@/lib/server/operations-index";
+import { eventWebhooks, webhookEventComponents } from "@/lib/events-api/webhooks-document";
 
-import { ROLES } from "@/lib/teams/roles";
+import { ROLES } from "@/lib/auth/roles";
 
 export { API_OPERATIONS };
 
@@ -159,7 +159,7 @@ export function openApiDocument(serverUrl = "/api") {
 }
 
 /**
- * Adds the webhooks' bodies and their union `WebhookEvent` (lib/events/webhooks-document.ts). A
+ * Adds the webhooks' bodies and their union `WebhookEvent` (lib/events-api/webhooks-document.ts). A
  * component both define must be the same schema: anything else is a bug, not a merge.
  */
 function withComponents<D extends ReturnType<typeof createDocument>>(document: D, extra: Record<string, unknown>): D {

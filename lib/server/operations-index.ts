@@ -11,9 +11,10 @@ import { customerBalanceOperations } from "@/lib/customer-balance/operations";
 import { creditNoteOperations } from "@/lib/credit-notes/operations";
 import { discountOperations } from "@/lib/discounts/operations";
 import { entitlementOperations } from "@/lib/entitlements/operations";
-import { eventOperations } from "@/lib/events/operations";
+import { eventOperations } from "@/lib/events-api/operations";
 import { metaOperations } from "@/lib/health/operations";
-import { invoiceOperations } from "@/lib/invoices/operations";
+import { flowOperations } from "@/lib/flows/operations";
+import { createInvoiceOperation, invoiceOperations } from "@/lib/invoices/operations";
 import { meterOperations } from "@/lib/meters/operations";
 import { usageOperations } from "@/lib/usage/operations";
 import { paymentOperations } from "@/lib/payments/operations";
@@ -27,8 +28,17 @@ import { subscriptionOperations } from "@/lib/subscriptions/operations";
 import { webhookOperations } from "@/lib/webhooks/operations";
 
 /**
+ * `list` with `inserted` after `anchor`: the upcoming invoice's preview (lib/flows) keeps its place
+ * in the document, after creating an invoice, though it moved above the invoices' folder.
+ */
+function withAfter(list: Operation[], anchor: Operation, inserted: Operation[]): Operation[] {
+  const at = list.indexOf(anchor) + 1;
+  return [...list.slice(0, at), ...inserted, ...list.slice(at)];
+}
+
+/**
  * Every operation of the API, in document order: the routing truth. The catch-all route serves
- * exactly these (each through the handler beside it, lib/api/routes.ts) and the OpenAPI document
+ * exactly these (each through the handler beside it, lib/server/routes.ts) and the OpenAPI document
  * describes exactly these. Declarations only: no services are imported here, so the document and
  * its tests load without a database.
  */
@@ -42,7 +52,7 @@ export const API_OPERATIONS: Operation[] = [
   ...priceOperations,
   ...paymentOperations,
   ...refundOperations,
-  ...invoiceOperations,
+  ...withAfter(invoiceOperations, createInvoiceOperation, flowOperations),
   ...creditNoteOperations,
   ...customerBalanceOperations,
   ...subscriptionOperations,

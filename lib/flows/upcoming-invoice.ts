@@ -8,8 +8,8 @@ import { storedStep, refuseMeteredQuantities } from "@/lib/subscription-changes/
 import { itemsOf } from "@/lib/subscriptions/core";
 import { upcomingInvoices, type UpcomingInvoices } from "@/lib/subscriptions/upcoming";
 import type { InvoicePreviewInput, InvoicePreviewObject } from "./preview-schema";
-import type { InvoicePreview } from "./preview";
-import { serializeInvoice } from "./serialize";
+import type { InvoicePreview } from "@/lib/invoices/preview";
+import { serializeInvoice } from "@/lib/invoices/serialize";
 
 /*
  * `POST /invoices/preview`: the next invoice of a customer's subscription as it would be finalized,

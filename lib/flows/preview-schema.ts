@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DateTime } from "@/lib/schemas";
 import { ChangeRequestCreateInput } from "@/lib/subscription-changes/schema";
-import { Invoice, InvoiceLine } from "./schema";
+import { Invoice, InvoiceLine } from "@/lib/invoices/schema";
 
 /* `POST /invoices/preview`: the body and the answer (lib/subscriptions/upcoming.ts builds it). */
 

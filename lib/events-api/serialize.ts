@@ -8,7 +8,7 @@ const iso = (value: Date | null) => value?.toISOString() ?? null;
 
 /**
  * The stored event as the API's Event. The row's JSON is what emitEvent wrote: the aggregate's
- * serialized state, which the type's schema describes (lib/events/payloads.ts). The database
+ * serialized state, which the type's schema describes (lib/events-api/payloads.ts). The database
  * cannot say so to the compiler, so the test suites check it instead: every event they emit is
  * validated against the document (tests/helpers/event-check.ts).
  */

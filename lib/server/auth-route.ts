@@ -2,7 +2,7 @@ import NextAuth from "next-auth";
 import type { NextRequest } from "next/server";
 import { failWith } from "@/lib/api/handler";
 import { ServiceError } from "@/lib/errors";
-import { authOptions } from "./options";
+import { authOptions } from "./auth-options";
 
 type NextAuthContext = { params: Promise<{ nextauth: string[] }> };
 

@@ -1,5 +1,5 @@
 import { createDocument, type ZodOpenApiPathItemObject } from "zod-openapi";
-import { aggregateTypeOf, EVENT_CATALOGUE, EVENT_DESCRIPTIONS, EVENT_TYPES, type EventType } from "./catalogue";
+import { aggregateTypeOf, EVENT_CATALOGUE, EVENT_DESCRIPTIONS, EVENT_TYPES, type EventType } from "@/lib/events/catalogue";
 import { eventSchemaStem, WebhookEvent } from "./payloads";
 
 const groupOf = new Map<string, string>(EVENT_CATALOGUE.flatMap((group) => group.types.map((type) => [type, group.group] as const)));

@@ -10,8 +10,9 @@ import { customerBalanceHandlers } from "@/lib/customer-balance/handlers";
 import { creditNoteHandlers } from "@/lib/credit-notes/handlers";
 import { discountHandlers } from "@/lib/discounts/handlers";
 import { entitlementHandlers } from "@/lib/entitlements/handlers";
-import { eventHandlers } from "@/lib/events/handlers";
+import { eventHandlers } from "@/lib/events-api/handlers";
 import { metaHandlers } from "@/lib/health/handlers";
+import { flowHandlers } from "@/lib/flows/handlers";
 import { invoiceHandlers } from "@/lib/invoices/handlers";
 import { meterHandlers } from "@/lib/meters/handlers";
 import { usageHandlers } from "@/lib/usage/handlers";
@@ -25,7 +26,7 @@ import { subscriptionChangeHandlers } from "@/lib/subscription-changes/handlers"
 import { subscriptionHandlers } from "@/lib/subscriptions/handlers";
 import { webhookHandlers } from "@/lib/webhooks/handlers";
 import { API_OPERATIONS } from "./operations-index";
-import { compileRouter } from "./router";
+import { compileRouter } from "@/lib/api/router";
 
 /** Every operation's handler; compileRouter refuses an operation without one, or one unlisted. */
 export const API_HANDLERS = [
@@ -39,6 +40,7 @@ export const API_HANDLERS = [
   ...paymentHandlers,
   ...refundHandlers,
   ...invoiceHandlers,
+  ...flowHandlers,
   ...creditNoteHandlers,
   ...customerBalanceHandlers,
   ...subscriptionHandlers,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { aggregateTypeOf, EVENT_DESCRIPTIONS, EVENT_TYPES } from "./catalogue";
+import { aggregateTypeOf, EVENT_DESCRIPTIONS, EVENT_TYPES } from "@/lib/events/catalogue";
 import { WEBHOOK_EVENT_SCHEMAS } from "./payloads";
 import { AggregateType, EventType } from "./schema";
 import { eventGroupOf } from "./webhooks-document";

@@ -2,7 +2,7 @@ import { getTableColumns, sql } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { requestLogs } from "@/db/schema";
 import { isDatabaseUnavailable } from "@/db/errors";
-import { HOUR_MS, realNow } from "@/lib/clock/time";
+import { HOUR_MS, realNow } from "@/lib/time";
 import { config } from "@/lib/config";
 import { log, safeError } from "@/lib/log";
 import { ensurePartitions, maintainPartitions, utcDay } from "./partitions";

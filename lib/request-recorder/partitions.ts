@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { DAY_MS } from "@/lib/clock/time";
+import { DAY_MS } from "@/lib/time";
 import { rowsOf } from "@/lib/rows";
 
 /**
