@@ -179,7 +179,7 @@ export type paths = {
         };
         /**
          * Retrieve a customer
-         * @description With `expand=custom_fields` the custom field values are included.
+         * @description With `expand=custom_fields` the custom field values are included; with `expand=discount` the customer's discount (null when they have none, where `getCustomerDiscount` answers 404).
          */
         get: operations["getCustomer"];
         put?: never;
@@ -207,7 +207,7 @@ export type paths = {
         };
         /**
          * Retrieve a customer
-         * @description With `expand=custom_fields` the custom field values are included.
+         * @description With `expand=custom_fields` the custom field values are included; with `expand=discount` the customer's discount (null when they have none, where `getCustomerDiscount` answers 404).
          */
         get: operations["getCustomerForTokenAccount"];
         put?: never;
@@ -10645,82 +10645,22 @@ export type components = {
             /** @description The issuing country (ISO 3166-1 alpha-2). */
             country: string;
         };
-        Customer: {
-            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+        Discount: {
+            /** @example di_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
             /** @constant */
-            object: "customer";
-            email: string;
-            name: string | null;
-            address: components["schemas"]["PostalAddress"] | null;
-            preferred_locale: ("en" | "fr" | "de") | null;
-            tax_ids: components["schemas"]["TaxId"][];
-            default_tax_rate: string | null;
-            metadata: {
-                [key: string]: string;
-            };
+            object: "discount";
+            /** @description The customer's id. */
+            customer: string;
+            coupon: components["schemas"]["Coupon"];
             /**
-             * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
-             * @example {
-             *       "eur": 1500
-             *     }
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
              */
-            balances: {
-                [key: string]: number;
-            };
-            /** @description Present with expand=custom_fields. */
-            custom_fields?: components["schemas"]["CustomFields"];
+            start: string;
+            /** @description When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever. */
+            end: string | null;
             livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
-        /** @description The entity's last state, marked deleted. */
-        CustomerDeletedObject: {
-            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "customer";
-            email: string;
-            name: string | null;
-            address: components["schemas"]["PostalAddress"] | null;
-            preferred_locale: ("en" | "fr" | "de") | null;
-            tax_ids: components["schemas"]["TaxId"][];
-            default_tax_rate: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            /**
-             * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
-             * @example {
-             *       "eur": 1500
-             *     }
-             */
-            balances: {
-                [key: string]: number;
-            };
-            /** @description Present with expand=custom_fields. */
-            custom_fields?: components["schemas"]["CustomFields"];
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-            /** @constant */
-            deleted: true;
         };
         Coupon: {
             /** @example cpn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -10759,22 +10699,86 @@ export type components = {
              */
             updated: string;
         };
-        Discount: {
-            /** @example di_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+        Customer: {
+            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
             /** @constant */
-            object: "discount";
-            /** @description The customer's id. */
-            customer: string;
-            coupon: components["schemas"]["Coupon"];
+            object: "customer";
+            email: string;
+            name: string | null;
+            address: components["schemas"]["PostalAddress"] | null;
+            preferred_locale: ("en" | "fr" | "de") | null;
+            tax_ids: components["schemas"]["TaxId"][];
+            default_tax_rate: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /**
+             * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
+             * @example {
+             *       "eur": 1500
+             *     }
+             */
+            balances: {
+                [key: string]: number;
+            };
+            /** @description Present with expand=custom_fields. */
+            custom_fields?: components["schemas"]["CustomFields"];
+            /** @description Present with expand=discount (retrieve only): the customer's discount, null when they have none. */
+            discount?: components["schemas"]["Discount"] | null;
+            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T08:00:00.000Z
              */
-            start: string;
-            /** @description When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever. */
-            end: string | null;
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        /** @description The entity's last state, marked deleted. */
+        CustomerDeletedObject: {
+            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "customer";
+            email: string;
+            name: string | null;
+            address: components["schemas"]["PostalAddress"] | null;
+            preferred_locale: ("en" | "fr" | "de") | null;
+            tax_ids: components["schemas"]["TaxId"][];
+            default_tax_rate: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /**
+             * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
+             * @example {
+             *       "eur": 1500
+             *     }
+             */
+            balances: {
+                [key: string]: number;
+            };
+            /** @description Present with expand=custom_fields. */
+            custom_fields?: components["schemas"]["CustomFields"];
+            /** @description Present with expand=discount (retrieve only): the customer's discount, null when they have none. */
+            discount?: components["schemas"]["Discount"] | null;
             livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /** @constant */
+            deleted: true;
         };
         /** @description The entity's last state, marked deleted. */
         CustomerDiscountDeletedObject: {
@@ -23343,6 +23347,8 @@ export type components = {
             };
             /** @description Present with expand=custom_fields. */
             custom_fields?: components["schemas"]["CustomFields"];
+            /** @description Present with expand=discount (retrieve only): the customer's discount, null when they have none. */
+            discount?: components["schemas"]["Discount"] | null;
             livemode?: boolean;
             /**
              * Format: date-time
@@ -23500,6 +23506,8 @@ export type components = {
             };
             /** @description Present with expand=custom_fields. */
             custom_fields?: components["schemas"]["CustomFields"];
+            /** @description Present with expand=discount (retrieve only): the customer's discount, null when they have none. */
+            discount?: components["schemas"]["Discount"] | null;
             livemode?: boolean;
             /**
              * Format: date-time
@@ -27379,6 +27387,11 @@ export type components = {
             token_id: string | null;
             /** @description The dashboard user, for a session's request. */
             user_id: string | null;
+            /**
+             * @description Who sent it: `dashboard` (a signed-in user's session, the dashboard's own calls) or `api` (an API token, or no credentials).
+             * @enum {string}
+             */
+            source: "api" | "dashboard";
             client_address: string | null;
             user_agent: string | null;
             idempotency_key: string | null;
@@ -27413,6 +27426,11 @@ export type components = {
             token_id: string | null;
             /** @description The dashboard user, for a session's request. */
             user_id: string | null;
+            /**
+             * @description Who sent it: `dashboard` (a signed-in user's session, the dashboard's own calls) or `api` (an API token, or no credentials).
+             * @enum {string}
+             */
+            source: "api" | "dashboard";
             client_address: string | null;
             user_agent: string | null;
             idempotency_key: string | null;
@@ -28332,7 +28350,7 @@ export interface operations {
     getCustomer: {
         parameters: {
             query?: {
-                /** @description Comma-separated expansions: custom_fields. */
+                /** @description Comma-separated expansions: custom_fields, discount. */
                 expand?: string;
             };
             header?: never;
@@ -28543,7 +28561,7 @@ export interface operations {
     getCustomerForTokenAccount: {
         parameters: {
             query?: {
-                /** @description Comma-separated expansions: custom_fields. */
+                /** @description Comma-separated expansions: custom_fields, discount. */
                 expand?: string;
             };
             header?: never;
@@ -41451,6 +41469,8 @@ export interface operations {
                 path?: string;
                 /** @description An API token's id (`key_…`). */
                 token?: string;
+                /** @description `dashboard`: the dashboard's own requests (a user's session); `api`: every other (API tokens, unauthenticated). */
+                source?: "api" | "dashboard";
                 /** @description One request, by its id. */
                 request_id?: string;
                 /** @description The requests sent with this `Idempotency-Key`. */
@@ -41526,6 +41546,8 @@ export interface operations {
                 path?: string;
                 /** @description An API token's id (`key_…`). */
                 token?: string;
+                /** @description `dashboard`: the dashboard's own requests (a user's session); `api`: every other (API tokens, unauthenticated). */
+                source?: "api" | "dashboard";
                 /** @description One request, by its id. */
                 request_id?: string;
                 /** @description The requests sent with this `Idempotency-Key`. */
