@@ -9,7 +9,8 @@ import { safeRedirectPath } from "@/lib/auth/safe-redirect";
 import { AuthFrame, noSubscription } from "./auth-frame";
 import { signInWithPassword } from "./password-sign-in";
 
-export function SignInForm({ githubEnabled }: { githubEnabled: boolean }) {
+/** `compilesOnDemand`: a development server, whose first page visits wait for compilation (said while pending). */
+export function SignInForm({ githubEnabled, compilesOnDemand = false }: { githubEnabled: boolean; compilesOnDemand?: boolean }) {
   const callbackUrl = useSearchParams().get("callbackUrl");
   const [error, setError] = useState<string | null>(null);
   /** What the button waits for: the password check, then the dashboard's first render. */
@@ -62,7 +63,7 @@ export function SignInForm({ githubEnabled }: { githubEnabled: boolean }) {
         <Button type="submit" disabled={pending || !ready} className="w-full">
           {phase === "checking" ? "Checking your email and password…" : phase === "opening" ? "Signed in: opening the dashboard…" : "Sign in"}
         </Button>
-        {pending && process.env.NODE_ENV === "development" ? (
+        {pending && compilesOnDemand ? (
           <p role="status" className="text-xs text-slate-500">
             The development server compiles each page on its first visit, which can take a minute on a busy machine
             (<code>npm run preview</code> serves a prebuilt app).

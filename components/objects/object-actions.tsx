@@ -7,6 +7,7 @@ import { canCancelIntent } from "@/lib/payments/statuses";
 import { ApiForm, toAtoms } from "./api-form";
 import { ApiAction } from "./confirm-action";
 import type { ApiObject, ObjectKind } from "./kinds";
+import { TaxRateActions } from "./tax-rate-forms";
 
 const REFUNDABLE = new Set(["succeeded", "partially_refunded"]);
 
@@ -130,6 +131,8 @@ export function ObjectActions({ accountId, kind, object }: { accountId: string; 
           <ArchiveToggle accountId={accountId} kind={kind} object={object} />
         </div>
       );
+    case "tax-rates":
+      return <TaxRateActions accountId={accountId} rate={object} />;
     case "payments":
       return REFUNDABLE.has(String(object.status)) ? <RefundPayment accountId={accountId} payment={object} /> : null;
     case "payment-intents":
