@@ -65,3 +65,19 @@ test("a customer's address, VAT id and invoice language are entered and shown in
   await expect(edit.getByRole("status")).toHaveText("Saved.");
   await expect(page.getByTestId("customer-address")).toContainText("80331 München");
 });
+
+test("a meter is created in the dashboard, the API's message beside its field", async ({ page }) => {
+  const merchant = await signUp(page, "Meters");
+  await page.goto(`${baseUrl()}/accounts/${merchant.accountId}/meters`);
+  await page.getByRole("button", { name: "New meter" }).click();
+  const form = page.getByRole("form", { name: "New meter" });
+  await form.getByLabel("Display name").fill("API calls");
+  await form.getByLabel("Event name").fill("api call with spaces");
+  await form.getByLabel("Aggregation").selectOption("sum");
+  await form.getByRole("button", { name: "Create meter" }).click();
+  await expect(form.locator("label", { hasText: "Event name" }).getByRole("alert")).toBeVisible();
+  await form.getByLabel("Event name").fill("api_call");
+  await form.getByRole("button", { name: "Create meter" }).click();
+  await expect(page).toHaveURL(/\/meters\/mtr_/);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("API calls");
+});
