@@ -47,3 +47,34 @@ test("Logs: an error's request_id opens its request, with redacted bodies, the e
   await page.goto(`${logs}/${created.headers.get("x-request-id")}`);
   await expect(page.getByRole("table", { name: "Events caused" })).toContainText("customer.created");
 });
+
+test("Logs: the dashboard's own reads add no errors, and the source filter tells them from API clients'", async ({ page }) => {
+  const merchant = await signUp(page);
+  const token = await createToken(page, merchant, "Source");
+  const created = await api(token).post(`/${merchant.accountId}/customers`, { email: "no-discount@example.com", name: "Ada No Discount" });
+  expect(created.status).toBe(201);
+  const apiRequest = created.headers.get("x-request-id")!;
+
+  // A customer without a discount: the page says so, read from the customer (no 404 call).
+  await page.goto(`${baseUrl()}/accounts/${merchant.accountId}/customers/${created.body.id}`);
+  await expect(page.getByText("No discount.")).toBeVisible();
+
+  const logs = `${baseUrl()}/accounts/${merchant.accountId}/logs`;
+  // The dashboard's reads of the customer page are logged as the dashboard's, once the batch has landed.
+  await expect(async () => {
+    await page.goto(`${logs}?source=dashboard&operation=getCustomer`);
+    await expect(page.getByTestId("request-log-row").first()).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
+  for (const row of await page.getByTestId("request-log-row").all()) await expect(row).toContainText("Dashboard");
+
+  // None of them failed.
+  await page.goto(`${logs}?source=dashboard&status=4xx`);
+  await expect(page.getByText("No requests match these filters.")).toBeVisible();
+  await expect(page.getByText("No errors in the last 24 hours.")).toBeVisible();
+
+  // API clients' requests are apart, with the picker showing the URL's choice.
+  await page.goto(`${logs}?source=api`);
+  await expect(page.getByLabel("Source")).toHaveValue("api");
+  await expect(page.getByTestId("request-log-row").filter({ hasText: apiRequest })).toContainText("API");
+  await expect(page.getByTestId("request-log-row").filter({ hasText: "getCustomer" })).toHaveCount(0);
+});

@@ -13,7 +13,7 @@ export default async function SignInPage() {
   return (
     // The form reads ?callbackUrl= on the client.
     <Suspense>
-      <SignInForm githubEnabled={config().auth.github !== null} />
+      <SignInForm githubEnabled={config().auth.github !== null} compilesOnDemand={!config().production} />
     </Suspense>
   );
 }

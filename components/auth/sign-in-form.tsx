@@ -9,24 +9,28 @@ import { safeRedirectPath } from "@/lib/auth/safe-redirect";
 import { AuthFrame, noSubscription } from "./auth-frame";
 import { signInWithPassword } from "./password-sign-in";
 
-export function SignInForm({ githubEnabled }: { githubEnabled: boolean }) {
+/** `compilesOnDemand`: a development server, whose first page visits wait for compilation (said while pending). */
+export function SignInForm({ githubEnabled, compilesOnDemand = false }: { githubEnabled: boolean; compilesOnDemand?: boolean }) {
   const callbackUrl = useSearchParams().get("callbackUrl");
   const [error, setError] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
+  /** What the button waits for: the password check, then the dashboard's first render. */
+  const [phase, setPhase] = useState<"idle" | "checking" | "opening">("idle");
+  const pending = phase !== "idle";
   // Until hydrated, a submit would be a plain form post: keep the button disabled till then.
   const ready = useSyncExternalStore(noSubscription, () => true, () => false);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    setPending(true);
+    setPhase("checking");
     setError(null);
     const result = await signInWithPassword(String(form.get("email")), String(form.get("password")));
     if (!result.ok) {
-      setPending(false);
+      setPhase("idle");
       setError(result.message);
       return;
     }
+    setPhase("opening");
     // A full navigation, so the server renders the dashboard with the new session cookie; only to
     // a path on this site, whatever ?callbackUrl= says.
     window.location.assign(safeRedirectPath(callbackUrl, window.location.origin));
@@ -57,8 +61,14 @@ export function SignInForm({ githubEnabled }: { githubEnabled: boolean }) {
           </p>
         )}
         <Button type="submit" disabled={pending || !ready} className="w-full">
-          {pending ? "Signing in…" : "Sign in"}
+          {phase === "checking" ? "Checking your email and password…" : phase === "opening" ? "Signed in: opening the dashboard…" : "Sign in"}
         </Button>
+        {pending && compilesOnDemand ? (
+          <p role="status" className="text-xs text-slate-500">
+            The development server compiles each page on its first visit, which can take a minute on a busy machine
+            (<code>npm run preview</code> serves a prebuilt app).
+          </p>
+        ) : null}
       </form>
       {githubEnabled && (
         <Button variant="secondary" className="mt-3 w-full" onClick={() => signIn("github", { callbackUrl: safeRedirectPath(callbackUrl, window.location.origin) })}>

@@ -65,6 +65,19 @@ export function CustomerDetail({ accountId, customerId }: { accountId: string; c
               <span className="break-all">{customer.email}</span>
             </DetailItem>
             <DetailItem label="Name">{customer.name ?? <span className="text-slate-600">—</span>}</DetailItem>
+            <DetailItem label="Address">
+              {customer.address ? (
+                <span data-testid="customer-address" className="whitespace-pre-line">
+                  {[customer.address.line1, customer.address.line2, `${customer.address.postal_code} ${customer.address.city}`, customer.address.country].filter(Boolean).join("\n")}
+                </span>
+              ) : (
+                <span className="text-slate-600">—</span>
+              )}
+            </DetailItem>
+            <DetailItem label="VAT ids">
+              {customer.tax_ids.length > 0 ? <span data-testid="customer-tax-ids">{customer.tax_ids.map((taxId) => taxId.value).join(", ")}</span> : <span className="text-slate-600">—</span>}
+            </DetailItem>
+            <DetailItem label="Invoice language">{customer.preferred_locale ?? "The account's default"}</DetailItem>
             <DetailItem label="Livemode">{customer.livemode ? "true (live)" : "false (sandbox)"}</DetailItem>
             <DetailItem label="Created">
               <Time iso={customer.created} />

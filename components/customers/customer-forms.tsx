@@ -2,10 +2,54 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { ApiForm } from "@/components/objects/api-form";
+import { ApiForm, type FormField } from "@/components/objects/api-form";
 import { Button, Card, CreatePanel } from "@/components/ui";
 import { customerHref, customerQueryKeys } from "./format";
 import type { Customer } from "@/components/api-types";
+
+/** The billing details invoices print: address, VAT id and invoice language (all optional). */
+function billingFields(customer?: Customer): FormField[] {
+  const address = customer?.address;
+  return [
+    { name: "line1", label: "Address line 1", initial: address?.line1 ?? "", errorFields: ["address", "address.line1"] },
+    { name: "line2", label: "Address line 2", initial: address?.line2 ?? "", errorFields: ["address.line2"] },
+    { name: "postal_code", label: "Postal code", initial: address?.postal_code ?? "", errorFields: ["address.postal_code"] },
+    { name: "city", label: "City", initial: address?.city ?? "", errorFields: ["address.city"] },
+    { name: "country", label: "Country", initial: address?.country ?? "", hint: "Two letters, e.g. DE", errorFields: ["address.country"] },
+    { name: "vat_id", label: "EU VAT id", initial: customer?.tax_ids[0]?.value ?? "", hint: "e.g. DE136695976", errorFields: ["tax_ids", "tax_ids.0", "tax_ids.0.value"] },
+    {
+      name: "preferred_locale",
+      label: "Invoice language",
+      kind: "select",
+      initial: customer?.preferred_locale ?? "",
+      options: [
+        { value: "", label: "The account's default" },
+        { value: "en", label: "English" },
+        { value: "de", label: "Deutsch" },
+        { value: "fr", label: "Français" },
+      ],
+    },
+  ];
+}
+
+/** The billing details as the API takes them; `customer` (editing): emptied fields clear what it had. */
+function billingBody(values: Record<string, string>, customer?: Customer): Record<string, unknown> {
+  const text = (name: string) => (values[name] ?? "").trim();
+  const anyAddress = ["line1", "line2", "postal_code", "city", "country"].some((name) => text(name) !== "");
+  const address = anyAddress
+    ? { line1: text("line1"), ...(text("line2") ? { line2: text("line2") } : {}), postal_code: text("postal_code"), city: text("city"), country: text("country") }
+    : customer?.address
+      ? null
+      : undefined;
+  const vat = text("vat_id");
+  const taxIds = vat ? [{ type: "eu_vat", value: vat }] : customer && customer.tax_ids.length > 0 ? [] : undefined;
+  const locale = text("preferred_locale");
+  return {
+    ...(address !== undefined ? { address } : {}),
+    ...(taxIds !== undefined ? { tax_ids: taxIds } : {}),
+    ...(locale ? { preferred_locale: locale } : customer?.preferred_locale ? { preferred_locale: null } : {}),
+  };
+}
 
 /** "New customer" above the list: email and name, then to the new customer's page. */
 export function CreateCustomer({ accountId }: { accountId: string }) {
@@ -22,8 +66,9 @@ export function CreateCustomer({ accountId }: { accountId: string }) {
         fields={[
           { name: "email", label: "Email", kind: "email", required: true },
           { name: "name", label: "Name (optional)" },
+          ...billingFields(),
         ]}
-        toBody={(values) => ({ email: values.email, ...(values.name ? { name: values.name } : {}) })}
+        toBody={(values) => ({ email: values.email, ...(values.name ? { name: values.name } : {}), ...billingBody(values) })}
       />
     </CreatePanel>
   );
@@ -47,13 +92,18 @@ export function EditCustomer({ accountId, customer }: { accountId: string; custo
         operation="updateCustomer"
         params={{ path: { account_id: accountId, customer_id: customer.id } }}
         invalidate={[customerQueryKeys.customers(accountId)]}
-        onDone={() => setOpen(false)}
+        confirmation={() => "Saved."}
         fields={[
           { name: "email", label: "Email", kind: "email", required: true, initial: customer.email },
           { name: "name", label: "Name", initial: customer.name ?? "" },
+          ...billingFields(customer),
         ]}
         // An emptied name clears it (null); an untouched empty one is not sent.
-        toBody={(values) => ({ email: values.email, ...(values.name ? { name: values.name } : customer.name ? { name: null } : {}) })}
+        toBody={(values) => ({
+          email: values.email,
+          ...(values.name ? { name: values.name } : customer.name ? { name: null } : {}),
+          ...billingBody(values, customer),
+        })}
       />
     </Card>
   );

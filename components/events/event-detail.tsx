@@ -18,7 +18,7 @@ import type { EventItem } from "@/components/api-types";
  * One event as webhooks see it: first the exact body its deliveries POSTed and the deliveries
  * (within the first screen), then the API event's fields, the entity before/after and its JSON.
  */
-export function EventDetail({ accountId, eventId }: { accountId: string; eventId: string }) {
+export function EventDetail({ accountId, eventId, actorNames = {} }: { accountId: string; eventId: string; actorNames?: Record<string, string> }) {
   const query = useQuery({
     queryKey: queryKeys.eventFull(accountId, eventId),
     queryFn: () => dashboardCall("getEventFull", { path: { account_id: accountId, event_id: eventId } }),
@@ -86,7 +86,7 @@ export function EventDetail({ accountId, eventId }: { accountId: string; eventId
         <Can role="developer">
           <ResendEvent accountId={accountId} eventId={event.id} />
         </Can>
-        <EventFields accountId={accountId} event={event} />
+        <EventFields accountId={accountId} event={event} actorNames={actorNames} />
         <Card title="Data">
           <DataDiff before={event.previous_data} after={event.data} />
         </Card>
@@ -124,7 +124,7 @@ function DeliveredBody({ body }: { body: string }) {
   );
 }
 
-function EventFields({ accountId, event }: { accountId: string; event: EventItem }) {
+function EventFields({ accountId, event, actorNames }: { accountId: string; event: EventItem; actorNames: Record<string, string> }) {
   const hasMetadata = Object.keys(event.metadata).length > 0;
   return (
     <Card title="Event">
@@ -150,7 +150,15 @@ function EventFields({ accountId, event }: { accountId: string; event: EventItem
         <DetailItem label="Correlation id">
           <span className="break-all font-mono text-xs">{event.correlation_id ?? "—"}</span>
         </DetailItem>
-        <DetailItem label="Actor type">{event.actor_type ?? "—"}</DetailItem>
+        <DetailItem label="Actor">
+          {event.actor_id && actorNames[event.actor_id] ? (
+            <span title={event.actor_id} data-testid="event-actor">
+              {actorNames[event.actor_id]}
+            </span>
+          ) : (
+            <span data-testid="event-actor">{event.actor_type ?? "—"}</span>
+          )}
+        </DetailItem>
         <DetailItem label="Actor id">
           <span className="break-all font-mono text-xs">{event.actor_id ?? "—"}</span>
         </DetailItem>

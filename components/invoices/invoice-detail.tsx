@@ -4,7 +4,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
-import { CustomerName, LineUnitPrice, PlanSummary } from "@/components/objects/names";
+import { CustomerName, LineUnitPrice, PlanSummary, TaxRateName } from "@/components/objects/names";
 import { ObjectLink } from "@/components/objects/links";
 import { dashboardCall } from "@/components/api-client";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
@@ -79,7 +79,7 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
               {invoice.reverse_charge && <span className="ml-2 text-xs text-slate-600">reverse charge</span>}
               {invoice.total_taxes.map((tax) => (
                 <span key={tax.tax_rate} className="block text-xs text-slate-600">
-                  <code className="font-mono">{tax.tax_rate}</code>: {formatMoney(tax.amount_atom, invoice.currency)}
+                  <TaxRateName accountId={accountId} id={tax.tax_rate} />: {formatMoney(tax.amount_atom, invoice.currency)}
                   {tax.inclusive ? " (incl.)" : ""}
                 </span>
               ))}
@@ -160,7 +160,14 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
                     <LineUnitPrice accountId={accountId} line={line} currency={invoice.currency} />
                   </td>
                   <td className="whitespace-nowrap px-2 py-2">
-                    {line.tax_amounts.length === 0 ? <Dash /> : line.tax_amounts.map((tax) => <span key={tax.tax_rate} className="block">{money(tax.amount_atom)}</span>)}
+                    {line.tax_amounts.length === 0 ? <Dash /> : line.tax_amounts.map((tax) => (
+                          <span key={tax.tax_rate} className="block">
+                            {money(tax.amount_atom)}{" "}
+                            <span className="text-xs text-slate-600">
+                              <TaxRateName accountId={accountId} id={tax.tax_rate} />
+                            </span>
+                          </span>
+                        ))}
                   </td>
                   <td className="whitespace-nowrap px-2 py-2">{money(line.amount_atom)}</td>
                 </tr>

@@ -9,7 +9,7 @@ import type { RequestLog } from "@/components/api-types";
 import { Button, Card, ErrorBox, Loading, PageHeader, Table, formatTime, inputClass } from "@/components/ui";
 import { StatusCode } from "./status";
 
-const FILTERS = ["status", "method", "operation", "path"] as const;
+const FILTERS = ["source", "status", "method", "operation", "path"] as const;
 type Filter = (typeof FILTERS)[number];
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Stored paths are as sent, API root included. */
@@ -53,9 +53,17 @@ export function LogsPage({ accountId }: { accountId: string }) {
   return (
     <>
       <PageHeader title="Logs" />
-      <ErrorSummary accountId={accountId} />
+      <ErrorSummary accountId={accountId} source={filters.source} />
       <form onSubmit={submit} className="mb-4 flex flex-wrap items-end gap-2" aria-label="Log filters">
-        {FILTERS.map((name) => (
+        <label className="text-sm">
+          <span className="block text-xs text-slate-500">Source</span>
+          <select name="source" value={draft.source ?? ""} onChange={(event) => setDraft({ ...draft, source: event.target.value })} className={inputClass}>
+            <option value="">All sources</option>
+            <option value="api">API clients (tokens)</option>
+            <option value="dashboard">Dashboard (your sessions)</option>
+          </select>
+        </label>
+        {FILTERS.filter((name) => name !== "source").map((name) => (
           <label key={name} className="text-sm">
             <span className="block text-xs text-slate-500">{name === "status" ? "Status (404, 4xx, 5xx)" : name}</span>
             <input
@@ -63,7 +71,7 @@ export function LogsPage({ accountId }: { accountId: string }) {
               value={draft[name] ?? ""}
               onChange={(event) => setDraft({ ...draft, [name]: event.target.value.trim() })}
               className={inputClass}
-              placeholder={{ status: "4xx", method: "POST", operation: "createCustomer", path: `${API_ROOT}/customers` }[name]}
+              placeholder={{ status: "4xx", method: "POST", operation: "createCustomer", path: `${API_ROOT}/customers` }[name as Exclude<Filter, "source">]}
             />
           </label>
         ))}
@@ -88,10 +96,10 @@ export function LogsPage({ accountId }: { accountId: string }) {
 
 function LogTable({ accountId, items }: { accountId: string; items: RequestLog[] }) {
   return (
-    <Table label="Requests" head={["Status", "Method", "Path", "Operation", "Duration", "Time", "Request"]}>
+    <Table label="Requests" head={["Status", "Method", "Path", "Operation", "Source", "Duration", "Time", "Request"]}>
       {items.length === 0 ? (
         <tr>
-          <td colSpan={7} className="px-2 py-4 text-slate-500">
+          <td colSpan={8} className="px-2 py-4 text-slate-500">
             No requests match these filters.
           </td>
         </tr>
@@ -106,6 +114,7 @@ function LogTable({ accountId, items }: { accountId: string; items: RequestLog[]
               {item.path}
             </td>
             <td className="px-2 py-2 text-xs">{item.operation_id ?? "—"}</td>
+            <td className="px-2 py-2 text-xs">{item.source === "dashboard" ? "Dashboard" : "API"}</td>
             <td className="px-2 py-2 text-xs">{item.duration_ms} ms</td>
             <td className="whitespace-nowrap px-2 py-2 text-xs">{formatTime(item.created)}</td>
             <td className="px-2 py-2">
@@ -120,15 +129,18 @@ function LogTable({ accountId, items }: { accountId: string; items: RequestLog[]
   );
 }
 
-/** The latest errors (4xx and 5xx) of the last 24 hours, counted by error code and operation. */
-function ErrorSummary({ accountId }: { accountId: string }) {
+/**
+ * The latest errors (4xx and 5xx) of the last 24 hours, counted by error code and operation; of
+ * one source when the page filters by it.
+ */
+function ErrorSummary({ accountId, source }: { accountId: string; source?: string }) {
   const [since] = useState(() => new Date(Date.now() - DAY_MS).toISOString());
   const errors = useQuery({
-    queryKey: ["request-log-errors", accountId, since],
+    queryKey: ["request-log-errors", accountId, since, source],
     queryFn: async () => {
       const pages = await Promise.all(
         (["4xx", "5xx"] as const).map((status) =>
-          dashboardCall("listRequestLogs", { path: { account_id: accountId }, query: { limit: 100, status, "created[gte]": since } as never }),
+          dashboardCall("listRequestLogs", { path: { account_id: accountId }, query: { limit: 100, status, "created[gte]": since, ...(source ? { source } : {}) } as never }),
         ),
       );
       return { items: pages.flatMap((page) => page.items), partial: pages.some((page) => page.has_more) };
@@ -144,7 +156,7 @@ function ErrorSummary({ accountId }: { accountId: string }) {
   }
   const sorted = [...groups.values()].sort((a, b) => b.count - a.count);
   return (
-    <Card title={`Errors in the last 24 hours${errors.data.partial ? " (the latest 200)" : ""}`}>
+    <Card title={`Errors in the last 24 hours${source === "api" ? " from API clients" : source === "dashboard" ? " from the dashboard" : ""}${errors.data.partial ? " (the latest 200)" : ""}`}>
       {sorted.length === 0 ? (
         <p className="text-sm text-slate-500">No errors in the last 24 hours.</p>
       ) : (

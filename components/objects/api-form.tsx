@@ -229,9 +229,9 @@ export function ApiForm<Id extends OperationId>({
   );
 }
 
-/** Beside a money field: what the typed amount is in atoms and as the locale writes it. */
+/** Beside a money field: the typed amount as money ("= 15,00 €"), never the API's atoms. */
 function moneyHint(field: FormField, typed: string, currency: string, locale: string): string | undefined {
   if (!typed.trim()) return field.hint;
   const parsed = parseAmount(typed, currency, locale);
-  return parsed.ok ? `= ${parsed.atoms} atoms (${formatAtoms(parsed.atoms, currency, locale)})` : field.hint;
+  return parsed.ok ? `= ${formatAtoms(parsed.atoms, currency, locale)}` : field.hint;
 }

@@ -5,13 +5,16 @@ import { Time } from "@/components/events/bits";
 import { StatusBadge } from "@/components/ui";
 import { money, num, priceLabel, priceName, str, type ApiObject } from "./labels";
 import { ObjectLink, Truncated } from "./links";
-import { NamedLink } from "./names";
+import { NamedLink, taxRateLabel } from "./names";
 import { OBJECT_READS, type ObjectReads } from "./reads";
 import { KIND_TITLE } from "./titles";
 import { CHECKOUT_STATUSES } from "@/lib/checkout/statuses";
 import { PAYMENT_INTENT_STATUSES } from "@/lib/payments/statuses";
 
 export { money, priceLabel, type ApiObject };
+
+/** "USt. 19 %" for a tax rate object as the API returns it. */
+const taxRateName = (o: ApiObject): string => taxRateLabel({ display_name: str(o, "display_name") ?? o.id, percentage: num(o, "percentage") ?? 0 });
 
 export type Filter = { key: string; label: string; options?: readonly string[]; placeholder?: string };
 export type Column = { label: string; cell: (object: ApiObject, accountId: string) => ReactNode };
@@ -95,6 +98,22 @@ export const OBJECT_KINDS: ObjectKind[] = [
     ],
     name: (o) => str(o, "name") ?? o.id,
     empty: "No coupons yet.",
+  },
+  {
+    slug: "tax-rates",
+    title: KIND_TITLE["tax-rates"],
+    noun: "tax rate",
+    reads: OBJECT_READS["tax-rates"],
+    filters: [ACTIVE_FILTER],
+    columns: [
+      { label: "Name", cell: (o, a) => <ObjectLink accountId={a} id={o.id}>{taxRateName(o)}</ObjectLink> },
+      { label: "Applied", cell: (o) => (o.inclusive ? "Included in prices" : "Added to prices") },
+      { label: "Country", cell: (o) => str(o, "country") ?? "—" },
+      activeColumn,
+      createdColumn,
+    ],
+    name: (o) => taxRateName(o),
+    empty: "No tax rates yet.",
   },
   {
     slug: "payment-intents",

@@ -13,6 +13,7 @@ const ROUTES: [prefix: string, segment: string][] = [
   [ID_PREFIXES.product, "products"],
   [ID_PREFIXES.price, "prices"],
   [ID_PREFIXES.coupon, "coupons"],
+  [ID_PREFIXES.taxRate, "tax-rates"],
   [ID_PREFIXES.paymentIntent, "payment-intents"],
   [ID_PREFIXES.payment, "payments"],
   [ID_PREFIXES.refund, "refunds"],

@@ -21,6 +21,7 @@ const NAME_READS = {
   customers: (accountId: string, id: string): Promise<ApiObject> => dashboardCall("getCustomer", { path: { account_id: accountId, customer_id: id } }),
   products: OBJECT_READS.products.get,
   prices: OBJECT_READS.prices.get,
+  tax_rates: (accountId: string, id: string): Promise<ApiObject> => dashboardCall("getTaxRate", { path: { account_id: accountId, tax_rate_id: id } }),
 };
 type NamedCollection = keyof typeof NAME_READS;
 
@@ -46,6 +47,18 @@ export function CustomerName({ accountId, id }: { accountId: string; id: string 
   );
 }
 
+/** "USt. 19 %": a tax rate's display name and percentage. */
+export function taxRateLabel(rate: { display_name: string; percentage: number }): string {
+  return `${rate.display_name} ${rate.percentage.toLocaleString("en-US", { maximumFractionDigits: 4 })} %`;
+}
+
+/** A tax rate by its display name and percentage; the id on hover and until it loads. */
+export function TaxRateName({ accountId, id }: { accountId: string; id: string }) {
+  const { data } = useObject(accountId, "tax_rates", id);
+  const name = typeof data?.display_name === "string" && typeof data.percentage === "number" ? taxRateLabel({ display_name: data.display_name, percentage: data.percentage }) : null;
+  return name ? <span title={id}>{name}</span> : <Truncated text={id} className="font-mono text-xs" />;
+}
+
 /** What a person reads for an object: a product's name, a price's nickname and amount. */
 function useObjectName(accountId: string, id: string): string | undefined {
   const path = id.startsWith(ID_PREFIXES.product) ? "products" : id.startsWith(ID_PREFIXES.price) ? "prices" : "";
@@ -68,6 +81,26 @@ export function NamedLink({ accountId, id }: { accountId: string; id: unknown })
       <ObjectLink accountId={accountId} id={key}>
         <Truncated text={name} />
       </ObjectLink>
+    </span>
+  );
+}
+
+/**
+ * A subscription's title: "Ada Lovelace · Pro plan" (the customer's name or email and the first
+ * item's product, "+ 2 more" when it has more); the id until the names load.
+ */
+export function SubscriptionTitle({ accountId, subscription }: { accountId: string; subscription: { id: string; customer: string; items: { price: string }[] } }) {
+  const customer = useObject(accountId, "customers", subscription.customer).data;
+  const price = useObject(accountId, "prices", subscription.items[0]?.price ?? "").data;
+  const product = useObject(accountId, "products", price ? (str(price, "product") ?? "") : "").data;
+  const who = customer ? (str(customer, "name") || str(customer, "email")) : undefined;
+  const what = product ? str(product, "name") : undefined;
+  if (!who || !what) return <span>Subscription</span>;
+  const more = subscription.items.length > 1 ? ` + ${subscription.items.length - 1} more` : "";
+  return (
+    <span title={subscription.id}>
+      {who} · {what}
+      {more}
     </span>
   );
 }

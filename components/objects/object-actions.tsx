@@ -9,6 +9,7 @@ import { paymentActions, refundablePayment } from "@/lib/refunds/rules";
 import { ApiForm, toAtoms } from "./api-form";
 import { ApiAction } from "./confirm-action";
 import type { ApiObject, ObjectKind } from "./kinds";
+import { TaxRateActions } from "./tax-rate-forms";
 
 /** Archive or restore (products and prices: `active` false/true, by `setActive`, their update operation). */
 function ArchiveToggle({ accountId, kind, object }: { accountId: string; kind: ObjectKind; object: ApiObject }) {
@@ -130,6 +131,8 @@ export function ObjectActions({ accountId, kind, object }: { accountId: string; 
           <ArchiveToggle accountId={accountId} kind={kind} object={object} />
         </div>
       );
+    case "tax-rates":
+      return <TaxRateActions accountId={accountId} rate={object} />;
     case "payments":
       // Each action shows exactly when the API accepts it: the rules its guards read (lib/<domain>/rules.ts).
       return paymentActions(refundablePayment(object)).refund ? <RefundPayment accountId={accountId} payment={object} /> : null;

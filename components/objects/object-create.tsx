@@ -5,17 +5,26 @@ import { useCan } from "@/components/dashboard/role";
 import { Button, Card } from "@/components/ui";
 import { ApiForm } from "./api-form";
 import { ObjectLink } from "./links";
+import { NewTaxRateForm } from "./tax-rate-forms";
 
 /** The "create" form above a generic list, for the kinds a merchant creates by hand. */
 export function ObjectCreate({ accountId, slug }: { accountId: string; slug: string }) {
   const [open, setOpen] = useState(false);
   const allowed = useCan("admin");
-  if (!allowed || (slug !== "products" && slug !== "coupons")) return null;
+  if (!allowed || (slug !== "products" && slug !== "coupons" && slug !== "tax-rates")) return null;
+  const title = slug === "products" ? "New product" : slug === "coupons" ? "New coupon" : "New tax rate";
   if (!open) {
     return (
       <div>
-        <Button onClick={() => setOpen(true)}>{slug === "products" ? "New product" : "New coupon"}</Button>
+        <Button onClick={() => setOpen(true)}>{title}</Button>
       </div>
+    );
+  }
+  if (slug === "tax-rates") {
+    return (
+      <Card title={title} actions={<Button variant="secondary" onClick={() => setOpen(false)}>Close</Button>}>
+        <NewTaxRateForm accountId={accountId} />
+      </Card>
     );
   }
   // The form stays for the next one: a confirmation links to what was made, and the list shows it.

@@ -29,6 +29,10 @@ export const OBJECT_READS = {
     list: (account_id, query) => dashboardCall("listCoupons", { path: { account_id }, query: asQuery<"listCoupons">(query) }),
     get: (account_id, coupon_id) => dashboardCall("getCoupon", { path: { account_id, coupon_id } }),
   },
+  "tax-rates": {
+    list: (account_id, query) => dashboardCall("listTaxRates", { path: { account_id }, query: asQuery<"listTaxRates">(query) }),
+    get: (account_id, tax_rate_id) => dashboardCall("getTaxRate", { path: { account_id, tax_rate_id } }),
+  },
   "payment-intents": {
     list: (account_id, query) => dashboardCall("listPaymentIntents", { path: { account_id }, query: asQuery<"listPaymentIntents">(query) }),
     get: (account_id, payment_intent_id) => dashboardCall("getPaymentIntent", { path: { account_id, payment_intent_id } }),

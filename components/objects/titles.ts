@@ -3,6 +3,7 @@ export const KIND_TITLE = {
   products: "Products",
   prices: "Prices",
   coupons: "Coupons",
+  "tax-rates": "Tax rates",
   "payment-intents": "Payment intents",
   payments: "Payments",
   refunds: "Refunds",
@@ -14,6 +15,6 @@ export const OBJECT_KIND_TITLES: Readonly<Record<string, string>> = KIND_TITLE;
 
 /** The generic kinds in two groups, shown as tabs above each list. */
 export const OBJECT_KIND_GROUPS: string[][] = [
-  ["products", "prices", "coupons"],
+  ["products", "prices", "coupons", "tax-rates"],
   ["payments", "payment-intents", "refunds", "checkout-sessions"],
 ];

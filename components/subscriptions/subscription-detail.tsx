@@ -4,7 +4,7 @@ import Link from "next/link";
 import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
 import { invoiceHref } from "@/components/invoices/format";
-import { CustomerName, PlanSummary } from "@/components/objects/names";
+import { CustomerName, PlanSummary, SubscriptionTitle } from "@/components/objects/names";
 import { ObjectLink } from "@/components/objects/links";
 import { dashboardCall } from "@/components/api-client";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
@@ -41,7 +41,10 @@ export function SubscriptionDetail({ accountId, subscriptionId }: { accountId: s
     <>
       <div className="mb-2">{back}</div>
       <div className="mb-4 flex flex-wrap items-center justify-between gap-2">
-        <h1 className="min-w-0 break-all font-mono text-xl font-semibold">{subscription.id}</h1>
+        <h1 className="min-w-0 break-words text-xl font-semibold">
+          <SubscriptionTitle accountId={accountId} subscription={subscription} />
+          <span className="ml-2 break-all font-mono text-sm font-normal text-slate-600">{subscription.id}</span>
+        </h1>
         <div className="flex flex-wrap items-center gap-2">
           <CopyButton value={subscription.id} label="Copy id" />
           <Link href={eventsHref(accountId, { aggregate_id: subscription.id })} className={linkClass}>

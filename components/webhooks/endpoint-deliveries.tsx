@@ -2,7 +2,6 @@
 
 import { useCan } from "@/components/dashboard/role";
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import Link from "next/link";
 import { useState } from "react";
 import { dashboardCall } from "@/components/api-client";
 import { MutationError, useApiMutation } from "@/components/api-mutation";
@@ -12,6 +11,7 @@ import { Button, ErrorBox, Field, Loading, Table, formatTime, inputClass } from 
 import { IDLE_POLL_MS, POLL_MS, healthKey } from "./endpoint-health";
 import { isInFlight, isPermanentlyFailed } from "./format";
 import { DeliveryStatusLabel } from "@/components/events/bits";
+import { DeliveryEventType } from "./delivery-event-type";
 import type { Delivery, DeliveryStatus } from "@/components/api-types";
 
 const LIMIT = 50;
@@ -131,12 +131,7 @@ export function EndpointDeliveries({ accountId, endpointId }: { accountId: strin
                 return (
                   <tr key={delivery.id}>
                     <td className="px-2 py-2">
-                      <Link
-                        href={`/accounts/${accountId}/events/${encodeURIComponent(delivery.event_id)}`}
-                        className="font-mono text-xs text-indigo-700 underline-offset-2 hover:underline"
-                      >
-                        {delivery.event_id}
-                      </Link>
+                      <DeliveryEventType accountId={accountId} eventId={delivery.event_id} />
                     </td>
                     <td className="px-2 py-2">
                       <DeliveryStatusLabel delivery={delivery} />

@@ -5,6 +5,7 @@ export const getBillingStatusOperation = defineOperation({
   operationId: "getBillingStatus",
   method: "GET",
   path: "/{account_id}/billing-status",
+  unscopedPath: "/billing-status",
   summary: "Retrieve the account's billing status",
   description:
     "Whether the account's organization may process customer-initiated (CIT) and merchant-initiated (MIT) payments. Publishable tokens may call it.",

@@ -7,6 +7,7 @@ export const getTestClockOperation = defineOperation({
   operationId: "getTestClock",
   method: "GET",
   path: "/{account_id}/test-clock",
+  unscopedPath: "/test-clock",
   summary: "Retrieve the account's clock",
   description: "The account's current time and the next time-driven transition. Live accounts always show real time.",
   tag,
@@ -18,6 +19,7 @@ export const advanceTestClockOperation = defineOperation({
   operationId: "advanceTestClock",
   method: "POST",
   path: "/{account_id}/test-clock/advance",
+  unscopedPath: "/test-clock/advance",
   summary: "Advance a sandbox account's time",
   description:
     "Moves the sandbox account's time forward to `to`, stopping at each instant where something falls due (trial ends, `invoice.upcoming`, renewals, dunning retries, overdue invoices, checkout expiry) and running it there, in time order. The account's time then keeps running from `to`. Sandbox accounts only (403 on live accounts); `to` must be after the account's current time (422).",

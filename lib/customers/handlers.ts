@@ -1,5 +1,6 @@
 import { handle } from "@/lib/api/handler";
 import { envelope } from "@/lib/api/pagination";
+import { serializeDiscount } from "@/lib/discounts/serialize";
 import {
   createCustomerOperation,
   deleteCustomerOperation,
@@ -8,7 +9,7 @@ import {
   updateCustomerOperation,
 } from "./operations";
 import { serializeCustomer } from "./serialize";
-import { createCustomer, deleteCustomer, getCustomer, listCustomers, updateCustomer } from "./service";
+import { createCustomer, deleteCustomer, getCustomerExpanded, listCustomers, updateCustomer } from "./service";
 
 /** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const customerHandlers = [
@@ -22,8 +23,10 @@ export const customerHandlers = [
     return serializeCustomer(row, ctx.livemode, { customFields: query.expand.has("custom_fields") });
   }),
   handle(getCustomerOperation, async ({ ctx, params, query }) => {
-    const row = await getCustomer({ ctx, input: { id: params.customer_id } });
-    return serializeCustomer(row, ctx.livemode, { customFields: query.expand.has("custom_fields") });
+    const { row, discount } = await getCustomerExpanded({ ctx, input: { id: params.customer_id, discount: query.expand.has("discount") } });
+    const customer = serializeCustomer(row, ctx.livemode, { customFields: query.expand.has("custom_fields") });
+    if (discount === undefined) return customer;
+    return { ...customer, discount: discount && serializeDiscount(discount, ctx.livemode, ctx.now()) };
   }),
   handle(updateCustomerOperation, async ({ ctx, params, query, body }) => {
     const row = await updateCustomer({ ctx, input: { id: params.customer_id, changes: body } });

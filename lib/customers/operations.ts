@@ -3,6 +3,7 @@ import {
   Customer,
   CustomerCreateInput,
   CustomerExpandQuery,
+  CustomerGetQuery,
   CustomerList,
   CustomerListQuery,
   CustomerUpdateInput,
@@ -45,10 +46,12 @@ export const getCustomerOperation = defineOperation({
   path: "/{account_id}/customers/{customer_id}",
   unscopedPath: "/customers/{customer_id}",
   summary: "Retrieve a customer",
-  description: "With `expand=custom_fields` the custom field values are included.",
+  description:
+    "With `expand=custom_fields` the custom field values are included; with `expand=discount` the customer's discount " +
+    "(null when they have none, where `getCustomerDiscount` answers 404).",
   tag,
   access: "secret",
-  query: CustomerExpandQuery,
+  query: CustomerGetQuery,
   response: { status: 200, description: "The customer.", schema: Customer },
   errors: [404],
 });

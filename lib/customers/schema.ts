@@ -2,6 +2,7 @@ import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { checkVAT, countries } from "jsvat";
 import { LocaleSchema, PostalAddress, PostalAddressInput } from "@/lib/account-settings/schema";
+import { Discount } from "@/lib/discounts/schema";
 import { DateTime, expandQuery, Metadata, MetadataPatch } from "@/lib/schemas";
 
 /** The EU member states (ISO 3166-1; Greece is GR, its VAT numbers start with EL). */
@@ -90,6 +91,9 @@ export const Customer = z
       example: { eur: 1500 },
     }),
     custom_fields: CustomFields.optional().meta({ description: "Present with expand=custom_fields." }),
+    discount: Discount.nullable().optional().meta({
+      description: "Present with expand=discount (retrieve only): the customer's discount, null when they have none.",
+    }),
     livemode: z.boolean(),
     created: DateTime,
     updated: DateTime,
@@ -103,6 +107,8 @@ export const DeletedCustomer = z
 export const CustomerList = listEnvelopeSchema(Customer, "CustomerList");
 
 export const CustomerExpandQuery = z.strictObject({ expand: expandQuery("custom_fields") });
+/** Retrieving one customer can also expand their discount: a reader learns "none" without a 404. */
+export const CustomerGetQuery = z.strictObject({ expand: expandQuery("custom_fields", "discount") });
 export const CustomerListQuery = PaginationQuery.extend({
   expand: expandQuery("custom_fields"),
   q: z

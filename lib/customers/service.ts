@@ -9,6 +9,8 @@ import { notFound } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { postalAddress } from "@/lib/account-settings/address";
+import { findDiscount } from "@/lib/discounts/service";
+import type { DiscountWithCoupon } from "@/lib/discounts/serialize";
 import { newId } from "@/lib/ids";
 import { taxRatesOf } from "@/lib/tax-rates/service";
 import { one } from "@/lib/rows";
@@ -64,6 +66,16 @@ export async function getCustomer({ ctx, input }: Verb<{ id: string }>): Promise
     .where(and(live(ctx.accountId), eq(customers.id, input.id)));
   if (!row) throw notFound("customer", input.id);
   return row;
+}
+
+/** A customer and, when `discount` is asked for, their discount (null when none; undefined when not asked). */
+export async function getCustomerExpanded({
+  ctx,
+  input,
+}: Verb<{ id: string; discount: boolean }>): Promise<{ row: CustomerRow; discount?: DiscountWithCoupon | null }> {
+  const row = await getCustomer({ ctx, input });
+  if (!input.discount) return { row };
+  return { row, discount: await findDiscount({ ctx, input: { customerId: input.id } }) };
 }
 
 /** Shorter terms have no trigram to look up: they match a prefix only. */

@@ -99,6 +99,16 @@ export async function applyDiscount({
 }
 
 export async function getDiscount({ ctx, input }: Verb<{ customerId: string }>): Promise<DiscountWithCoupon> {
+  const found = await findDiscount({ ctx, input });
+  if (!found) throw noDiscount(input.customerId);
+  return found;
+}
+
+/**
+ * The customer's discount, or null when they have none (a missing customer is still a 404): what
+ * `GET /customers/{id}?expand=discount` shows, so a page can read it without a 404 call.
+ */
+export async function findDiscount({ ctx, input }: Verb<{ customerId: string }>): Promise<DiscountWithCoupon | null> {
   const db = await getDb();
   const [customer] = await db
     .select({ id: customers.id })
@@ -110,8 +120,7 @@ export async function getDiscount({ ctx, input }: Verb<{ customerId: string }>):
     .from(customerDiscounts)
     .innerJoin(coupons, eq(coupons.id, customerDiscounts.couponId))
     .where(activeOf(input.customerId));
-  if (!row) throw noDiscount(input.customerId);
-  return row;
+  return row ?? null;
 }
 
 /** Ends the customer's discount now. The redemption stays counted on the coupon. */

@@ -8,6 +8,7 @@ export const listEventsOperation = defineOperation({
   operationId: "listEvents",
   method: "GET",
   path: "/{account_id}/events",
+  unscopedPath: "/events",
   summary: "List events",
   description:
     "The account's audit trail, newest first (`created` descending, ties broken by id). Filters combine with AND. `total` is exact for every filter (kept beside the events, not counted per request). Page with `offset` (up to 10,000) or, at any depth and while events keep arriving, with `starting_after` = the last item's id; `created[gte]` / `created[lt]` narrow the list to a time range.",
@@ -21,6 +22,7 @@ export const getEventOperation = defineOperation({
   operationId: "getEvent",
   method: "GET",
   path: "/{account_id}/events/{event_id}",
+  unscopedPath: "/events/{event_id}",
   summary: "Retrieve an event",
   tag,
   access: "secret",
@@ -32,6 +34,7 @@ export const listEventDeliveriesOperation = defineOperation({
   operationId: "listEventDeliveries",
   method: "GET",
   path: "/{account_id}/events/{event_id}/deliveries",
+  unscopedPath: "/events/{event_id}/deliveries",
   summary: "List an event's deliveries",
   description: "One delivery per subscribed webhook endpoint, as a bare JSON array (not the list envelope).",
   tag,
@@ -44,6 +47,7 @@ export const getEventFullOperation = defineOperation({
   operationId: "getEventFull",
   method: "GET",
   path: "/{account_id}/events/{event_id}/full",
+  unscopedPath: "/events/{event_id}/full",
   summary: "Retrieve an event with its deliveries",
   description:
     "The event, its deliveries, and what they sent: the exact webhook body and each attempted delivery's latest request headers (signatures masked; never the signing secret).",

@@ -3,6 +3,10 @@ import { PaginationQuery } from "@/lib/api/pagination";
 import { Event } from "@/lib/events-api/schema";
 import { DateTime } from "@/lib/schemas";
 
+/** Who sent a request: the dashboard (a user's session) or an API client (a token, or nothing). */
+export const REQUEST_SOURCES = ["api", "dashboard"] as const;
+export type RequestSource = (typeof REQUEST_SOURCES)[number];
+
 const REQUEST_ID = /^req_[a-z]+_[0-9a-hjkmnp-tv-z]{29}$/;
 
 const RequestLogFields = {
@@ -19,6 +23,9 @@ const RequestLogFields = {
   duration_ms: z.number().int().meta({ description: "Time spent in the API, from the request's arrival to its answer." }),
   token_id: z.string().nullable().meta({ description: "The API token's id (`key_…`); null for a dashboard session." }),
   user_id: z.string().nullable().meta({ description: "The dashboard user, for a session's request." }),
+  source: z.enum(REQUEST_SOURCES).meta({
+    description: "Who sent it: `dashboard` (a signed-in user's session, the dashboard's own calls) or `api` (an API token, or no credentials).",
+  }),
   client_address: z.string().nullable(),
   user_agent: z.string().nullable(),
   idempotency_key: z.string().nullable(),
@@ -73,6 +80,10 @@ export const RequestLogListQuery = PaginationQuery.pick({ limit: true, "created[
   operation: text("An operation id, e.g. `createCustomer`.", 100),
   path: z.string().startsWith("/", "Must start with /.").max(500).optional().meta({ description: "A prefix of the URL path as the request sent it, API root included (the `path` field of the items)." }),
   token: text("An API token's id (`key_…`)."),
+  source: z
+    .enum(REQUEST_SOURCES, { error: `Must be one of ${REQUEST_SOURCES.join(", ")}.` })
+    .optional()
+    .meta({ description: "`dashboard`: the dashboard's own requests (a user's session); `api`: every other (API tokens, unauthenticated)." }),
   request_id: requestIdParam("One request, by its id."),
   idempotency_key: text("The requests sent with this `Idempotency-Key`."),
 });

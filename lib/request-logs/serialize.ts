@@ -1,7 +1,12 @@
 import type { z } from "zod";
 import { serializeEvent } from "@/lib/events-api/serialize";
-import type { RequestLog, RequestLogDetail } from "./schema";
+import type { RequestLog, RequestLogDetail, RequestSource } from "./schema";
 import type { CausedEventRow, RequestLogRow } from "./service";
+
+/** A session's request is the dashboard's (it has a user); a token's or an anonymous one is an API client's. */
+export function sourceOf(row: Pick<RequestLogRow, "userId">): RequestSource {
+  return row.userId === null ? "api" : "dashboard";
+}
 
 export function serializeRequestLog(row: RequestLogRow): z.input<typeof RequestLog> {
   return {
@@ -18,6 +23,7 @@ export function serializeRequestLog(row: RequestLogRow): z.input<typeof RequestL
     duration_ms: row.durationMs,
     token_id: row.tokenId,
     user_id: row.userId,
+    source: sourceOf(row),
     client_address: row.clientAddress,
     user_agent: row.userAgent,
     idempotency_key: row.idempotencyKey,

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, lt, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, type SQL } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { events, requestLogs } from "@/db/schema";
 import type { Verb } from "@/lib/context";
@@ -24,6 +24,9 @@ function filters(accountId: string, input: RequestLogListInput): SQL[] {
     conditions.push(gte(requestLogs.path, input.path), lt(requestLogs.path, input.path + AFTER_PATH_CHARACTERS));
   }
   if (input.token) conditions.push(eq(requestLogs.tokenId, input.token));
+  // Mirrors sourceOf (serialize.ts): a user id marks a dashboard session's request.
+  if (input.source === "dashboard") conditions.push(isNotNull(requestLogs.userId));
+  if (input.source === "api") conditions.push(isNull(requestLogs.userId));
   if (input.request_id) conditions.push(eq(requestLogs.id, input.request_id));
   if (input.idempotency_key) conditions.push(eq(requestLogs.idempotencyKey, input.idempotency_key));
   if (input["created[gte]"]) conditions.push(gte(requestLogs.created, input["created[gte]"]));

@@ -174,6 +174,24 @@ describe("customer discounts", () => {
     expectProblem(await merchant.client.get(discountPath(merchant, cus.id)), 404, /has no discount/);
   });
 
+  it("shows the discount on the customer with expand=discount: null without one, no 404", async () => {
+    const fresh = await newMerchant();
+    const cus = await customer(fresh);
+    const none = await fresh.client.get(`/customers/${cus.id}?expand=discount`);
+    expect(none.status, none.text).toBe(200);
+    expect(none.body).toMatchObject({ id: cus.id, discount: null });
+    expect(none.body).not.toHaveProperty("custom_fields");
+    expect((await fresh.client.get(`/customers/${cus.id}`)).body).not.toHaveProperty("discount");
+
+    const cpn = await coupon(fresh);
+    const { body: discount } = await fresh.client.post(discountPath(fresh, cus.id), { coupon: cpn.id });
+    const shown = await fresh.client.get(`/${fresh.accountId}/customers/${cus.id}?expand=discount,custom_fields`);
+    expect(shown.status, shown.text).toBe(200);
+    expect(shown.body.discount).toEqual(discount);
+    expect(shown.body.custom_fields).toEqual({});
+    expectProblem(await fresh.client.get("/customers/cus_prod_doesnotexist?expand=discount"), 404);
+  });
+
   describe("unusable coupons are a 422 naming coupon, and change nothing", () => {
     const cases: [string, (m: Merchant) => Promise<string>, RegExp][] = [
       ["an unknown coupon", async () => "cpn_prod_doesnotexist", /No such coupon/],

@@ -6,6 +6,7 @@ import { dropExpiredPartitions, ensurePartitions, partitionDays } from "@/lib/re
 import { api, apiBaseUrl, type Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
+import { signedInUser } from "../helpers/session";
 import { eventually } from "../helpers/receiver";
 
 /*
@@ -225,6 +226,31 @@ describe("request log", () => {
       expectProblem(response, 400);
       expect(response.text, query).toMatch(detail);
     }
+  });
+
+  it("tells the dashboard's requests from API clients' by source, and filters by it", async () => {
+    const { live, request } = await signedInUser();
+    const token = await request("POST", `/${live.id}/api-tokens`, { body: { name: "source test", kind: "secret" } });
+    expect(token.status, token.text).toBe(201);
+    const client = api(token.body.token as string);
+    const byApi = await client.get("/customers?limit=1");
+    expect(byApi.status).toBe(200);
+    const byDashboard = await request("GET", `/${live.id}/customers?limit=2`);
+    expect(byDashboard.status).toBe(200);
+    const apiId = byApi.headers.get("x-request-id")!;
+    const dashboardId = byDashboard.headers.get("x-request-id")!;
+
+    const list = async (query: string) => {
+      const response = await client.get(`/request-logs?${query}`);
+      expect(response.status, response.text).toBe(200);
+      return (response.body.items as Json[]).map((item) => [item.id, item.source]);
+    };
+    // Both rows written (the writer batches), then every filter reads what is there.
+    const all = await eventually(() => list("operation=listCustomers"), (pairs) => pairs.length >= 2);
+    expect(all).toEqual(expect.arrayContaining([[apiId, "api"], [dashboardId, "dashboard"]]));
+    expect(await list("operation=listCustomers&source=dashboard")).toEqual([[dashboardId, "dashboard"]]);
+    expect(await list("operation=listCustomers&source=api")).toEqual([[apiId, "api"]]);
+    expectProblem(await client.get("/request-logs?source=browser"), 400, /api, dashboard/);
   });
 
   it("shows an account only its own requests, to secret tokens", async () => {

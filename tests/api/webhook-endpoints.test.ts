@@ -108,6 +108,23 @@ describe("webhook endpoint management", () => {
     expect((await fresh.client.get(base)).body.total).toBe(1);
   });
 
+  it("answers without the account id, on the token's account, like /customers", async () => {
+    const fresh = await newMerchant();
+    const created = await fresh.client.post("/webhook-endpoints", { url: "https://unscoped.example.com/h", events: ["customer.created"] });
+    expect(created.status, created.text).toBe(201);
+    const list = await fresh.client.get("/webhook-endpoints");
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.items.map((e: { id: string }) => e.id)).toEqual([created.body.id]);
+    expect((await fresh.client.get(`/${fresh.accountId}/webhook-endpoints`)).body.total).toBe(1);
+    expect((await fresh.client.get(`/webhook-endpoints/${created.body.id}`)).body.url).toBe("https://unscoped.example.com/h");
+    expect((await fresh.client.get(`/webhook-endpoints/${created.body.id}/deliveries`)).status).toBe(200);
+    expect((await fresh.client.get("/events?limit=1")).status).toBe(200);
+    expect((await fresh.client.get("/delivery-health")).status).toBe(200);
+    expect((await fresh.client.get("/billing-status")).status).toBe(200);
+    const other = await newMerchant();
+    expectProblem(await other.client.get(`/webhook-endpoints/${created.body.id}`), 404);
+  });
+
   it("hides another account's endpoints behind 404", async () => {
     const other = await newMerchant();
     const theirs = (await other.client.post(`/${other.accountId}/webhook-endpoints`, { url: "https://x.example.com", events: ["*"] })).body;

@@ -106,3 +106,18 @@ describe("the API's router", () => {
     }
   });
 });
+
+describe("account-scoped operations", () => {
+  it("each answer without the account id too, on its path minus /{account_id} (a token acts on its own account)", async () => {
+    const { API_OPERATIONS } = await import("@/lib/api/operations-index");
+    // A dashboard session names its account in the path, and an operator acts on any account: no unscoped twin.
+    const scoped = API_OPERATIONS.filter(
+      (operation) => operation.path.startsWith("/{account_id}/") && operation.access !== "dashboard" && operation.access !== "operator",
+    );
+    expect(scoped.length).toBeGreaterThan(50);
+    const wrong = scoped
+      .filter((operation) => operation.unscopedPath !== operation.path.slice("/{account_id}".length))
+      .map((operation) => `${operation.operationId}: ${operation.unscopedPath ?? "(none)"}`);
+    expect(wrong).toEqual([]);
+  });
+});

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { CreateMeter } from "@/components/meters/create-meter";
 import { MeterList } from "@/components/meters/meter-list";
 import { PageHeader } from "@/components/ui";
 
@@ -10,6 +11,7 @@ export default async function MetersPage({ params }: { params: Promise<{ account
   return (
     <>
       <PageHeader title="Meters" />
+      <CreateMeter accountId={account_id} />
       <MeterList accountId={account_id} />
     </>
   );

@@ -25,6 +25,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/billing-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve the account's billing status
+         * @description Whether the account's organization may process customer-initiated (CIT) and merchant-initiated (MIT) payments. Publishable tokens may call it.
+         */
+        get: operations["getBillingStatusForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/event-types": {
         parameters: {
             query?: never;
@@ -65,6 +85,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description The account's audit trail, newest first (`created` descending, ties broken by id). Filters combine with AND. `total` is exact for every filter (kept beside the events, not counted per request). Page with `offset` (up to 10,000) or, at any depth and while events keep arriving, with `starting_after` = the last item's id; `created[gte]` / `created[lt]` narrow the list to a time range.
+         */
+        get: operations["listEventsForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/events/{event_id}": {
         parameters: {
             query?: never;
@@ -74,6 +114,23 @@ export type paths = {
         };
         /** Retrieve an event */
         get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an event */
+        get: operations["getEventForTokenAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -102,6 +159,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/events/{event_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an event's deliveries
+         * @description One delivery per subscribed webhook endpoint, as a bare JSON array (not the list envelope).
+         */
+        get: operations["listEventDeliveriesForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/events/{event_id}/full": {
         parameters: {
             query?: never;
@@ -114,6 +191,26 @@ export type paths = {
          * @description The event, its deliveries, and what they sent: the exact webhook body and each attempted delivery's latest request headers (signatures masked; never the signing secret).
          */
         get: operations["getEventFull"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{event_id}/full": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an event with its deliveries
+         * @description The event, its deliveries, and what they sent: the exact webhook body and each attempted delivery's latest request headers (signatures masked; never the signing secret).
+         */
+        get: operations["getEventFullForTokenAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -179,7 +276,7 @@ export type paths = {
         };
         /**
          * Retrieve a customer
-         * @description With `expand=custom_fields` the custom field values are included.
+         * @description With `expand=custom_fields` the custom field values are included; with `expand=discount` the customer's discount (null when they have none, where `getCustomerDiscount` answers 404).
          */
         get: operations["getCustomer"];
         put?: never;
@@ -207,7 +304,7 @@ export type paths = {
         };
         /**
          * Retrieve a customer
-         * @description With `expand=custom_fields` the custom field values are included.
+         * @description With `expand=custom_fields` the custom field values are included; with `expand=discount` the customer's discount (null when they have none, where `getCustomerDiscount` answers 404).
          */
         get: operations["getCustomerForTokenAccount"];
         put?: never;
@@ -2321,6 +2418,27 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List webhook endpoints */
+        get: operations["listWebhookEndpointsForTokenAccount"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description The answer carries the signing secret, shown only here and on rotation. The URL must be HTTPS (else 422); unknown event types are a 422 naming them. `["*"]` subscribes to every type.
+         */
+        post: operations["createWebhookEndpointForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/webhook-endpoints/{endpoint_id}": {
         parameters: {
             query?: never;
@@ -2338,6 +2456,28 @@ export type paths = {
         post: operations["updateWebhookEndpoint"];
         /** Delete a webhook endpoint */
         delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a webhook endpoint */
+        get: operations["getWebhookEndpointForTokenAccount"];
+        put?: never;
+        /**
+         * Update a webhook endpoint
+         * @description Change the URL, the event types, the description, the rate limit (`max_deliveries_per_second`), or enable/disable it. A disabled endpoint receives nothing.
+         */
+        post: operations["updateWebhookEndpointForTokenAccount"];
+        /** Delete a webhook endpoint */
+        delete: operations["deleteWebhookEndpointForTokenAccount"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2363,6 +2503,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints/{endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret
+         * @description The new secret signs every attempt from now on. The old one keeps signing beside it for `overlap_seconds` (default one day; `webhook-signature` then carries both signatures, `X-Webhook-Signature` the new secret's and `X-Webhook-Signature-Previous` the old one's), so receivers can switch without dropping deliveries; `0` stops it at once. `previous_secret_expires_at` tells when it stops.
+         */
+        post: operations["rotateWebhookEndpointSecretForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/webhook-endpoints/{endpoint_id}/deliveries": {
         parameters: {
             query?: never;
@@ -2372,6 +2532,23 @@ export type paths = {
         };
         /** List an endpoint's deliveries */
         get: operations["listWebhookEndpointDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an endpoint's deliveries */
+        get: operations["listWebhookEndpointDeliveriesForTokenAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2400,6 +2577,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints/{endpoint_id}/retry-failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry an endpoint's failed deliveries
+         * @description Makes one new attempt now for each permanently failed delivery of the endpoint created since `since` (at most 100 per call; `has_more` tells whether to call again).
+         */
+        post: operations["retryFailedWebhookDeliveriesForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/deliveries/{delivery_id}": {
         parameters: {
             query?: never;
@@ -2409,6 +2606,23 @@ export type paths = {
         };
         /** Retrieve a delivery */
         get: operations["getDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a delivery */
+        get: operations["getDeliveryForTokenAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2437,6 +2651,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/deliveries/{delivery_id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a delivery's attempts
+         * @description Every attempt, first to last: status, duration, error and the first 4 KB of the response.
+         */
+        get: operations["listDeliveryAttemptsForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/deliveries/{delivery_id}/retry": {
         parameters: {
             query?: never;
@@ -2457,6 +2691,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a failed delivery
+         * @description Makes one new attempt now of a permanently failed delivery and answers with the delivery after it. Any other state is a 409.
+         */
+        post: operations["retryDeliveryForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/webhook-endpoints/{endpoint_id}/health": {
         parameters: {
             query?: never;
@@ -2466,6 +2720,23 @@ export type paths = {
         };
         /** An endpoint's delivery health over the last 24 hours, and its lag right now */
         get: operations["getWebhookEndpointHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An endpoint's delivery health over the last 24 hours, and its lag right now */
+        get: operations["getWebhookEndpointHealthForTokenAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2491,6 +2762,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/delivery-health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's delivery health over the last 24 hours */
+        get: operations["getDeliveryHealthForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/webhook-endpoints/{endpoint_id}/test": {
         parameters: {
             query?: never;
@@ -2505,6 +2793,26 @@ export type paths = {
          * @description With `type`: sends a realistic sample event of that catalogue type to this endpoint only (a new sample entity; the payload carries `"test": true`). Without it: delivers the account's newest event of a subscribed type again (409 when there is none yet). Either way a new delivery, signed and retried like any other, listed in the endpoint's deliveries.
          */
         post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpoint_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to an endpoint
+         * @description With `type`: sends a realistic sample event of that catalogue type to this endpoint only (a new sample entity; the payload carries `"test": true`). Without it: delivers the account's newest event of a subscribed type again (409 when there is none yet). Either way a new delivery, signed and retried like any other, listed in the endpoint's deliveries.
+         */
+        post: operations["sendWebhookTestEventForTokenAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2571,6 +2879,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints/{endpoint_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a window of events to an endpoint
+         * @description A new delivery to this endpoint of every event created in [`since`, `until`) that it subscribes to, delivered ones included, oldest first, at most 1000 per call: while `has_more`, call again with the same window and `starting_after`. Receivers see each event's usual `webhook-id` and skip what they already have. 409 for a disabled endpoint.
+         */
+        post: operations["replayWebhookEndpointEventsForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/events/{event_id}/resend": {
         parameters: {
             query?: never;
@@ -2585,6 +2913,26 @@ export type paths = {
          * @description A new delivery of this event to the endpoint `endpoint_id`, whatever types it subscribes to, signed and retried like any other and listed in the event's and the endpoint's deliveries. Receivers see the event's usual `webhook-id`. 404 for an unknown event or endpoint, 409 for a disabled endpoint.
          */
         post: operations["resendEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{event_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend an event to a chosen endpoint
+         * @description A new delivery of this event to the endpoint `endpoint_id`, whatever types it subscribes to, signed and retried like any other and listed in the event's and the endpoint's deliveries. Receivers see the event's usual `webhook-id`. 404 for an unknown event or endpoint, 409 for a disabled endpoint.
+         */
+        post: operations["resendEventForTokenAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2695,6 +3043,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/test-clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve the account's clock
+         * @description The account's current time and the next time-driven transition. Live accounts always show real time.
+         */
+        get: operations["getTestClockForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/test-clock/advance": {
         parameters: {
             query?: never;
@@ -2709,6 +3077,26 @@ export type paths = {
          * @description Moves the sandbox account's time forward to `to`, stopping at each instant where something falls due (trial ends, `invoice.upcoming`, renewals, dunning retries, overdue invoices, checkout expiry) and running it there, in time order. The account's time then keeps running from `to`. Sandbox accounts only (403 on live accounts); `to` must be after the account's current time (422).
          */
         post: operations["advanceTestClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/test-clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance a sandbox account's time
+         * @description Moves the sandbox account's time forward to `to`, stopping at each instant where something falls due (trial ends, `invoice.upcoming`, renewals, dunning retries, overdue invoices, checkout expiry) and running it there, in time order. The account's time then keeps running from `to`. Sandbox accounts only (403 on live accounts); `to` must be after the account's current time (422).
+         */
+        post: operations["advanceTestClockForTokenAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10645,82 +11033,22 @@ export type components = {
             /** @description The issuing country (ISO 3166-1 alpha-2). */
             country: string;
         };
-        Customer: {
-            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+        Discount: {
+            /** @example di_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
             /** @constant */
-            object: "customer";
-            email: string;
-            name: string | null;
-            address: components["schemas"]["PostalAddress"] | null;
-            preferred_locale: ("en" | "fr" | "de") | null;
-            tax_ids: components["schemas"]["TaxId"][];
-            default_tax_rate: string | null;
-            metadata: {
-                [key: string]: string;
-            };
+            object: "discount";
+            /** @description The customer's id. */
+            customer: string;
+            coupon: components["schemas"]["Coupon"];
             /**
-             * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
-             * @example {
-             *       "eur": 1500
-             *     }
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
              */
-            balances: {
-                [key: string]: number;
-            };
-            /** @description Present with expand=custom_fields. */
-            custom_fields?: components["schemas"]["CustomFields"];
+            start: string;
+            /** @description When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever. */
+            end: string | null;
             livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-        };
-        /** @description The entity's last state, marked deleted. */
-        CustomerDeletedObject: {
-            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
-            id: string;
-            /** @constant */
-            object: "customer";
-            email: string;
-            name: string | null;
-            address: components["schemas"]["PostalAddress"] | null;
-            preferred_locale: ("en" | "fr" | "de") | null;
-            tax_ids: components["schemas"]["TaxId"][];
-            default_tax_rate: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            /**
-             * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
-             * @example {
-             *       "eur": 1500
-             *     }
-             */
-            balances: {
-                [key: string]: number;
-            };
-            /** @description Present with expand=custom_fields. */
-            custom_fields?: components["schemas"]["CustomFields"];
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated: string;
-            /** @constant */
-            deleted: true;
         };
         Coupon: {
             /** @example cpn_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -10759,22 +11087,86 @@ export type components = {
              */
             updated: string;
         };
-        Discount: {
-            /** @example di_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+        Customer: {
+            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
             /** @constant */
-            object: "discount";
-            /** @description The customer's id. */
-            customer: string;
-            coupon: components["schemas"]["Coupon"];
+            object: "customer";
+            email: string;
+            name: string | null;
+            address: components["schemas"]["PostalAddress"] | null;
+            preferred_locale: ("en" | "fr" | "de") | null;
+            tax_ids: components["schemas"]["TaxId"][];
+            default_tax_rate: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /**
+             * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
+             * @example {
+             *       "eur": 1500
+             *     }
+             */
+            balances: {
+                [key: string]: number;
+            };
+            /** @description Present with expand=custom_fields. */
+            custom_fields?: components["schemas"]["CustomFields"];
+            /** @description Present with expand=discount (retrieve only): the customer's discount, null when they have none. */
+            discount?: components["schemas"]["Discount"] | null;
+            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T08:00:00.000Z
              */
-            start: string;
-            /** @description When a `repeating` coupon stops applying; for a `once` coupon, null until the invoice it discounts is finalized (then that time, in `customer.discount.deleted`); null for forever. */
-            end: string | null;
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+        };
+        /** @description The entity's last state, marked deleted. */
+        CustomerDeletedObject: {
+            /** @example cus_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @constant */
+            object: "customer";
+            email: string;
+            name: string | null;
+            address: components["schemas"]["PostalAddress"] | null;
+            preferred_locale: ("en" | "fr" | "de") | null;
+            tax_ids: components["schemas"]["TaxId"][];
+            default_tax_rate: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /**
+             * @description The customer's balance per currency (lowercase code → atoms): positive is credit the customer has (applied to their next finalized invoice of that currency), negative is what they owe (added to it). Changed only through balance transactions (`listCustomerBalanceTransactions`).
+             * @example {
+             *       "eur": 1500
+             *     }
+             */
+            balances: {
+                [key: string]: number;
+            };
+            /** @description Present with expand=custom_fields. */
+            custom_fields?: components["schemas"]["CustomFields"];
+            /** @description Present with expand=discount (retrieve only): the customer's discount, null when they have none. */
+            discount?: components["schemas"]["Discount"] | null;
             livemode: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated: string;
+            /** @constant */
+            deleted: true;
         };
         /** @description The entity's last state, marked deleted. */
         CustomerDiscountDeletedObject: {
@@ -23343,6 +23735,8 @@ export type components = {
             };
             /** @description Present with expand=custom_fields. */
             custom_fields?: components["schemas"]["CustomFields"];
+            /** @description Present with expand=discount (retrieve only): the customer's discount, null when they have none. */
+            discount?: components["schemas"]["Discount"] | null;
             livemode?: boolean;
             /**
              * Format: date-time
@@ -23500,6 +23894,8 @@ export type components = {
             };
             /** @description Present with expand=custom_fields. */
             custom_fields?: components["schemas"]["CustomFields"];
+            /** @description Present with expand=discount (retrieve only): the customer's discount, null when they have none. */
+            discount?: components["schemas"]["Discount"] | null;
             livemode?: boolean;
             /**
              * Format: date-time
@@ -27379,6 +27775,11 @@ export type components = {
             token_id: string | null;
             /** @description The dashboard user, for a session's request. */
             user_id: string | null;
+            /**
+             * @description Who sent it: `dashboard` (a signed-in user's session, the dashboard's own calls) or `api` (an API token, or no credentials).
+             * @enum {string}
+             */
+            source: "api" | "dashboard";
             client_address: string | null;
             user_agent: string | null;
             idempotency_key: string | null;
@@ -27413,6 +27814,11 @@ export type components = {
             token_id: string | null;
             /** @description The dashboard user, for a session's request. */
             user_id: string | null;
+            /**
+             * @description Who sent it: `dashboard` (a signed-in user's session, the dashboard's own calls) or `api` (an API token, or no credentials).
+             * @enum {string}
+             */
+            source: "api" | "dashboard";
             client_address: string | null;
             user_agent: string | null;
             idempotency_key: string | null;
@@ -27745,6 +28151,53 @@ export interface operations {
             };
         };
     };
+    getBillingStatusForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The billing status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingStatus"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listEventTypes: {
         parameters: {
             query?: never;
@@ -27865,6 +28318,76 @@ export interface operations {
             };
         };
     };
+    listEventsForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Comma-separated expansions: delivery_summary. */
+                expand?: string;
+                /** @description Only the event with this id. */
+                event_id?: string;
+                /** @description All events of one entity (its timeline). */
+                aggregate_id?: string;
+                /** @description Events of one entity type. */
+                aggregate_type?: components["schemas"]["AggregateType"];
+                /** @description Events of one type. */
+                event_type?: components["schemas"]["EventType"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getEvent: {
         parameters: {
             query?: never;
@@ -27872,6 +28395,64 @@ export interface operations {
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
                 account_id: string;
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEventForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
                 event_id: string;
             };
             cookie?: never;
@@ -27985,6 +28566,64 @@ export interface operations {
             };
         };
     };
+    listEventDeliveriesForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryArray"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getEventFull: {
         parameters: {
             query?: never;
@@ -27992,6 +28631,64 @@ export interface operations {
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
                 account_id: string;
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event and its deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventFull"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEventFullForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
                 event_id: string;
             };
             cookie?: never;
@@ -28332,7 +29029,7 @@ export interface operations {
     getCustomer: {
         parameters: {
             query?: {
-                /** @description Comma-separated expansions: custom_fields. */
+                /** @description Comma-separated expansions: custom_fields, discount. */
                 expand?: string;
             };
             header?: never;
@@ -28543,7 +29240,7 @@ export interface operations {
     getCustomerForTokenAccount: {
         parameters: {
             query?: {
-                /** @description Comma-separated expansions: custom_fields. */
+                /** @description Comma-separated expansions: custom_fields, discount. */
                 expand?: string;
             };
             header?: never;
@@ -39636,6 +40333,138 @@ export interface operations {
             };
         };
     };
+    listWebhookEndpointsForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebhookEndpointForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointCreateInput"];
+            };
+        };
+        responses: {
+            /** @description The endpoint and its signing secret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getWebhookEndpoint: {
         parameters: {
             query?: never;
@@ -39841,6 +40670,205 @@ export interface operations {
             };
         };
     };
+    getWebhookEndpointForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpointForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpointForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted endpoint's id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedWebhookEndpoint"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     rotateWebhookEndpointSecret: {
         parameters: {
             query?: never;
@@ -39851,6 +40879,89 @@ export interface operations {
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
                 account_id: string;
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateSecretInput"];
+            };
+        };
+        responses: {
+            /** @description The endpoint and its new signing secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecretForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
                 endpoint_id: string;
             };
             cookie?: never;
@@ -40000,6 +41111,78 @@ export interface operations {
             };
         };
     };
+    listWebhookEndpointDeliveriesForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                status?: "pending" | "delivering" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     retryFailedWebhookDeliveries: {
         parameters: {
             query?: never;
@@ -40010,6 +41193,89 @@ export interface operations {
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
                 account_id: string;
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetryFailedInput"];
+            };
+        };
+        responses: {
+            /** @description What the attempts did. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetryFailedResult"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retryFailedWebhookDeliveriesForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
                 endpoint_id: string;
             };
             cookie?: never;
@@ -40145,6 +41411,64 @@ export interface operations {
             };
         };
     };
+    getDeliveryForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listDeliveryAttempts: {
         parameters: {
             query?: never;
@@ -40152,6 +41476,64 @@ export interface operations {
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
                 account_id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempts, as a bare array. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryAttemptArray"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDeliveryAttemptsForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
                 delivery_id: string;
             };
             cookie?: never;
@@ -40277,6 +41659,76 @@ export interface operations {
             };
         };
     };
+    retryDeliveryForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery after the attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getWebhookEndpointHealth: {
         parameters: {
             query?: never;
@@ -40284,6 +41736,64 @@ export interface operations {
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
                 account_id: string;
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delivery counts and success rate; the age of the oldest due delivery and the throughput of the last minutes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointDeliveryHealth"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhookEndpointHealthForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
                 endpoint_id: string;
             };
             cookie?: never;
@@ -40387,6 +41897,53 @@ export interface operations {
             };
         };
     };
+    getDeliveryHealthForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delivery counts and success rate. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryHealth"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     sendWebhookTestEvent: {
         parameters: {
             query?: never;
@@ -40397,6 +41954,98 @@ export interface operations {
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
                 account_id: string;
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEventInput"];
+            };
+        };
+        responses: {
+            /** @description The new delivery. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sendWebhookTestEventForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
                 endpoint_id: string;
             };
             cookie?: never;
@@ -40722,6 +42371,98 @@ export interface operations {
             };
         };
     };
+    replayWebhookEndpointEventsForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookReplayInput"];
+            };
+        };
+        responses: {
+            /** @description How many deliveries were made. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReplayResult"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     resendEvent: {
         parameters: {
             query?: never;
@@ -40732,6 +42473,98 @@ export interface operations {
             path: {
                 /** @description The account (`acc_…`); it must be the token's account. */
                 account_id: string;
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResendEventInput"];
+            };
+        };
+        responses: {
+            /** @description The new delivery. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resendEventForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
                 event_id: string;
             };
             cookie?: never;
@@ -41196,6 +43029,53 @@ export interface operations {
             };
         };
     };
+    getTestClockForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clock. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     advanceTestClock: {
         parameters: {
             query?: never;
@@ -41207,6 +43087,78 @@ export interface operations {
                 /** @description The account (`acc_…`); it must be the token's account. */
                 account_id: string;
             };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestClockAdvanceInput"];
+            };
+        };
+        responses: {
+            /** @description The clock after the advance. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClock"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    advanceTestClockForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
             cookie?: never;
         };
         requestBody: {
@@ -41451,6 +43403,8 @@ export interface operations {
                 path?: string;
                 /** @description An API token's id (`key_…`). */
                 token?: string;
+                /** @description `dashboard`: the dashboard's own requests (a user's session); `api`: every other (API tokens, unauthenticated). */
+                source?: "api" | "dashboard";
                 /** @description One request, by its id. */
                 request_id?: string;
                 /** @description The requests sent with this `Idempotency-Key`. */
@@ -41526,6 +43480,8 @@ export interface operations {
                 path?: string;
                 /** @description An API token's id (`key_…`). */
                 token?: string;
+                /** @description `dashboard`: the dashboard's own requests (a user's session); `api`: every other (API tokens, unauthenticated). */
+                source?: "api" | "dashboard";
                 /** @description One request, by its id. */
                 request_id?: string;
                 /** @description The requests sent with this `Idempotency-Key`. */
