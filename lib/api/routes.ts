@@ -8,6 +8,7 @@ import { couponHandlers } from "@/lib/coupons/handlers";
 import { customerHandlers } from "@/lib/customers/handlers";
 import { customerBalanceHandlers } from "@/lib/customer-balance/handlers";
 import { creditNoteHandlers } from "@/lib/credit-notes/handlers";
+import { emailHandlers } from "@/lib/emails/handlers";
 import { discountHandlers } from "@/lib/discounts/handlers";
 import { entitlementHandlers } from "@/lib/entitlements/handlers";
 import { eventHandlers } from "@/lib/events/handlers";
@@ -40,6 +41,7 @@ export const API_HANDLERS = [
   ...refundHandlers,
   ...invoiceHandlers,
   ...creditNoteHandlers,
+  ...emailHandlers,
   ...customerBalanceHandlers,
   ...subscriptionHandlers,
   ...subscriptionChangeHandlers,

@@ -1,4 +1,5 @@
 import { clockTicker } from "@/lib/clock/ticker";
+import { emailDriver } from "@/lib/emails/driver";
 import { deliveryDriver } from "@/lib/webhooks/driver";
 import type { JobProvider } from "./index";
 
@@ -13,5 +14,9 @@ export const embeddedJobs: JobProvider = {
     // The ticker finds future transitions itself on its tick; something due already (a trial
     // shorter than the trial_will_end notice) need not wait for the next tick.
     if (at.getTime() <= Date.now()) clockTicker().wake();
+  },
+  async emailsQueued() {
+    // The driver polls for due rows itself (instances with BACKGROUND_WORK=off find them there).
+    emailDriver().wake();
   },
 };

@@ -38,4 +38,10 @@ export const serverlessJobs: JobProvider = {
       await runAccountDueTransitions(accountId);
     });
   },
+  async emailsQueued() {
+    await afterResponse("Sending emails failed; the deliveries cron sends them.", async () => {
+      const { sendDueEmails } = await import("@/lib/emails/send");
+      await sendDueEmails(1);
+    });
+  },
 };
