@@ -11871,32 +11871,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3fxzcvm82m56jvv7g2vwsy",
+         *       "id": "evt_prod_06h2b5dmx8se9rvdrj9a7smndzzbm",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *       "aggregate_id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
          *       "data": {
-         *         "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *         "id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T02:38:01.085Z",
+         *         "created": "2026-11-29T04:34:57.892Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "payment_intent": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
-         *       "request_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
+         *       "correlation_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
+         *       "request_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.087Z",
+         *       "created": "2026-11-29T04:34:57.898Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentSucceededEvent: {
@@ -11941,32 +11941,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3ktt6f3yvv7s8p067zv3yg",
+         *       "id": "evt_prod_06h2b5dn9yh8gvef99sdtvrbyre5e",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2aan3kpcjt6sppjezmvcbfhhvj",
+         *       "aggregate_id": "py_prod_06h2b5dn9mv3yekwtp0pcj6aqav50",
          *       "data": {
-         *         "id": "py_prod_06h2aan3kpcjt6sppjezmvcbfhhvj",
+         *         "id": "py_prod_06h2b5dn9mv3yekwtp0pcj6aqav50",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T02:38:01.117Z",
+         *         "created": "2026-11-29T04:34:57.997Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *         "payment_intent": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3j47jbz6aq3ncbj0qvqw3c",
-         *       "request_id": "req_prod_06h2aan3j47jbz6aq3ncbj0qvqw3c",
+         *       "correlation_id": "req_prod_06h2b5dn5xx194wz268mr5vsnr17r",
+         *       "request_id": "req_prod_06h2b5dn5xx194wz268mr5vsnr17r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.118Z",
+         *       "created": "2026-11-29T04:34:57.999Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentFailedEvent: {
@@ -12011,44 +12011,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan47j7jrks6sgb7b1rrk2s72",
+         *       "id": "evt_prod_06h2b5drm0cdjzfs04jjpht79v8tt",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *       "aggregate_id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
          *       "data": {
-         *         "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *         "id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T02:38:01.085Z",
+         *         "created": "2026-11-29T04:34:57.892Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "payment_intent": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *         "id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T02:38:01.085Z",
+         *         "created": "2026-11-29T04:34:57.892Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "payment_intent": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
-         *       "request_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
+         *       "correlation_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
+         *       "request_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.276Z",
+         *       "created": "2026-11-29T04:34:58.849Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentRefundedEvent: {
@@ -12093,29 +12093,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanagvppyqpj14tn40adar1x2",
+         *       "id": "evt_prod_06h2b5eawbhner8j5552qjtvw6c00",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *       "aggregate_id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
          *       "data": {
-         *         "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *         "id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.873Z",
+         *         "created": "2026-11-29T04:35:03.515Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.873Z",
+         *         "updated": "2026-11-29T04:35:03.515Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.873Z",
+         *         "expires_at": "2026-11-30T04:35:03.515Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12133,13 +12133,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanaewtp7wabcnz57yh4q5v44",
-         *       "request_id": "req_prod_06h2aanaewtp7wabcnz57yh4q5v44",
+         *       "correlation_id": "req_prod_06h2b5eav6qh0hxesjkwfhbj7rdqm",
+         *       "request_id": "req_prod_06h2b5eav6qh0hxesjkwfhbj7rdqm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:02.886Z",
+         *       "created": "2026-11-29T04:35:03.522Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -12184,19 +12184,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanax2yq58c3wmydky40xq9n8",
+         *       "id": "evt_prod_06h2b5ebq3v35e348ev12gzjztz32",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *       "aggregate_id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
          *       "data": {
-         *         "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *         "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.963Z",
+         *         "created": "2026-11-29T04:35:03.693Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.982Z",
+         *         "updated": "2026-11-29T04:35:03.735Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -12205,10 +12205,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.963Z",
+         *         "expires_at": "2026-11-30T04:35:03.693Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12225,24 +12225,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *         "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.963Z",
+         *         "created": "2026-11-29T04:35:03.693Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.963Z",
+         *         "updated": "2026-11-29T04:35:03.693Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.963Z",
+         *         "expires_at": "2026-11-30T04:35:03.693Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12259,13 +12259,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanawbq8rttx2hg9fjs5y11v2",
-         *       "request_id": "req_prod_06h2aanawbq8rttx2hg9fjs5y11v2",
+         *       "correlation_id": "req_prod_06h2b5ebpqzvgeh3qkfcz9ryvsrap",
+         *       "request_id": "req_prod_06h2b5ebpqzvgeh3qkfcz9ryvsrap",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:02.984Z",
+         *       "created": "2026-11-29T04:35:03.736Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -12310,20 +12310,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanazskw477f2bjnaw83dx9v0",
+         *       "id": "evt_prod_06h2b5ebtfsm2ryr9v088q71wk15a",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *       "aggregate_id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
          *       "data": {
-         *         "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *         "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.963Z",
+         *         "created": "2026-11-29T04:35:03.693Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:03.005Z",
+         *         "updated": "2026-11-29T04:35:03.761Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -12332,10 +12332,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.963Z",
+         *         "expires_at": "2026-11-30T04:35:03.693Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12352,14 +12352,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *         "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.963Z",
+         *         "created": "2026-11-29T04:35:03.693Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.982Z",
+         *         "updated": "2026-11-29T04:35:03.735Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -12368,10 +12368,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.963Z",
+         *         "expires_at": "2026-11-30T04:35:03.693Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12388,13 +12388,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanazfvbk07q0hx02m6gb2p9w",
-         *       "request_id": "req_prod_06h2aanazfvbk07q0hx02m6gb2p9w",
+         *       "correlation_id": "req_prod_06h2b5ebs0hxjkhef9c7vpfjt6m2m",
+         *       "request_id": "req_prod_06h2b5ebs0hxjkhef9c7vpfjt6m2m",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:03.006Z",
+         *       "created": "2026-11-29T04:35:03.763Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -12439,29 +12439,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanarhmt4mfg8xydj6pxp6pp4",
+         *       "id": "evt_prod_06h2b5ebcsjz06e74775b4kvgktgy",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *       "aggregate_id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
          *       "data": {
-         *         "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *         "id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T02:38:02.873Z",
+         *         "created": "2026-11-29T04:35:03.515Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.946Z",
+         *         "updated": "2026-11-29T04:35:03.648Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aananz75fkep0cs7xxyetbjm2",
+         *         "customer": "cus_prod_06h2b5eb1q6k0zdpm9v58gzg6q1ey",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.873Z",
+         *         "expires_at": "2026-11-30T04:35:03.515Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12469,33 +12469,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T02:38:02.946Z",
+         *         "completed_at": "2026-11-29T04:35:03.648Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2aanapx45m666x81qm9nx5f5m8",
+         *         "payment_intent": "pi_prod_06h2b5eb49ehx6rmwh9sj6t1tw27p",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *         "id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.873Z",
+         *         "created": "2026-11-29T04:35:03.515Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.873Z",
+         *         "updated": "2026-11-29T04:35:03.515Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.873Z",
+         *         "expires_at": "2026-11-30T04:35:03.515Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12512,13 +12512,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanakwdajqh0y7c8xd99rht30",
-         *       "request_id": "req_prod_06h2aanakwdajqh0y7c8xd99rht30",
+         *       "correlation_id": "req_prod_06h2b5eaz82rseqpcjw14hhzqxsgw",
+         *       "request_id": "req_prod_06h2b5eaz82rseqpcjw14hhzqxsgw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:02.948Z",
+         *       "created": "2026-11-29T04:35:03.654Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2aananz75fkep0cs7xxyetbjm2"
+         *       "actor_id": "cus_prod_06h2b5eb1q6k0zdpm9v58gzg6q1ey"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -12563,29 +12563,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanbbv8s8xsmf5xkdrndcxabc",
+         *       "id": "evt_prod_06h2b5ecy6sejp9dg5mpds0qakfd8",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
+         *       "aggregate_id": "cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
          *       "data": {
-         *         "id": "cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
+         *         "id": "cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T02:38:03.018Z",
+         *         "created": "2026-11-29T04:35:03.787Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T02:38:03.018Z",
+         *         "updated": "2026-11-30T04:35:03.787Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T02:38:03.018Z",
-         *         "expires_at": "2026-11-30T02:38:03.018Z",
+         *         "expired_at": "2026-11-30T04:35:03.787Z",
+         *         "expires_at": "2026-11-30T04:35:03.787Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12602,24 +12602,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
+         *         "id": "cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:03.018Z",
+         *         "created": "2026-11-29T04:35:03.787Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:03.018Z",
+         *         "updated": "2026-11-29T04:35:03.787Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:03.018Z",
+         *         "expires_at": "2026-11-30T04:35:03.787Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12636,11 +12636,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
+         *       "correlation_id": "req_prod_06h2b5ec4vangxg3my5act7x77mdc",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T02:38:03.018Z",
+         *       "created": "2026-11-30T04:35:03.787Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -12687,19 +12687,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3erq82p6qhxbpq8afet1j2",
+         *       "id": "evt_prod_06h2b5dmtxmrchsyb983cm2z3vjrj",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *       "aggregate_id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T02:38:01.077Z",
+         *         "created": "2026-11-29T04:34:57.870Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.077Z",
+         *         "updated": "2026-11-29T04:34:57.870Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12712,13 +12712,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
-         *       "request_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
+         *       "correlation_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
+         *       "request_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.079Z",
+         *       "created": "2026-11-29T04:34:57.879Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -12763,19 +12763,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3fajbdz5x3fhg50rm6xjm4",
+         *       "id": "evt_prod_06h2b5dmvp1n6rg6dh4rshp6aj32w",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *       "aggregate_id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T02:38:01.077Z",
+         *         "created": "2026-11-29T04:34:57.870Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.080Z",
+         *         "updated": "2026-11-29T04:34:57.882Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12787,14 +12787,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T02:38:01.077Z",
+         *         "created": "2026-11-29T04:34:57.870Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.077Z",
+         *         "updated": "2026-11-29T04:34:57.870Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12806,13 +12806,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
-         *       "request_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
+         *       "correlation_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
+         *       "request_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.082Z",
+         *       "created": "2026-11-29T04:34:57.885Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -12857,19 +12857,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3p7gnth2jqgx7ergkxq8e0",
+         *       "id": "evt_prod_06h2b5dnfcasghv6rtt97eh7y7k4w",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3nd40c0c6zbe1ppgdvcr7r",
+         *       "aggregate_id": "pi_prod_06h2b5dndgcx8pbnwvwejazmzg6we",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3nd40c0c6zbe1ppgdvcr7r",
+         *         "id": "pi_prod_06h2b5dndgcx8pbnwvwejazmzg6we",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T02:38:01.131Z",
+         *         "created": "2026-11-29T04:34:58.028Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.135Z",
+         *         "updated": "2026-11-29T04:34:58.041Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12881,14 +12881,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3nd40c0c6zbe1ppgdvcr7r",
+         *         "id": "pi_prod_06h2b5dndgcx8pbnwvwejazmzg6we",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T02:38:01.131Z",
+         *         "created": "2026-11-29T04:34:58.028Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.131Z",
+         *         "updated": "2026-11-29T04:34:58.028Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12900,13 +12900,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3n67zewzz5bzgsg4tq4edj",
-         *       "request_id": "req_prod_06h2aan3n67zewzz5bzgsg4tq4edj",
+         *       "correlation_id": "req_prod_06h2b5dnd1a0nqcym2mehd55786g8",
+         *       "request_id": "req_prod_06h2b5dnd1a0nqcym2mehd55786g8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.137Z",
+         *       "created": "2026-11-29T04:34:58.043Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -12951,19 +12951,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3v83fr1j4nbq0xbtc5448r",
+         *       "id": "evt_prod_06h2b5dpecft1twqqswp8av5j56h0",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *       "aggregate_id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *         "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T02:38:01.172Z",
+         *         "created": "2026-11-29T04:34:58.186Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.177Z",
+         *         "updated": "2026-11-29T04:34:58.287Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12975,14 +12975,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *         "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T02:38:01.172Z",
+         *         "created": "2026-11-29T04:34:58.186Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.174Z",
+         *         "updated": "2026-11-29T04:34:58.268Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12994,13 +12994,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3tbk58mykadhvyd63s51cy",
-         *       "request_id": "req_prod_06h2aan3tbk58mykadhvyd63s51cy",
+         *       "correlation_id": "req_prod_06h2b5dp0h13pwe1m128n9x6tehy8",
+         *       "request_id": "req_prod_06h2b5dp0h13pwe1m128n9x6tehy8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.178Z",
+         *       "created": "2026-11-29T04:34:58.291Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -13045,19 +13045,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3g9sbbdpj2dprhvs4g2nyy",
+         *       "id": "evt_prod_06h2b5dn1k1n3304qeab7w03rm2wp",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *       "aggregate_id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T02:38:01.077Z",
+         *         "created": "2026-11-29T04:34:57.870Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.089Z",
+         *         "updated": "2026-11-29T04:34:57.920Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13069,14 +13069,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T02:38:01.077Z",
+         *         "created": "2026-11-29T04:34:57.870Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.080Z",
+         *         "updated": "2026-11-29T04:34:57.882Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13088,13 +13088,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
-         *       "request_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
+         *       "correlation_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
+         *       "request_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.090Z",
+         *       "created": "2026-11-29T04:34:57.932Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -13139,23 +13139,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3wj5c06btxs4evmzzdptpa",
+         *       "id": "evt_prod_06h2b5dpnhzgjhf596g0e0hs79agc",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *       "aggregate_id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *         "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T02:38:01.172Z",
+         *         "created": "2026-11-29T04:34:58.186Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.187Z",
+         *         "updated": "2026-11-29T04:34:58.347Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T02:38:01.187Z",
+         *         "canceled_at": "2026-11-29T04:34:58.347Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -13163,14 +13163,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *         "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T02:38:01.172Z",
+         *         "created": "2026-11-29T04:34:58.186Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.177Z",
+         *         "updated": "2026-11-29T04:34:58.287Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13182,13 +13182,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3w0z9m4e7b8fz6end4nk4e",
-         *       "request_id": "req_prod_06h2aan3w0z9m4e7b8fz6end4nk4e",
+         *       "correlation_id": "req_prod_06h2b5dpmdr12rqnqhn69q9d0ata8",
+         *       "request_id": "req_prod_06h2b5dpmdr12rqnqhn69q9d0ata8",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:38:01.188Z",
+         *       "created": "2026-11-29T04:34:58.348Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -13233,19 +13233,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3m9ynq4weg2412eez7srjg",
+         *       "id": "evt_prod_06h2b5dnasez0c68g6y3bv2j0r956",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *       "aggregate_id": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *         "id": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T02:38:01.108Z",
+         *         "created": "2026-11-29T04:34:57.974Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.120Z",
+         *         "updated": "2026-11-29T04:34:58.000Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13257,14 +13257,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *         "id": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T02:38:01.108Z",
+         *         "created": "2026-11-29T04:34:57.974Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.113Z",
+         *         "updated": "2026-11-29T04:34:57.982Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13276,13 +13276,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3j47jbz6aq3ncbj0qvqw3c",
-         *       "request_id": "req_prod_06h2aan3j47jbz6aq3ncbj0qvqw3c",
+         *       "correlation_id": "req_prod_06h2b5dn5xx194wz268mr5vsnr17r",
+         *       "request_id": "req_prod_06h2b5dn5xx194wz268mr5vsnr17r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.122Z",
+         *       "created": "2026-11-29T04:34:58.006Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -13327,19 +13327,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3sfzrbxcjeq7eezhv78t3j",
+         *       "id": "evt_prod_06h2b5dnxft6hjahre5venfjjpeee",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3r6pq3kjd73htjpesdt58e",
+         *       "aggregate_id": "pi_prod_06h2b5dnsns0fnh9dr6aeddz7wgx6",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3r6pq3kjd73htjpesdt58e",
+         *         "id": "pi_prod_06h2b5dnsns0fnh9dr6aeddz7wgx6",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T02:38:01.153Z",
+         *         "created": "2026-11-29T04:34:58.124Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.162Z",
+         *         "updated": "2026-11-29T04:34:58.152Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13351,14 +13351,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3r6pq3kjd73htjpesdt58e",
+         *         "id": "pi_prod_06h2b5dnsns0fnh9dr6aeddz7wgx6",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T02:38:01.153Z",
+         *         "created": "2026-11-29T04:34:58.124Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.157Z",
+         *         "updated": "2026-11-29T04:34:58.140Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13370,13 +13370,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3qn7zfkmsefyqpma7bztxr",
-         *       "request_id": "req_prod_06h2aan3qn7zfkmsefyqpma7bztxr",
+         *       "correlation_id": "req_prod_06h2b5dnkw3nmgp9vmwn7hara9sjp",
+         *       "request_id": "req_prod_06h2b5dnkw3nmgp9vmwn7hara9sjp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.163Z",
+         *       "created": "2026-11-29T04:34:58.155Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -13421,46 +13421,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan8hvhyvye55sq1qzjctns14",
+         *       "id": "evt_prod_06h2b5e3k55sz15rj59bj52g96mdw",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *       "aggregate_id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *       "data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.360Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:01.542Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan8ex0ae502qw4w3nb83nb0r",
-         *       "request_id": "req_prod_06h2aan8ex0ae502qw4w3nb83nb0r",
+         *       "correlation_id": "req_prod_06h2b5e34nxz3s98kezg3d2ry4hz2",
+         *       "request_id": "req_prod_06h2b5e34nxz3s98kezg3d2ry4hz2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:02.382Z",
+         *       "created": "2026-11-29T04:35:01.657Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -13505,25 +13505,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan8sg23nd2h7p9hk31x96fzy",
+         *       "id": "evt_prod_06h2b5e4gg1jy58fe6nq90tc19ka8",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *       "aggregate_id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *       "data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.441Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:01.857Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13531,48 +13531,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.360Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:01.542Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan8r4byeztf1j0rd043te69m",
-         *       "request_id": "req_prod_06h2aan8r4byeztf1j0rd043te69m",
+         *       "correlation_id": "req_prod_06h2b5e4beqtnxqshkh4sxbzqrk4y",
+         *       "request_id": "req_prod_06h2b5e4beqtnxqshkh4sxbzqrk4y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:02.444Z",
+         *       "created": "2026-11-29T04:35:01.892Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -13617,54 +13617,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan8wbg39an7patw37qchwbc2",
+         *       "id": "evt_prod_06h2b5e4y34vrkyba4z57qvc583g8",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *       "aggregate_id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *       "data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.463Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:01.992Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T02:38:02.463Z",
+         *         "paused_at": "2026-11-29T04:35:01.992Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.441Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:01.857Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13672,21 +13672,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan8vnbsvmx8w9jczy1tn82nc",
-         *       "request_id": "req_prod_06h2aan8vnbsvmx8w9jczy1tn82nc",
+         *       "correlation_id": "req_prod_06h2b5e4s3z5vyj88w703advg31zt",
+         *       "request_id": "req_prod_06h2b5e4s3z5vyj88w703advg31zt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:02.466Z",
+         *       "created": "2026-11-29T04:35:02.000Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -13731,25 +13731,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan91y19y1g5ankvv5jtrb89r",
+         *       "id": "evt_prod_06h2b5e5a9e3c694ta8689yadt0zt",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *       "aggregate_id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *       "data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.508Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:02.080Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13757,50 +13757,50 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.463Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:01.992Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T02:38:02.463Z",
+         *         "paused_at": "2026-11-29T04:35:01.992Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan90abhv4q7fpyn8kam4dbc6",
-         *       "request_id": "req_prod_06h2aan90abhv4q7fpyn8kam4dbc6",
+         *       "correlation_id": "req_prod_06h2b5e569t7ghbtb1wh16vm0ynv8",
+         *       "request_id": "req_prod_06h2b5e569t7ghbtb1wh16vm0ynv8",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:38:02.511Z",
+         *       "created": "2026-11-29T04:35:02.098Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -13845,54 +13845,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan95dhcc96d6w3g532qdn55e",
+         *       "id": "evt_prod_06h2b5e5vdpb2cs0x0x71yrswqxd4",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *       "aggregate_id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *       "data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.533Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:02.159Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T02:38:02.533Z",
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "cancelled_at": "2026-11-29T04:35:02.159Z",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.508Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:02.080Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13900,21 +13900,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan949abwbh9d8hv64e8kvwfy",
-         *       "request_id": "req_prod_06h2aan949abwbh9d8hv64e8kvwfy",
+         *       "correlation_id": "req_prod_06h2b5e5h5y6rzh3gneek4qhv1pza",
+         *       "request_id": "req_prod_06h2b5e5h5y6rzh3gneek4qhv1pza",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T02:38:02.539Z",
+         *       "created": "2026-11-29T04:35:02.235Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -13959,44 +13959,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanbefd44ejjr8mr5drfpj30j",
+         *       "id": "evt_prod_06h2b5ed9xsxfdw33aa1w6sjjqspy",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *       "aggregate_id": "sub_prod_06h2b5e62y3rjap4xznr60481d94t",
          *       "data": {
-         *         "id": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *         "id": "sub_prod_06h2b5e62y3rjap4xznr60481d94t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan984daba8gzm0f3e6dmr8np",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e62y3rjap4xznr60481d94w",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T02:38:02.558Z",
-         *         "updated": "2026-11-29T02:38:02.558Z",
+         *         "created": "2026-11-29T04:35:02.294Z",
+         *         "updated": "2026-11-29T04:35:02.294Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T02:38:02.558Z",
+         *         "trial_end": "2026-12-06T04:35:02.294Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-06T02:38:02.558Z",
+         *         "current_period_end": "2026-12-06T04:35:02.294Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.558Z",
+         *         "current_period_start": "2026-11-29T04:35:02.294Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
+         *       "correlation_id": "req_prod_06h2b5ec4vangxg3my5act7x77mdc",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T02:38:02.558Z",
+         *       "created": "2026-12-03T04:35:02.294Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14043,16 +14043,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan4d19w9bbqbr40zpphb8nx6",
+         *       "id": "evt_prod_06h2b5drzpnypym8k2gvnakkvnv90",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *       "aggregate_id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *       "data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14065,11 +14065,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "created": "2026-11-29T04:34:58.936Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.314Z",
+         *         "updated": "2026-11-29T04:34:58.936Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14104,13 +14104,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan4btk4zeq4db42taqw930b8",
-         *       "request_id": "req_prod_06h2aan4btk4zeq4db42taqw930b8",
+         *       "correlation_id": "req_prod_06h2b5drypz990p79exqmvxez4q3r",
+         *       "request_id": "req_prod_06h2b5drypz990p79exqmvxez4q3r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.320Z",
+         *       "created": "2026-11-29T04:34:58.941Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -14155,16 +14155,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan4rd779e5e3xh3zqp8510jr",
+         *       "id": "evt_prod_06h2b5dsj66v5vp54qkv5xpt94072",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *       "aggregate_id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *       "data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14177,11 +14177,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "created": "2026-11-29T04:34:58.936Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.370Z",
+         *         "updated": "2026-11-29T04:34:58.987Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14189,11 +14189,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T04:34:58.987Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14206,7 +14206,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14215,11 +14215,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14232,11 +14232,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "created": "2026-11-29T04:34:58.936Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.314Z",
+         *         "updated": "2026-11-29T04:34:58.936Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14270,13 +14270,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan4j2wtbmkwh5a8t0xm942de",
-         *       "request_id": "req_prod_06h2aan4j2wtbmkwh5a8t0xm942de",
+         *       "correlation_id": "req_prod_06h2b5ds3jd41gk50g669pb34e7dw",
+         *       "request_id": "req_prod_06h2b5ds3jd41gk50g669pb34e7dw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.411Z",
+         *       "created": "2026-11-29T04:34:59.089Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -14321,16 +14321,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan4zcb4jc7rw80bekx12mhgt",
+         *       "id": "evt_prod_06h2b5dt4983pzrbwv3tg3j2b7ez8",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *       "aggregate_id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *       "data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14343,11 +14343,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T02:38:01.314Z",
-         *         "paid_at": "2026-11-29T02:38:01.444Z",
-         *         "updated": "2026-11-29T02:38:01.444Z",
+         *         "created": "2026-11-29T04:34:58.936Z",
+         *         "paid_at": "2026-11-29T04:34:59.167Z",
+         *         "updated": "2026-11-29T04:34:59.167Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14355,24 +14355,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T04:34:58.987Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *         "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *         "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14381,11 +14381,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14398,11 +14398,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "created": "2026-11-29T04:34:58.936Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.370Z",
+         *         "updated": "2026-11-29T04:34:58.987Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14410,24 +14410,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T04:34:58.987Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *         "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14436,13 +14436,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan4tpkmswjg05mee8zyj9x4r",
-         *       "request_id": "req_prod_06h2aan4tpkmswjg05mee8zyj9x4r",
+         *       "correlation_id": "req_prod_06h2b5dsmzecyx7w0dty0164w5see",
+         *       "request_id": "req_prod_06h2b5dsmzecyx7w0dty0164w5see",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.467Z",
+         *       "created": "2026-11-29T04:34:59.234Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoicePaidEvent: {
@@ -14487,16 +14487,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan4zmxsn5a2ysehypmpa9gjm",
+         *       "id": "evt_prod_06h2b5dt89gjfk8bq9p177e57z4ee",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *       "aggregate_id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *       "data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14509,11 +14509,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T02:38:01.314Z",
-         *         "paid_at": "2026-11-29T02:38:01.444Z",
-         *         "updated": "2026-11-29T02:38:01.444Z",
+         *         "created": "2026-11-29T04:34:58.936Z",
+         *         "paid_at": "2026-11-29T04:34:59.167Z",
+         *         "updated": "2026-11-29T04:34:59.167Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14521,24 +14521,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T04:34:58.987Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *         "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *         "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14547,11 +14547,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14564,11 +14564,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "created": "2026-11-29T04:34:58.936Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.370Z",
+         *         "updated": "2026-11-29T04:34:58.987Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14576,24 +14576,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T04:34:58.987Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *         "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14602,13 +14602,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan4tpkmswjg05mee8zyj9x4r",
-         *       "request_id": "req_prod_06h2aan4tpkmswjg05mee8zyj9x4r",
+         *       "correlation_id": "req_prod_06h2b5dsmzecyx7w0dty0164w5see",
+         *       "request_id": "req_prod_06h2b5dsmzecyx7w0dty0164w5see",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:38:01.469Z",
+         *       "created": "2026-11-29T04:34:59.266Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -14653,16 +14653,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan5gatjh3h7vg09vgdbfydsj",
+         *       "id": "evt_prod_06h2b5dw2k2te80m8a85a0an66tac",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan5782jxwr0fe6ywj81k10cy",
+         *       "aggregate_id": "in_prod_06h2b5dv61hsy5e3qvcj348pvd3nm",
          *       "data": {
-         *         "id": "in_prod_06h2aan5782jxwr0fe6ywj81k10cy",
+         *         "id": "in_prod_06h2b5dv61hsy5e3qvcj348pvd3nm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan5782jxwr0fe6ywj81k10d0",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5dv6qx7n26d14rhrmct5a6rm",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14675,11 +14675,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.530Z",
+         *         "created": "2026-11-29T04:34:59.504Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.546Z",
+         *         "updated": "2026-11-29T04:34:59.563Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14687,24 +14687,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ca3706cc3d1e6587ce4856ef95ed51743e34f3c2da5f7ec2fb6c608018f50931",
+         *         "pdf_sha256": "92a40b4b7ea098ad4db3f9aa5e04ad86045f06992f57adab668e604723ef0494",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5782jxwr0fe6ywj81k10cy/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dv61hsy5e3qvcj348pvd3nm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.546Z",
+         *         "finalized_at": "2026-11-29T04:34:59.563Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan5d8vetqpswjy7ve38bncyp",
+         *         "payment_intent": "pi_prod_06h2b5dvvdryqwbaw2svj3qr9p8d2",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/x-UdpvslMAHy5N7eHcSnjo02Eh8fd3wRHTbSW6smtMc",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/KUlime5DQcpPNGJ8PX0a_ubRPcV6hFXXKdcS89RESxw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14714,13 +14714,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan5cz9t1bp5ep27n9tfsm6m2",
-         *       "request_id": "req_prod_06h2aan5cz9t1bp5ep27n9tfsm6m2",
+         *       "correlation_id": "req_prod_06h2b5dvtvqg2nv7mgh9kqvsf8jz6",
+         *       "request_id": "req_prod_06h2b5dvtvqg2nv7mgh9kqvsf8jz6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.602Z",
+         *       "created": "2026-11-29T04:34:59.732Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -14765,16 +14765,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan5t7xwt9mqyt22safj51pda",
+         *       "id": "evt_prod_06h2b5dx6t9e949n20rk6t2f5s994",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e",
+         *       "aggregate_id": "in_prod_06h2b5dwa29z97eb1t4r3ymanbqtg",
          *       "data": {
-         *         "id": "in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e",
+         *         "id": "in_prod_06h2b5dwa29z97eb1t4r3ymanbqtg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan5jnzyj0mp2sehkdt254zq2",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5dwa66sjqb160mrmz1hrkpsc",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14787,11 +14787,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.620Z",
+         *         "created": "2026-11-29T04:34:59.792Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.634Z",
+         *         "updated": "2026-11-29T04:34:59.887Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14799,24 +14799,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "473c4b75191458b37aa25bc6f96c2b4d3a1fd4470f1fe78cc9dc2f07cf9320ed",
+         *         "pdf_sha256": "4565b1023bd604c19497e4e39832c930cce9080687435d0a22fbc2e1d2526134",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dwa29z97eb1t4r3ymanbqtg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.634Z",
+         *         "finalized_at": "2026-11-29T04:34:59.887Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan5s6rey98a0ehw17y8svetg",
+         *         "payment_intent": "pi_prod_06h2b5dx537rsa0zggr7mfrxqb4pe",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/PaYjf1DWOUxbyb_kBVWymur28viI6JskN8lwhO9La9A",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/PWo84LRBoMrWE0JCB474FJFwK5axV-T2QTRAF1tCeu4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14826,13 +14826,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan5rm0egj8j21jw9khj1r1se",
-         *       "request_id": "req_prod_06h2aan5rm0egj8j21jw9khj1r1se",
+         *       "correlation_id": "req_prod_06h2b5dx4rs76ct852qnjmwqxerxt",
+         *       "request_id": "req_prod_06h2b5dx4rs76ct852qnjmwqxerxt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.681Z",
+         *       "created": "2026-11-29T04:35:00.022Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -14877,16 +14877,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanb7gg8s0q1g2bkt909g7jma",
+         *       "id": "evt_prod_06h2b5ecbky02vg358j1ty11z7a6m",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan88pkxwtren3ytb6c6b4wyw",
+         *       "aggregate_id": "in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j",
          *       "data": {
-         *         "id": "in_prod_06h2aan88pkxwtren3ytb6c6b4wyw",
+         *         "id": "in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan88t2gwxyf3qbe9r1wzpz40",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5e2kw861tzejsr2spjwe6892",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14899,23 +14899,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.309Z",
+         *         "created": "2026-11-29T04:35:01.405Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T02:38:02.283Z",
+         *         "updated": "2026-11-30T04:35:01.279Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
-         *         "due_date": "2026-11-30T02:38:02.283Z",
+         *         "due_date": "2026-11-30T04:35:01.279Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T02:38:02.283Z",
-         *         "pdf_sha256": "78b423da52be98035242b0b24c9c68a8543e853984d3e3b09b3486544b5ebe31",
+         *         "overdue_at": "2026-11-30T04:35:01.279Z",
+         *         "pdf_sha256": "5039dbbb3f8b5eaf985b9c9870d087f71263e961fb01233178531643f48a14bf",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan88pkxwtren3ytb6c6b4wyw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:02.328Z",
+         *         "finalized_at": "2026-11-29T04:35:01.443Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14928,7 +14928,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/3Mm1hRIJ_At6oI5d7pw6M3q0GDl1WiC4_g_K40UPVlY",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/IBTvguw0liL_GhLaFeS4Q2KOFSPM17LfnVlC878QDj4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14937,11 +14937,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan88pkxwtren3ytb6c6b4wyw",
+         *         "id": "in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan88t2gwxyf3qbe9r1wzpz40",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5e2kw861tzejsr2spjwe6892",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14954,23 +14954,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.309Z",
+         *         "created": "2026-11-29T04:35:01.405Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:02.328Z",
+         *         "updated": "2026-11-29T04:35:01.443Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
-         *         "due_date": "2026-11-30T02:38:02.283Z",
+         *         "due_date": "2026-11-30T04:35:01.279Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "78b423da52be98035242b0b24c9c68a8543e853984d3e3b09b3486544b5ebe31",
+         *         "pdf_sha256": "5039dbbb3f8b5eaf985b9c9870d087f71263e961fb01233178531643f48a14bf",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan88pkxwtren3ytb6c6b4wyw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:02.328Z",
+         *         "finalized_at": "2026-11-29T04:35:01.443Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14983,7 +14983,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/3Mm1hRIJ_At6oI5d7pw6M3q0GDl1WiC4_g_K40UPVlY",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/IBTvguw0liL_GhLaFeS4Q2KOFSPM17LfnVlC878QDj4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14992,11 +14992,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
+         *       "correlation_id": "req_prod_06h2b5ec4vangxg3my5act7x77mdc",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T02:38:02.283Z",
+         *       "created": "2026-11-30T04:35:01.279Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15043,16 +15043,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan6b9n9tha990hrjb3wbpav4",
+         *       "id": "evt_prod_06h2b5dxxs4ynbegkm6kfg7ant3gp",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan5vc6038k4dzaknhb1568p8",
+         *       "aggregate_id": "in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r",
          *       "data": {
-         *         "id": "in_prod_06h2aan5vc6038k4dzaknhb1568p8",
+         *         "id": "in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan5vc6038k4dzaknhb1568pa",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5dxbk35dg0hqt8j72cv0tn0j",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15065,23 +15065,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T02:38:01.691Z",
+         *         "created": "2026-11-29T04:35:00.056Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.816Z",
+         *         "updated": "2026-11-29T04:35:00.204Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T02:38:01.816Z",
+         *         "voided_at": "2026-11-29T04:35:00.204Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "38ee198ac09403bd980e79842d1f30b239fadc83d27e66ae9d29d4039c31c20d",
+         *         "pdf_sha256": "ff0d2def3207480bcbdd7be82ddeda3037e288172a5b127628aa82751c04c77e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5vc6038k4dzaknhb1568p8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.715Z",
+         *         "finalized_at": "2026-11-29T04:35:00.125Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15094,7 +15094,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/p0Bf3Tz0UIpdaHzpy1fKnxDDQu8uoUHAob2E3-VE5mQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/nxV9ubA9xlr3SIw6bz6c55ejLU9FJkf9VdAsrELcWJc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15103,11 +15103,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan5vc6038k4dzaknhb1568p8",
+         *         "id": "in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan5vc6038k4dzaknhb1568pa",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5dxbk35dg0hqt8j72cv0tn0j",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15120,11 +15120,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.691Z",
+         *         "created": "2026-11-29T04:35:00.056Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.715Z",
+         *         "updated": "2026-11-29T04:35:00.125Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15132,11 +15132,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38ee198ac09403bd980e79842d1f30b239fadc83d27e66ae9d29d4039c31c20d",
+         *         "pdf_sha256": "ff0d2def3207480bcbdd7be82ddeda3037e288172a5b127628aa82751c04c77e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5vc6038k4dzaknhb1568p8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.715Z",
+         *         "finalized_at": "2026-11-29T04:35:00.125Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15149,7 +15149,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/p0Bf3Tz0UIpdaHzpy1fKnxDDQu8uoUHAob2E3-VE5mQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/nxV9ubA9xlr3SIw6bz6c55ejLU9FJkf9VdAsrELcWJc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15158,13 +15158,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan68fzzr6g5aamxfd72e0yfe",
-         *       "request_id": "req_prod_06h2aan68fzzr6g5aamxfd72e0yfe",
+         *       "correlation_id": "req_prod_06h2b5dxw8sw6vpjjz968p44xzcsg",
+         *       "request_id": "req_prod_06h2b5dxw8sw6vpjjz968p44xzcsg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.818Z",
+         *       "created": "2026-11-29T04:35:00.206Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -15209,16 +15209,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan6v3efn0thcjrz08cap93hm",
+         *       "id": "evt_prod_06h2b5dytxcwpcebe4py93aj28neg",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan6hnkwq6mnfecmanhqnghf8",
+         *       "aggregate_id": "in_prod_06h2b5dy3438y66ye31cgj03exbs4",
          *       "data": {
-         *         "id": "in_prod_06h2aan6hnkwq6mnfecmanhqnghf8",
+         *         "id": "in_prod_06h2b5dy3438y66ye31cgj03exbs4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan6hskwvfnxysb3hmk53n86w",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5dy3y7vf2x34t6dtyb7njk8j",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15231,11 +15231,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T02:38:01.869Z",
+         *         "created": "2026-11-29T04:35:00.249Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.942Z",
+         *         "updated": "2026-11-29T04:35:00.433Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15243,11 +15243,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "b1a3a6433e6c2f1d62445906fca452106b13b72eee5be251e142d021acfb9fe9",
+         *         "pdf_sha256": "d62fdf2558f445aed3faebef8f2a78b86a150c6ae1be3796b401c6448ddb2e3a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan6hnkwq6mnfecmanhqnghf8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dy3438y66ye31cgj03exbs4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.886Z",
+         *         "finalized_at": "2026-11-29T04:35:00.305Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15260,20 +15260,20 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/T7zyImAmhHt93__pRDfNC1bOuz4ibIli51y0RFebtWE",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/U6KCg_pZbHCWuEag43PTB69bbGdhp8B88dmIrLmwcfg",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T02:38:01.942Z",
+         *         "marked_uncollectible_at": "2026-11-29T04:35:00.433Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan6hnkwq6mnfecmanhqnghf8",
+         *         "id": "in_prod_06h2b5dy3438y66ye31cgj03exbs4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan6hskwvfnxysb3hmk53n86w",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5dy3y7vf2x34t6dtyb7njk8j",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15286,11 +15286,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.869Z",
+         *         "created": "2026-11-29T04:35:00.249Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.886Z",
+         *         "updated": "2026-11-29T04:35:00.305Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15298,11 +15298,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "b1a3a6433e6c2f1d62445906fca452106b13b72eee5be251e142d021acfb9fe9",
+         *         "pdf_sha256": "d62fdf2558f445aed3faebef8f2a78b86a150c6ae1be3796b401c6448ddb2e3a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan6hnkwq6mnfecmanhqnghf8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dy3438y66ye31cgj03exbs4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.886Z",
+         *         "finalized_at": "2026-11-29T04:35:00.305Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15315,7 +15315,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/T7zyImAmhHt93__pRDfNC1bOuz4ibIli51y0RFebtWE",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/U6KCg_pZbHCWuEag43PTB69bbGdhp8B88dmIrLmwcfg",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15324,13 +15324,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan6tad810y90ztmjec4ntfpc",
-         *       "request_id": "req_prod_06h2aan6tad810y90ztmjec4ntfpc",
+         *       "correlation_id": "req_prod_06h2b5dyq8gg8af3zppzp7pz678cw",
+         *       "request_id": "req_prod_06h2b5dyq8gg8af3zppzp7pz678cw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.944Z",
+         *       "created": "2026-11-29T04:35:00.439Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -15375,16 +15375,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan54r6bd8ctd7xpcqk0wn7se",
+         *       "id": "evt_prod_06h2b5dtzet0yh8j0985kmve22q5c",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *       "aggregate_id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *       "data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15397,11 +15397,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T02:38:01.314Z",
-         *         "paid_at": "2026-11-29T02:38:01.444Z",
-         *         "updated": "2026-11-29T02:38:01.444Z",
+         *         "created": "2026-11-29T04:34:58.936Z",
+         *         "paid_at": "2026-11-29T04:34:59.167Z",
+         *         "updated": "2026-11-29T04:34:59.167Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15409,24 +15409,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T04:34:58.987Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *         "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *         "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15436,13 +15436,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan53gybmvrper7qth8t3t3c0",
-         *       "request_id": "req_prod_06h2aan53gybmvrper7qth8t3t3c0",
+         *       "correlation_id": "req_prod_06h2b5dtj3vcnwjasswwy9v2nvbkg",
+         *       "request_id": "req_prod_06h2b5dtj3vcnwjasswwy9v2nvbkg",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T02:38:01.510Z",
+         *       "created": "2026-11-29T04:34:59.451Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -15487,16 +15487,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanbggx9rmd8880v5fazg541m",
+         *       "id": "evt_prod_06h2b5edj0hy5kd7jp61vdmj2bvrj",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aanbf91vweap6htw38ywh2t1w",
+         *       "aggregate_id": "in_prod_06h2b5edby256rqfjxpzkr6ec31xc",
          *       "data": {
-         *         "id": "in_prod_06h2aanbf91vweap6htw38ywh2t1w",
+         *         "id": "in_prod_06h2b5edby256rqfjxpzkr6ec31xc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aanbg76ceb7qx503yf69c4eg6",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "il_prod_06h2b5edg0ys487kxxp6s7gwjjxe8",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -15509,11 +15509,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T02:38:02.558Z",
+         *         "created": "2026-12-06T04:35:02.294Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T02:38:02.558Z",
+         *         "updated": "2026-12-06T04:35:02.294Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15522,11 +15522,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *         "description": "Subscription sub_prod_06h2b5e62y3rjap4xznr60481d94t",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *         "subscription": "sub_prod_06h2b5e62y3rjap4xznr60481d94t",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -15540,7 +15540,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T02:38:02.558Z",
+         *         "next_payment_attempt": "2026-12-06T04:35:02.294Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -15548,11 +15548,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
+         *       "correlation_id": "req_prod_06h2b5ec4vangxg3my5act7x77mdc",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T02:38:02.558Z",
+         *       "created": "2026-12-03T04:35:02.294Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15599,19 +15599,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2x0dakjxqwqq3d561r3xky",
+         *       "id": "evt_prod_06h2b5dkvnhrnhgys7dk2rvj8vvv8",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *       "aggregate_id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *       "data": {
-         *         "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T02:38:00.934Z",
+         *         "created": "2026-11-29T04:34:57.626Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T02:38:00.934Z",
+         *         "updated": "2026-11-29T04:34:57.626Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15621,13 +15621,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2wj8w1fqpaxmxqknw5akft",
-         *       "request_id": "req_prod_06h2aan2wj8w1fqpaxmxqknw5akft",
+         *       "correlation_id": "req_prod_06h2b5dkts1yd3rr2mnewtns9zddc",
+         *       "request_id": "req_prod_06h2b5dkts1yd3rr2mnewtns9zddc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.936Z",
+         *       "created": "2026-11-29T04:34:57.629Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerCreatedEvent: {
@@ -15672,19 +15672,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan30bf18a64xtmt64p1n7ng8",
+         *       "id": "evt_prod_06h2b5dkz4skycaymppr2bjmg3x6g",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *       "aggregate_id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *       "data": {
-         *         "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T02:38:00.934Z",
+         *         "created": "2026-11-29T04:34:57.626Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T02:38:00.960Z",
+         *         "updated": "2026-11-29T04:34:57.655Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15693,14 +15693,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T02:38:00.934Z",
+         *         "created": "2026-11-29T04:34:57.626Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T02:38:00.934Z",
+         *         "updated": "2026-11-29T04:34:57.626Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15709,13 +15709,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2zpnd4qv58t5wccppjq65j",
-         *       "request_id": "req_prod_06h2aan2zpnd4qv58t5wccppjq65j",
+         *       "correlation_id": "req_prod_06h2b5dkxxtpba20yy2b29af7qvza",
+         *       "request_id": "req_prod_06h2b5dkxxtpba20yy2b29af7qvza",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.963Z",
+         *       "created": "2026-11-29T04:34:57.657Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -15760,20 +15760,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan34c1ptvq2be8yhwwspzh5r",
+         *       "id": "evt_prod_06h2b5dm5mmhfy7fyn0fwy8zwq51m",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2aan32jntk02dan8vfxvwg0h9j",
+         *       "aggregate_id": "cus_prod_06h2b5dm2tgteqq9n90pq12r903c8",
          *       "data": {
-         *         "id": "cus_prod_06h2aan32jntk02dan8vfxvwg0h9j",
+         *         "id": "cus_prod_06h2b5dm2tgteqq9n90pq12r903c8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T02:38:00.980Z",
+         *         "created": "2026-11-29T04:34:57.686Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T02:38:00.993Z",
+         *         "updated": "2026-11-29T04:34:57.707Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15782,14 +15782,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2aan32jntk02dan8vfxvwg0h9j",
+         *         "id": "cus_prod_06h2b5dm2tgteqq9n90pq12r903c8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T02:38:00.980Z",
+         *         "created": "2026-11-29T04:34:57.686Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T02:38:00.980Z",
+         *         "updated": "2026-11-29T04:34:57.686Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15798,13 +15798,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan33vjtjkameyn0c4qagf1aa",
-         *       "request_id": "req_prod_06h2aan33vjtjkameyn0c4qagf1aa",
+         *       "correlation_id": "req_prod_06h2b5dm53n8cgkp6sa6pyd09g6jr",
+         *       "request_id": "req_prod_06h2b5dm53n8cgkp6sa6pyd09g6jr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.995Z",
+         *       "created": "2026-11-29T04:34:57.709Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerDeletedEvent: {
@@ -15849,21 +15849,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan37sgzr3rqvmmywhx77bgg0",
+         *       "id": "evt_prod_06h2b5dmanzyqrs60ghcdegg79q6a",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *       "aggregate_id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *       "data": {
-         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *         "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *         "end": null,
-         *         "start": "2026-11-29T02:38:01.012Z",
+         *         "start": "2026-11-29T04:34:57.738Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *           "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.651Z",
-         *           "updated": "2026-11-29T02:38:01.012Z",
+         *           "created": "2026-11-29T04:34:57.166Z",
+         *           "updated": "2026-11-29T04:34:57.738Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15876,18 +15876,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan35qvxqj9sexy6da67c16ke",
-         *       "request_id": "req_prod_06h2aan35qvxqj9sexy6da67c16ke",
+         *       "correlation_id": "req_prod_06h2b5dm8dmjdd5sx2j71gvggqrnp",
+         *       "request_id": "req_prod_06h2b5dm8dmjdd5sx2j71gvggqrnp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.022Z",
+         *       "created": "2026-11-29T04:34:57.749Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -15932,21 +15932,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3bzgh7tc6vvmbw1p8ngdb2",
+         *       "id": "evt_prod_06h2b5dmj2zmr67re70n1yqzad6zj",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *       "aggregate_id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *       "data": {
-         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *         "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *         "end": null,
-         *         "start": "2026-11-29T02:38:01.052Z",
+         *         "start": "2026-11-29T04:34:57.785Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
+         *           "id": "cpn_prod_06h2b5dj54pag4c8dg945z7ycxfdy",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.684Z",
-         *           "updated": "2026-11-29T02:38:01.052Z",
+         *           "created": "2026-11-29T04:34:57.193Z",
+         *           "updated": "2026-11-29T04:34:57.785Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15959,20 +15959,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *         "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *         "end": null,
-         *         "start": "2026-11-29T02:38:01.012Z",
+         *         "start": "2026-11-29T04:34:57.738Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *           "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.651Z",
-         *           "updated": "2026-11-29T02:38:01.012Z",
+         *           "created": "2026-11-29T04:34:57.166Z",
+         *           "updated": "2026-11-29T04:34:57.738Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15985,17 +15985,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3b64dvxejgbd7r862say5w",
-         *       "request_id": "req_prod_06h2aan3b64dvxejgbd7r862say5w",
+         *       "correlation_id": "req_prod_06h2b5dmcxwmqtgh1fx3v7e1n4qz4",
+         *       "request_id": "req_prod_06h2b5dmcxwmqtgh1fx3v7e1n4qz4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.055Z",
+         *       "created": "2026-11-29T04:34:57.808Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -16040,21 +16040,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3d44f93xttnfy1dxb3vkbc",
+         *       "id": "evt_prod_06h2b5dmprj3ygvfp5j38tt0nxcce",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *       "aggregate_id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *       "data": {
-         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *         "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *         "end": null,
-         *         "start": "2026-11-29T02:38:01.052Z",
+         *         "start": "2026-11-29T04:34:57.785Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
+         *           "id": "cpn_prod_06h2b5dj54pag4c8dg945z7ycxfdy",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.684Z",
-         *           "updated": "2026-11-29T02:38:01.052Z",
+         *           "created": "2026-11-29T04:34:57.193Z",
+         *           "updated": "2026-11-29T04:34:57.785Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -16068,20 +16068,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *         "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *         "end": null,
-         *         "start": "2026-11-29T02:38:01.052Z",
+         *         "start": "2026-11-29T04:34:57.785Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
+         *           "id": "cpn_prod_06h2b5dj54pag4c8dg945z7ycxfdy",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.684Z",
-         *           "updated": "2026-11-29T02:38:01.052Z",
+         *           "created": "2026-11-29T04:34:57.193Z",
+         *           "updated": "2026-11-29T04:34:57.785Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -16094,17 +16094,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3cm4a0dswf3jpz6a8vzg6y",
-         *       "request_id": "req_prod_06h2aan3cm4a0dswf3jpz6a8vzg6y",
+         *       "correlation_id": "req_prod_06h2b5dmmdx39074krz6mp9rgx9c4",
+         *       "request_id": "req_prod_06h2b5dmmdx39074krz6mp9rgx9c4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.065Z",
+         *       "created": "2026-11-29T04:34:57.846Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -16149,17 +16149,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan1snmx6tjy1y26k7w12qfvr",
+         *       "id": "evt_prod_06h2b5dj228vd0yyyr5jwk37ff43j",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *       "aggregate_id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *       "data": {
-         *         "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *         "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T02:38:00.651Z",
-         *         "updated": "2026-11-29T02:38:00.651Z",
+         *         "created": "2026-11-29T04:34:57.166Z",
+         *         "updated": "2026-11-29T04:34:57.166Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16173,13 +16173,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan1s18bngbvxbtp3wszsb5mr",
-         *       "request_id": "req_prod_06h2aan1s18bngbvxbtp3wszsb5mr",
+         *       "correlation_id": "req_prod_06h2b5dj1c4fjqhf5z2v8wew43tcj",
+         *       "request_id": "req_prod_06h2b5dj1c4fjqhf5z2v8wew43tcj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.653Z",
+         *       "created": "2026-11-29T04:34:57.168Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CouponCreatedEvent: {
@@ -16224,17 +16224,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan20skfqhw7xrr5gvmcywa6r",
+         *       "id": "evt_prod_06h2b5dj8x4w1m7hv6gegz385e4hc",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *       "aggregate_id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *       "data": {
-         *         "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *         "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T02:38:00.651Z",
-         *         "updated": "2026-11-29T02:38:00.706Z",
+         *         "created": "2026-11-29T04:34:57.166Z",
+         *         "updated": "2026-11-29T04:34:57.214Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16247,12 +16247,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *         "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T02:38:00.651Z",
-         *         "updated": "2026-11-29T02:38:00.651Z",
+         *         "created": "2026-11-29T04:34:57.166Z",
+         *         "updated": "2026-11-29T04:34:57.166Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16265,13 +16265,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan1ztjr49qd4rarja6z4455a",
-         *       "request_id": "req_prod_06h2aan1ztjr49qd4rarja6z4455a",
+         *       "correlation_id": "req_prod_06h2b5dj6yn4f4pt6f8039k9s02nr",
+         *       "request_id": "req_prod_06h2b5dj6yn4f4pt6f8039k9s02nr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.710Z",
+         *       "created": "2026-11-29T04:34:57.223Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CouponUpdatedEvent: {
@@ -16316,18 +16316,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan26w22856c6bzett5cmg5j6",
+         *       "id": "evt_prod_06h2b5djfj65sg380qhkejrtvbmv6",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2aan24637n05z5rnacjc89wne8",
+         *       "aggregate_id": "cpn_prod_06h2b5djc6bfrq47jsrnq38qhdraa",
          *       "data": {
-         *         "id": "cpn_prod_06h2aan24637n05z5rnacjc89wne8",
+         *         "id": "cpn_prod_06h2b5djc6bfrq47jsrnq38qhdraa",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T02:38:00.737Z",
+         *         "created": "2026-11-29T04:34:57.249Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T02:38:00.758Z",
+         *         "updated": "2026-11-29T04:34:57.275Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16340,12 +16340,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2aan24637n05z5rnacjc89wne8",
+         *         "id": "cpn_prod_06h2b5djc6bfrq47jsrnq38qhdraa",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T02:38:00.737Z",
-         *         "updated": "2026-11-29T02:38:00.737Z",
+         *         "created": "2026-11-29T04:34:57.249Z",
+         *         "updated": "2026-11-29T04:34:57.249Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16358,13 +16358,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan26d5465gddsypx8vqrbetw",
-         *       "request_id": "req_prod_06h2aan26d5465gddsypx8vqrbetw",
+         *       "correlation_id": "req_prod_06h2b5djefx1pnf3mdvytmv1gthwy",
+         *       "request_id": "req_prod_06h2b5djefx1pnf3mdvytmv1gthwy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.759Z",
+         *       "created": "2026-11-29T04:34:57.276Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CouponDeletedEvent: {
@@ -16409,19 +16409,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan154nzkdsr5pqh7yz680pk4",
+         *       "id": "evt_prod_06h2b5dgm2mqf2b2x79xy4qn68596",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *       "aggregate_id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *       "data": {
-         *         "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *         "id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T02:38:00.487Z",
-         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
-         *         "updated": "2026-11-29T02:38:00.487Z",
+         *         "created": "2026-11-29T04:34:56.792Z",
+         *         "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *         "updated": "2026-11-29T04:34:56.792Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16438,13 +16438,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan13ntv6gynjz1y91z26y90p",
-         *       "request_id": "req_prod_06h2aan13ntv6gynjz1y91z26y90p",
+         *       "correlation_id": "req_prod_06h2b5dgf6fpyxtanspvneswggc72",
+         *       "request_id": "req_prod_06h2b5dgf6fpyxtanspvneswggc72",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.489Z",
+         *       "created": "2026-11-29T04:34:56.800Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PriceCreatedEvent: {
@@ -16489,19 +16489,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan1fksp2x7zbkbqa19zeg5b2",
+         *       "id": "evt_prod_06h2b5dh9jst98dxyk9qqpjanhbza",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *       "aggregate_id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *       "data": {
-         *         "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *         "id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T02:38:00.487Z",
-         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
-         *         "updated": "2026-11-29T02:38:00.570Z",
+         *         "created": "2026-11-29T04:34:56.792Z",
+         *         "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *         "updated": "2026-11-29T04:34:56.969Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16517,14 +16517,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *         "id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T02:38:00.487Z",
-         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
-         *         "updated": "2026-11-29T02:38:00.487Z",
+         *         "created": "2026-11-29T04:34:56.792Z",
+         *         "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *         "updated": "2026-11-29T04:34:56.792Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16540,13 +16540,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan1dv6b3mfgsewkeznaa37wa",
-         *       "request_id": "req_prod_06h2aan1dv6b3mfgsewkeznaa37wa",
+         *       "correlation_id": "req_prod_06h2b5dh7yshy0kr33yvtw4jwet4g",
+         *       "request_id": "req_prod_06h2b5dh7yshy0kr33yvtw4jwet4g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.573Z",
+         *       "created": "2026-11-29T04:34:56.972Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PriceUpdatedEvent: {
@@ -16591,20 +16591,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan1nmbxdaz49017xwj3r1a9y",
+         *       "id": "evt_prod_06h2b5dhtkvkhedwkhevasgq5ztwj",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2aan1jjvzny1qdgnbgsv7fw9cw",
+         *       "aggregate_id": "price_prod_06h2b5dhp3ym918mfs3et4vyqxmg8",
          *       "data": {
-         *         "id": "price_prod_06h2aan1jjvzny1qdgnbgsv7fw9cw",
+         *         "id": "price_prod_06h2b5dhp3ym918mfs3et4vyqxmg8",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T02:38:00.596Z",
+         *         "created": "2026-11-29T04:34:57.072Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
-         *         "updated": "2026-11-29T02:38:00.619Z",
+         *         "product": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
+         *         "updated": "2026-11-29T04:34:57.106Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16615,14 +16615,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2aan1jjvzny1qdgnbgsv7fw9cw",
+         *         "id": "price_prod_06h2b5dhp3ym918mfs3et4vyqxmg8",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T02:38:00.596Z",
-         *         "product": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
-         *         "updated": "2026-11-29T02:38:00.596Z",
+         *         "created": "2026-11-29T04:34:57.072Z",
+         *         "product": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
+         *         "updated": "2026-11-29T04:34:57.072Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16633,13 +16633,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan1n6yft33b9f5kp7p0pmndt",
-         *       "request_id": "req_prod_06h2aan1n6yft33b9f5kp7p0pmndt",
+         *       "correlation_id": "req_prod_06h2b5dht1hbc4etajaqhs7g87k72",
+         *       "request_id": "req_prod_06h2b5dht1hbc4etajaqhs7g87k72",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.621Z",
+         *       "created": "2026-11-29T04:34:57.108Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PriceDeletedEvent: {
@@ -16684,30 +16684,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan0vdm12rxfdc1knsdtwhjpp",
+         *       "id": "evt_prod_06h2b5dfx6nfgy0xxph2gvchwk9mm",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *       "aggregate_id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *       "data": {
-         *         "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T02:38:00.409Z",
-         *         "updated": "2026-11-29T02:38:00.409Z",
+         *         "created": "2026-11-29T04:34:56.615Z",
+         *         "updated": "2026-11-29T04:34:56.615Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan0tkqg2q0755chgz8tpw3cw",
-         *       "request_id": "req_prod_06h2aan0tkqg2q0755chgz8tpw3cw",
+         *       "correlation_id": "req_prod_06h2b5dfwhcraa6ymgp2dxgw7e7ep",
+         *       "request_id": "req_prod_06h2b5dfwhcraa6ymgp2dxgw7e7ep",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.411Z",
+         *       "created": "2026-11-29T04:34:56.617Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         ProductCreatedEvent: {
@@ -16752,40 +16752,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan10090agmq37rj2cy47s5f6",
+         *       "id": "evt_prod_06h2b5dg15mcp57d2vx10x5a9b6m8",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *       "aggregate_id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *       "data": {
-         *         "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T02:38:00.409Z",
-         *         "updated": "2026-11-29T02:38:00.445Z",
+         *         "created": "2026-11-29T04:34:56.615Z",
+         *         "updated": "2026-11-29T04:34:56.646Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T02:38:00.409Z",
-         *         "updated": "2026-11-29T02:38:00.409Z",
+         *         "created": "2026-11-29T04:34:56.615Z",
+         *         "updated": "2026-11-29T04:34:56.615Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan0yevj36x0e2vqv2jsatk2j",
-         *       "request_id": "req_prod_06h2aan0yevj36x0e2vqv2jsatk2j",
+         *       "correlation_id": "req_prod_06h2b5dfzg6v0hadprx0xjgdezgzj",
+         *       "request_id": "req_prod_06h2b5dfzg6v0hadprx0xjgdezgzj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.448Z",
+         *       "created": "2026-11-29T04:34:56.649Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         ProductUpdatedEvent: {
@@ -16830,41 +16830,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan1qphbrh88zqn5dcb59jthj",
+         *       "id": "evt_prod_06h2b5dhzm8zxzdb8c9khwpha6yz4",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
+         *       "aggregate_id": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
          *       "data": {
-         *         "id": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
+         *         "id": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T02:38:00.467Z",
+         *         "created": "2026-11-29T04:34:56.710Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T02:38:00.636Z",
+         *         "updated": "2026-11-29T04:34:57.143Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
+         *         "id": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T02:38:00.467Z",
-         *         "updated": "2026-11-29T02:38:00.467Z",
+         *         "created": "2026-11-29T04:34:56.710Z",
+         *         "updated": "2026-11-29T04:34:56.710Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan1q2vsbpt2gf06qn3spqaf2",
-         *       "request_id": "req_prod_06h2aan1q2vsbpt2gf06qn3spqaf2",
+         *       "correlation_id": "req_prod_06h2b5dhxny0rg5tj0rj6e1098wwe",
+         *       "request_id": "req_prod_06h2b5dhxny0rg5tj0rj6e1098wwe",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.637Z",
+         *       "created": "2026-11-29T04:34:57.149Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         ProductDeletedEvent: {
@@ -16909,18 +16909,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan472ykwew1fkwv6dg02nnrm",
+         *       "id": "evt_prod_06h2b5drgawje9qdt5w3qkk2cdxnp",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *       "aggregate_id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
          *       "data": {
-         *         "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *         "id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T02:38:01.270Z",
-         *         "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
-         *         "updated": "2026-11-29T02:38:01.270Z",
+         *         "created": "2026-11-29T04:34:58.814Z",
+         *         "payment": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *         "updated": "2026-11-29T04:34:58.814Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16929,13 +16929,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
-         *       "request_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
+         *       "correlation_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
+         *       "request_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.272Z",
+         *       "created": "2026-11-29T04:34:58.818Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         RefundCreatedEvent: {
@@ -16980,18 +16980,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan47a4hc3h5rt4nebwj77n6c",
+         *       "id": "evt_prod_06h2b5drhjqf8by77fzad2kw80bbp",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *       "aggregate_id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
          *       "data": {
-         *         "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *         "id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T02:38:01.270Z",
-         *         "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
-         *         "updated": "2026-11-29T02:38:01.273Z",
+         *         "created": "2026-11-29T04:34:58.814Z",
+         *         "payment": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *         "updated": "2026-11-29T04:34:58.822Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16999,13 +16999,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *         "id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T02:38:01.270Z",
-         *         "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
-         *         "updated": "2026-11-29T02:38:01.270Z",
+         *         "created": "2026-11-29T04:34:58.814Z",
+         *         "payment": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *         "updated": "2026-11-29T04:34:58.814Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17013,13 +17013,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
-         *       "request_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
+         *       "correlation_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
+         *       "request_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.274Z",
+         *       "created": "2026-11-29T04:34:58.828Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         RefundUpdatedEvent: {
@@ -17064,18 +17064,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan4b3rk3vjwc0m9t6vkhyv74",
+         *       "id": "evt_prod_06h2b5drwymtrcaznhbxqm3gsmany",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2aan4ah33xx5am0h70varkx61g",
+         *       "aggregate_id": "re_prod_06h2b5drv24g42tc1pnz78rmhcysr",
          *       "data": {
-         *         "id": "re_prod_06h2aan4ah33xx5am0h70varkx61g",
+         *         "id": "re_prod_06h2b5drv24g42tc1pnz78rmhcysr",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T02:38:01.300Z",
-         *         "payment": "py_prod_06h2aan41rzqc9hc8av28mbdmme4g",
-         *         "updated": "2026-11-29T02:38:01.303Z",
+         *         "created": "2026-11-29T04:34:58.904Z",
+         *         "payment": "py_prod_06h2b5dq39thkmmsy283pf2xhg1ym",
+         *         "updated": "2026-11-29T04:34:58.913Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17083,13 +17083,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2aan4ah33xx5am0h70varkx61g",
+         *         "id": "re_prod_06h2b5drv24g42tc1pnz78rmhcysr",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T02:38:01.300Z",
-         *         "payment": "py_prod_06h2aan41rzqc9hc8av28mbdmme4g",
-         *         "updated": "2026-11-29T02:38:01.300Z",
+         *         "created": "2026-11-29T04:34:58.904Z",
+         *         "payment": "py_prod_06h2b5dq39thkmmsy283pf2xhg1ym",
+         *         "updated": "2026-11-29T04:34:58.904Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17097,13 +17097,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan4aa9g59khhemzrypy9n57c",
-         *       "request_id": "req_prod_06h2aan4aa9g59khhemzrypy9n57c",
+         *       "correlation_id": "req_prod_06h2b5drt4a7q6r4czxtavnam56xt",
+         *       "request_id": "req_prod_06h2b5drt4a7q6r4czxtavnam56xt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.304Z",
+         *       "created": "2026-11-29T04:34:58.919Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         RefundFailedEvent: {
@@ -17148,18 +17148,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamtc7j0nqsdgneqbtm5tgj1y",
+         *       "id": "evt_prod_06h2b5czf9z2q2t44fmhaqsz3wqv8",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6",
+         *       "aggregate_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr",
          *       "data": {
-         *         "id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6",
+         *         "id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T02:37:58.743Z",
-         *         "display": "st_prod_…n2ge",
+         *         "created": "2026-11-29T04:34:52.406Z",
+         *         "display": "st_prod_…d2nc",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -17168,13 +17168,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamt86bcs6nt5w3kjmhwdp42a",
-         *       "request_id": "req_prod_06h2aamt86bcs6nt5w3kjmhwdp42a",
+         *       "correlation_id": "req_prod_06h2b5czdcfq99h43z4eyvfe0r9at",
+         *       "request_id": "req_prod_06h2b5czdcfq99h43z4eyvfe0r9at",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:37:58.753Z",
+         *       "created": "2026-11-29T04:34:52.410Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -17219,29 +17219,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamvdh3vmm44fp4tq4cp491z8",
+         *       "id": "evt_prod_06h2b5d2w5pjwd3vxptvyp4baphqw",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2aamvagfnq7w87xyxqqn5bnqn8",
+         *       "aggregate_id": "key_prod_06h2b5d2q395v806tnew416c991rw",
          *       "data": {
-         *         "id": "key_prod_06h2aamvagfnq7w87xyxqqn5bnqn8",
+         *         "id": "key_prod_06h2b5d2q395v806tnew416c991rw",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T02:37:58.996Z",
-         *         "display": "pt_prod_…wvxg",
-         *         "revoked_at": "2026-11-29T02:37:59.019Z",
+         *         "created": "2026-11-29T04:34:53.240Z",
+         *         "display": "pt_prod_…zxb8",
+         *         "revoked_at": "2026-11-29T04:34:53.279Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2aamvagfnq7w87xyxqqn5bnqn8",
+         *         "id": "key_prod_06h2b5d2q395v806tnew416c991rw",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T02:37:58.996Z",
-         *         "display": "pt_prod_…wvxg",
+         *         "created": "2026-11-29T04:34:53.240Z",
+         *         "display": "pt_prod_…zxb8",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -17249,13 +17249,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamvcw255z6pwtak13dyv1as4",
-         *       "request_id": "req_prod_06h2aamvcw255z6pwtak13dyv1as4",
+         *       "correlation_id": "req_prod_06h2b5d2vadfa3mfxb7j8w79fgge6",
+         *       "request_id": "req_prod_06h2b5d2vadfa3mfxb7j8w79fgge6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:37:59.020Z",
+         *       "created": "2026-11-29T04:34:53.281Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -17300,20 +17300,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamvj5syk5w7z6ezb1s5nqa4e",
+         *       "id": "evt_prod_06h2b5d37wbykfmdn022ys48rmfnt",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.052Z",
+         *         "updated": "2026-11-29T04:34:53.367Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -17327,13 +17327,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamvgf4p349n4hhpwpxnqqbap",
-         *       "request_id": "req_prod_06h2aamvgf4p349n4hhpwpxnqqbap",
+         *       "correlation_id": "req_prod_06h2b5d3303rnyf5gckqhrhmaws16",
+         *       "request_id": "req_prod_06h2b5d3303rnyf5gckqhrhmaws16",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:37:59.057Z",
+         *       "created": "2026-11-29T04:34:53.375Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -17378,20 +17378,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamvqrm7xs5wh12rqrpqw8vfp",
+         *       "id": "evt_prod_06h2b5d3g6dbsk92d3z1y5kveg01j",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.093Z",
+         *         "updated": "2026-11-29T04:34:53.439Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17401,15 +17401,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.052Z",
+         *         "updated": "2026-11-29T04:34:53.367Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -17422,13 +17422,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamvnphadx8m8jvegb7cn908j",
-         *       "request_id": "req_prod_06h2aamvnphadx8m8jvegb7cn908j",
+         *       "correlation_id": "req_prod_06h2b5d3fb8x7gmp86bshwpq1k0wg",
+         *       "request_id": "req_prod_06h2b5d3fb8x7gmp86bshwpq1k0wg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:37:59.102Z",
+         *       "created": "2026-11-29T04:34:53.441Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -17473,58 +17473,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamw4pn578fdgyeyghxatwvec",
+         *       "id": "evt_prod_06h2b5d4a1vcj872d1h59w6nc32j2",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T02:37:59.202Z",
+         *         "updated": "2026-11-29T04:34:53.644Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
+         *         "previous_secret_expires_at": "2026-11-30T04:34:53.543Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.175Z",
+         *         "updated": "2026-11-29T04:34:53.543Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
+         *         "previous_secret_expires_at": "2026-11-30T04:34:53.543Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamw3x6hppafbz8nrqv4dpgv8",
-         *       "request_id": "req_prod_06h2aamw3x6hppafbz8nrqv4dpgv8",
+         *       "correlation_id": "req_prod_06h2b5d482gh5p3xrmxd9r1xtvd66",
+         *       "request_id": "req_prod_06h2b5d482gh5p3xrmxd9r1xtvd66",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T02:37:59.205Z",
+         *       "created": "2026-11-29T04:34:53.648Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -17569,20 +17569,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamvwtaqk73feq3v6r0byrpty",
+         *       "id": "evt_prod_06h2b5d3mx4m6xr6q8y0nahbth2ce",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T02:37:59.140Z",
+         *         "updated": "2026-11-29T04:34:53.477Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17592,15 +17592,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.093Z",
+         *         "updated": "2026-11-29T04:34:53.439Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17613,13 +17613,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamvw7eqyh2dyr8cs5y6nhm00",
-         *       "request_id": "req_prod_06h2aamvw7eqyh2dyr8cs5y6nhm00",
+         *       "correlation_id": "req_prod_06h2b5d3kekssg9yrh4zdkgh5v4ec",
+         *       "request_id": "req_prod_06h2b5d3kekssg9yrh4zdkgh5v4ec",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:37:59.142Z",
+         *       "created": "2026-11-29T04:34:53.479Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -17664,20 +17664,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamvz92jdv8awc356kdp24jsg",
+         *       "id": "evt_prod_06h2b5d3sd3c6fcqwqywaa9m850v8",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.161Z",
+         *         "updated": "2026-11-29T04:34:53.513Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17687,15 +17687,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T02:37:59.140Z",
+         *         "updated": "2026-11-29T04:34:53.477Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17708,13 +17708,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamvytk6z97z00k9373h4z8c6",
-         *       "request_id": "req_prod_06h2aamvytk6z97z00k9373h4z8c6",
+         *       "correlation_id": "req_prod_06h2b5d3rvawydkdd6v9kv8h4h5b2",
+         *       "request_id": "req_prod_06h2b5d3rvawydkdd6v9kv8h4h5b2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:37:59.162Z",
+         *       "created": "2026-11-29T04:34:53.515Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -17759,38 +17759,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamw1ces0cmegz12q5cxb8zpe",
+         *       "id": "evt_prod_06h2b5d3z76v63p0trdpgv7bajr3c",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.175Z",
+         *         "updated": "2026-11-29T04:34:53.543Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
+         *         "previous_secret_expires_at": "2026-11-30T04:34:53.543Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.161Z",
+         *         "updated": "2026-11-29T04:34:53.513Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17803,13 +17803,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamw0rkzresknvsyd6f0g0pv2",
-         *       "request_id": "req_prod_06h2aamw0rkzresknvsyd6f0g0pv2",
+         *       "correlation_id": "req_prod_06h2b5d3wr5212vmea5bkjvg63a7c",
+         *       "request_id": "req_prod_06h2b5d3wr5212vmea5bkjvg63a7c",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T02:37:59.179Z",
+         *       "created": "2026-11-29T04:34:53.561Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -17854,15 +17854,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamt3vxjrgz4tpdjmbwt4p2z6",
+         *       "id": "evt_prod_06h2b5cz5k4rpafqtknysqxjnkaz2",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *       "aggregate_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *       "data": {
-         *         "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *         "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-604efa533c@example.com",
+         *         "email": "user-7781f20134@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17874,9 +17874,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:37:58.686Z",
+         *       "created": "2026-11-29T04:34:52.332Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         UserSignedInEvent: {
@@ -17921,15 +17921,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamygq03epvf65mky5vz9f4ve",
+         *       "id": "evt_prod_06h2b5da1k18p90x8tva46bj5xs16",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *       "aggregate_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *       "data": {
-         *         "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *         "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-604efa533c@example.com",
+         *         "email": "user-7781f20134@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17941,9 +17941,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:37:59.813Z",
+         *       "created": "2026-11-29T04:34:55.117Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         UserSignInFailedEvent: {
@@ -17988,15 +17988,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan0ec1dm8y8f93zae1apg5z2",
+         *       "id": "evt_prod_06h2b5df7w1rqeg6j7wgght80zwqp",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *       "aggregate_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *       "data": {
-         *         "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *         "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-604efa533c@example.com",
+         *         "email": "user-7781f20134@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18008,9 +18008,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:38:00.308Z",
+         *       "created": "2026-11-29T04:34:56.447Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         UserSignedOutEvent: {
@@ -18055,15 +18055,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamzfq7ykcsj70phwebmtk8ga",
+         *       "id": "evt_prod_06h2b5ddcanxeqw3wbmh809tx33ze",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *       "aggregate_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *       "data": {
-         *         "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *         "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-604efa533c@example.com",
+         *         "email": "user-7781f20134@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18075,9 +18075,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:00.061Z",
+         *       "created": "2026-11-29T04:34:55.970Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -18122,12 +18122,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan0gxthdpc4smdrv2c6txry2",
+         *       "id": "evt_prod_06h2b5dfd6se3mbh0khwnks7x63ry",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
+         *       "aggregate_id": "acc_prod_06h2b5cwxerxezznxxsz26ycrdhma",
          *       "data": {
-         *         "id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
+         *         "id": "acc_prod_06h2b5cwxerxezznxxsz26ycrdhma",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -18141,15 +18141,19 @@ export type components = {
          *         "business_name": "Example GmbH",
          *         "support_email": null,
          *         "default_locale": "en",
+         *         "email_reply_to": null,
          *         "invoice_footer": null,
          *         "invoice_prefix": "EXAMPLEGMBH",
          *         "default_tax_rate": null,
+         *         "email_sender_name": null,
+         *         "email_hourly_limit": 1000,
          *         "plan_change_policy": "immediate",
          *         "usage_grace_seconds": 3600,
+         *         "email_types_disabled": [],
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
+         *         "id": "acc_prod_06h2b5cwxerxezznxxsz26ycrdhma",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -18157,21 +18161,25 @@ export type components = {
          *         "business_name": null,
          *         "support_email": null,
          *         "default_locale": "en",
+         *         "email_reply_to": null,
          *         "invoice_footer": null,
          *         "invoice_prefix": "TESTCOSANDBO",
          *         "default_tax_rate": null,
+         *         "email_sender_name": null,
+         *         "email_hourly_limit": 1000,
          *         "plan_change_policy": "immediate",
          *         "usage_grace_seconds": 3600,
+         *         "email_types_disabled": [],
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan0fs9dnzv2pv427qp9zqpea",
-         *       "request_id": "req_prod_06h2aan0fs9dnzv2pv427qp9zqpea",
+         *       "correlation_id": "req_prod_06h2b5df9qxv1x71pyhz5n77nep7m",
+         *       "request_id": "req_prod_06h2b5df9qxv1x71pyhz5n77nep7m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.327Z",
+         *       "created": "2026-11-29T04:34:56.489Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -18216,17 +18224,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan0kqjhcr14hxnvp36wkbk4c",
+         *       "id": "evt_prod_06h2b5dfkqpxfkqfn27mp48we0r1a",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *       "aggregate_id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
          *       "data": {
-         *         "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *         "id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T02:38:00.347Z",
-         *         "updated": "2026-11-29T02:38:00.347Z",
+         *         "created": "2026-11-29T04:34:56.538Z",
+         *         "updated": "2026-11-29T04:34:56.538Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -18237,13 +18245,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan0jsdda2m2cd51cqx3bvm36",
-         *       "request_id": "req_prod_06h2aan0jsdda2m2cd51cqx3bvm36",
+         *       "correlation_id": "req_prod_06h2b5dfjs5sa00pf30rs0m1h6ssj",
+         *       "request_id": "req_prod_06h2b5dfjs5sa00pf30rs0m1h6ssj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.349Z",
+         *       "created": "2026-11-29T04:34:56.541Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -18288,17 +18296,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan0pbp01qrmnkdnzc5m61ps6",
+         *       "id": "evt_prod_06h2b5dfsjd47qvv48pgn6tpekyv8",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *       "aggregate_id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
          *       "data": {
-         *         "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *         "id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T02:38:00.347Z",
-         *         "updated": "2026-11-29T02:38:00.369Z",
+         *         "created": "2026-11-29T04:34:56.538Z",
+         *         "updated": "2026-11-29T04:34:56.582Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -18308,12 +18316,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *         "id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T02:38:00.347Z",
-         *         "updated": "2026-11-29T02:38:00.347Z",
+         *         "created": "2026-11-29T04:34:56.538Z",
+         *         "updated": "2026-11-29T04:34:56.538Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -18323,13 +18331,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan0nrpxcwrec246ac4rvhaja",
-         *       "request_id": "req_prod_06h2aan0nrpxcwrec246ac4rvhaja",
+         *       "correlation_id": "req_prod_06h2b5dfp9xf34tagg4h4h8af7b88",
+         *       "request_id": "req_prod_06h2b5dfp9xf34tagg4h4h8af7b88",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.370Z",
+         *       "created": "2026-11-29T04:34:56.588Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -18374,16 +18382,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2mr1p1aavkqkh9rgyb2r2g",
+         *       "id": "evt_prod_06h2b5dk7td4zqagyn9h4e5wje1st",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *       "aggregate_id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *       "data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.869Z",
+         *         "created": "2026-11-29T04:34:57.468Z",
+         *         "updated": "2026-11-29T04:34:57.468Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18392,13 +18400,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2m47ncjd28pcxggt6sqg0c",
-         *       "request_id": "req_prod_06h2aan2m47ncjd28pcxggt6sqg0c",
+         *       "correlation_id": "req_prod_06h2b5dk6vy0sgwaz2dzvtrkqg1x0",
+         *       "request_id": "req_prod_06h2b5dk6vy0sgwaz2dzvtrkqg1x0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.870Z",
+         *       "created": "2026-11-29T04:34:57.471Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         MeterCreatedEvent: {
@@ -18443,16 +18451,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2px8fsrdbv9c7env140978",
+         *       "id": "evt_prod_06h2b5dkc5yadakw7cmg83w7y8x3g",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *       "aggregate_id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *       "data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.886Z",
+         *         "created": "2026-11-29T04:34:57.468Z",
+         *         "updated": "2026-11-29T04:34:57.500Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18460,11 +18468,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.869Z",
+         *         "created": "2026-11-29T04:34:57.468Z",
+         *         "updated": "2026-11-29T04:34:57.468Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18472,13 +18480,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2pegebgne5f24va1ccathc",
-         *       "request_id": "req_prod_06h2aan2pegebgne5f24va1ccathc",
+         *       "correlation_id": "req_prod_06h2b5dkabvn8vvk18xcphed0re5a",
+         *       "request_id": "req_prod_06h2b5dkabvn8vvk18xcphed0re5a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.887Z",
+         *       "created": "2026-11-29T04:34:57.505Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         MeterUpdatedEvent: {
@@ -18523,16 +18531,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2rs0pa246sw0e446qphae8",
+         *       "id": "evt_prod_06h2b5dkgvbektsybc2av7b71aa56",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *       "aggregate_id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *       "data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.901Z",
+         *         "created": "2026-11-29T04:34:57.468Z",
+         *         "updated": "2026-11-29T04:34:57.541Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18540,11 +18548,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.886Z",
+         *         "created": "2026-11-29T04:34:57.468Z",
+         *         "updated": "2026-11-29T04:34:57.500Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18552,13 +18560,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2rffypcepxjszs6zb8ks1a",
-         *       "request_id": "req_prod_06h2aan2rffypcepxjszs6zb8ks1a",
+         *       "correlation_id": "req_prod_06h2b5dkgec8w25zbzpd936nvhmy8",
+         *       "request_id": "req_prod_06h2b5dkgec8w25zbzpd936nvhmy8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:00.902Z",
+         *       "created": "2026-11-29T04:34:57.542Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -18603,16 +18611,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2vehjzerd5q2at9axky3kw",
+         *       "id": "evt_prod_06h2b5dkn8xdrnkkzd1a7qgybabdj",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *       "aggregate_id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *       "data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.922Z",
+         *         "created": "2026-11-29T04:34:57.468Z",
+         *         "updated": "2026-11-29T04:34:57.568Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18620,11 +18628,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.901Z",
+         *         "created": "2026-11-29T04:34:57.468Z",
+         *         "updated": "2026-11-29T04:34:57.541Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18632,13 +18640,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2twwqxr8hj9ws313w2hgrj",
-         *       "request_id": "req_prod_06h2aan2twwqxr8hj9ws313w2hgrj",
+         *       "correlation_id": "req_prod_06h2b5dkkats9jjd724ab5xgyfjhp",
+         *       "request_id": "req_prod_06h2b5dkkats9jjd724ab5xgyfjhp",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:38:00.923Z",
+         *       "created": "2026-11-29T04:34:57.578Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         MeterReactivatedEvent: {
@@ -18683,29 +18691,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan28qnnqgtk5b260z7g1kxst",
+         *       "id": "evt_prod_06h2b5djj1q7qxa5h4yg5p8h8arb2",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *       "aggregate_id": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
          *       "data": {
-         *         "id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *         "id": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T02:38:00.771Z",
-         *         "updated": "2026-11-29T02:38:00.771Z",
+         *         "created": "2026-11-29T04:34:57.294Z",
+         *         "updated": "2026-11-29T04:34:57.294Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2866s2n4ea3dqwby9be00r",
-         *       "request_id": "req_prod_06h2aan2866s2n4ea3dqwby9be00r",
+         *       "correlation_id": "req_prod_06h2b5djhp667v7c3as8eh43nap8p",
+         *       "request_id": "req_prod_06h2b5djhp667v7c3as8eh43nap8p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.773Z",
+         *       "created": "2026-11-29T04:34:57.296Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         FeatureCreatedEvent: {
@@ -18750,36 +18758,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2aqxvtepm51m73jv54hz5e",
+         *       "id": "evt_prod_06h2b5djnqd6stxnx5v7c5tmfhycj",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2aan2akcssb0vpesr52ap9mndg",
+         *       "aggregate_id": "prodft_prod_06h2b5djnfh9r1tsrxsv63hwh6q26",
          *       "data": {
-         *         "id": "prodft_prod_06h2aan2akcssb0vpesr52ap9mndg",
+         *         "id": "prodft_prod_06h2b5djnfh9r1tsrxsv63hwh6q26",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T02:38:00.788Z",
+         *         "created": "2026-11-29T04:34:57.323Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *           "id": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T02:38:00.771Z",
-         *           "updated": "2026-11-29T02:38:00.771Z",
+         *           "created": "2026-11-29T04:34:57.294Z",
+         *           "updated": "2026-11-29T04:34:57.294Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan29x2xb00f215hyps0yhty8",
-         *       "request_id": "req_prod_06h2aan29x2xb00f215hyps0yhty8",
+         *       "correlation_id": "req_prod_06h2b5djkzp0r0246c03a6fffsc44",
+         *       "request_id": "req_prod_06h2b5djkzp0r0246c03a6fffsc44",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.789Z",
+         *       "created": "2026-11-29T04:34:57.325Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -18824,36 +18832,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2fpvkg9n9f5jz3dfpx170j",
+         *       "id": "evt_prod_06h2b5dk0w9ynncbcdrvgd80gz1qa",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2aan2e6ahpgk881df5f868z5q0",
+         *       "aggregate_id": "prodft_prod_06h2b5djy1kqmad2tqc1fs5f3pse2",
          *       "data": {
-         *         "id": "prodft_prod_06h2aan2e6ahpgk881df5f868z5q0",
+         *         "id": "prodft_prod_06h2b5djy1kqmad2tqc1fs5f3pse2",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T02:38:00.817Z",
+         *         "created": "2026-11-29T04:34:57.392Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2aan2cjqe7x6qc0wd4gjq1pfcm",
+         *           "id": "feat_prod_06h2b5djsay7db8zh5t6ch371c5cm",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T02:38:00.804Z",
-         *           "updated": "2026-11-29T02:38:00.804Z",
+         *           "created": "2026-11-29T04:34:57.354Z",
+         *           "updated": "2026-11-29T04:34:57.354Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2f4fjy1qwansk2qfyzxjej",
-         *       "request_id": "req_prod_06h2aan2f4fjy1qwansk2qfyzxjej",
+         *       "correlation_id": "req_prod_06h2b5djzdq0sykxdaezxgk22mc2p",
+         *       "request_id": "req_prod_06h2b5djzdq0sykxdaezxgk22mc2p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.829Z",
+         *       "created": "2026-11-29T04:34:57.415Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -18898,36 +18906,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan8jb1f6ydwttaw4v76rtbfw",
+         *       "id": "evt_prod_06h2b5e3qcfr7hbv0v97w9q9bpegr",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *       "aggregate_id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *             "feature": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a"
+         *             "source_subscription": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan8ex0ae502qw4w3nb83nb0r",
-         *       "request_id": "req_prod_06h2aan8ex0ae502qw4w3nb83nb0r",
+         *       "correlation_id": "req_prod_06h2b5e34nxz3s98kezg3d2ry4hz2",
+         *       "request_id": "req_prod_06h2b5e34nxz3s98kezg3d2ry4hz2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:02.386Z",
+         *       "created": "2026-11-29T04:35:01.691Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -18972,13 +18980,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2j1w5ectveme01374ymwb2",
+         *       "id": "evt_prod_06h2b5dk4fcgrbvhh7k5pxh4tca60",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
+         *       "aggregate_id": "acc_prod_06h2b5cwxerxezznxxsz26ycrdhma",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T02:38:00.844Z",
+         *         "updated": "2026-11-29T04:34:57.439Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -19083,13 +19091,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2hasmhtg89nca7r4wz2750",
-         *       "request_id": "req_prod_06h2aan2hasmhtg89nca7r4wz2750",
+         *       "correlation_id": "req_prod_06h2b5dk3qvbcne5xmfbdrkfqsx6t",
+         *       "request_id": "req_prod_06h2b5dk3qvbcne5xmfbdrkfqsx6t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.848Z",
+         *       "created": "2026-11-29T04:34:57.443Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -19134,13 +19142,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan7d39b4m6p0v0dpa10ky6xj",
+         *       "id": "evt_prod_06h2b5e099wb91nbn94s74c1swqpy",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
+         *       "aggregate_id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
          *       "data": {
-         *         "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
-         *         "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
+         *         "id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
+         *         "pdf": "http://127.0.0.1:41565/api/credit-notes/cn_prod_06h2b5e00990rj68j2pfd5fvmk58r/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -19158,16 +19166,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T02:38:02.067Z",
-         *         "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
+         *         "created": "2026-11-29T04:35:00.738Z",
+         *         "invoice": "in_prod_06h2b5dz9axy4hyy0nhjnyzgq8sn8",
          *         "refunds": [],
-         *         "updated": "2026-11-29T02:38:02.067Z",
+         *         "updated": "2026-11-29T04:35:00.738Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
+         *         "pdf_sha256": "91e31ac97c04964c8af81e3dd09cab328ea99f6f695896243025305ece919c58",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -19179,13 +19187,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan79ptjq4h3e37510q1te6t6",
-         *       "request_id": "req_prod_06h2aan79ptjq4h3e37510q1te6t6",
+         *       "correlation_id": "req_prod_06h2b5dzz40g0e39m6y7y62kgm82j",
+         *       "request_id": "req_prod_06h2b5dzz40g0e39m6y7y62kgm82j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:02.088Z",
+         *       "created": "2026-11-29T04:35:00.810Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -19230,13 +19238,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan7jha6g3087w47m3qr2y94y",
+         *       "id": "evt_prod_06h2b5e0tk69tkvzfx6y9gz42j9dt",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
+         *       "aggregate_id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
          *       "data": {
-         *         "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
-         *         "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
+         *         "id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
+         *         "pdf": "http://127.0.0.1:41565/api/credit-notes/cn_prod_06h2b5e00990rj68j2pfd5fvmk58r/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -19254,16 +19262,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T02:38:02.067Z",
-         *         "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
+         *         "created": "2026-11-29T04:35:00.738Z",
+         *         "invoice": "in_prod_06h2b5dz9axy4hyy0nhjnyzgq8sn8",
          *         "refunds": [],
-         *         "updated": "2026-11-29T02:38:02.129Z",
+         *         "updated": "2026-11-29T04:35:00.918Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T02:38:02.129Z",
-         *         "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
+         *         "voided_at": "2026-11-29T04:35:00.918Z",
+         *         "pdf_sha256": "91e31ac97c04964c8af81e3dd09cab328ea99f6f695896243025305ece919c58",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -19274,8 +19282,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
-         *         "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
+         *         "id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
+         *         "pdf": "http://127.0.0.1:41565/api/credit-notes/cn_prod_06h2b5e00990rj68j2pfd5fvmk58r/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -19293,16 +19301,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T02:38:02.067Z",
-         *         "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
+         *         "created": "2026-11-29T04:35:00.738Z",
+         *         "invoice": "in_prod_06h2b5dz9axy4hyy0nhjnyzgq8sn8",
          *         "refunds": [],
-         *         "updated": "2026-11-29T02:38:02.067Z",
+         *         "updated": "2026-11-29T04:35:00.738Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
+         *         "pdf_sha256": "91e31ac97c04964c8af81e3dd09cab328ea99f6f695896243025305ece919c58",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -19313,13 +19321,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan7gc64d6kpdk62fcapk16pm",
-         *       "request_id": "req_prod_06h2aan7gc64d6kpdk62fcapk16pm",
+         *       "correlation_id": "req_prod_06h2b5e0keeg2wjhdfegdpfakwrnt",
+         *       "request_id": "req_prod_06h2b5e0keeg2wjhdfegdpfakwrnt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:02.132Z",
+         *       "created": "2026-11-29T04:35:00.948Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -19364,34 +19372,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan7tavrfa5c9d9yaa2werj3e",
+         *       "id": "evt_prod_06h2b5e1bk4vtk9v4hmvy5ndcxkn4",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2aan7spg5w3wdx5yjcq6kbt82a",
+         *       "aggregate_id": "cbtxn_prod_06h2b5e1a66q5wn4e946ftx5by78j",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2aan7spg5w3wdx5yjcq6kbt82a",
+         *         "id": "cbtxn_prod_06h2b5e1a66q5wn4e946ftx5by78j",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T02:38:02.189Z",
-         *         "invoice": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "created": "2026-11-29T04:35:01.073Z",
+         *         "invoice": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2aan7rxr7p645rbjxjd206t3h8",
+         *         "credit_note": "cn_prod_06h2b5e19h1z243v0em0p9r6jyrzy",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan7qqcjjw7k247pt3y6wtypr",
-         *       "request_id": "req_prod_06h2aan7qqcjjw7k247pt3y6wtypr",
+         *       "correlation_id": "req_prod_06h2b5e1669dm9vc5b37174yqwddm",
+         *       "request_id": "req_prod_06h2b5e1669dm9vc5b37174yqwddm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:02.194Z",
+         *       "created": "2026-11-29T04:35:01.084Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -19436,15 +19444,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamx26fxn7xq0g8p6kyrnwdfp",
+         *       "id": "evt_prod_06h2b5d69tfgz1e66pj8573bzv5c8",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *       "aggregate_id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
          *       "data": {
-         *         "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *         "id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx18brjj@example.com",
+         *         "email": "withdrawn-mx1ci3xj@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -19455,12 +19463,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2aamwycwz35nq7h703drn57q9t",
+         *       "request_id": "req_prod_06h2b5d5zj9d01jaasf24mafq0s7r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:37:59.441Z",
+         *       "created": "2026-11-29T04:34:54.158Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         MemberInvitedEvent: {
@@ -19505,24 +19513,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamx5z4268hqav489zc470f6a",
+         *       "id": "evt_prod_06h2b5d6g69151swhg3z9ck8ase7m",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *       "aggregate_id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
          *       "data": {
-         *         "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *         "id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx18brjj@example.com",
+         *         "email": "withdrawn-mx1ci3xj@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *         "id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx18brjj@example.com",
+         *         "email": "withdrawn-mx1ci3xj@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -19532,12 +19540,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2aamx4xvqedbz9kqz547js0h6y",
+         *       "request_id": "req_prod_06h2b5d6egzf4zhbg7gm8j722eyrm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:37:59.471Z",
+         *       "created": "2026-11-29T04:34:54.209Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -19582,18 +19590,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamxstdg64kpj9kc7n329qjye",
+         *       "id": "evt_prod_06h2b5d8b98hyn7w2e1qzrhj2prq4",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *       "aggregate_id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *       "data": {
-         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *         "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx18brjj@example.com",
+         *         "email": "joined-mx1ci3xj@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2aamx80hs2xffngcsen36fxdnc"
+         *         "invitation": "inv_prod_06h2b5d6qzd07k92qr9zb1kebm5k4"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -19601,12 +19609,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2aamxsaa5t8t9jcxfsxskgv91w",
+         *       "request_id": "req_prod_06h2b5d8at8357ffa0r4x8x84xqxc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:37:59.630Z",
+         *       "created": "2026-11-29T04:34:54.682Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp"
+         *       "actor_id": "user_prod_06h2b5d889wcjajstx9v48vtas9br"
          *     }
          */
         MemberJoinedEvent: {
@@ -19651,24 +19659,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamxwsfw3e7fg202hyx56yp9a",
+         *       "id": "evt_prod_06h2b5d8f7x3tyadm3daxac8x7hw0",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *       "aggregate_id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *       "data": {
-         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *         "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx18brjj@example.com",
+         *         "email": "joined-mx1ci3xj@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *         "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx18brjj@example.com",
+         *         "email": "joined-mx1ci3xj@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -19678,12 +19686,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2aamxvnfda153ynxyavxzfrvr6",
+         *       "request_id": "req_prod_06h2b5d8dm9pyhq7ev8gabveg843w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:37:59.654Z",
+         *       "created": "2026-11-29T04:34:54.713Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -19728,24 +19736,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamxzm9z56r51532eb7g1gxwr",
+         *       "id": "evt_prod_06h2b5d8mg4vcmjt7hwv46zmv8a5g",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *       "aggregate_id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *       "data": {
-         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *         "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx18brjj@example.com",
+         *         "email": "joined-mx1ci3xj@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *         "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx18brjj@example.com",
+         *         "email": "joined-mx1ci3xj@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -19755,12 +19763,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2aamxyhzjfyh1fpe48zr9zjn96",
+         *       "request_id": "req_prod_06h2b5d8jcrxtpwc1ch1r1q1b1e4t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:37:59.677Z",
+         *       "created": "2026-11-29T04:34:54.756Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         MemberRemovedEvent: {
@@ -19805,36 +19813,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aana00vabt9qh6thje0kjaysc",
+         *       "id": "evt_prod_06h2b5e908ja2gbr7c2875dzvk62a",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *       "aggregate_id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
          *       "data": {
-         *         "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *         "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *             "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T02:38:02.685Z",
+         *         "created": "2026-11-29T04:35:02.604Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.742Z",
+         *         "updated": "2026-11-29T04:35:02.891Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T02:38:02.594Z",
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "effective_at": "2026-12-29T04:35:02.387Z",
+         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T02:38:02.685Z",
+         *         "proration_date": "2026-11-29T04:35:02.604Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19847,21 +19855,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *         "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *             "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.685Z",
+         *         "created": "2026-11-29T04:35:02.604Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.685Z",
+         *         "updated": "2026-11-29T04:35:02.604Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19869,9 +19877,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T02:38:02.685Z",
+         *         "proration_date": "2026-11-29T04:35:02.604Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19884,13 +19892,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan9x4zkftwsb5e27a8jjm636",
-         *       "request_id": "req_prod_06h2aan9x4zkftwsb5e27a8jjm636",
+         *       "correlation_id": "req_prod_06h2b5e7vktm5h2kea6fxzcgwfgvy",
+         *       "request_id": "req_prod_06h2b5e7vktm5h2kea6fxzcgwfgvy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:02.752Z",
+         *       "created": "2026-11-29T04:35:03.042Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -19935,36 +19943,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aancggj2fh654s5z3ffwfbq48",
+         *       "id": "evt_prod_06h2b5egx91srehpkbqfk4d62t9de",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *       "aggregate_id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
          *       "data": {
-         *         "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *         "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *             "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T02:38:02.685Z",
+         *         "created": "2026-11-29T04:35:02.604Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T02:38:02.594Z",
+         *         "updated": "2026-12-29T04:35:02.387Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T02:38:02.594Z",
+         *         "applied_at": "2026-12-29T04:35:02.387Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T02:38:02.594Z",
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "effective_at": "2026-12-29T04:35:02.387Z",
+         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T02:38:02.685Z",
+         *         "proration_date": "2026-11-29T04:35:02.604Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19977,31 +19985,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *         "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *             "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T02:38:02.685Z",
+         *         "created": "2026-11-29T04:35:02.604Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.742Z",
+         *         "updated": "2026-11-29T04:35:02.891Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T02:38:02.594Z",
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "effective_at": "2026-12-29T04:35:02.387Z",
+         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T02:38:02.685Z",
+         *         "proration_date": "2026-11-29T04:35:02.604Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20014,11 +20022,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
+         *       "correlation_id": "req_prod_06h2b5ec4vangxg3my5act7x77mdc",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T02:38:02.594Z",
+         *       "created": "2026-12-29T04:35:02.387Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -20065,15 +20073,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanabp12g0xbpk50n751krw6p",
+         *       "id": "evt_prod_06h2b5eapmvnd2axms8q0q3cnrryr",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2aana5xk25e3kd3j72tdmatcr8",
+         *       "aggregate_id": "scr_prod_06h2b5ea735ey5r1m5ypfavn9ckp2",
          *       "data": {
-         *         "id": "scr_prod_06h2aana5xk25e3kd3j72tdmatcr8",
+         *         "id": "scr_prod_06h2b5ea735ey5r1m5ypfavn9ckp2",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -20082,19 +20090,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T02:38:02.777Z",
+         *         "created": "2026-11-29T04:35:03.212Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.844Z",
+         *         "updated": "2026-11-29T04:35:03.476Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T02:38:02.594Z",
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "effective_at": "2026-12-29T04:35:02.387Z",
+         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T02:38:02.777Z",
+         *         "proration_date": "2026-11-29T04:35:03.212Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20107,10 +20115,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2aana5xk25e3kd3j72tdmatcr8",
+         *         "id": "scr_prod_06h2b5ea735ey5r1m5ypfavn9ckp2",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -20119,19 +20127,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T02:38:02.777Z",
+         *         "created": "2026-11-29T04:35:03.212Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.819Z",
+         *         "updated": "2026-11-29T04:35:03.400Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T02:38:02.594Z",
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "effective_at": "2026-12-29T04:35:02.387Z",
+         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T02:38:02.777Z",
+         *         "proration_date": "2026-11-29T04:35:03.212Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20144,13 +20152,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanaa7nbzksxra6z9psqt97ty",
-         *       "request_id": "req_prod_06h2aanaa7nbzksxra6z9psqt97ty",
+         *       "correlation_id": "req_prod_06h2b5eam4avaaqxy917dvqj9aqa4",
+         *       "request_id": "req_prod_06h2b5eam4avaaqxy917dvqj9aqa4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:02.845Z",
+         *       "created": "2026-11-29T04:35:03.477Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -20193,6 +20201,62 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2b5dv2kxknrbc7gwr8y1x7f9sc",
+         *       "type": "email.sent",
+         *       "aggregate_type": "email",
+         *       "aggregate_id": "eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc",
+         *       "data": {
+         *         "id": "eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc",
+         *         "to": [
+         *           "jenny@example.com"
+         *         ],
+         *         "type": "receipt",
+         *         "event": "evt_prod_06h2b5dt4983pzrbwv3tg3j2b7ez8",
+         *         "object": "email",
+         *         "status": "sent",
+         *         "created": "2026-11-29T04:34:59.263Z",
+         *         "invoice": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *         "sent_at": "2026-11-29T04:34:59.468Z",
+         *         "subject": "Your receipt from Example GmbH (invoice EXAMPLEGMBH-0001)",
+         *         "attempts": 1,
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "livemode": false,
+         *         "message_id": "<eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc@localhost>",
+         *         "credit_note": null,
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc.eml (no SMTP_URL)"
+         *       },
+         *       "previous_data": {
+         *         "id": "eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc",
+         *         "to": [
+         *           "jenny@example.com"
+         *         ],
+         *         "type": "receipt",
+         *         "event": "evt_prod_06h2b5dt4983pzrbwv3tg3j2b7ez8",
+         *         "object": "email",
+         *         "status": "queued",
+         *         "created": "2026-11-29T04:34:59.263Z",
+         *         "invoice": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *         "sent_at": null,
+         *         "subject": "Your receipt from Example GmbH (invoice EXAMPLEGMBH-0001)",
+         *         "attempts": 1,
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "livemode": false,
+         *         "message_id": "<eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc@localhost>",
+         *         "credit_note": null,
+         *         "smtp_response": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-29T04:34:59.476Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
         EmailSentEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -20233,6 +20297,62 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2b5enp04ss10jvn1dkzyachp7t",
+         *       "type": "email.failed",
+         *       "aggregate_type": "email",
+         *       "aggregate_id": "eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4",
+         *       "data": {
+         *         "id": "eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4",
+         *         "to": [
+         *           "owner@example.com"
+         *         ],
+         *         "type": "test",
+         *         "event": null,
+         *         "object": "email",
+         *         "status": "rate_limited",
+         *         "created": "2027-01-08T04:35:03.945Z",
+         *         "invoice": null,
+         *         "sent_at": null,
+         *         "subject": "Test email from Example GmbH",
+         *         "attempts": 1,
+         *         "customer": null,
+         *         "livemode": false,
+         *         "message_id": "<eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4@localhost>",
+         *         "credit_note": null,
+         *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
+         *       },
+         *       "previous_data": {
+         *         "id": "eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4",
+         *         "to": [
+         *           "owner@example.com"
+         *         ],
+         *         "type": "test",
+         *         "event": null,
+         *         "object": "email",
+         *         "status": "queued",
+         *         "created": "2027-01-08T04:35:03.945Z",
+         *         "invoice": null,
+         *         "sent_at": null,
+         *         "subject": "Test email from Example GmbH",
+         *         "attempts": 1,
+         *         "customer": null,
+         *         "livemode": false,
+         *         "message_id": "<eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4@localhost>",
+         *         "credit_note": null,
+         *         "smtp_response": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2027-01-08T04:35:03.977Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
         EmailFailedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -20888,22 +21008,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2aan3fxzcvm82m56jvv7g2vwsy",
+         *       "id": "evt_prod_06h2b5dmx8se9rvdrj9a7smndzzbm",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *           "id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T02:38:01.085Z",
+         *           "created": "2026-11-29T04:34:57.892Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *           "payment_intent": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -20961,22 +21081,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2aan3ktt6f3yvv7s8p067zv3yg",
+         *       "id": "evt_prod_06h2b5dn9yh8gvef99sdtvrbyre5e",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2aan3kpcjt6sppjezmvcbfhhvj",
+         *           "id": "py_prod_06h2b5dn9mv3yekwtp0pcj6aqav50",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T02:38:01.117Z",
+         *           "created": "2026-11-29T04:34:57.997Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *           "payment_intent": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -21013,22 +21133,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2aan47j7jrks6sgb7b1rrk2s72",
+         *       "id": "evt_prod_06h2b5drm0cdjzfs04jjpht79v8tt",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *           "id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T02:38:01.085Z",
+         *           "created": "2026-11-29T04:34:57.892Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *           "payment_intent": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -21069,32 +21189,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2aanagvppyqpj14tn40adar1x2",
+         *       "id": "evt_prod_06h2b5eawbhner8j5552qjtvw6c00",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795919882,
+         *       "created": 1795926903,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
-         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *           "id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *           "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:02.873Z",
+         *           "created": "2026-11-29T04:35:03.515Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:02.873Z",
+         *           "updated": "2026-11-29T04:35:03.515Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T02:38:02.873Z",
+         *           "expires_at": "2026-11-30T04:35:03.515Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -21199,22 +21319,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aanax2yq58c3wmydky40xq9n8",
+         *       "id": "evt_prod_06h2b5ebq3v35e348ev12gzjztz32",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795919882,
+         *       "created": 1795926903,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *           "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *           "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:02.963Z",
+         *           "created": "2026-11-29T04:35:03.693Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:02.982Z",
+         *           "updated": "2026-11-29T04:35:03.735Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -21223,10 +21343,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T02:38:02.963Z",
+         *           "expires_at": "2026-11-30T04:35:03.693Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -21243,7 +21363,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:02.963Z",
+         *           "updated": "2026-11-29T04:35:03.693Z",
          *           "metadata": {}
          *         }
          *       }
@@ -21278,23 +21398,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aanazskw477f2bjnaw83dx9v0",
+         *       "id": "evt_prod_06h2b5ebtfsm2ryr9v088q71wk15a",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795919883,
+         *       "created": 1795926903,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *           "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *           "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:02.963Z",
+         *           "created": "2026-11-29T04:35:03.693Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:03.005Z",
+         *           "updated": "2026-11-29T04:35:03.761Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -21303,10 +21423,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T02:38:02.963Z",
+         *           "expires_at": "2026-11-30T04:35:03.693Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -21323,7 +21443,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:02.982Z",
+         *           "updated": "2026-11-29T04:35:03.735Z",
          *           "deleted": null
          *         }
          *       }
@@ -21416,32 +21536,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2aanarhmt4mfg8xydj6pxp6pp4",
+         *       "id": "evt_prod_06h2b5ebcsjz06e74775b4kvgktgy",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795919882,
+         *       "created": 1795926903,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
-         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *           "id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *           "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T02:38:02.873Z",
+         *           "created": "2026-11-29T04:35:03.515Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:02.946Z",
+         *           "updated": "2026-11-29T04:35:03.648Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aananz75fkep0cs7xxyetbjm2",
+         *           "customer": "cus_prod_06h2b5eb1q6k0zdpm9v58gzg6q1ey",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T02:38:02.873Z",
+         *           "expires_at": "2026-11-30T04:35:03.515Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -21449,17 +21569,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T02:38:02.946Z",
+         *           "completed_at": "2026-11-29T04:35:03.648Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2aanapx45m666x81qm9nx5f5m8",
+         *           "payment_intent": "pi_prod_06h2b5eb49ehx6rmwh9sj6t1tw27p",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T02:38:02.873Z",
+         *           "updated": "2026-11-29T04:35:03.515Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -21498,32 +21618,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2aanbbv8s8xsmf5xkdrndcxabc",
+         *       "id": "evt_prod_06h2b5ecy6sejp9dg5mpds0qakfd8",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796006283,
+         *       "created": 1796013303,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
-         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
+         *           "id": "cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
+         *           "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T02:38:03.018Z",
+         *           "created": "2026-11-29T04:35:03.787Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T02:38:03.018Z",
+         *           "updated": "2026-11-30T04:35:03.787Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T02:38:03.018Z",
-         *           "expires_at": "2026-11-30T02:38:03.018Z",
+         *           "expired_at": "2026-11-30T04:35:03.787Z",
+         *           "expires_at": "2026-11-30T04:35:03.787Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -21541,7 +21661,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T02:38:03.018Z",
+         *           "updated": "2026-11-29T04:35:03.787Z",
          *           "expired_at": null
          *         }
          *       }
@@ -21576,22 +21696,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan3erq82p6qhxbpq8afet1j2",
+         *       "id": "evt_prod_06h2b5dmtxmrchsyb983cm2z3vjrj",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *           "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T02:38:01.077Z",
+         *           "created": "2026-11-29T04:34:57.870Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.077Z",
+         *           "updated": "2026-11-29T04:34:57.870Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21668,22 +21788,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2aan3fajbdz5x3fhg50rm6xjm4",
+         *       "id": "evt_prod_06h2b5dmvp1n6rg6dh4rshp6aj32w",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *           "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T02:38:01.077Z",
+         *           "created": "2026-11-29T04:34:57.870Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.080Z",
+         *           "updated": "2026-11-29T04:34:57.882Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21696,7 +21816,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T02:38:01.077Z"
+         *           "updated": "2026-11-29T04:34:57.870Z"
          *         }
          *       }
          *     }
@@ -21730,22 +21850,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2aan3p7gnth2jqgx7ergkxq8e0",
+         *       "id": "evt_prod_06h2b5dnfcasghv6rtt97eh7y7k4w",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3nd40c0c6zbe1ppgdvcr7r",
+         *           "id": "pi_prod_06h2b5dndgcx8pbnwvwejazmzg6we",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T02:38:01.131Z",
+         *           "created": "2026-11-29T04:34:58.028Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.135Z",
+         *           "updated": "2026-11-29T04:34:58.041Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21758,7 +21878,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T02:38:01.131Z"
+         *           "updated": "2026-11-29T04:34:58.028Z"
          *         }
          *       }
          *     }
@@ -21792,22 +21912,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan3v83fr1j4nbq0xbtc5448r",
+         *       "id": "evt_prod_06h2b5dpecft1twqqswp8av5j56h0",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *           "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T02:38:01.172Z",
+         *           "created": "2026-11-29T04:34:58.186Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.177Z",
+         *           "updated": "2026-11-29T04:34:58.287Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21820,7 +21940,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T02:38:01.174Z",
+         *           "updated": "2026-11-29T04:34:58.268Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -21855,22 +21975,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2aan3g9sbbdpj2dprhvs4g2nyy",
+         *       "id": "evt_prod_06h2b5dn1k1n3304qeab7w03rm2wp",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *           "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T02:38:01.077Z",
+         *           "created": "2026-11-29T04:34:57.870Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.089Z",
+         *           "updated": "2026-11-29T04:34:57.920Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21883,7 +22003,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T02:38:01.080Z",
+         *           "updated": "2026-11-29T04:34:57.882Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -21918,26 +22038,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2aan3wj5c06btxs4evmzzdptpa",
+         *       "id": "evt_prod_06h2b5dpnhzgjhf596g0e0hs79agc",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *           "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T02:38:01.172Z",
+         *           "created": "2026-11-29T04:34:58.186Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.187Z",
+         *           "updated": "2026-11-29T04:34:58.347Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T02:38:01.187Z",
+         *           "canceled_at": "2026-11-29T04:34:58.347Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -21946,7 +22066,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T02:38:01.177Z",
+         *           "updated": "2026-11-29T04:34:58.287Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -21982,22 +22102,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2aan3m9ynq4weg2412eez7srjg",
+         *       "id": "evt_prod_06h2b5dnasez0c68g6y3bv2j0r956",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *           "id": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T02:38:01.108Z",
+         *           "created": "2026-11-29T04:34:57.974Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.120Z",
+         *           "updated": "2026-11-29T04:34:58.000Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -22010,7 +22130,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T02:38:01.113Z",
+         *           "updated": "2026-11-29T04:34:57.982Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -22046,22 +22166,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2aan3sfzrbxcjeq7eezhv78t3j",
+         *       "id": "evt_prod_06h2b5dnxft6hjahre5venfjjpeee",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3r6pq3kjd73htjpesdt58e",
+         *           "id": "pi_prod_06h2b5dnsns0fnh9dr6aeddz7wgx6",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T02:38:01.153Z",
+         *           "created": "2026-11-29T04:34:58.124Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.162Z",
+         *           "updated": "2026-11-29T04:34:58.152Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -22074,7 +22194,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T02:38:01.157Z",
+         *           "updated": "2026-11-29T04:34:58.140Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -22109,38 +22229,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan8hvhyvye55sq1qzjctns14",
+         *       "id": "evt_prod_06h2b5e3k55sz15rj59bj52g96mdw",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795919882,
+         *       "created": 1795926901,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *           "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:02.360Z",
-         *           "updated": "2026-11-29T02:38:02.360Z",
+         *           "created": "2026-11-29T04:35:01.542Z",
+         *           "updated": "2026-11-29T04:35:01.542Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *           "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T02:38:02.360Z",
+         *           "current_period_end": "2026-12-29T04:35:01.542Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.360Z",
+         *           "current_period_start": "2026-11-29T04:35:01.542Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -22224,28 +22344,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan8sg23nd2h7p9hk31x96fzy",
+         *       "id": "evt_prod_06h2b5e4gg1jy58fe6nq90tc19ka8",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795919882,
+         *       "created": 1795926901,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *           "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:02.360Z",
-         *           "updated": "2026-11-29T02:38:02.441Z",
+         *           "created": "2026-11-29T04:35:01.542Z",
+         *           "updated": "2026-11-29T04:35:01.857Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -22253,15 +22373,15 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *           "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T02:38:02.360Z",
+         *           "current_period_end": "2026-12-29T04:35:01.542Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.360Z",
+         *           "current_period_start": "2026-11-29T04:35:01.542Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:02.360Z",
+         *           "updated": "2026-11-29T04:35:01.542Z",
          *           "metadata": {}
          *         }
          *       }
@@ -22296,45 +22416,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2aan8wbg39an7patw37qchwbc2",
+         *       "id": "evt_prod_06h2b5e4y34vrkyba4z57qvc583g8",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795919882,
+         *       "created": 1795926902,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *           "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T02:38:02.360Z",
-         *           "updated": "2026-11-29T02:38:02.463Z",
+         *           "created": "2026-11-29T04:35:01.542Z",
+         *           "updated": "2026-11-29T04:35:01.992Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T02:38:02.463Z",
+         *           "paused_at": "2026-11-29T04:35:01.992Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *           "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T02:38:02.360Z",
+         *           "current_period_end": "2026-12-29T04:35:01.542Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.360Z",
+         *           "current_period_start": "2026-11-29T04:35:01.542Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T02:38:02.441Z",
+         *           "updated": "2026-11-29T04:35:01.857Z",
          *           "paused_at": null
          *         }
          *       }
@@ -22369,28 +22489,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2aan91y19y1g5ankvv5jtrb89r",
+         *       "id": "evt_prod_06h2b5e5a9e3c694ta8689yadt0zt",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795919882,
+         *       "created": 1795926902,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *           "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:02.360Z",
-         *           "updated": "2026-11-29T02:38:02.508Z",
+         *           "created": "2026-11-29T04:35:01.542Z",
+         *           "updated": "2026-11-29T04:35:02.080Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -22398,17 +22518,17 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *           "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T02:38:02.360Z",
+         *           "current_period_end": "2026-12-29T04:35:01.542Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.360Z",
+         *           "current_period_start": "2026-11-29T04:35:01.542Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T02:38:02.463Z",
-         *           "paused_at": "2026-11-29T02:38:02.463Z"
+         *           "updated": "2026-11-29T04:35:01.992Z",
+         *           "paused_at": "2026-11-29T04:35:01.992Z"
          *         }
          *       }
          *     }
@@ -22442,45 +22562,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2aan95dhcc96d6w3g532qdn55e",
+         *       "id": "evt_prod_06h2b5e5vdpb2cs0x0x71yrswqxd4",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795919882,
+         *       "created": 1795926902,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *           "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T02:38:02.360Z",
-         *           "updated": "2026-11-29T02:38:02.533Z",
+         *           "created": "2026-11-29T04:35:01.542Z",
+         *           "updated": "2026-11-29T04:35:02.159Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T02:38:02.533Z",
-         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *           "cancelled_at": "2026-11-29T04:35:02.159Z",
+         *           "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T02:38:02.360Z",
+         *           "current_period_end": "2026-12-29T04:35:01.542Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.360Z",
+         *           "current_period_start": "2026-11-29T04:35:01.542Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T02:38:02.508Z",
+         *           "updated": "2026-11-29T04:35:02.080Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -22515,38 +22635,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2aanbefd44ejjr8mr5drfpj30j",
+         *       "id": "evt_prod_06h2b5ed9xsxfdw33aa1w6sjjqspy",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796265482,
+         *       "created": 1796272502,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *           "id": "sub_prod_06h2b5e62y3rjap4xznr60481d94t",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan984daba8gzm0f3e6dmr8np",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2b5e62y3rjap4xznr60481d94w",
+         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T02:38:02.558Z",
-         *           "updated": "2026-11-29T02:38:02.558Z",
+         *           "created": "2026-11-29T04:35:02.294Z",
+         *           "updated": "2026-11-29T04:35:02.294Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T02:38:02.558Z",
+         *           "trial_end": "2026-12-06T04:35:02.294Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-06T02:38:02.558Z",
+         *           "current_period_end": "2026-12-06T04:35:02.294Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.558Z",
+         *           "current_period_start": "2026-11-29T04:35:02.294Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -22581,19 +22701,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan4d19w9bbqbr40zpphb8nx6",
+         *       "id": "evt_prod_06h2b5drzpnypym8k2gvnakkvnv90",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22606,11 +22726,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T02:38:01.314Z",
+         *           "created": "2026-11-29T04:34:58.936Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.314Z",
+         *           "updated": "2026-11-29T04:34:58.936Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22759,19 +22879,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2aan4rd779e5e3xh3zqp8510jr",
+         *       "id": "evt_prod_06h2b5dsj66v5vp54qkv5xpt94072",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795926899,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22784,11 +22904,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:01.314Z",
+         *           "created": "2026-11-29T04:34:58.936Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.370Z",
+         *           "updated": "2026-11-29T04:34:58.987Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22796,11 +22916,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *           "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.370Z",
+         *           "finalized_at": "2026-11-29T04:34:58.987Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -22813,7 +22933,7 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22824,7 +22944,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T02:38:01.314Z",
+         *           "updated": "2026-11-29T04:34:58.936Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -22866,19 +22986,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2aan4zcb4jc7rw80bekx12mhgt",
+         *       "id": "evt_prod_06h2b5dt4983pzrbwv3tg3j2b7ez8",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926899,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22891,11 +23011,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T02:38:01.314Z",
-         *           "paid_at": "2026-11-29T02:38:01.444Z",
-         *           "updated": "2026-11-29T02:38:01.444Z",
+         *           "created": "2026-11-29T04:34:58.936Z",
+         *           "paid_at": "2026-11-29T04:34:59.167Z",
+         *           "updated": "2026-11-29T04:34:59.167Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22903,24 +23023,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *           "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.370Z",
+         *           "finalized_at": "2026-11-29T04:34:58.987Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *           "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *           "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22931,7 +23051,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.370Z",
+         *           "updated": "2026-11-29T04:34:58.987Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -22968,19 +23088,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2aan4zmxsn5a2ysehypmpa9gjm",
+         *       "id": "evt_prod_06h2b5dt89gjfk8bq9p177e57z4ee",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795919881,
+         *       "created": 1795926899,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22993,11 +23113,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T02:38:01.314Z",
-         *           "paid_at": "2026-11-29T02:38:01.444Z",
-         *           "updated": "2026-11-29T02:38:01.444Z",
+         *           "created": "2026-11-29T04:34:58.936Z",
+         *           "paid_at": "2026-11-29T04:34:59.167Z",
+         *           "updated": "2026-11-29T04:34:59.167Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23005,24 +23125,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *           "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.370Z",
+         *           "finalized_at": "2026-11-29T04:34:58.987Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *           "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *           "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23033,7 +23153,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.370Z",
+         *           "updated": "2026-11-29T04:34:58.987Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -23070,19 +23190,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2aan5gatjh3h7vg09vgdbfydsj",
+         *       "id": "evt_prod_06h2b5dw2k2te80m8a85a0an66tac",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926899,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan5782jxwr0fe6ywj81k10cy",
+         *           "id": "in_prod_06h2b5dv61hsy5e3qvcj348pvd3nm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan5782jxwr0fe6ywj81k10d0",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5dv6qx7n26d14rhrmct5a6rm",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23095,11 +23215,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:01.530Z",
+         *           "created": "2026-11-29T04:34:59.504Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.546Z",
+         *           "updated": "2026-11-29T04:34:59.563Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23107,24 +23227,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "ca3706cc3d1e6587ce4856ef95ed51743e34f3c2da5f7ec2fb6c608018f50931",
+         *           "pdf_sha256": "92a40b4b7ea098ad4db3f9aa5e04ad86045f06992f57adab668e604723ef0494",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5782jxwr0fe6ywj81k10cy/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dv61hsy5e3qvcj348pvd3nm/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.546Z",
+         *           "finalized_at": "2026-11-29T04:34:59.563Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2aan5d8vetqpswjy7ve38bncyp",
+         *           "payment_intent": "pi_prod_06h2b5dvvdryqwbaw2svj3qr9p8d2",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/x-UdpvslMAHy5N7eHcSnjo02Eh8fd3wRHTbSW6smtMc",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/KUlime5DQcpPNGJ8PX0a_ubRPcV6hFXXKdcS89RESxw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23164,19 +23284,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2aan5t7xwt9mqyt22safj51pda",
+         *       "id": "evt_prod_06h2b5dx6t9e949n20rk6t2f5s994",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926900,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e",
+         *           "id": "in_prod_06h2b5dwa29z97eb1t4r3ymanbqtg",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan5jnzyj0mp2sehkdt254zq2",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5dwa66sjqb160mrmz1hrkpsc",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23189,11 +23309,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:01.620Z",
+         *           "created": "2026-11-29T04:34:59.792Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.634Z",
+         *           "updated": "2026-11-29T04:34:59.887Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23201,24 +23321,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "473c4b75191458b37aa25bc6f96c2b4d3a1fd4470f1fe78cc9dc2f07cf9320ed",
+         *           "pdf_sha256": "4565b1023bd604c19497e4e39832c930cce9080687435d0a22fbc2e1d2526134",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dwa29z97eb1t4r3ymanbqtg/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.634Z",
+         *           "finalized_at": "2026-11-29T04:34:59.887Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2aan5s6rey98a0ehw17y8svetg",
+         *           "payment_intent": "pi_prod_06h2b5dx537rsa0zggr7mfrxqb4pe",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/PaYjf1DWOUxbyb_kBVWymur28viI6JskN8lwhO9La9A",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/PWo84LRBoMrWE0JCB474FJFwK5axV-T2QTRAF1tCeu4",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23258,19 +23378,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2aanb7gg8s0q1g2bkt909g7jma",
+         *       "id": "evt_prod_06h2b5ecbky02vg358j1ty11z7a6m",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796006282,
+         *       "created": 1796013301,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan88pkxwtren3ytb6c6b4wyw",
+         *           "id": "in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan88t2gwxyf3qbe9r1wzpz40",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5e2kw861tzejsr2spjwe6892",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23283,23 +23403,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:02.309Z",
+         *           "created": "2026-11-29T04:35:01.405Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T02:38:02.283Z",
+         *           "updated": "2026-11-30T04:35:01.279Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
-         *           "due_date": "2026-11-30T02:38:02.283Z",
+         *           "due_date": "2026-11-30T04:35:01.279Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T02:38:02.283Z",
-         *           "pdf_sha256": "78b423da52be98035242b0b24c9c68a8543e853984d3e3b09b3486544b5ebe31",
+         *           "overdue_at": "2026-11-30T04:35:01.279Z",
+         *           "pdf_sha256": "5039dbbb3f8b5eaf985b9c9870d087f71263e961fb01233178531643f48a14bf",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan88pkxwtren3ytb6c6b4wyw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:02.328Z",
+         *           "finalized_at": "2026-11-29T04:35:01.443Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -23312,7 +23432,7 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/3Mm1hRIJ_At6oI5d7pw6M3q0GDl1WiC4_g_K40UPVlY",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/IBTvguw0liL_GhLaFeS4Q2KOFSPM17LfnVlC878QDj4",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23321,7 +23441,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:02.328Z",
+         *           "updated": "2026-11-29T04:35:01.443Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -23356,19 +23476,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2aan6b9n9tha990hrjb3wbpav4",
+         *       "id": "evt_prod_06h2b5dxxs4ynbegkm6kfg7ant3gp",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926900,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan5vc6038k4dzaknhb1568p8",
+         *           "id": "in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan5vc6038k4dzaknhb1568pa",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5dxbk35dg0hqt8j72cv0tn0j",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23381,23 +23501,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T02:38:01.691Z",
+         *           "created": "2026-11-29T04:35:00.056Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.816Z",
+         *           "updated": "2026-11-29T04:35:00.204Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T02:38:01.816Z",
+         *           "voided_at": "2026-11-29T04:35:00.204Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "38ee198ac09403bd980e79842d1f30b239fadc83d27e66ae9d29d4039c31c20d",
+         *           "pdf_sha256": "ff0d2def3207480bcbdd7be82ddeda3037e288172a5b127628aa82751c04c77e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5vc6038k4dzaknhb1568p8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.715Z",
+         *           "finalized_at": "2026-11-29T04:35:00.125Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -23410,7 +23530,7 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/p0Bf3Tz0UIpdaHzpy1fKnxDDQu8uoUHAob2E3-VE5mQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/nxV9ubA9xlr3SIw6bz6c55ejLU9FJkf9VdAsrELcWJc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23420,7 +23540,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T02:38:01.715Z",
+         *           "updated": "2026-11-29T04:35:00.125Z",
          *           "voided_at": null
          *         }
          *       }
@@ -23455,19 +23575,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2aan6v3efn0thcjrz08cap93hm",
+         *       "id": "evt_prod_06h2b5dytxcwpcebe4py93aj28neg",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926900,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan6hnkwq6mnfecmanhqnghf8",
+         *           "id": "in_prod_06h2b5dy3438y66ye31cgj03exbs4",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan6hskwvfnxysb3hmk53n86w",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5dy3y7vf2x34t6dtyb7njk8j",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23480,11 +23600,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T02:38:01.869Z",
+         *           "created": "2026-11-29T04:35:00.249Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.942Z",
+         *           "updated": "2026-11-29T04:35:00.433Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23492,11 +23612,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "b1a3a6433e6c2f1d62445906fca452106b13b72eee5be251e142d021acfb9fe9",
+         *           "pdf_sha256": "d62fdf2558f445aed3faebef8f2a78b86a150c6ae1be3796b401c6448ddb2e3a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan6hnkwq6mnfecmanhqnghf8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dy3438y66ye31cgj03exbs4/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.886Z",
+         *           "finalized_at": "2026-11-29T04:35:00.305Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -23509,17 +23629,17 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/T7zyImAmhHt93__pRDfNC1bOuz4ibIli51y0RFebtWE",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/U6KCg_pZbHCWuEag43PTB69bbGdhp8B88dmIrLmwcfg",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T02:38:01.942Z",
+         *           "marked_uncollectible_at": "2026-11-29T04:35:00.433Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T02:38:01.886Z",
+         *           "updated": "2026-11-29T04:35:00.305Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -23554,19 +23674,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2aan54r6bd8ctd7xpcqk0wn7se",
+         *       "id": "evt_prod_06h2b5dtzet0yh8j0985kmve22q5c",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795919881,
+         *       "created": 1795926899,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23579,11 +23699,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T02:38:01.314Z",
-         *           "paid_at": "2026-11-29T02:38:01.444Z",
-         *           "updated": "2026-11-29T02:38:01.444Z",
+         *           "created": "2026-11-29T04:34:58.936Z",
+         *           "paid_at": "2026-11-29T04:34:59.167Z",
+         *           "updated": "2026-11-29T04:34:59.167Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23591,24 +23711,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *           "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.370Z",
+         *           "finalized_at": "2026-11-29T04:34:58.987Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *           "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *           "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23648,19 +23768,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2aanbggx9rmd8880v5fazg541m",
+         *       "id": "evt_prod_06h2b5edj0hy5kd7jp61vdmj2bvrj",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796265482,
+         *       "created": 1796272502,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aanbf91vweap6htw38ywh2t1w",
+         *           "id": "in_prod_06h2b5edby256rqfjxpzkr6ec31xc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aanbg76ceb7qx503yf69c4eg6",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "il_prod_06h2b5edg0ys487kxxp6s7gwjjxe8",
+         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -23673,11 +23793,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T02:38:02.558Z",
+         *           "created": "2026-12-06T04:35:02.294Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T02:38:02.558Z",
+         *           "updated": "2026-12-06T04:35:02.294Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23686,11 +23806,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *           "description": "Subscription sub_prod_06h2b5e62y3rjap4xznr60481d94t",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *           "subscription": "sub_prod_06h2b5e62y3rjap4xznr60481d94t",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -23704,7 +23824,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T02:38:02.558Z",
+         *           "next_payment_attempt": "2026-12-06T04:35:02.294Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -23742,22 +23862,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan2x0dakjxqwqq3d561r3xky",
+         *       "id": "evt_prod_06h2b5dkvnhrnhgys7dk2rvj8vvv8",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T02:38:00.934Z",
+         *           "created": "2026-11-29T04:34:57.626Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T02:38:00.934Z",
+         *           "updated": "2026-11-29T04:34:57.626Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -23835,22 +23955,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan30bf18a64xtmt64p1n7ng8",
+         *       "id": "evt_prod_06h2b5dkz4skycaymppr2bjmg3x6g",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T02:38:00.934Z",
+         *           "created": "2026-11-29T04:34:57.626Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T02:38:00.960Z",
+         *           "updated": "2026-11-29T04:34:57.655Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -23860,7 +23980,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T02:38:00.934Z"
+         *           "updated": "2026-11-29T04:34:57.626Z"
          *         }
          *       }
          *     }
@@ -23894,23 +24014,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aan34c1ptvq2be8yhwwspzh5r",
+         *       "id": "evt_prod_06h2b5dm5mmhfy7fyn0fwy8zwq51m",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2aan32jntk02dan8vfxvwg0h9j",
+         *           "id": "cus_prod_06h2b5dm2tgteqq9n90pq12r903c8",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T02:38:00.980Z",
+         *           "created": "2026-11-29T04:34:57.686Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T02:38:00.993Z",
+         *           "updated": "2026-11-29T04:34:57.707Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -23919,7 +24039,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.980Z",
+         *           "updated": "2026-11-29T04:34:57.686Z",
          *           "deleted": null
          *         }
          *       }
@@ -23993,24 +24113,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan37sgzr3rqvmmywhx77bgg0",
+         *       "id": "evt_prod_06h2b5dmanzyqrs60ghcdegg79q6a",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *           "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *           "end": null,
-         *           "start": "2026-11-29T02:38:01.012Z",
+         *           "start": "2026-11-29T04:34:57.738Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *             "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T02:38:00.651Z",
-         *             "updated": "2026-11-29T02:38:01.012Z",
+         *             "created": "2026-11-29T04:34:57.166Z",
+         *             "updated": "2026-11-29T04:34:57.738Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -24023,7 +24143,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false
          *         }
          *       }
@@ -24076,24 +24196,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan3bzgh7tc6vvmbw1p8ngdb2",
+         *       "id": "evt_prod_06h2b5dmj2zmr67re70n1yqzad6zj",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *           "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *           "end": null,
-         *           "start": "2026-11-29T02:38:01.052Z",
+         *           "start": "2026-11-29T04:34:57.785Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
+         *             "id": "cpn_prod_06h2b5dj54pag4c8dg945z7ycxfdy",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T02:38:00.684Z",
-         *             "updated": "2026-11-29T02:38:01.052Z",
+         *             "created": "2026-11-29T04:34:57.193Z",
+         *             "updated": "2026-11-29T04:34:57.785Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -24106,18 +24226,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T02:38:01.012Z",
+         *           "start": "2026-11-29T04:34:57.738Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *             "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T02:38:00.651Z",
-         *             "updated": "2026-11-29T02:38:01.012Z",
+         *             "created": "2026-11-29T04:34:57.166Z",
+         *             "updated": "2026-11-29T04:34:57.738Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -24162,24 +24282,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aan3d44f93xttnfy1dxb3vkbc",
+         *       "id": "evt_prod_06h2b5dmprj3ygvfp5j38tt0nxcce",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *           "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *           "end": null,
-         *           "start": "2026-11-29T02:38:01.052Z",
+         *           "start": "2026-11-29T04:34:57.785Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
+         *             "id": "cpn_prod_06h2b5dj54pag4c8dg945z7ycxfdy",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T02:38:00.684Z",
-         *             "updated": "2026-11-29T02:38:01.052Z",
+         *             "created": "2026-11-29T04:34:57.193Z",
+         *             "updated": "2026-11-29T04:34:57.785Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -24193,7 +24313,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -24250,20 +24370,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan1snmx6tjy1y26k7w12qfvr",
+         *       "id": "evt_prod_06h2b5dj228vd0yyyr5jwk37ff43j",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *           "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.651Z",
-         *           "updated": "2026-11-29T02:38:00.651Z",
+         *           "created": "2026-11-29T04:34:57.166Z",
+         *           "updated": "2026-11-29T04:34:57.166Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -24345,20 +24465,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan20skfqhw7xrr5gvmcywa6r",
+         *       "id": "evt_prod_06h2b5dj8x4w1m7hv6gegz385e4hc",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *           "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.651Z",
-         *           "updated": "2026-11-29T02:38:00.706Z",
+         *           "created": "2026-11-29T04:34:57.166Z",
+         *           "updated": "2026-11-29T04:34:57.214Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -24372,7 +24492,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T02:38:00.651Z"
+         *           "updated": "2026-11-29T04:34:57.166Z"
          *         }
          *       }
          *     }
@@ -24406,21 +24526,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aan26w22856c6bzett5cmg5j6",
+         *       "id": "evt_prod_06h2b5djfj65sg380qhkejrtvbmv6",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2aan24637n05z5rnacjc89wne8",
+         *           "id": "cpn_prod_06h2b5djc6bfrq47jsrnq38qhdraa",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.737Z",
+         *           "created": "2026-11-29T04:34:57.249Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T02:38:00.758Z",
+         *           "updated": "2026-11-29T04:34:57.275Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -24434,7 +24554,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T02:38:00.737Z",
+         *           "updated": "2026-11-29T04:34:57.249Z",
          *           "deleted": null
          *         }
          *       }
@@ -24508,22 +24628,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan154nzkdsr5pqh7yz680pk4",
+         *       "id": "evt_prod_06h2b5dgm2mqf2b2x79xy4qn68596",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *           "id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T02:38:00.487Z",
-         *           "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
-         *           "updated": "2026-11-29T02:38:00.487Z",
+         *           "created": "2026-11-29T04:34:56.792Z",
+         *           "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *           "updated": "2026-11-29T04:34:56.792Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24617,22 +24737,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan1fksp2x7zbkbqa19zeg5b2",
+         *       "id": "evt_prod_06h2b5dh9jst98dxyk9qqpjanhbza",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *           "id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T02:38:00.487Z",
-         *           "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
-         *           "updated": "2026-11-29T02:38:00.570Z",
+         *           "created": "2026-11-29T04:34:56.792Z",
+         *           "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *           "updated": "2026-11-29T04:34:56.969Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24648,7 +24768,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.487Z",
+         *           "updated": "2026-11-29T04:34:56.792Z",
          *           "nickname": null
          *         }
          *       }
@@ -24683,23 +24803,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aan1nmbxdaz49017xwj3r1a9y",
+         *       "id": "evt_prod_06h2b5dhtkvkhedwkhevasgq5ztwj",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2aan1jjvzny1qdgnbgsv7fw9cw",
+         *           "id": "price_prod_06h2b5dhp3ym918mfs3et4vyqxmg8",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T02:38:00.596Z",
+         *           "created": "2026-11-29T04:34:57.072Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
-         *           "updated": "2026-11-29T02:38:00.619Z",
+         *           "product": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
+         *           "updated": "2026-11-29T04:34:57.106Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24710,7 +24830,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.596Z",
+         *           "updated": "2026-11-29T04:34:57.072Z",
          *           "deleted": null
          *         }
          *       }
@@ -24793,20 +24913,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan0vdm12rxfdc1knsdtwhjpp",
+         *       "id": "evt_prod_06h2b5dfx6nfgy0xxph2gvchwk9mm",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *           "id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T02:38:00.409Z",
-         *           "updated": "2026-11-29T02:38:00.409Z",
+         *           "created": "2026-11-29T04:34:56.615Z",
+         *           "updated": "2026-11-29T04:34:56.615Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -24867,26 +24987,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan10090agmq37rj2cy47s5f6",
+         *       "id": "evt_prod_06h2b5dg15mcp57d2vx10x5a9b6m8",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *           "id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T02:38:00.409Z",
-         *           "updated": "2026-11-29T02:38:00.445Z",
+         *           "created": "2026-11-29T04:34:56.615Z",
+         *           "updated": "2026-11-29T04:34:56.646Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.409Z",
+         *           "updated": "2026-11-29T04:34:56.615Z",
          *           "description": null
          *         }
          *       }
@@ -24921,27 +25041,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aan1qphbrh88zqn5dcb59jthj",
+         *       "id": "evt_prod_06h2b5dhzm8zxzdb8c9khwpha6yz4",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
+         *           "id": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T02:38:00.467Z",
+         *           "created": "2026-11-29T04:34:56.710Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T02:38:00.636Z",
+         *           "updated": "2026-11-29T04:34:57.143Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.467Z",
+         *           "updated": "2026-11-29T04:34:56.710Z",
          *           "deleted": null
          *         }
          *       }
@@ -25001,21 +25121,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan472ykwew1fkwv6dg02nnrm",
+         *       "id": "evt_prod_06h2b5drgawje9qdt5w3qkk2cdxnp",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *           "id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T02:38:01.270Z",
-         *           "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
-         *           "updated": "2026-11-29T02:38:01.270Z",
+         *           "created": "2026-11-29T04:34:58.814Z",
+         *           "payment": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *           "updated": "2026-11-29T04:34:58.814Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -25082,21 +25202,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan47a4hc3h5rt4nebwj77n6c",
+         *       "id": "evt_prod_06h2b5drhjqf8by77fzad2kw80bbp",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *           "id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T02:38:01.270Z",
-         *           "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
-         *           "updated": "2026-11-29T02:38:01.273Z",
+         *           "created": "2026-11-29T04:34:58.814Z",
+         *           "payment": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *           "updated": "2026-11-29T04:34:58.822Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -25105,7 +25225,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T02:38:01.270Z"
+         *           "updated": "2026-11-29T04:34:58.814Z"
          *         }
          *       }
          *     }
@@ -25139,21 +25259,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2aan4b3rk3vjwc0m9t6vkhyv74",
+         *       "id": "evt_prod_06h2b5drwymtrcaznhbxqm3gsmany",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2aan4ah33xx5am0h70varkx61g",
+         *           "id": "re_prod_06h2b5drv24g42tc1pnz78rmhcysr",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T02:38:01.300Z",
-         *           "payment": "py_prod_06h2aan41rzqc9hc8av28mbdmme4g",
-         *           "updated": "2026-11-29T02:38:01.303Z",
+         *           "created": "2026-11-29T04:34:58.904Z",
+         *           "payment": "py_prod_06h2b5dq39thkmmsy283pf2xhg1ym",
+         *           "updated": "2026-11-29T04:34:58.913Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -25162,7 +25282,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T02:38:01.300Z",
+         *           "updated": "2026-11-29T04:34:58.904Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -25197,21 +25317,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2aamtc7j0nqsdgneqbtm5tgj1y",
+         *       "id": "evt_prod_06h2b5czf9z2q2t44fmhaqsz3wqv8",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795919878,
+         *       "created": 1795926892,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6",
+         *           "id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T02:37:58.743Z",
-         *           "display": "st_prod_…n2ge",
+         *           "created": "2026-11-29T04:34:52.406Z",
+         *           "display": "st_prod_…d2nc",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -25268,22 +25388,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2aamvdh3vmm44fp4tq4cp491z8",
+         *       "id": "evt_prod_06h2b5d2w5pjwd3vxptvyp4baphqw",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795919879,
+         *       "created": 1795926893,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2aamvagfnq7w87xyxqqn5bnqn8",
+         *           "id": "key_prod_06h2b5d2q395v806tnew416c991rw",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T02:37:58.996Z",
-         *           "display": "pt_prod_…wvxg",
-         *           "revoked_at": "2026-11-29T02:37:59.019Z",
+         *           "created": "2026-11-29T04:34:53.240Z",
+         *           "display": "pt_prod_…zxb8",
+         *           "revoked_at": "2026-11-29T04:34:53.279Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -25322,23 +25442,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2aamvj5syk5w7z6ezb1s5nqa4e",
+         *       "id": "evt_prod_06h2b5d37wbykfmdn022ys48rmfnt",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795919879,
+         *       "created": 1795926893,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T04:34:53.367Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.052Z",
+         *           "updated": "2026-11-29T04:34:53.367Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -25414,23 +25534,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aamvqrm7xs5wh12rqrpqw8vfp",
+         *       "id": "evt_prod_06h2b5d3g6dbsk92d3z1y5kveg01j",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795919879,
+         *       "created": 1795926893,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T04:34:53.367Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.093Z",
+         *           "updated": "2026-11-29T04:34:53.439Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -25440,7 +25560,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:37:59.052Z",
+         *           "updated": "2026-11-29T04:34:53.367Z",
          *           "description": null
          *         }
          *       }
@@ -25475,35 +25595,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aamw4pn578fdgyeyghxatwvec",
+         *       "id": "evt_prod_06h2b5d4a1vcj872d1h59w6nc32j2",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795919879,
+         *       "created": 1795926893,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T04:34:53.367Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T02:37:59.202Z",
+         *           "updated": "2026-11-29T04:34:53.644Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
+         *           "previous_secret_expires_at": "2026-11-30T04:34:53.543Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.175Z",
+         *           "updated": "2026-11-29T04:34:53.543Z",
          *           "deleted": null
          *         }
          *       }
@@ -25574,23 +25694,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2aamvwtaqk73feq3v6r0byrpty",
+         *       "id": "evt_prod_06h2b5d3mx4m6xr6q8y0nahbth2ce",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795919879,
+         *       "created": 1795926893,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T04:34:53.367Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T02:37:59.140Z",
+         *           "updated": "2026-11-29T04:34:53.477Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -25601,7 +25721,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.093Z"
+         *           "updated": "2026-11-29T04:34:53.439Z"
          *         }
          *       }
          *     }
@@ -25635,23 +25755,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2aamvz92jdv8awc356kdp24jsg",
+         *       "id": "evt_prod_06h2b5d3sd3c6fcqwqywaa9m850v8",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795919879,
+         *       "created": 1795926893,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T04:34:53.367Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.161Z",
+         *           "updated": "2026-11-29T04:34:53.513Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -25662,7 +25782,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T02:37:59.140Z"
+         *           "updated": "2026-11-29T04:34:53.477Z"
          *         }
          *       }
          *     }
@@ -25696,33 +25816,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2aamw1ces0cmegz12q5cxb8zpe",
+         *       "id": "evt_prod_06h2b5d3z76v63p0trdpgv7bajr3c",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795919879,
+         *       "created": 1795926893,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T04:34:53.367Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.175Z",
+         *           "updated": "2026-11-29T04:34:53.543Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
+         *           "previous_secret_expires_at": "2026-11-30T04:34:53.543Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:37:59.161Z",
+         *           "updated": "2026-11-29T04:34:53.513Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -25757,18 +25877,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2aamt3vxjrgz4tpdjmbwt4p2z6",
+         *       "id": "evt_prod_06h2b5cz5k4rpafqtknysqxjnkaz2",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795919878,
+         *       "created": 1795926892,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *           "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-604efa533c@example.com",
+         *           "email": "user-7781f20134@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -25814,18 +25934,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2aamygq03epvf65mky5vz9f4ve",
+         *       "id": "evt_prod_06h2b5da1k18p90x8tva46bj5xs16",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795919879,
+         *       "created": 1795926895,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *           "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-604efa533c@example.com",
+         *           "email": "user-7781f20134@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -25860,18 +25980,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2aan0ec1dm8y8f93zae1apg5z2",
+         *       "id": "evt_prod_06h2b5df7w1rqeg6j7wgght80zwqp",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795919880,
+         *       "created": 1795926896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *           "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-604efa533c@example.com",
+         *           "email": "user-7781f20134@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -25906,18 +26026,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2aamzfq7ykcsj70phwebmtk8ga",
+         *       "id": "evt_prod_06h2b5ddcanxeqw3wbmh809tx33ze",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795919880,
+         *       "created": 1795926895,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *           "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-604efa533c@example.com",
+         *           "email": "user-7781f20134@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -25952,15 +26072,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan0gxthdpc4smdrv2c6txry2",
+         *       "id": "evt_prod_06h2b5dfd6se3mbh0khwnks7x63ry",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
+         *           "id": "acc_prod_06h2b5cwxerxezznxxsz26ycrdhma",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -25974,11 +26094,15 @@ export type components = {
          *           "business_name": "Example GmbH",
          *           "support_email": null,
          *           "default_locale": "en",
+         *           "email_reply_to": null,
          *           "invoice_footer": null,
          *           "invoice_prefix": "EXAMPLEGMBH",
          *           "default_tax_rate": null,
+         *           "email_sender_name": null,
+         *           "email_hourly_limit": 1000,
          *           "plan_change_policy": "immediate",
          *           "usage_grace_seconds": 3600,
+         *           "email_types_disabled": [],
          *           "entitlement_past_due_grace_days": 7
          *         },
          *         "previous_attributes": {
@@ -26047,20 +26171,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan0kqjhcr14hxnvp36wkbk4c",
+         *       "id": "evt_prod_06h2b5dfkqpxfkqfn27mp48we0r1a",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *           "id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T02:38:00.347Z",
-         *           "updated": "2026-11-29T02:38:00.347Z",
+         *           "created": "2026-11-29T04:34:56.538Z",
+         *           "updated": "2026-11-29T04:34:56.538Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -26129,20 +26253,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan0pbp01qrmnkdnzc5m61ps6",
+         *       "id": "evt_prod_06h2b5dfsjd47qvv48pgn6tpekyv8",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *           "id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T02:38:00.347Z",
-         *           "updated": "2026-11-29T02:38:00.369Z",
+         *           "created": "2026-11-29T04:34:56.538Z",
+         *           "updated": "2026-11-29T04:34:56.582Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -26153,7 +26277,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T02:38:00.347Z"
+         *           "updated": "2026-11-29T04:34:56.538Z"
          *         }
          *       }
          *     }
@@ -26187,19 +26311,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan2mr1p1aavkqkh9rgyb2r2g",
+         *       "id": "evt_prod_06h2b5dk7td4zqagyn9h4e5wje1st",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *           "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:00.869Z",
-         *           "updated": "2026-11-29T02:38:00.869Z",
+         *           "created": "2026-11-29T04:34:57.468Z",
+         *           "updated": "2026-11-29T04:34:57.468Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -26269,19 +26393,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan2px8fsrdbv9c7env140978",
+         *       "id": "evt_prod_06h2b5dkc5yadakw7cmg83w7y8x3g",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *           "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:00.869Z",
-         *           "updated": "2026-11-29T02:38:00.886Z",
+         *           "created": "2026-11-29T04:34:57.468Z",
+         *           "updated": "2026-11-29T04:34:57.500Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -26289,7 +26413,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.869Z",
+         *           "updated": "2026-11-29T04:34:57.468Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -26324,19 +26448,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2aan2rs0pa246sw0e446qphae8",
+         *       "id": "evt_prod_06h2b5dkgvbektsybc2av7b71aa56",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *           "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T02:38:00.869Z",
-         *           "updated": "2026-11-29T02:38:00.901Z",
+         *           "created": "2026-11-29T04:34:57.468Z",
+         *           "updated": "2026-11-29T04:34:57.541Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -26345,7 +26469,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T02:38:00.886Z"
+         *           "updated": "2026-11-29T04:34:57.500Z"
          *         }
          *       }
          *     }
@@ -26379,19 +26503,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2aan2vehjzerd5q2at9axky3kw",
+         *       "id": "evt_prod_06h2b5dkn8xdrnkkzd1a7qgybabdj",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *           "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:00.869Z",
-         *           "updated": "2026-11-29T02:38:00.922Z",
+         *           "created": "2026-11-29T04:34:57.468Z",
+         *           "updated": "2026-11-29T04:34:57.568Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -26400,7 +26524,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T02:38:00.901Z"
+         *           "updated": "2026-11-29T04:34:57.541Z"
          *         }
          *       }
          *     }
@@ -26434,19 +26558,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan28qnnqgtk5b260z7g1kxst",
+         *       "id": "evt_prod_06h2b5djj1q7qxa5h4yg5p8h8arb2",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *           "id": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T02:38:00.771Z",
-         *           "updated": "2026-11-29T02:38:00.771Z",
+         *           "created": "2026-11-29T04:34:57.294Z",
+         *           "updated": "2026-11-29T04:34:57.294Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -26506,28 +26630,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2aan2aqxvtepm51m73jv54hz5e",
+         *       "id": "evt_prod_06h2b5djnqd6stxnx5v7c5tmfhycj",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2aan2akcssb0vpesr52ap9mndg",
+         *           "id": "prodft_prod_06h2b5djnfh9r1tsrxsv63hwh6q26",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T02:38:00.788Z",
+         *           "created": "2026-11-29T04:34:57.323Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *             "id": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T02:38:00.771Z",
-         *             "updated": "2026-11-29T02:38:00.771Z",
+         *             "created": "2026-11-29T04:34:57.294Z",
+         *             "updated": "2026-11-29T04:34:57.294Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *           "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *           "livemode": false
          *         }
          *       }
@@ -26577,28 +26701,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2aan2fpvkg9n9f5jz3dfpx170j",
+         *       "id": "evt_prod_06h2b5dk0w9ynncbcdrvgd80gz1qa",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2aan2e6ahpgk881df5f868z5q0",
+         *           "id": "prodft_prod_06h2b5djy1kqmad2tqc1fs5f3pse2",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T02:38:00.817Z",
+         *           "created": "2026-11-29T04:34:57.392Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2aan2cjqe7x6qc0wd4gjq1pfcm",
+         *             "id": "feat_prod_06h2b5djsay7db8zh5t6ch371c5cm",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T02:38:00.804Z",
-         *             "updated": "2026-11-29T02:38:00.804Z",
+         *             "created": "2026-11-29T04:34:57.354Z",
+         *             "updated": "2026-11-29T04:34:57.354Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *           "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *           "livemode": false
          *         }
          *       }
@@ -26633,23 +26757,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan8jb1f6ydwttaw4v76rtbfw",
+         *       "id": "evt_prod_06h2b5e3qcfr7hbv0v97w9q9bpegr",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795919882,
+         *       "created": 1795926901,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *               "feature": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a"
+         *               "source_subscription": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -26696,16 +26820,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan2j1w5ectveme01374ymwb2",
+         *       "id": "evt_prod_06h2b5dk4fcgrbvhh7k5pxh4tca60",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T02:38:00.844Z",
+         *           "updated": "2026-11-29T04:34:57.439Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -26896,16 +27020,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan7d39b4m6p0v0dpa10ky6xj",
+         *       "id": "evt_prod_06h2b5e099wb91nbn94s74c1swqpy",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795919882,
+         *       "created": 1795926900,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
-         *           "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
+         *           "id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
+         *           "pdf": "http://127.0.0.1:41565/api/credit-notes/cn_prod_06h2b5e00990rj68j2pfd5fvmk58r/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -26923,16 +27047,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T02:38:02.067Z",
-         *           "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
+         *           "created": "2026-11-29T04:35:00.738Z",
+         *           "invoice": "in_prod_06h2b5dz9axy4hyy0nhjnyzgq8sn8",
          *           "refunds": [],
-         *           "updated": "2026-11-29T02:38:02.067Z",
+         *           "updated": "2026-11-29T04:35:00.738Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
+         *           "pdf_sha256": "91e31ac97c04964c8af81e3dd09cab328ea99f6f695896243025305ece919c58",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -27027,16 +27151,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2aan7jha6g3087w47m3qr2y94y",
+         *       "id": "evt_prod_06h2b5e0tk69tkvzfx6y9gz42j9dt",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795919882,
+         *       "created": 1795926900,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
-         *           "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
+         *           "id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
+         *           "pdf": "http://127.0.0.1:41565/api/credit-notes/cn_prod_06h2b5e00990rj68j2pfd5fvmk58r/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -27054,16 +27178,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T02:38:02.067Z",
-         *           "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
+         *           "created": "2026-11-29T04:35:00.738Z",
+         *           "invoice": "in_prod_06h2b5dz9axy4hyy0nhjnyzgq8sn8",
          *           "refunds": [],
-         *           "updated": "2026-11-29T02:38:02.129Z",
+         *           "updated": "2026-11-29T04:35:00.918Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T02:38:02.129Z",
-         *           "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
+         *           "voided_at": "2026-11-29T04:35:00.918Z",
+         *           "pdf_sha256": "91e31ac97c04964c8af81e3dd09cab328ea99f6f695896243025305ece919c58",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -27075,7 +27199,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T02:38:02.067Z",
+         *           "updated": "2026-11-29T04:35:00.738Z",
          *           "voided_at": null
          *         }
          *       }
@@ -27110,24 +27234,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan7tavrfa5c9d9yaa2werj3e",
+         *       "id": "evt_prod_06h2b5e1bk4vtk9v4hmvy5ndcxkn4",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795919882,
+         *       "created": 1795926901,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2aan7spg5w3wdx5yjcq6kbt82a",
+         *           "id": "cbtxn_prod_06h2b5e1a66q5wn4e946ftx5by78j",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T02:38:02.189Z",
-         *           "invoice": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "created": "2026-11-29T04:35:01.073Z",
+         *           "invoice": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2aan7rxr7p645rbjxjd206t3h8",
+         *           "credit_note": "cn_prod_06h2b5e19h1z243v0em0p9r6jyrzy",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -27193,18 +27317,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2aamx26fxn7xq0g8p6kyrnwdfp",
+         *       "id": "evt_prod_06h2b5d69tfgz1e66pj8573bzv5c8",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795919879,
+         *       "created": 1795926894,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *           "id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx18brjj@example.com",
+         *           "email": "withdrawn-mx1ci3xj@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -27257,18 +27381,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2aamx5z4268hqav489zc470f6a",
+         *       "id": "evt_prod_06h2b5d6g69151swhg3z9ck8ase7m",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795919879,
+         *       "created": 1795926894,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *           "id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx18brjj@example.com",
+         *           "email": "withdrawn-mx1ci3xj@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -27308,21 +27432,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2aamxstdg64kpj9kc7n329qjye",
+         *       "id": "evt_prod_06h2b5d8b98hyn7w2e1qzrhj2prq4",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795919879,
+         *       "created": 1795926894,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *           "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx18brjj@example.com",
+         *           "email": "joined-mx1ci3xj@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2aamx80hs2xffngcsen36fxdnc"
+         *           "invitation": "inv_prod_06h2b5d6qzd07k92qr9zb1kebm5k4"
          *         }
          *       }
          *     }
@@ -27356,18 +27480,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2aamxwsfw3e7fg202hyx56yp9a",
+         *       "id": "evt_prod_06h2b5d8f7x3tyadm3daxac8x7hw0",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795919879,
+         *       "created": 1795926894,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *           "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx18brjj@example.com",
+         *           "email": "joined-mx1ci3xj@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -27407,18 +27531,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2aamxzm9z56r51532eb7g1gxwr",
+         *       "id": "evt_prod_06h2b5d8mg4vcmjt7hwv46zmv8a5g",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795919879,
+         *       "created": 1795926894,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *           "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx18brjj@example.com",
+         *           "email": "joined-mx1ci3xj@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -27458,39 +27582,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2aana00vabt9qh6thje0kjaysc",
+         *       "id": "evt_prod_06h2b5e908ja2gbr7c2875dzvk62a",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795919882,
+         *       "created": 1795926903,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *           "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *               "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *               "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T02:38:02.685Z",
+         *           "created": "2026-11-29T04:35:02.604Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:02.742Z",
+         *           "updated": "2026-11-29T04:35:02.891Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T02:38:02.594Z",
-         *           "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *           "effective_at": "2026-12-29T04:35:02.387Z",
+         *           "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T02:38:02.685Z",
+         *           "proration_date": "2026-11-29T04:35:02.604Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -27504,7 +27628,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T02:38:02.685Z",
+         *           "updated": "2026-11-29T04:35:02.604Z",
          *           "effective_at": null
          *         }
          *       }
@@ -27606,39 +27730,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2aancggj2fh654s5z3ffwfbq48",
+         *       "id": "evt_prod_06h2b5egx91srehpkbqfk4d62t9de",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798511882,
+         *       "created": 1798518902,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *           "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *               "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *               "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T02:38:02.685Z",
+         *           "created": "2026-11-29T04:35:02.604Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T02:38:02.594Z",
+         *           "updated": "2026-12-29T04:35:02.387Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T02:38:02.594Z",
+         *           "applied_at": "2026-12-29T04:35:02.387Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T02:38:02.594Z",
-         *           "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *           "effective_at": "2026-12-29T04:35:02.387Z",
+         *           "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T02:38:02.685Z",
+         *           "proration_date": "2026-11-29T04:35:02.604Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -27653,15 +27777,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *               "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *               "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T02:38:02.742Z",
+         *           "updated": "2026-11-29T04:35:02.891Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -27697,18 +27821,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2aanabp12g0xbpk50n751krw6p",
+         *       "id": "evt_prod_06h2b5eapmvnd2axms8q0q3cnrryr",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795919882,
+         *       "created": 1795926903,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2aana5xk25e3kd3j72tdmatcr8",
+         *           "id": "scr_prod_06h2b5ea735ey5r1m5ypfavn9ckp2",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *               "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -27717,19 +27841,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T02:38:02.777Z",
+         *           "created": "2026-11-29T04:35:03.212Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:02.844Z",
+         *           "updated": "2026-11-29T04:35:03.476Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T02:38:02.594Z",
-         *           "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *           "effective_at": "2026-12-29T04:35:02.387Z",
+         *           "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T02:38:02.777Z",
+         *           "proration_date": "2026-11-29T04:35:03.212Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -27743,7 +27867,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T02:38:02.819Z",
+         *           "updated": "2026-11-29T04:35:03.400Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -27775,7 +27899,44 @@ export type components = {
                 previous_attributes?: components["schemas"]["SubscriptionChangeRequestPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `email.sent`. */
+        /**
+         * @description The webhook body of `email.sent`.
+         * @example {
+         *       "id": "evt_prod_06h2b5dv2kxknrbc7gwr8y1x7f9sc",
+         *       "object": "event",
+         *       "type": "email.sent",
+         *       "sequence": 1,
+         *       "created": 1795926899,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc",
+         *           "to": [
+         *             "jenny@example.com"
+         *           ],
+         *           "type": "receipt",
+         *           "event": "evt_prod_06h2b5dt4983pzrbwv3tg3j2b7ez8",
+         *           "object": "email",
+         *           "status": "sent",
+         *           "created": "2026-11-29T04:34:59.263Z",
+         *           "invoice": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *           "sent_at": "2026-11-29T04:34:59.468Z",
+         *           "subject": "Your receipt from Example GmbH (invoice EXAMPLEGMBH-0001)",
+         *           "attempts": 1,
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "livemode": false,
+         *           "message_id": "<eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc@localhost>",
+         *           "credit_note": null,
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc.eml (no SMTP_URL)"
+         *         },
+         *         "previous_attributes": {
+         *           "status": "queued",
+         *           "sent_at": null,
+         *           "smtp_response": null
+         *         }
+         *       }
+         *     }
+         */
         EmailSentWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -27836,7 +27997,43 @@ export type components = {
             sent_at?: string | null;
             livemode?: boolean;
         };
-        /** @description The webhook body of `email.failed`. */
+        /**
+         * @description The webhook body of `email.failed`.
+         * @example {
+         *       "id": "evt_prod_06h2b5enp04ss10jvn1dkzyachp7t",
+         *       "object": "event",
+         *       "type": "email.failed",
+         *       "sequence": 1,
+         *       "created": 1799382903,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4",
+         *           "to": [
+         *             "owner@example.com"
+         *           ],
+         *           "type": "test",
+         *           "event": null,
+         *           "object": "email",
+         *           "status": "rate_limited",
+         *           "created": "2027-01-08T04:35:03.945Z",
+         *           "invoice": null,
+         *           "sent_at": null,
+         *           "subject": "Test email from Example GmbH",
+         *           "attempts": 1,
+         *           "customer": null,
+         *           "livemode": false,
+         *           "message_id": "<eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4@localhost>",
+         *           "credit_note": null,
+         *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
+         *         },
+         *         "previous_attributes": {
+         *           "status": "queued",
+         *           "smtp_response": null
+         *         }
+         *       }
+         *     }
+         */
         EmailFailedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
