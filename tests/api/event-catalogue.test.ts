@@ -1,4 +1,5 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { simpleParser } from "mailparser";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { userIdByEmail } from "@/lib/auth/audit";
@@ -205,10 +206,18 @@ beforeAll(async () => {
 
   // Email (docs/emails.md): the receipts of the paid invoices are sent (email.sent); with the hourly
   // limit at 1, the next email is refused by it (email.failed, status rate_limited).
-  await eventually(
-    () => ok(client.get(`/${account}/emails?status=sent&limit=1`)),
-    (page) => page.items.length === 1,
-  );
+  const [sent] = (
+    await eventually(
+      () => ok(client.get(`/${account}/emails?status=sent&limit=1`)),
+      (page) => page.items.length === 1,
+    )
+  ).items;
+  // The shared app has no SMTP_URL: the message is a .eml file, the MIME message SMTP would carry.
+  const file = /^250 Written to (\S+\.eml)/.exec(sent.smtp_response)?.[1];
+  expect(file, sent.smtp_response).toBeDefined();
+  const parsed = await simpleParser(readFileSync(path.join(PROJECT_ROOT, file!)));
+  expect(parsed.subject).toBe(sent.subject);
+  expect(parsed.messageId).toBe(sent.message_id);
   await ok(client.post(`/${account}/account-settings`, { email_hourly_limit: 1 }));
   const refused = await post("/emails/test", { to: "owner@example.com" });
   await eventually(
