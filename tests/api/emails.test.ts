@@ -212,6 +212,22 @@ describe("emails over SMTP", () => {
     expect((await ok(client.get("/emails?type=test&limit=100"))).total).toBe(before);
   });
 
+  it("keeps no address or body of the email operations in the request log", async () => {
+    const refused = await client.post("/emails/test", { to: "secret-person@example.com\r\nBcc: x@example.com" });
+    expect(refused.status).toBe(422);
+    const listed = await client.get("/emails?limit=5");
+    expect(listed.status).toBe(200);
+    for (const requestId of [refused.body.request_id, listed.headers.get("x-request-id")]) {
+      const logged = await eventually(
+        () => client.get(`/request-logs/${requestId}`),
+        (response) => response.status === 200,
+      );
+      expect(logged.body.request_body ?? null).toBeNull();
+      expect(logged.body.response_body ?? null).toBeNull();
+      expect(logged.text).not.toMatch(/@example\.com/);
+    }
+  });
+
   it("refuses a sender name with a line break (422) and keeps the one set", async () => {
     const response = await client.post("/account-settings", { email_sender_name: "Acme\r\nBcc: victim@example.com" });
     expect(response.status, response.text).toBe(422);
