@@ -78,6 +78,9 @@ async function startBackground(settings: Config): Promise<void> {
   // folds the lists' count deltas in itself.
   const { deliveryDriver } = await import("@/lib/webhooks/driver");
   deliveryDriver().start();
+  const { emailDriver } = await import("@/lib/email-outbox/driver");
+  const { sendDueEmails } = await import("@/lib/emails/send");
+  emailDriver().start(() => sendDueEmails(), settings.email.pollMs);
   const { clockTicker, DEFAULT_CLOCK_TICK_MS } = await import("@/lib/clock/ticker");
   const { runAllDueTransitions } = await import("@/lib/clock/service");
   clockTicker().start(runAllDueTransitions, settings.clockTickMs ?? DEFAULT_CLOCK_TICK_MS);

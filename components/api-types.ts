@@ -13,6 +13,7 @@ export type Discount = Schemas["Discount"];
 export type Invoice = Schemas["Invoice"];
 export type InvoiceLine = Schemas["InvoiceLine"];
 export type CreditNote = Schemas["CreditNote"];
+export type Email = Schemas["Email"];
 export type InvoiceStatus = Invoice["status"];
 export type Subscription = Schemas["Subscription"];
 export type SubscriptionItem = Subscription["items"][number];

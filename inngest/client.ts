@@ -73,3 +73,6 @@ export function transitionsDueEvent(accountId: string, at: Date) {
   const second = Math.ceil(at.getTime() / 1000);
   return transitionsDue.create({ accountId, at: new Date(second * 1000).toISOString() }, { id: `clock-${accountId}-${second}` });
 }
+
+/** Emails were queued: `send-emails` sends what is due (its cron is the safety net under a lost event). */
+export const emailsQueued = eventType("billing/emails.queued", { schema: z.object({}) });

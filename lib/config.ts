@@ -40,6 +40,16 @@ const EnvSchema = z.object({
   PLATFORM_PLAN_CURRENCY: z.string().regex(/^[a-z]{3}$/).refine((code) => isoExponent(code) !== null, "Must be an ISO 4217 code of lib/currencies.ts.").default("usd"),
   PLATFORM_TRIAL_DAYS: z.coerce.number().int().min(1).max(730).default(14),
   CLOCK_TICK_MS: z.coerce.number().int().positive().optional(),
+  SMTP_URL: z
+    .string()
+    .refine((url) => /^smtps?:\/\//.test(url), "Must be an smtp:// or smtps:// URL.")
+    .optional(),
+  /** The envelope sender and From address of every email (the account's name is its display name). */
+  EMAIL_FROM: z.string().email().default("billing@localhost"),
+  /** Delays before the retries of a temporary SMTP failure (4xx): "1m,5m,30m,2h,6h" by default. */
+  EMAIL_RETRY_DELAYS: z.string().optional(),
+  /** How often the embedded email driver looks for queued email (ms). */
+  EMAIL_POLL_MS: z.coerce.number().int().positive().default(2000),
   BACKGROUND_WORK: z.enum(["on", "off"]).optional(),
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().positive().default(100),
   RATE_LIMIT_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
@@ -121,6 +131,8 @@ export type Config = {
   };
   /** The embedded clock ticker's interval (lib/clock/ticker.ts), when overridden. */
   clockTickMs: number | undefined;
+  /** Transactional email (lib/emails, docs/emails.md): without `smtpUrl`, messages become .eml files under dataDir/mail. */
+  email: { smtpUrl: string | undefined; from: string; retryDelays: string | undefined; pollMs: number };
   /**
    * Whether this long-lived process runs the embedded background work (the webhook delivery
    * driver and the clock ticker). `BACKGROUND_WORK=off` makes an instance serve requests only,
@@ -305,6 +317,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       trialDays: env.PLATFORM_TRIAL_DAYS,
     },
     clockTickMs: env.CLOCK_TICK_MS,
+    email: { smtpUrl: env.SMTP_URL, from: env.EMAIL_FROM, retryDelays: env.EMAIL_RETRY_DELAYS, pollMs: env.EMAIL_POLL_MS },
     backgroundWork: env.BACKGROUND_WORK !== "off",
     rateLimitPerSecond: env.RATE_LIMIT_PER_SECOND,
     signInPerMinute: env.RATE_LIMIT_SIGN_IN_PER_MINUTE,

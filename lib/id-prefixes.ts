@@ -1,6 +1,6 @@
 // Pure (no server imports): lib/ids.ts makes ids with these, and the dashboard reads ids by them.
 
-/** Every object prefix of the spec, plus our own (`org_`, `user_`, `inv_`, `key_`, `eda_`, `cpn_`, `di_`, `il_`, `pi_`, `py_`, `re_`, `scr_`, `mtr_`, `cn_`, `cbtxn_`). */
+/** Every object prefix of the spec, plus our own (`org_`, `user_`, `inv_`, `key_`, `eda_`, `cpn_`, `di_`, `il_`, `pi_`, `py_`, `re_`, `scr_`, `mtr_`, `cn_`, `cbtxn_`, `eml_`). */
 export const ID_PREFIXES = {
   organization: "org_",
   user: "user_",
@@ -33,6 +33,7 @@ export const ID_PREFIXES = {
   portalSession: "bps_",
   creditNote: "cn_",
   customerBalanceTransaction: "cbtxn_",
+  email: "eml_",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

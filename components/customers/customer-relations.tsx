@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { dashboardCall } from "@/components/api-client";
 import { DetailItem, Time } from "@/components/events/bits";
+import { EmailList } from "@/components/emails/email-list";
 import { InvoiceList } from "@/components/invoices/invoice-list";
 import { ObjectLink, Truncated } from "@/components/objects/links";
 import { ObjectList } from "@/components/objects/object-list";
@@ -57,6 +58,7 @@ export function CustomerRelations({ accountId, customerId }: { accountId: string
     <>
       <SubscriptionList accountId={accountId} customer={customerId} />
       <InvoiceList accountId={accountId} customer={customerId} />
+      <EmailList accountId={accountId} customer={customerId} />
       {/* Payments are listed by payment intent: the API's payments list has no customer filter. */}
       <ObjectList accountId={accountId} slug="payment-intents" scope={{ customer: customerId }} title="Payments" param="payment_" />
       <CustomerDiscount accountId={accountId} customerId={customerId} />

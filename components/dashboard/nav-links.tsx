@@ -15,6 +15,7 @@ const LINKS = [
   { href: "/tokens", label: "API tokens" },
   { href: "/webhooks", label: "Webhooks" },
   { href: "/events", label: "Events" },
+  { href: "/emails", label: "Emails" },
   { href: "/settings", label: "Settings" },
   { href: "/logs", label: "Logs" },
 ];

@@ -55,6 +55,14 @@ export function InvoiceActions({ accountId, invoice }: { accountId: string; invo
       )}
       {can.void && (
         <ApiAction
+          label="Email invoice"
+          send={() => dashboardCall("sendInvoice", { path, body: {} })}
+          invalidate={[...invalidate, ["emails", accountId]]}
+          confirm={{ title: "Email this invoice?", body: "The customer receives it with its PDF and the link to pay it online.", label: "Send" }}
+        />
+      )}
+      {invoice.status === "open" && (
+        <ApiAction
           label="Void"
           send={() => dashboardCall("voidInvoice", { path, body: {} })}
           variant="danger"

@@ -11,6 +11,7 @@ import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, StatusBadge, Table } from "@/components/ui";
 import { formatMoney, invoiceQueryKeys, invoicesHref } from "./format";
 import { InvoiceActions } from "./invoice-actions";
+import { EmailList } from "@/components/emails/email-list";
 import { InvoiceCreditNotes } from "./invoice-credit-notes";
 import { operationPath } from "@/lib/operation-paths";
 
@@ -176,6 +177,7 @@ export function InvoiceDetail({ accountId, invoiceId }: { accountId: string; inv
           )}
         </Card>
         <InvoiceCreditNotes accountId={accountId} invoice={invoice} />
+        {invoice.status !== "draft" && <EmailList accountId={accountId} invoice={invoice.id} />}
       </div>
     </>
   );

@@ -10,7 +10,7 @@ import { Pager } from "@/components/ui/pager";
 const LIMIT = 25;
 
 /** What a related list is narrowed to (a customer's invoices). */
-export type ListScope = { customer?: string };
+export type ListScope = { customer?: string; invoice?: string };
 /** One page's query, as the list operations take it. */
 export type ListPageQuery<S extends string> = ListScope & { limit: number; offset: number; status?: S };
 

@@ -47,6 +47,13 @@ export const accounts = pgTable(
     entitlementPastDueGraceDays: integer("entitlement_past_due_grace_days").notNull().default(7),
     /** Which change requests without `effective` wait for the period end (lib/subscription-changes/effective.ts). */
     planChangePolicy: text("plan_change_policy").$type<"immediate" | "upgrade_now_downgrade_at_period_end">().notNull().default("immediate"),
+    /** Email (lib/emails): the From display name (null: the business name), the Reply-To (null: the support email). */
+    emailSenderName: text("email_sender_name"),
+    emailReplyTo: text("email_reply_to"),
+    /** Messages sent per rolling hour; beyond it they are marked rate_limited, not sent. */
+    emailHourlyLimit: integer("email_hourly_limit").notNull().default(1000),
+    /** The email types the merchant switched off (every type is on by default). */
+    emailTypesDisabled: text("email_types_disabled").array().notNull().default([]),
     created: createdAt(),
   },
   (t) => [index("accounts_organization_idx").on(t.organizationId)],

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { NO_LINE_BREAKS, SWITCHABLE_EMAIL_TYPES } from "@/lib/email-outbox/types";
 
 /** The invoice languages: labels, dates and money of invoices are rendered in one of these. */
 export const LOCALES = ["en", "fr", "de"] as const;
@@ -85,6 +86,30 @@ export const SETTINGS_FIELDS = {
       example: "upgrade_now_downgrade_at_period_end",
     }),
     output: z.enum(PLAN_CHANGE_POLICIES),
+  },
+  email_sender_name: {
+    input: z.string().trim().min(1).max(100).regex(NO_LINE_BREAKS, "Must not contain line breaks.").nullable().meta({
+      description: "The display name of the emails' From (docs/emails.md). Null: the business name, else the account name.",
+    }),
+    output: z.string().nullable(),
+  },
+  email_reply_to: {
+    input: z.email().max(254).nullable().meta({ description: "The emails' Reply-To. Null: the support email." }),
+    output: z.string().nullable(),
+  },
+  email_hourly_limit: {
+    input: z.number().int().min(1).max(1_000_000).meta({
+      description: "Emails sent per rolling hour; beyond it an email is marked `rate_limited` in the email log, not sent (default 1000).",
+      example: 1000,
+    }),
+    output: z.number().int(),
+  },
+  email_types_disabled: {
+    input: z.array(z.enum(SWITCHABLE_EMAIL_TYPES as [string, ...string[]])).max(SWITCHABLE_EMAIL_TYPES.length).meta({
+      description: "The email types switched off (all are on by default): none of these is queued.",
+      example: ["receipt"],
+    }),
+    output: z.array(z.string()),
   },
 } as const;
 

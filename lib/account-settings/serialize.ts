@@ -20,6 +20,10 @@ export function serializeAccountSettings(row: AccountRow): AccountSettingsObject
     usage_grace_seconds: row.usageGraceSeconds,
     entitlement_past_due_grace_days: row.entitlementPastDueGraceDays,
     plan_change_policy: row.planChangePolicy,
+    email_sender_name: row.emailSenderName,
+    email_reply_to: row.emailReplyTo,
+    email_hourly_limit: row.emailHourlyLimit,
+    email_types_disabled: row.emailTypesDisabled,
     livemode: row.livemode,
   };
 }

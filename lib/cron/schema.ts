@@ -22,6 +22,7 @@ export const CronClockRun = z
     transitions_run: z.number().int(),
     list_count_deltas_folded: z.number().int().meta({ description: "List-count changes folded into the lists' totals (docs/rules/api.md, \"List totals\")." }),
     rate_limits_purged: z.number().int().meta({ description: "Expired rate-limit rows deleted (docs/security.md, \"Rate limits\")." }),
+    emails_sent: z.number().int().meta({ description: "Queued emails sent (docs/emails.md); the failed and retrying ones are in the email log." }),
     duration_ms: z.number().int(),
   })
   .meta({ id: "CronClockRun" });

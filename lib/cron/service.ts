@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { purgeExpiredRateLimits } from "@/db/rate-limits";
 import { runAllDueTransitions } from "@/lib/clock/service";
 import { config } from "@/lib/config";
+import { sendDueEmails } from "@/lib/emails/send";
 import { ServiceError } from "@/lib/errors";
 import { compactListCountsNow } from "@/lib/jobs/list-count-compactor";
 import { deliverDueOnce } from "@/lib/webhooks/driver";
@@ -54,6 +55,8 @@ export async function runClockCron(authorization: string | null): Promise<z.inpu
   // The minute's list-count deltas (a long-lived process folds them in every few seconds).
   const folded = await compactListCountsNow();
   const purged = await purgeExpiredRateLimits();
+  // Retries and emails whose after-response pass was lost (lib/jobs/serverless.ts).
+  const emailed = await sendDueEmails(5);
   return {
     object: "cron_run",
     job: "clock",
@@ -62,6 +65,7 @@ export async function runClockCron(authorization: string | null): Promise<z.inpu
     transitions_run: run.transitionsRun,
     list_count_deltas_folded: folded,
     rate_limits_purged: purged,
+    emails_sent: emailed.sent,
     duration_ms: Date.now() - started,
   };
 }

@@ -7,6 +7,7 @@ import { CustomerBalanceTransaction } from "@/lib/customer-balance/schema";
 import { CreditNote } from "@/lib/credit-notes/schema";
 import { CustomerEntitlements, Feature, ProductFeature } from "@/lib/entitlements/schema";
 import { Discount } from "@/lib/discounts/schema";
+import { Email } from "@/lib/emails/schema";
 import { Invoice } from "@/lib/invoices/schema";
 import { Meter } from "@/lib/meters/schema";
 import { Payment, PaymentIntent } from "@/lib/payments/schema";
@@ -56,6 +57,7 @@ export const AGGREGATE_SCHEMAS = {
   credit_note: CreditNote,
   customer_balance_transaction: CustomerBalanceTransaction,
   subscription_change_request: ChangeRequest,
+  email: Email,
 } satisfies Record<AggregateType, z.ZodObject>;
 
 type AggregateSchema = (typeof AGGREGATE_SCHEMAS)[AggregateType];

@@ -10,6 +10,7 @@ import type { ChangeTransaction } from "./transaction";
 import { aggregateTypeOf, EVENT_FORMAT_VERSION, type EventType } from "./catalogue";
 import { realNow } from "@/lib/time";
 import { redactText } from "@/lib/log";
+import { enqueueForEvent } from "@/lib/email-outbox/enqueue";
 
 export type EntityState = Record<string, unknown>;
 
@@ -94,5 +95,7 @@ export async function emitEvent(tx: ChangeTransaction, ctx: ServiceContext, inpu
     );
   }
   if (deliveryIds.length > 0) tx.deliverAfterCommit(deliveryIds);
+  // The email this event causes (a receipt for invoice.paid, …) commits with it, or neither does.
+  if (await enqueueForEvent(tx, ctx, { id: eventId, type: input.type, aggregateId: input.aggregateId, data: input.data })) tx.emailsAfterCommit();
   return { id: eventId, deliveryIds };
 }

@@ -13,6 +13,8 @@ export type ChangeTransaction = Transaction & {
   readonly [changeTransactionBrand]: true;
   /** Deliveries to hand to the job provider once this transaction commits (emitEvent calls it). */
   deliverAfterCommit(deliveryIds: readonly string[]): void;
+  /** Emails were queued (lib/email-outbox/enqueue.ts): wake the sender once this transaction commits. */
+  emailsAfterCommit(): void;
 };
 
 /**
@@ -26,12 +28,19 @@ export async function withChangeTransaction<T>(change: (tx: ChangeTransaction) =
   if (within) return change(within);
   const db = await getDb();
   const deliveryIds: string[] = [];
+  let emailsQueued = false;
   const result = await db.transaction((tx) =>
     // The hand-off lives on the transaction object itself: drizzle makes a fresh one per transaction.
-    change(Object.assign(tx, { deliverAfterCommit: (ids: readonly string[]) => void deliveryIds.push(...ids) }) as ChangeTransaction),
+    change(
+      Object.assign(tx, {
+        deliverAfterCommit: (ids: readonly string[]) => void deliveryIds.push(...ids),
+        emailsAfterCommit: () => void (emailsQueued = true),
+      }) as ChangeTransaction,
+    ),
   );
   // Inside a request-wide transaction (an idempotent POST), the rows are visible only once it commits.
   if (deliveryIds.length > 0) await afterAmbientCommit(() => jobs().deliveriesCreated(deliveryIds));
+  if (emailsQueued) await afterAmbientCommit(() => jobs().emailsQueued());
   return result;
 }
 

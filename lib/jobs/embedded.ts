@@ -13,4 +13,8 @@ export const embeddedJobs: JobProvider = {
     // shorter than the trial_will_end notice) need not wait for the next tick.
     if (at.getTime() <= Date.now()) jobWork()?.wakeClock();
   },
+  async emailsQueued() {
+    // The driver polls for due rows itself (instances with BACKGROUND_WORK=off find them there).
+    jobWork()?.wakeEmails();
+  },
 };

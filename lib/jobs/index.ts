@@ -18,6 +18,8 @@ export interface JobProvider {
    * Callers go through lib/clock/schedule.ts, which converts the account's time to real time.
    */
   transitionScheduled(accountId: string, at: Date): Promise<void>;
+  /** Emails were queued and are due now (lib/email-outbox/enqueue.ts). */
+  emailsQueued(): Promise<void>;
 }
 
 export function jobs(): JobProvider {

@@ -1,7 +1,7 @@
 import { eq, inArray } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { eventDeliveries, webhookEndpoints } from "@/db/schema";
-import { deliveryRequestedEvent, inngest, transitionsDueEvent } from "@/inngest/client";
+import { deliveryRequestedEvent, emailsQueued, inngest, transitionsDueEvent } from "@/inngest/client";
 import type { JobProvider } from "./index";
 import { log, safeError } from "@/lib/log";
 
@@ -35,5 +35,13 @@ export const inngestJobs: JobProvider = {
     // `run-due-transitions` sleeps until `at`; the id makes a repeat for the same instant a no-op.
     // A failure is the caller's to log (lib/clock/schedule.ts): the cron runs it within a minute.
     await inngest.send(transitionsDueEvent(accountId, at));
+  },
+  async emailsQueued() {
+    try {
+      await inngest.send(emailsQueued.create({}));
+    } catch (error) {
+      // The rows are committed and due; `send-emails` runs every minute.
+      log().error({ err: safeError(error) }, "Could not wake send-emails; its cron sends the emails");
+    }
   },
 };

@@ -37,4 +37,9 @@ export const serverlessJobs: JobProvider = {
       await jobWork()?.runAccountDueTransitions(accountId);
     });
   },
+  async emailsQueued() {
+    await afterResponse("Sending emails failed; the deliveries cron sends them.", async () => {
+      await jobWork()?.sendDueEmails(1);
+    });
+  },
 };

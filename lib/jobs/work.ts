@@ -9,10 +9,14 @@ export type JobWork = {
   announceDeliveries(): void;
   /** Embedded: wake the clock ticker for something due already. */
   wakeClock(): void;
+  /** Embedded: wake this process's email driver for emails a commit queued. */
+  wakeEmails(): void;
   /** Serverless: the first attempts of committed deliveries. */
   attemptDeliveries(deliveryIds: string[]): Promise<unknown>;
   /** Serverless: what is due in one account now. */
   runAccountDueTransitions(accountId: string): Promise<unknown>;
+  /** Serverless: send up to `limit` due emails after the response. */
+  sendDueEmails(limit: number): Promise<unknown>;
 };
 
 const WORK = Symbol.for("billing.jobs.work");

@@ -1,4 +1,5 @@
 import type { ServiceContext } from "@/lib/context";
+import { EMAIL_OPERATION_IDS } from "@/lib/email-outbox/types";
 import { log, redactText, safeError } from "@/lib/log";
 import { redactedBody, redactedHeaders, redactedQuery, storableText } from "./redact";
 import { requestLogWriter } from "./writer";
@@ -44,6 +45,7 @@ async function buildRow(finished: FinishedRequest) {
     }
   }
   const actor = ctx?.actor;
+  const withAddresses = finished.operationId !== null && EMAIL_OPERATION_IDS.has(finished.operationId);
   return {
     id: finished.requestId,
     created: finished.started,
@@ -64,8 +66,9 @@ async function buildRow(finished: FinishedRequest) {
     idempotencyKey: headerText(request.headers.get("idempotency-key"), 255),
     idempotentReplayed: response.headers.get("idempotent-replayed") === "true",
     requestHeaders: redactedHeaders(request.headers),
-    requestBody: failed && finished.requestBody ? redactedBody(finished.requestBody) : null,
-    responseBody: responseText ? redactedBody(responseText) : null,
+    // Email operations carry customers' addresses and messages: never stored (docs/emails.md).
+    requestBody: failed && finished.requestBody && !withAddresses ? redactedBody(finished.requestBody) : null,
+    responseBody: responseText && !withAddresses ? redactedBody(responseText) : null,
   };
 }
 

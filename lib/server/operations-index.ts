@@ -9,6 +9,7 @@ import { couponOperations } from "@/lib/coupons/operations";
 import { customerOperations } from "@/lib/customers/operations";
 import { customerBalanceOperations } from "@/lib/customer-balance/operations";
 import { creditNoteOperations } from "@/lib/credit-notes/operations";
+import { emailOperations } from "@/lib/emails/operations";
 import { discountOperations } from "@/lib/discounts/operations";
 import { entitlementOperations } from "@/lib/entitlements/operations";
 import { eventOperations } from "@/lib/events-api/operations";
@@ -54,6 +55,7 @@ export const API_OPERATIONS: Operation[] = [
   ...refundOperations,
   ...withAfter(invoiceOperations, createInvoiceOperation, flowOperations),
   ...creditNoteOperations,
+  ...emailOperations,
   ...customerBalanceOperations,
   ...subscriptionOperations,
   ...subscriptionChangeOperations,

@@ -8,6 +8,7 @@ import { couponHandlers } from "@/lib/coupons/handlers";
 import { customerHandlers } from "@/lib/customers/handlers";
 import { customerBalanceHandlers } from "@/lib/customer-balance/handlers";
 import { creditNoteHandlers } from "@/lib/credit-notes/handlers";
+import { emailHandlers } from "@/lib/emails/handlers";
 import { discountHandlers } from "@/lib/discounts/handlers";
 import { entitlementHandlers } from "@/lib/entitlements/handlers";
 import { eventHandlers } from "@/lib/events-api/handlers";
@@ -42,6 +43,7 @@ export const API_HANDLERS = [
   ...invoiceHandlers,
   ...flowHandlers,
   ...creditNoteHandlers,
+  ...emailHandlers,
   ...customerBalanceHandlers,
   ...subscriptionHandlers,
   ...subscriptionChangeHandlers,

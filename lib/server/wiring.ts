@@ -3,6 +3,8 @@ import { checkoutSessionExpiry } from "@/lib/checkout/expiry";
 import { registerTimeTransitions } from "@/lib/clock/registry";
 import { runAccountDueTransitions } from "@/lib/clock/service";
 import { clockTicker } from "@/lib/clock/ticker";
+import { emailDriver } from "@/lib/email-outbox/driver";
+import { sendDueEmails } from "@/lib/emails/send";
 import { entitlementGraceExpiry } from "@/lib/entitlements/grace";
 import { invoiceOverdue } from "@/lib/invoices/overdue";
 import { applyPaymentIntentOutcome } from "@/lib/invoices/payment-hooks";
@@ -41,8 +43,10 @@ export function wire(): void {
   registerJobWork({
     announceDeliveries: () => deliveryDriver().announce(),
     wakeClock: () => clockTicker().wake(),
+    wakeEmails: () => emailDriver().wake(),
     attemptDeliveries: (deliveryIds) => attemptDue(deliveryIds),
     runAccountDueTransitions,
+    sendDueEmails: (limit) => sendDueEmails(limit),
   });
   registerMintCheck(assertMayMint);
   registerInvoiceOutcome(applyPaymentIntentOutcome);

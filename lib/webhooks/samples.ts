@@ -34,6 +34,7 @@ const KIND: Record<AggregateType, IdKind> = {
   credit_note: "creditNote",
   customer_balance_transaction: "customerBalanceTransaction",
   subscription_change_request: "subscriptionChangeRequest",
+  email: "email",
 };
 
 /**

@@ -32,6 +32,10 @@ describe("account settings", () => {
       usage_grace_seconds: 3600,
       entitlement_past_due_grace_days: 7,
       plan_change_policy: "immediate",
+      email_sender_name: null,
+      email_reply_to: null,
+      email_hourly_limit: 1000,
+      email_types_disabled: [],
       livemode: true,
     });
   });

@@ -1,4 +1,5 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { simpleParser } from "mailparser";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { userIdByEmail } from "@/lib/auth/audit";
@@ -8,6 +9,7 @@ import { callAction } from "../helpers/server-action";
 import { signedInUser } from "../helpers/session";
 import { authUrl, signInWithPassword } from "../helpers/sign-in";
 import { PASSWORD } from "../helpers/team";
+import { eventually } from "../helpers/receiver";
 import { PROJECT_ROOT } from "../helpers/server";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -201,6 +203,27 @@ beforeAll(async () => {
   // Time: 40 days pass — the invoice goes overdue, the trial announces its end and renews (with
   // invoice.upcoming before), and the open checkout session expires.
   await advance(40 * DAY);
+
+  // Email (docs/emails.md): the receipts of the paid invoices are sent (email.sent); with the hourly
+  // limit at 1, the next email is refused by it (email.failed, status rate_limited).
+  const [sent] = (
+    await eventually(
+      () => ok(client.get(`/${account}/emails?status=sent&limit=1`)),
+      (page) => page.items.length === 1,
+    )
+  ).items;
+  // The shared app has no SMTP_URL: the message is a .eml file, the MIME message SMTP would carry.
+  const file = /^250 Written to (\S+\.eml)/.exec(sent.smtp_response)?.[1];
+  expect(file, sent.smtp_response).toBeDefined();
+  const parsed = await simpleParser(readFileSync(path.join(PROJECT_ROOT, file!)));
+  expect(parsed.subject).toBe(sent.subject);
+  expect(parsed.messageId).toBe(sent.message_id);
+  await ok(client.post(`/${account}/account-settings`, { email_hourly_limit: 1 }));
+  const refused = await post("/emails/test", { to: "owner@example.com" });
+  await eventually(
+    () => ok(client.get(`/${account}/emails/${refused.id}`)),
+    (email) => email.status === "rate_limited",
+  );
 }, 120_000);
 
 /**
@@ -400,6 +423,8 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
   "subscription_change_request.scheduled": (data) => expect(data).toMatchObject({ status: "scheduled", effective: "period_end", effective_at: expect.any(String) }),
   "subscription_change_request.applied": (data) => expect(data).toMatchObject({ status: "applied", effective: "period_end", applied_at: expect.any(String) }),
   "subscription_change_request.canceled": (data) => expect(data).toMatchObject({ status: "canceled", cancellation_reason: expect.any(String) }),
+  "email.sent": (data) => expect(data).toMatchObject({ object: "email", status: "sent", sent_at: expect.any(String), smtp_response: expect.stringMatching(/^250/) }),
+  "email.failed": (data) => expect(data).toMatchObject({ object: "email", status: expect.stringMatching(/^(failed|rate_limited)$/), smtp_response: expect.any(String) }),
 };
 
 /** A user's audit event: the user (never a password or its hash), as actor; the address and agent of the request when it had one. */

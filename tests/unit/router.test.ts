@@ -109,7 +109,7 @@ describe("the API's router", () => {
 
 describe("account-scoped operations", () => {
   it("each answer without the account id too, on its path minus /{account_id} (a token acts on its own account)", async () => {
-    const { API_OPERATIONS } = await import("@/lib/api/operations-index");
+    const { API_OPERATIONS } = await import("@/lib/server/operations-index");
     // A dashboard session names its account in the path, and an operator acts on any account: no unscoped twin.
     const scoped = API_OPERATIONS.filter(
       (operation) => operation.path.startsWith("/{account_id}/") && operation.access !== "dashboard" && operation.access !== "operator",

@@ -4,6 +4,7 @@ import { MembersSection } from "@/components/settings/members-section";
 import { ChangePasswordForm } from "@/components/settings/change-password-form";
 import { SellerDetails } from "@/components/settings/seller-details";
 import { PortalSection } from "@/components/settings/portal-section";
+import { EmailSettings } from "@/components/settings/email-settings";
 import { PageHeader } from "@/components/ui";
 import { listInvitations } from "@/lib/teams/invitations";
 import { listMembers } from "@/lib/teams/members";
@@ -38,6 +39,7 @@ export default async function Page({ params }: { params: Promise<{ account_id: s
         />
         <SellerDetails accountId={account_id} />
         <PortalSection accountId={account_id} />
+        <EmailSettings accountId={account_id} />
         <ChangePasswordForm />
       </div>
     </>

@@ -1687,6 +1687,200 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List emails
+         * @description The email log, newest first: every email queued for the account's customers (receipts, invoices, failed payments, credit notes, tests) with its status and the SMTP server's answer. Filter `customer`, `invoice`, `type`, `status`, `created[…]`. Bodies and addresses never reach the request log.
+         */
+        get: operations["listEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List emails
+         * @description The email log, newest first: every email queued for the account's customers (receipts, invoices, failed payments, credit notes, tests) with its status and the SMTP server's answer. Filter `customer`, `invoice`, `type`, `status`, `created[…]`. Bodies and addresses never reach the request log.
+         */
+        get: operations["listEmailsForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/emails/{email_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an email */
+        get: operations["getEmail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/{email_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an email */
+        get: operations["getEmailForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/emails/{email_id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview an email
+         * @description The email's subject, HTML and plain text as they are (or were) sent, rendered now from what it names.
+         */
+        get: operations["previewEmail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/{email_id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview an email
+         * @description The email's subject, HTML and plain text as they are (or were) sent, rendered now from what it names.
+         */
+        get: operations["previewEmailForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/emails/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test email
+         * @description Queues a test email to `to` with the account's sender name and reply-to (Settings → Emails); it is sent as every email is and listed in the log.
+         */
+        post: operations["sendTestEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test email
+         * @description Queues a test email to `to` with the account's sender name and reply-to (Settings → Emails); it is sent as every email is and listed in the log.
+         */
+        post: operations["sendTestEmailForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{account_id}/invoices/{invoice_id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email an invoice
+         * @description Queues the invoice email to its customer: the PDF (the bytes of `GET /invoices/{id}/pdf`) attached and the hosted invoice link. Each call is a new email (with an `Idempotency-Key`, a repeat is one). A draft or void invoice is a 409; the `invoice` email type switched off is a 409 too.
+         */
+        post: operations["sendInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/{invoice_id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email an invoice
+         * @description Queues the invoice email to its customer: the PDF (the bytes of `GET /invoices/{id}/pdf`) attached and the hosted invoice link. Each call is a new email (with an `Idempotency-Key`, a repeat is one). A draft or void invoice is a 409; the `invoice` email type switched off is a 409 too.
+         */
+        post: operations["sendInvoiceForTokenAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/customers/{customer_id}/balance-transactions": {
         parameters: {
             query?: never;
@@ -5814,6 +6008,46 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "email.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * email.sent
+         * @description An email to a customer (a receipt, an invoice, …) was accepted by the SMTP server (or, without SMTP_URL, written as a file); `smtp_response` is its answer. `data.object` is the email. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["emailSentWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * email.failed
+         * @description An email could not be sent: the SMTP server refused it permanently (5xx), temporary refusals outlasted the retries, it could not be rendered, or the account's hourly limit refused it (`status: rate_limited`). `smtp_response` says why. `data.object` is the email. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["emailFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type components = {
     schemas: {
@@ -5824,9 +6058,9 @@ export type components = {
             billing_exempt?: boolean;
         };
         /** @enum {string} */
-        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction" | "member" | "subscription_change_request";
+        AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction" | "member" | "subscription_change_request" | "email";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "email.sent" | "email.failed";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -6268,6 +6502,13 @@ export type components = {
             /** @description Credit this part of the line's amount (before its discount share and tax). */
             amount_atom?: number;
         };
+        TestEmailInput: {
+            /**
+             * Format: email
+             * @description Where to send the test email.
+             */
+            to: string;
+        };
         BalanceTransactionCreateInput: {
             /**
              * @description Positive: credit the customer (lowers their next invoice); negative: a debit (added to their next invoice).
@@ -6444,7 +6685,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "email.sent" | "email.failed")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -6466,7 +6707,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "email.sent" | "email.failed")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -6560,6 +6801,22 @@ export type components = {
              * @enum {string}
              */
             plan_change_policy?: "immediate" | "upgrade_now_downgrade_at_period_end";
+            /** @description The display name of the emails' From (docs/emails.md). Null: the business name, else the account name. */
+            email_sender_name?: string | null;
+            /** @description The emails' Reply-To. Null: the support email. */
+            email_reply_to?: string | null;
+            /**
+             * @description Emails sent per rolling hour; beyond it an email is marked `rate_limited` in the email log, not sent (default 1000).
+             * @example 1000
+             */
+            email_hourly_limit?: number;
+            /**
+             * @description The email types switched off (all are on by default): none of these is queued.
+             * @example [
+             *       "receipt"
+             *     ]
+             */
+            email_types_disabled?: ("invoice" | "receipt" | "payment_failed" | "credit_note" | "portal_link")[];
         };
         TaxRateCreateInput: {
             /** @example VAT */
@@ -10656,6 +10913,94 @@ export type components = {
                 retrying: number;
                 failed: number;
             };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "email.sent";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "email";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Email"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Email"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
+            type: "email.failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "email";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Email"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Email"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
         };
         Payment: {
             /** @example py_test_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
@@ -11523,6 +11868,10 @@ export type components = {
             entitlement_past_due_grace_days: number;
             /** @enum {string} */
             plan_change_policy: "immediate" | "upgrade_now_downgrade_at_period_end";
+            email_sender_name: string | null;
+            email_reply_to: string | null;
+            email_hourly_limit: number;
+            email_types_disabled: string[];
             livemode: boolean;
         };
         TaxRate: {
@@ -11878,35 +12227,68 @@ export type components = {
              */
             updated: string;
         };
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"];
+        Email: {
+            /** @constant */
+            object: "email";
+            /** @example eml_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id: string;
+            /** @enum {string} */
+            type: "invoice" | "receipt" | "payment_failed" | "credit_note" | "portal_link" | "test";
+            /** @description The recipients. */
+            to: string[];
+            subject: string;
+            /**
+             * @description `queued` (waiting or retrying after a temporary SMTP failure), `sent` (the SMTP server accepted it), `failed` (a permanent SMTP failure, or temporary failures beyond the retries), `rate_limited` (the account's hourly limit refused it; never sent).
+             * @enum {string}
+             */
+            status: "queued" | "sent" | "failed" | "rate_limited";
+            attempts: number;
+            /** @description The SMTP server's last answer, or why it was not sent. */
+            smtp_response: string | null;
+            customer: string | null;
+            invoice: string | null;
+            credit_note: string | null;
+            /** @description The event (`evt_…`) that caused it, if an event did. */
+            event: string | null;
+            /** @description The Message-ID header, fixed when the email was queued. */
+            message_id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            sent_at: string | null;
+            livemode: boolean;
+        };
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3fxzcvm82m56jvv7g2vwsy",
+         *       "id": "evt_prod_06h2b5dmx8se9rvdrj9a7smndzzbm",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *       "aggregate_id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
          *       "data": {
-         *         "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *         "id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T02:38:01.085Z",
+         *         "created": "2026-11-29T04:34:57.892Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "payment_intent": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
-         *       "request_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
+         *       "correlation_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
+         *       "request_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.087Z",
+         *       "created": "2026-11-29T04:34:57.898Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentSucceededEvent: {
@@ -11951,32 +12333,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3ktt6f3yvv7s8p067zv3yg",
+         *       "id": "evt_prod_06h2b5dn9yh8gvef99sdtvrbyre5e",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2aan3kpcjt6sppjezmvcbfhhvj",
+         *       "aggregate_id": "py_prod_06h2b5dn9mv3yekwtp0pcj6aqav50",
          *       "data": {
-         *         "id": "py_prod_06h2aan3kpcjt6sppjezmvcbfhhvj",
+         *         "id": "py_prod_06h2b5dn9mv3yekwtp0pcj6aqav50",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T02:38:01.117Z",
+         *         "created": "2026-11-29T04:34:57.997Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *         "payment_intent": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3j47jbz6aq3ncbj0qvqw3c",
-         *       "request_id": "req_prod_06h2aan3j47jbz6aq3ncbj0qvqw3c",
+         *       "correlation_id": "req_prod_06h2b5dn5xx194wz268mr5vsnr17r",
+         *       "request_id": "req_prod_06h2b5dn5xx194wz268mr5vsnr17r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.118Z",
+         *       "created": "2026-11-29T04:34:57.999Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentFailedEvent: {
@@ -12021,44 +12403,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan47j7jrks6sgb7b1rrk2s72",
+         *       "id": "evt_prod_06h2b5drm0cdjzfs04jjpht79v8tt",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *       "aggregate_id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
          *       "data": {
-         *         "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *         "id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T02:38:01.085Z",
+         *         "created": "2026-11-29T04:34:57.892Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "payment_intent": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *         "id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T02:38:01.085Z",
+         *         "created": "2026-11-29T04:34:57.892Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "payment_intent": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
-         *       "request_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
+         *       "correlation_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
+         *       "request_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.276Z",
+         *       "created": "2026-11-29T04:34:58.849Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentRefundedEvent: {
@@ -12103,29 +12485,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanagvppyqpj14tn40adar1x2",
+         *       "id": "evt_prod_06h2b5eawbhner8j5552qjtvw6c00",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *       "aggregate_id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
          *       "data": {
-         *         "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *         "id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.873Z",
+         *         "created": "2026-11-29T04:35:03.515Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.873Z",
+         *         "updated": "2026-11-29T04:35:03.515Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.873Z",
+         *         "expires_at": "2026-11-30T04:35:03.515Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12143,13 +12525,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanaewtp7wabcnz57yh4q5v44",
-         *       "request_id": "req_prod_06h2aanaewtp7wabcnz57yh4q5v44",
+         *       "correlation_id": "req_prod_06h2b5eav6qh0hxesjkwfhbj7rdqm",
+         *       "request_id": "req_prod_06h2b5eav6qh0hxesjkwfhbj7rdqm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:02.886Z",
+         *       "created": "2026-11-29T04:35:03.522Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -12194,19 +12576,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanax2yq58c3wmydky40xq9n8",
+         *       "id": "evt_prod_06h2b5ebq3v35e348ev12gzjztz32",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *       "aggregate_id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
          *       "data": {
-         *         "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *         "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.963Z",
+         *         "created": "2026-11-29T04:35:03.693Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.982Z",
+         *         "updated": "2026-11-29T04:35:03.735Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -12215,10 +12597,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.963Z",
+         *         "expires_at": "2026-11-30T04:35:03.693Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12235,24 +12617,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *         "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.963Z",
+         *         "created": "2026-11-29T04:35:03.693Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.963Z",
+         *         "updated": "2026-11-29T04:35:03.693Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.963Z",
+         *         "expires_at": "2026-11-30T04:35:03.693Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12269,13 +12651,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanawbq8rttx2hg9fjs5y11v2",
-         *       "request_id": "req_prod_06h2aanawbq8rttx2hg9fjs5y11v2",
+         *       "correlation_id": "req_prod_06h2b5ebpqzvgeh3qkfcz9ryvsrap",
+         *       "request_id": "req_prod_06h2b5ebpqzvgeh3qkfcz9ryvsrap",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:02.984Z",
+         *       "created": "2026-11-29T04:35:03.736Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -12320,20 +12702,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanazskw477f2bjnaw83dx9v0",
+         *       "id": "evt_prod_06h2b5ebtfsm2ryr9v088q71wk15a",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *       "aggregate_id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
          *       "data": {
-         *         "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *         "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.963Z",
+         *         "created": "2026-11-29T04:35:03.693Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:03.005Z",
+         *         "updated": "2026-11-29T04:35:03.761Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -12342,10 +12724,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.963Z",
+         *         "expires_at": "2026-11-30T04:35:03.693Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12362,14 +12744,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *         "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.963Z",
+         *         "created": "2026-11-29T04:35:03.693Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.982Z",
+         *         "updated": "2026-11-29T04:35:03.735Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -12378,10 +12760,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.963Z",
+         *         "expires_at": "2026-11-30T04:35:03.693Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12398,13 +12780,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanazfvbk07q0hx02m6gb2p9w",
-         *       "request_id": "req_prod_06h2aanazfvbk07q0hx02m6gb2p9w",
+         *       "correlation_id": "req_prod_06h2b5ebs0hxjkhef9c7vpfjt6m2m",
+         *       "request_id": "req_prod_06h2b5ebs0hxjkhef9c7vpfjt6m2m",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:03.006Z",
+         *       "created": "2026-11-29T04:35:03.763Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -12449,29 +12831,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanarhmt4mfg8xydj6pxp6pp4",
+         *       "id": "evt_prod_06h2b5ebcsjz06e74775b4kvgktgy",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *       "aggregate_id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
          *       "data": {
-         *         "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *         "id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T02:38:02.873Z",
+         *         "created": "2026-11-29T04:35:03.515Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.946Z",
+         *         "updated": "2026-11-29T04:35:03.648Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aananz75fkep0cs7xxyetbjm2",
+         *         "customer": "cus_prod_06h2b5eb1q6k0zdpm9v58gzg6q1ey",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.873Z",
+         *         "expires_at": "2026-11-30T04:35:03.515Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12479,33 +12861,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T02:38:02.946Z",
+         *         "completed_at": "2026-11-29T04:35:03.648Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2aanapx45m666x81qm9nx5f5m8",
+         *         "payment_intent": "pi_prod_06h2b5eb49ehx6rmwh9sj6t1tw27p",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *         "id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.873Z",
+         *         "created": "2026-11-29T04:35:03.515Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.873Z",
+         *         "updated": "2026-11-29T04:35:03.515Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.873Z",
+         *         "expires_at": "2026-11-30T04:35:03.515Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12522,13 +12904,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanakwdajqh0y7c8xd99rht30",
-         *       "request_id": "req_prod_06h2aanakwdajqh0y7c8xd99rht30",
+         *       "correlation_id": "req_prod_06h2b5eaz82rseqpcjw14hhzqxsgw",
+         *       "request_id": "req_prod_06h2b5eaz82rseqpcjw14hhzqxsgw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:02.948Z",
+         *       "created": "2026-11-29T04:35:03.654Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2aananz75fkep0cs7xxyetbjm2"
+         *       "actor_id": "cus_prod_06h2b5eb1q6k0zdpm9v58gzg6q1ey"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -12573,29 +12955,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanbbv8s8xsmf5xkdrndcxabc",
+         *       "id": "evt_prod_06h2b5ecy6sejp9dg5mpds0qakfd8",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
+         *       "aggregate_id": "cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
          *       "data": {
-         *         "id": "cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
+         *         "id": "cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T02:38:03.018Z",
+         *         "created": "2026-11-29T04:35:03.787Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T02:38:03.018Z",
+         *         "updated": "2026-11-30T04:35:03.787Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T02:38:03.018Z",
-         *         "expires_at": "2026-11-30T02:38:03.018Z",
+         *         "expired_at": "2026-11-30T04:35:03.787Z",
+         *         "expires_at": "2026-11-30T04:35:03.787Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12612,24 +12994,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
+         *         "id": "cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
+         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:03.018Z",
+         *         "created": "2026-11-29T04:35:03.787Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:03.018Z",
+         *         "updated": "2026-11-29T04:35:03.787Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:03.018Z",
+         *         "expires_at": "2026-11-30T04:35:03.787Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12646,11 +13028,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
+         *       "correlation_id": "req_prod_06h2b5ec4vangxg3my5act7x77mdc",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T02:38:03.018Z",
+         *       "created": "2026-11-30T04:35:03.787Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -12697,19 +13079,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3erq82p6qhxbpq8afet1j2",
+         *       "id": "evt_prod_06h2b5dmtxmrchsyb983cm2z3vjrj",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *       "aggregate_id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T02:38:01.077Z",
+         *         "created": "2026-11-29T04:34:57.870Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.077Z",
+         *         "updated": "2026-11-29T04:34:57.870Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12722,13 +13104,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
-         *       "request_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
+         *       "correlation_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
+         *       "request_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.079Z",
+         *       "created": "2026-11-29T04:34:57.879Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -12773,19 +13155,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3fajbdz5x3fhg50rm6xjm4",
+         *       "id": "evt_prod_06h2b5dmvp1n6rg6dh4rshp6aj32w",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *       "aggregate_id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T02:38:01.077Z",
+         *         "created": "2026-11-29T04:34:57.870Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.080Z",
+         *         "updated": "2026-11-29T04:34:57.882Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12797,14 +13179,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T02:38:01.077Z",
+         *         "created": "2026-11-29T04:34:57.870Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.077Z",
+         *         "updated": "2026-11-29T04:34:57.870Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12816,13 +13198,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
-         *       "request_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
+         *       "correlation_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
+         *       "request_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.082Z",
+         *       "created": "2026-11-29T04:34:57.885Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -12867,19 +13249,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3p7gnth2jqgx7ergkxq8e0",
+         *       "id": "evt_prod_06h2b5dnfcasghv6rtt97eh7y7k4w",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3nd40c0c6zbe1ppgdvcr7r",
+         *       "aggregate_id": "pi_prod_06h2b5dndgcx8pbnwvwejazmzg6we",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3nd40c0c6zbe1ppgdvcr7r",
+         *         "id": "pi_prod_06h2b5dndgcx8pbnwvwejazmzg6we",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T02:38:01.131Z",
+         *         "created": "2026-11-29T04:34:58.028Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.135Z",
+         *         "updated": "2026-11-29T04:34:58.041Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12891,14 +13273,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3nd40c0c6zbe1ppgdvcr7r",
+         *         "id": "pi_prod_06h2b5dndgcx8pbnwvwejazmzg6we",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T02:38:01.131Z",
+         *         "created": "2026-11-29T04:34:58.028Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.131Z",
+         *         "updated": "2026-11-29T04:34:58.028Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12910,13 +13292,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3n67zewzz5bzgsg4tq4edj",
-         *       "request_id": "req_prod_06h2aan3n67zewzz5bzgsg4tq4edj",
+         *       "correlation_id": "req_prod_06h2b5dnd1a0nqcym2mehd55786g8",
+         *       "request_id": "req_prod_06h2b5dnd1a0nqcym2mehd55786g8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.137Z",
+         *       "created": "2026-11-29T04:34:58.043Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -12961,19 +13343,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3v83fr1j4nbq0xbtc5448r",
+         *       "id": "evt_prod_06h2b5dpecft1twqqswp8av5j56h0",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *       "aggregate_id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *         "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T02:38:01.172Z",
+         *         "created": "2026-11-29T04:34:58.186Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.177Z",
+         *         "updated": "2026-11-29T04:34:58.287Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12985,14 +13367,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *         "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T02:38:01.172Z",
+         *         "created": "2026-11-29T04:34:58.186Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.174Z",
+         *         "updated": "2026-11-29T04:34:58.268Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13004,13 +13386,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3tbk58mykadhvyd63s51cy",
-         *       "request_id": "req_prod_06h2aan3tbk58mykadhvyd63s51cy",
+         *       "correlation_id": "req_prod_06h2b5dp0h13pwe1m128n9x6tehy8",
+         *       "request_id": "req_prod_06h2b5dp0h13pwe1m128n9x6tehy8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.178Z",
+         *       "created": "2026-11-29T04:34:58.291Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -13055,19 +13437,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3g9sbbdpj2dprhvs4g2nyy",
+         *       "id": "evt_prod_06h2b5dn1k1n3304qeab7w03rm2wp",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *       "aggregate_id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T02:38:01.077Z",
+         *         "created": "2026-11-29T04:34:57.870Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.089Z",
+         *         "updated": "2026-11-29T04:34:57.920Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13079,14 +13461,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T02:38:01.077Z",
+         *         "created": "2026-11-29T04:34:57.870Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.080Z",
+         *         "updated": "2026-11-29T04:34:57.882Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13098,13 +13480,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
-         *       "request_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
+         *       "correlation_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
+         *       "request_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.090Z",
+         *       "created": "2026-11-29T04:34:57.932Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -13149,23 +13531,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3wj5c06btxs4evmzzdptpa",
+         *       "id": "evt_prod_06h2b5dpnhzgjhf596g0e0hs79agc",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *       "aggregate_id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *         "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T02:38:01.172Z",
+         *         "created": "2026-11-29T04:34:58.186Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.187Z",
+         *         "updated": "2026-11-29T04:34:58.347Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T02:38:01.187Z",
+         *         "canceled_at": "2026-11-29T04:34:58.347Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -13173,14 +13555,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *         "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T02:38:01.172Z",
+         *         "created": "2026-11-29T04:34:58.186Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.177Z",
+         *         "updated": "2026-11-29T04:34:58.287Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13192,13 +13574,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3w0z9m4e7b8fz6end4nk4e",
-         *       "request_id": "req_prod_06h2aan3w0z9m4e7b8fz6end4nk4e",
+         *       "correlation_id": "req_prod_06h2b5dpmdr12rqnqhn69q9d0ata8",
+         *       "request_id": "req_prod_06h2b5dpmdr12rqnqhn69q9d0ata8",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:38:01.188Z",
+         *       "created": "2026-11-29T04:34:58.348Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -13243,19 +13625,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3m9ynq4weg2412eez7srjg",
+         *       "id": "evt_prod_06h2b5dnasez0c68g6y3bv2j0r956",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *       "aggregate_id": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *         "id": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T02:38:01.108Z",
+         *         "created": "2026-11-29T04:34:57.974Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.120Z",
+         *         "updated": "2026-11-29T04:34:58.000Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13267,14 +13649,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *         "id": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T02:38:01.108Z",
+         *         "created": "2026-11-29T04:34:57.974Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.113Z",
+         *         "updated": "2026-11-29T04:34:57.982Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13286,13 +13668,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3j47jbz6aq3ncbj0qvqw3c",
-         *       "request_id": "req_prod_06h2aan3j47jbz6aq3ncbj0qvqw3c",
+         *       "correlation_id": "req_prod_06h2b5dn5xx194wz268mr5vsnr17r",
+         *       "request_id": "req_prod_06h2b5dn5xx194wz268mr5vsnr17r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.122Z",
+         *       "created": "2026-11-29T04:34:58.006Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -13337,19 +13719,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3sfzrbxcjeq7eezhv78t3j",
+         *       "id": "evt_prod_06h2b5dnxft6hjahre5venfjjpeee",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3r6pq3kjd73htjpesdt58e",
+         *       "aggregate_id": "pi_prod_06h2b5dnsns0fnh9dr6aeddz7wgx6",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3r6pq3kjd73htjpesdt58e",
+         *         "id": "pi_prod_06h2b5dnsns0fnh9dr6aeddz7wgx6",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T02:38:01.153Z",
+         *         "created": "2026-11-29T04:34:58.124Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.162Z",
+         *         "updated": "2026-11-29T04:34:58.152Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13361,14 +13743,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3r6pq3kjd73htjpesdt58e",
+         *         "id": "pi_prod_06h2b5dnsns0fnh9dr6aeddz7wgx6",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T02:38:01.153Z",
+         *         "created": "2026-11-29T04:34:58.124Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.157Z",
+         *         "updated": "2026-11-29T04:34:58.140Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13380,13 +13762,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3qn7zfkmsefyqpma7bztxr",
-         *       "request_id": "req_prod_06h2aan3qn7zfkmsefyqpma7bztxr",
+         *       "correlation_id": "req_prod_06h2b5dnkw3nmgp9vmwn7hara9sjp",
+         *       "request_id": "req_prod_06h2b5dnkw3nmgp9vmwn7hara9sjp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.163Z",
+         *       "created": "2026-11-29T04:34:58.155Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -13431,46 +13813,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan8hvhyvye55sq1qzjctns14",
+         *       "id": "evt_prod_06h2b5e3k55sz15rj59bj52g96mdw",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *       "aggregate_id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *       "data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.360Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:01.542Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan8ex0ae502qw4w3nb83nb0r",
-         *       "request_id": "req_prod_06h2aan8ex0ae502qw4w3nb83nb0r",
+         *       "correlation_id": "req_prod_06h2b5e34nxz3s98kezg3d2ry4hz2",
+         *       "request_id": "req_prod_06h2b5e34nxz3s98kezg3d2ry4hz2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:02.382Z",
+         *       "created": "2026-11-29T04:35:01.657Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -13515,25 +13897,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan8sg23nd2h7p9hk31x96fzy",
+         *       "id": "evt_prod_06h2b5e4gg1jy58fe6nq90tc19ka8",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *       "aggregate_id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *       "data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.441Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:01.857Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13541,48 +13923,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.360Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:01.542Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan8r4byeztf1j0rd043te69m",
-         *       "request_id": "req_prod_06h2aan8r4byeztf1j0rd043te69m",
+         *       "correlation_id": "req_prod_06h2b5e4beqtnxqshkh4sxbzqrk4y",
+         *       "request_id": "req_prod_06h2b5e4beqtnxqshkh4sxbzqrk4y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:02.444Z",
+         *       "created": "2026-11-29T04:35:01.892Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -13627,54 +14009,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan8wbg39an7patw37qchwbc2",
+         *       "id": "evt_prod_06h2b5e4y34vrkyba4z57qvc583g8",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *       "aggregate_id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *       "data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.463Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:01.992Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T02:38:02.463Z",
+         *         "paused_at": "2026-11-29T04:35:01.992Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.441Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:01.857Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13682,21 +14064,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan8vnbsvmx8w9jczy1tn82nc",
-         *       "request_id": "req_prod_06h2aan8vnbsvmx8w9jczy1tn82nc",
+         *       "correlation_id": "req_prod_06h2b5e4s3z5vyj88w703advg31zt",
+         *       "request_id": "req_prod_06h2b5e4s3z5vyj88w703advg31zt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:02.466Z",
+         *       "created": "2026-11-29T04:35:02.000Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -13741,25 +14123,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan91y19y1g5ankvv5jtrb89r",
+         *       "id": "evt_prod_06h2b5e5a9e3c694ta8689yadt0zt",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *       "aggregate_id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *       "data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.508Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:02.080Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13767,50 +14149,50 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.463Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:01.992Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T02:38:02.463Z",
+         *         "paused_at": "2026-11-29T04:35:01.992Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan90abhv4q7fpyn8kam4dbc6",
-         *       "request_id": "req_prod_06h2aan90abhv4q7fpyn8kam4dbc6",
+         *       "correlation_id": "req_prod_06h2b5e569t7ghbtb1wh16vm0ynv8",
+         *       "request_id": "req_prod_06h2b5e569t7ghbtb1wh16vm0ynv8",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:38:02.511Z",
+         *       "created": "2026-11-29T04:35:02.098Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -13855,54 +14237,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan95dhcc96d6w3g532qdn55e",
+         *       "id": "evt_prod_06h2b5e5vdpb2cs0x0x71yrswqxd4",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *       "aggregate_id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *       "data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.533Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:02.159Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T02:38:02.533Z",
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "cancelled_at": "2026-11-29T04:35:02.159Z",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.508Z",
+         *         "created": "2026-11-29T04:35:01.542Z",
+         *         "updated": "2026-11-29T04:35:02.080Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13910,21 +14292,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T04:35:01.542Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T04:35:01.542Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan949abwbh9d8hv64e8kvwfy",
-         *       "request_id": "req_prod_06h2aan949abwbh9d8hv64e8kvwfy",
+         *       "correlation_id": "req_prod_06h2b5e5h5y6rzh3gneek4qhv1pza",
+         *       "request_id": "req_prod_06h2b5e5h5y6rzh3gneek4qhv1pza",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T02:38:02.539Z",
+         *       "created": "2026-11-29T04:35:02.235Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -13969,44 +14351,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanbefd44ejjr8mr5drfpj30j",
+         *       "id": "evt_prod_06h2b5ed9xsxfdw33aa1w6sjjqspy",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *       "aggregate_id": "sub_prod_06h2b5e62y3rjap4xznr60481d94t",
          *       "data": {
-         *         "id": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *         "id": "sub_prod_06h2b5e62y3rjap4xznr60481d94t",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan984daba8gzm0f3e6dmr8np",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2b5e62y3rjap4xznr60481d94w",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T02:38:02.558Z",
-         *         "updated": "2026-11-29T02:38:02.558Z",
+         *         "created": "2026-11-29T04:35:02.294Z",
+         *         "updated": "2026-11-29T04:35:02.294Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T02:38:02.558Z",
+         *         "trial_end": "2026-12-06T04:35:02.294Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-06T02:38:02.558Z",
+         *         "current_period_end": "2026-12-06T04:35:02.294Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.558Z",
+         *         "current_period_start": "2026-11-29T04:35:02.294Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
+         *       "correlation_id": "req_prod_06h2b5ec4vangxg3my5act7x77mdc",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T02:38:02.558Z",
+         *       "created": "2026-12-03T04:35:02.294Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14053,16 +14435,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan4d19w9bbqbr40zpphb8nx6",
+         *       "id": "evt_prod_06h2b5drzpnypym8k2gvnakkvnv90",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *       "aggregate_id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *       "data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14075,11 +14457,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "created": "2026-11-29T04:34:58.936Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.314Z",
+         *         "updated": "2026-11-29T04:34:58.936Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14114,13 +14496,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan4btk4zeq4db42taqw930b8",
-         *       "request_id": "req_prod_06h2aan4btk4zeq4db42taqw930b8",
+         *       "correlation_id": "req_prod_06h2b5drypz990p79exqmvxez4q3r",
+         *       "request_id": "req_prod_06h2b5drypz990p79exqmvxez4q3r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.320Z",
+         *       "created": "2026-11-29T04:34:58.941Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -14165,16 +14547,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan4rd779e5e3xh3zqp8510jr",
+         *       "id": "evt_prod_06h2b5dsj66v5vp54qkv5xpt94072",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *       "aggregate_id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *       "data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14187,11 +14569,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "created": "2026-11-29T04:34:58.936Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.370Z",
+         *         "updated": "2026-11-29T04:34:58.987Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14199,11 +14581,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T04:34:58.987Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14216,7 +14598,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14225,11 +14607,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14242,11 +14624,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "created": "2026-11-29T04:34:58.936Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.314Z",
+         *         "updated": "2026-11-29T04:34:58.936Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14280,13 +14662,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan4j2wtbmkwh5a8t0xm942de",
-         *       "request_id": "req_prod_06h2aan4j2wtbmkwh5a8t0xm942de",
+         *       "correlation_id": "req_prod_06h2b5ds3jd41gk50g669pb34e7dw",
+         *       "request_id": "req_prod_06h2b5ds3jd41gk50g669pb34e7dw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.411Z",
+         *       "created": "2026-11-29T04:34:59.089Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -14331,16 +14713,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan4zcb4jc7rw80bekx12mhgt",
+         *       "id": "evt_prod_06h2b5dt4983pzrbwv3tg3j2b7ez8",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *       "aggregate_id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *       "data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14353,11 +14735,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T02:38:01.314Z",
-         *         "paid_at": "2026-11-29T02:38:01.444Z",
-         *         "updated": "2026-11-29T02:38:01.444Z",
+         *         "created": "2026-11-29T04:34:58.936Z",
+         *         "paid_at": "2026-11-29T04:34:59.167Z",
+         *         "updated": "2026-11-29T04:34:59.167Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14365,24 +14747,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T04:34:58.987Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *         "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *         "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14391,11 +14773,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14408,11 +14790,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "created": "2026-11-29T04:34:58.936Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.370Z",
+         *         "updated": "2026-11-29T04:34:58.987Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14420,24 +14802,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T04:34:58.987Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *         "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14446,13 +14828,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan4tpkmswjg05mee8zyj9x4r",
-         *       "request_id": "req_prod_06h2aan4tpkmswjg05mee8zyj9x4r",
+         *       "correlation_id": "req_prod_06h2b5dsmzecyx7w0dty0164w5see",
+         *       "request_id": "req_prod_06h2b5dsmzecyx7w0dty0164w5see",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.467Z",
+         *       "created": "2026-11-29T04:34:59.234Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoicePaidEvent: {
@@ -14497,16 +14879,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan4zmxsn5a2ysehypmpa9gjm",
+         *       "id": "evt_prod_06h2b5dt89gjfk8bq9p177e57z4ee",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *       "aggregate_id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *       "data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14519,11 +14901,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T02:38:01.314Z",
-         *         "paid_at": "2026-11-29T02:38:01.444Z",
-         *         "updated": "2026-11-29T02:38:01.444Z",
+         *         "created": "2026-11-29T04:34:58.936Z",
+         *         "paid_at": "2026-11-29T04:34:59.167Z",
+         *         "updated": "2026-11-29T04:34:59.167Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14531,24 +14913,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T04:34:58.987Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *         "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *         "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14557,11 +14939,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14574,11 +14956,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "created": "2026-11-29T04:34:58.936Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.370Z",
+         *         "updated": "2026-11-29T04:34:58.987Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14586,24 +14968,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T04:34:58.987Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *         "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14612,13 +14994,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan4tpkmswjg05mee8zyj9x4r",
-         *       "request_id": "req_prod_06h2aan4tpkmswjg05mee8zyj9x4r",
+         *       "correlation_id": "req_prod_06h2b5dsmzecyx7w0dty0164w5see",
+         *       "request_id": "req_prod_06h2b5dsmzecyx7w0dty0164w5see",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:38:01.469Z",
+         *       "created": "2026-11-29T04:34:59.266Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -14663,16 +15045,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan5gatjh3h7vg09vgdbfydsj",
+         *       "id": "evt_prod_06h2b5dw2k2te80m8a85a0an66tac",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan5782jxwr0fe6ywj81k10cy",
+         *       "aggregate_id": "in_prod_06h2b5dv61hsy5e3qvcj348pvd3nm",
          *       "data": {
-         *         "id": "in_prod_06h2aan5782jxwr0fe6ywj81k10cy",
+         *         "id": "in_prod_06h2b5dv61hsy5e3qvcj348pvd3nm",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan5782jxwr0fe6ywj81k10d0",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5dv6qx7n26d14rhrmct5a6rm",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14685,11 +15067,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.530Z",
+         *         "created": "2026-11-29T04:34:59.504Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.546Z",
+         *         "updated": "2026-11-29T04:34:59.563Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14697,24 +15079,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ca3706cc3d1e6587ce4856ef95ed51743e34f3c2da5f7ec2fb6c608018f50931",
+         *         "pdf_sha256": "92a40b4b7ea098ad4db3f9aa5e04ad86045f06992f57adab668e604723ef0494",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5782jxwr0fe6ywj81k10cy/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dv61hsy5e3qvcj348pvd3nm/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.546Z",
+         *         "finalized_at": "2026-11-29T04:34:59.563Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan5d8vetqpswjy7ve38bncyp",
+         *         "payment_intent": "pi_prod_06h2b5dvvdryqwbaw2svj3qr9p8d2",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/x-UdpvslMAHy5N7eHcSnjo02Eh8fd3wRHTbSW6smtMc",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/KUlime5DQcpPNGJ8PX0a_ubRPcV6hFXXKdcS89RESxw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14724,13 +15106,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan5cz9t1bp5ep27n9tfsm6m2",
-         *       "request_id": "req_prod_06h2aan5cz9t1bp5ep27n9tfsm6m2",
+         *       "correlation_id": "req_prod_06h2b5dvtvqg2nv7mgh9kqvsf8jz6",
+         *       "request_id": "req_prod_06h2b5dvtvqg2nv7mgh9kqvsf8jz6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.602Z",
+         *       "created": "2026-11-29T04:34:59.732Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -14775,16 +15157,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan5t7xwt9mqyt22safj51pda",
+         *       "id": "evt_prod_06h2b5dx6t9e949n20rk6t2f5s994",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e",
+         *       "aggregate_id": "in_prod_06h2b5dwa29z97eb1t4r3ymanbqtg",
          *       "data": {
-         *         "id": "in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e",
+         *         "id": "in_prod_06h2b5dwa29z97eb1t4r3ymanbqtg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan5jnzyj0mp2sehkdt254zq2",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5dwa66sjqb160mrmz1hrkpsc",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14797,11 +15179,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.620Z",
+         *         "created": "2026-11-29T04:34:59.792Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.634Z",
+         *         "updated": "2026-11-29T04:34:59.887Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14809,24 +15191,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "473c4b75191458b37aa25bc6f96c2b4d3a1fd4470f1fe78cc9dc2f07cf9320ed",
+         *         "pdf_sha256": "4565b1023bd604c19497e4e39832c930cce9080687435d0a22fbc2e1d2526134",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dwa29z97eb1t4r3ymanbqtg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.634Z",
+         *         "finalized_at": "2026-11-29T04:34:59.887Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan5s6rey98a0ehw17y8svetg",
+         *         "payment_intent": "pi_prod_06h2b5dx537rsa0zggr7mfrxqb4pe",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/PaYjf1DWOUxbyb_kBVWymur28viI6JskN8lwhO9La9A",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/PWo84LRBoMrWE0JCB474FJFwK5axV-T2QTRAF1tCeu4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14836,13 +15218,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan5rm0egj8j21jw9khj1r1se",
-         *       "request_id": "req_prod_06h2aan5rm0egj8j21jw9khj1r1se",
+         *       "correlation_id": "req_prod_06h2b5dx4rs76ct852qnjmwqxerxt",
+         *       "request_id": "req_prod_06h2b5dx4rs76ct852qnjmwqxerxt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.681Z",
+         *       "created": "2026-11-29T04:35:00.022Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -14887,16 +15269,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanb7gg8s0q1g2bkt909g7jma",
+         *       "id": "evt_prod_06h2b5ecbky02vg358j1ty11z7a6m",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan88pkxwtren3ytb6c6b4wyw",
+         *       "aggregate_id": "in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j",
          *       "data": {
-         *         "id": "in_prod_06h2aan88pkxwtren3ytb6c6b4wyw",
+         *         "id": "in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan88t2gwxyf3qbe9r1wzpz40",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5e2kw861tzejsr2spjwe6892",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14909,23 +15291,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.309Z",
+         *         "created": "2026-11-29T04:35:01.405Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T02:38:02.283Z",
+         *         "updated": "2026-11-30T04:35:01.279Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
-         *         "due_date": "2026-11-30T02:38:02.283Z",
+         *         "due_date": "2026-11-30T04:35:01.279Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T02:38:02.283Z",
-         *         "pdf_sha256": "78b423da52be98035242b0b24c9c68a8543e853984d3e3b09b3486544b5ebe31",
+         *         "overdue_at": "2026-11-30T04:35:01.279Z",
+         *         "pdf_sha256": "5039dbbb3f8b5eaf985b9c9870d087f71263e961fb01233178531643f48a14bf",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan88pkxwtren3ytb6c6b4wyw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:02.328Z",
+         *         "finalized_at": "2026-11-29T04:35:01.443Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14938,7 +15320,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/3Mm1hRIJ_At6oI5d7pw6M3q0GDl1WiC4_g_K40UPVlY",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/IBTvguw0liL_GhLaFeS4Q2KOFSPM17LfnVlC878QDj4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14947,11 +15329,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan88pkxwtren3ytb6c6b4wyw",
+         *         "id": "in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan88t2gwxyf3qbe9r1wzpz40",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5e2kw861tzejsr2spjwe6892",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14964,23 +15346,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.309Z",
+         *         "created": "2026-11-29T04:35:01.405Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:02.328Z",
+         *         "updated": "2026-11-29T04:35:01.443Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
-         *         "due_date": "2026-11-30T02:38:02.283Z",
+         *         "due_date": "2026-11-30T04:35:01.279Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "78b423da52be98035242b0b24c9c68a8543e853984d3e3b09b3486544b5ebe31",
+         *         "pdf_sha256": "5039dbbb3f8b5eaf985b9c9870d087f71263e961fb01233178531643f48a14bf",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan88pkxwtren3ytb6c6b4wyw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:02.328Z",
+         *         "finalized_at": "2026-11-29T04:35:01.443Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14993,7 +15375,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/3Mm1hRIJ_At6oI5d7pw6M3q0GDl1WiC4_g_K40UPVlY",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/IBTvguw0liL_GhLaFeS4Q2KOFSPM17LfnVlC878QDj4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15002,11 +15384,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
+         *       "correlation_id": "req_prod_06h2b5ec4vangxg3my5act7x77mdc",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T02:38:02.283Z",
+         *       "created": "2026-11-30T04:35:01.279Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15053,16 +15435,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan6b9n9tha990hrjb3wbpav4",
+         *       "id": "evt_prod_06h2b5dxxs4ynbegkm6kfg7ant3gp",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan5vc6038k4dzaknhb1568p8",
+         *       "aggregate_id": "in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r",
          *       "data": {
-         *         "id": "in_prod_06h2aan5vc6038k4dzaknhb1568p8",
+         *         "id": "in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan5vc6038k4dzaknhb1568pa",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5dxbk35dg0hqt8j72cv0tn0j",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15075,23 +15457,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T02:38:01.691Z",
+         *         "created": "2026-11-29T04:35:00.056Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.816Z",
+         *         "updated": "2026-11-29T04:35:00.204Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T02:38:01.816Z",
+         *         "voided_at": "2026-11-29T04:35:00.204Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "38ee198ac09403bd980e79842d1f30b239fadc83d27e66ae9d29d4039c31c20d",
+         *         "pdf_sha256": "ff0d2def3207480bcbdd7be82ddeda3037e288172a5b127628aa82751c04c77e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5vc6038k4dzaknhb1568p8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.715Z",
+         *         "finalized_at": "2026-11-29T04:35:00.125Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15104,7 +15486,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/p0Bf3Tz0UIpdaHzpy1fKnxDDQu8uoUHAob2E3-VE5mQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/nxV9ubA9xlr3SIw6bz6c55ejLU9FJkf9VdAsrELcWJc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15113,11 +15495,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan5vc6038k4dzaknhb1568p8",
+         *         "id": "in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan5vc6038k4dzaknhb1568pa",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5dxbk35dg0hqt8j72cv0tn0j",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15130,11 +15512,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.691Z",
+         *         "created": "2026-11-29T04:35:00.056Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.715Z",
+         *         "updated": "2026-11-29T04:35:00.125Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15142,11 +15524,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38ee198ac09403bd980e79842d1f30b239fadc83d27e66ae9d29d4039c31c20d",
+         *         "pdf_sha256": "ff0d2def3207480bcbdd7be82ddeda3037e288172a5b127628aa82751c04c77e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5vc6038k4dzaknhb1568p8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.715Z",
+         *         "finalized_at": "2026-11-29T04:35:00.125Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15159,7 +15541,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/p0Bf3Tz0UIpdaHzpy1fKnxDDQu8uoUHAob2E3-VE5mQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/nxV9ubA9xlr3SIw6bz6c55ejLU9FJkf9VdAsrELcWJc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15168,13 +15550,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan68fzzr6g5aamxfd72e0yfe",
-         *       "request_id": "req_prod_06h2aan68fzzr6g5aamxfd72e0yfe",
+         *       "correlation_id": "req_prod_06h2b5dxw8sw6vpjjz968p44xzcsg",
+         *       "request_id": "req_prod_06h2b5dxw8sw6vpjjz968p44xzcsg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.818Z",
+         *       "created": "2026-11-29T04:35:00.206Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -15219,16 +15601,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan6v3efn0thcjrz08cap93hm",
+         *       "id": "evt_prod_06h2b5dytxcwpcebe4py93aj28neg",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan6hnkwq6mnfecmanhqnghf8",
+         *       "aggregate_id": "in_prod_06h2b5dy3438y66ye31cgj03exbs4",
          *       "data": {
-         *         "id": "in_prod_06h2aan6hnkwq6mnfecmanhqnghf8",
+         *         "id": "in_prod_06h2b5dy3438y66ye31cgj03exbs4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan6hskwvfnxysb3hmk53n86w",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5dy3y7vf2x34t6dtyb7njk8j",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15241,11 +15623,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T02:38:01.869Z",
+         *         "created": "2026-11-29T04:35:00.249Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.942Z",
+         *         "updated": "2026-11-29T04:35:00.433Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15253,11 +15635,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "b1a3a6433e6c2f1d62445906fca452106b13b72eee5be251e142d021acfb9fe9",
+         *         "pdf_sha256": "d62fdf2558f445aed3faebef8f2a78b86a150c6ae1be3796b401c6448ddb2e3a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan6hnkwq6mnfecmanhqnghf8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dy3438y66ye31cgj03exbs4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.886Z",
+         *         "finalized_at": "2026-11-29T04:35:00.305Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15270,20 +15652,20 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/T7zyImAmhHt93__pRDfNC1bOuz4ibIli51y0RFebtWE",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/U6KCg_pZbHCWuEag43PTB69bbGdhp8B88dmIrLmwcfg",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T02:38:01.942Z",
+         *         "marked_uncollectible_at": "2026-11-29T04:35:00.433Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan6hnkwq6mnfecmanhqnghf8",
+         *         "id": "in_prod_06h2b5dy3438y66ye31cgj03exbs4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan6hskwvfnxysb3hmk53n86w",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5dy3y7vf2x34t6dtyb7njk8j",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15296,11 +15678,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.869Z",
+         *         "created": "2026-11-29T04:35:00.249Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.886Z",
+         *         "updated": "2026-11-29T04:35:00.305Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15308,11 +15690,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "b1a3a6433e6c2f1d62445906fca452106b13b72eee5be251e142d021acfb9fe9",
+         *         "pdf_sha256": "d62fdf2558f445aed3faebef8f2a78b86a150c6ae1be3796b401c6448ddb2e3a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan6hnkwq6mnfecmanhqnghf8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dy3438y66ye31cgj03exbs4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.886Z",
+         *         "finalized_at": "2026-11-29T04:35:00.305Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15325,7 +15707,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/T7zyImAmhHt93__pRDfNC1bOuz4ibIli51y0RFebtWE",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/U6KCg_pZbHCWuEag43PTB69bbGdhp8B88dmIrLmwcfg",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15334,13 +15716,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan6tad810y90ztmjec4ntfpc",
-         *       "request_id": "req_prod_06h2aan6tad810y90ztmjec4ntfpc",
+         *       "correlation_id": "req_prod_06h2b5dyq8gg8af3zppzp7pz678cw",
+         *       "request_id": "req_prod_06h2b5dyq8gg8af3zppzp7pz678cw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.944Z",
+         *       "created": "2026-11-29T04:35:00.439Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -15385,16 +15767,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan54r6bd8ctd7xpcqk0wn7se",
+         *       "id": "evt_prod_06h2b5dtzet0yh8j0985kmve22q5c",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *       "aggregate_id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *       "data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15407,11 +15789,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T02:38:01.314Z",
-         *         "paid_at": "2026-11-29T02:38:01.444Z",
-         *         "updated": "2026-11-29T02:38:01.444Z",
+         *         "created": "2026-11-29T04:34:58.936Z",
+         *         "paid_at": "2026-11-29T04:34:59.167Z",
+         *         "updated": "2026-11-29T04:34:59.167Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15419,24 +15801,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T04:34:58.987Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *         "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *         "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15446,13 +15828,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan53gybmvrper7qth8t3t3c0",
-         *       "request_id": "req_prod_06h2aan53gybmvrper7qth8t3t3c0",
+         *       "correlation_id": "req_prod_06h2b5dtj3vcnwjasswwy9v2nvbkg",
+         *       "request_id": "req_prod_06h2b5dtj3vcnwjasswwy9v2nvbkg",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T02:38:01.510Z",
+         *       "created": "2026-11-29T04:34:59.451Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -15497,16 +15879,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanbggx9rmd8880v5fazg541m",
+         *       "id": "evt_prod_06h2b5edj0hy5kd7jp61vdmj2bvrj",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aanbf91vweap6htw38ywh2t1w",
+         *       "aggregate_id": "in_prod_06h2b5edby256rqfjxpzkr6ec31xc",
          *       "data": {
-         *         "id": "in_prod_06h2aanbf91vweap6htw38ywh2t1w",
+         *         "id": "in_prod_06h2b5edby256rqfjxpzkr6ec31xc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aanbg76ceb7qx503yf69c4eg6",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "il_prod_06h2b5edg0ys487kxxp6s7gwjjxe8",
+         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -15519,11 +15901,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T02:38:02.558Z",
+         *         "created": "2026-12-06T04:35:02.294Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T02:38:02.558Z",
+         *         "updated": "2026-12-06T04:35:02.294Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15532,11 +15914,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *         "description": "Subscription sub_prod_06h2b5e62y3rjap4xznr60481d94t",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *         "subscription": "sub_prod_06h2b5e62y3rjap4xznr60481d94t",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -15550,7 +15932,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T02:38:02.558Z",
+         *         "next_payment_attempt": "2026-12-06T04:35:02.294Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -15558,11 +15940,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
+         *       "correlation_id": "req_prod_06h2b5ec4vangxg3my5act7x77mdc",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T02:38:02.558Z",
+         *       "created": "2026-12-03T04:35:02.294Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15609,19 +15991,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2x0dakjxqwqq3d561r3xky",
+         *       "id": "evt_prod_06h2b5dkvnhrnhgys7dk2rvj8vvv8",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *       "aggregate_id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *       "data": {
-         *         "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T02:38:00.934Z",
+         *         "created": "2026-11-29T04:34:57.626Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T02:38:00.934Z",
+         *         "updated": "2026-11-29T04:34:57.626Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15631,13 +16013,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2wj8w1fqpaxmxqknw5akft",
-         *       "request_id": "req_prod_06h2aan2wj8w1fqpaxmxqknw5akft",
+         *       "correlation_id": "req_prod_06h2b5dkts1yd3rr2mnewtns9zddc",
+         *       "request_id": "req_prod_06h2b5dkts1yd3rr2mnewtns9zddc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.936Z",
+         *       "created": "2026-11-29T04:34:57.629Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerCreatedEvent: {
@@ -15682,19 +16064,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan30bf18a64xtmt64p1n7ng8",
+         *       "id": "evt_prod_06h2b5dkz4skycaymppr2bjmg3x6g",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *       "aggregate_id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *       "data": {
-         *         "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T02:38:00.934Z",
+         *         "created": "2026-11-29T04:34:57.626Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T02:38:00.960Z",
+         *         "updated": "2026-11-29T04:34:57.655Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15703,14 +16085,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T02:38:00.934Z",
+         *         "created": "2026-11-29T04:34:57.626Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T02:38:00.934Z",
+         *         "updated": "2026-11-29T04:34:57.626Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15719,13 +16101,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2zpnd4qv58t5wccppjq65j",
-         *       "request_id": "req_prod_06h2aan2zpnd4qv58t5wccppjq65j",
+         *       "correlation_id": "req_prod_06h2b5dkxxtpba20yy2b29af7qvza",
+         *       "request_id": "req_prod_06h2b5dkxxtpba20yy2b29af7qvza",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.963Z",
+         *       "created": "2026-11-29T04:34:57.657Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -15770,20 +16152,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan34c1ptvq2be8yhwwspzh5r",
+         *       "id": "evt_prod_06h2b5dm5mmhfy7fyn0fwy8zwq51m",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2aan32jntk02dan8vfxvwg0h9j",
+         *       "aggregate_id": "cus_prod_06h2b5dm2tgteqq9n90pq12r903c8",
          *       "data": {
-         *         "id": "cus_prod_06h2aan32jntk02dan8vfxvwg0h9j",
+         *         "id": "cus_prod_06h2b5dm2tgteqq9n90pq12r903c8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T02:38:00.980Z",
+         *         "created": "2026-11-29T04:34:57.686Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T02:38:00.993Z",
+         *         "updated": "2026-11-29T04:34:57.707Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15792,14 +16174,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2aan32jntk02dan8vfxvwg0h9j",
+         *         "id": "cus_prod_06h2b5dm2tgteqq9n90pq12r903c8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T02:38:00.980Z",
+         *         "created": "2026-11-29T04:34:57.686Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T02:38:00.980Z",
+         *         "updated": "2026-11-29T04:34:57.686Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15808,13 +16190,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan33vjtjkameyn0c4qagf1aa",
-         *       "request_id": "req_prod_06h2aan33vjtjkameyn0c4qagf1aa",
+         *       "correlation_id": "req_prod_06h2b5dm53n8cgkp6sa6pyd09g6jr",
+         *       "request_id": "req_prod_06h2b5dm53n8cgkp6sa6pyd09g6jr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.995Z",
+         *       "created": "2026-11-29T04:34:57.709Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerDeletedEvent: {
@@ -15859,21 +16241,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan37sgzr3rqvmmywhx77bgg0",
+         *       "id": "evt_prod_06h2b5dmanzyqrs60ghcdegg79q6a",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *       "aggregate_id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *       "data": {
-         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *         "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *         "end": null,
-         *         "start": "2026-11-29T02:38:01.012Z",
+         *         "start": "2026-11-29T04:34:57.738Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *           "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.651Z",
-         *           "updated": "2026-11-29T02:38:01.012Z",
+         *           "created": "2026-11-29T04:34:57.166Z",
+         *           "updated": "2026-11-29T04:34:57.738Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15886,18 +16268,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan35qvxqj9sexy6da67c16ke",
-         *       "request_id": "req_prod_06h2aan35qvxqj9sexy6da67c16ke",
+         *       "correlation_id": "req_prod_06h2b5dm8dmjdd5sx2j71gvggqrnp",
+         *       "request_id": "req_prod_06h2b5dm8dmjdd5sx2j71gvggqrnp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.022Z",
+         *       "created": "2026-11-29T04:34:57.749Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -15942,21 +16324,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3bzgh7tc6vvmbw1p8ngdb2",
+         *       "id": "evt_prod_06h2b5dmj2zmr67re70n1yqzad6zj",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *       "aggregate_id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *       "data": {
-         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *         "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *         "end": null,
-         *         "start": "2026-11-29T02:38:01.052Z",
+         *         "start": "2026-11-29T04:34:57.785Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
+         *           "id": "cpn_prod_06h2b5dj54pag4c8dg945z7ycxfdy",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.684Z",
-         *           "updated": "2026-11-29T02:38:01.052Z",
+         *           "created": "2026-11-29T04:34:57.193Z",
+         *           "updated": "2026-11-29T04:34:57.785Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15969,20 +16351,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *         "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *         "end": null,
-         *         "start": "2026-11-29T02:38:01.012Z",
+         *         "start": "2026-11-29T04:34:57.738Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *           "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.651Z",
-         *           "updated": "2026-11-29T02:38:01.012Z",
+         *           "created": "2026-11-29T04:34:57.166Z",
+         *           "updated": "2026-11-29T04:34:57.738Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15995,17 +16377,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3b64dvxejgbd7r862say5w",
-         *       "request_id": "req_prod_06h2aan3b64dvxejgbd7r862say5w",
+         *       "correlation_id": "req_prod_06h2b5dmcxwmqtgh1fx3v7e1n4qz4",
+         *       "request_id": "req_prod_06h2b5dmcxwmqtgh1fx3v7e1n4qz4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.055Z",
+         *       "created": "2026-11-29T04:34:57.808Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -16050,21 +16432,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3d44f93xttnfy1dxb3vkbc",
+         *       "id": "evt_prod_06h2b5dmprj3ygvfp5j38tt0nxcce",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *       "aggregate_id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *       "data": {
-         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *         "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *         "end": null,
-         *         "start": "2026-11-29T02:38:01.052Z",
+         *         "start": "2026-11-29T04:34:57.785Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
+         *           "id": "cpn_prod_06h2b5dj54pag4c8dg945z7ycxfdy",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.684Z",
-         *           "updated": "2026-11-29T02:38:01.052Z",
+         *           "created": "2026-11-29T04:34:57.193Z",
+         *           "updated": "2026-11-29T04:34:57.785Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -16078,20 +16460,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *         "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *         "end": null,
-         *         "start": "2026-11-29T02:38:01.052Z",
+         *         "start": "2026-11-29T04:34:57.785Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
+         *           "id": "cpn_prod_06h2b5dj54pag4c8dg945z7ycxfdy",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.684Z",
-         *           "updated": "2026-11-29T02:38:01.052Z",
+         *           "created": "2026-11-29T04:34:57.193Z",
+         *           "updated": "2026-11-29T04:34:57.785Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -16104,17 +16486,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3cm4a0dswf3jpz6a8vzg6y",
-         *       "request_id": "req_prod_06h2aan3cm4a0dswf3jpz6a8vzg6y",
+         *       "correlation_id": "req_prod_06h2b5dmmdx39074krz6mp9rgx9c4",
+         *       "request_id": "req_prod_06h2b5dmmdx39074krz6mp9rgx9c4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.065Z",
+         *       "created": "2026-11-29T04:34:57.846Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -16159,17 +16541,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan1snmx6tjy1y26k7w12qfvr",
+         *       "id": "evt_prod_06h2b5dj228vd0yyyr5jwk37ff43j",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *       "aggregate_id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *       "data": {
-         *         "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *         "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T02:38:00.651Z",
-         *         "updated": "2026-11-29T02:38:00.651Z",
+         *         "created": "2026-11-29T04:34:57.166Z",
+         *         "updated": "2026-11-29T04:34:57.166Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16183,13 +16565,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan1s18bngbvxbtp3wszsb5mr",
-         *       "request_id": "req_prod_06h2aan1s18bngbvxbtp3wszsb5mr",
+         *       "correlation_id": "req_prod_06h2b5dj1c4fjqhf5z2v8wew43tcj",
+         *       "request_id": "req_prod_06h2b5dj1c4fjqhf5z2v8wew43tcj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.653Z",
+         *       "created": "2026-11-29T04:34:57.168Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CouponCreatedEvent: {
@@ -16234,17 +16616,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan20skfqhw7xrr5gvmcywa6r",
+         *       "id": "evt_prod_06h2b5dj8x4w1m7hv6gegz385e4hc",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *       "aggregate_id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *       "data": {
-         *         "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *         "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T02:38:00.651Z",
-         *         "updated": "2026-11-29T02:38:00.706Z",
+         *         "created": "2026-11-29T04:34:57.166Z",
+         *         "updated": "2026-11-29T04:34:57.214Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16257,12 +16639,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *         "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T02:38:00.651Z",
-         *         "updated": "2026-11-29T02:38:00.651Z",
+         *         "created": "2026-11-29T04:34:57.166Z",
+         *         "updated": "2026-11-29T04:34:57.166Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16275,13 +16657,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan1ztjr49qd4rarja6z4455a",
-         *       "request_id": "req_prod_06h2aan1ztjr49qd4rarja6z4455a",
+         *       "correlation_id": "req_prod_06h2b5dj6yn4f4pt6f8039k9s02nr",
+         *       "request_id": "req_prod_06h2b5dj6yn4f4pt6f8039k9s02nr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.710Z",
+         *       "created": "2026-11-29T04:34:57.223Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CouponUpdatedEvent: {
@@ -16326,18 +16708,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan26w22856c6bzett5cmg5j6",
+         *       "id": "evt_prod_06h2b5djfj65sg380qhkejrtvbmv6",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2aan24637n05z5rnacjc89wne8",
+         *       "aggregate_id": "cpn_prod_06h2b5djc6bfrq47jsrnq38qhdraa",
          *       "data": {
-         *         "id": "cpn_prod_06h2aan24637n05z5rnacjc89wne8",
+         *         "id": "cpn_prod_06h2b5djc6bfrq47jsrnq38qhdraa",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T02:38:00.737Z",
+         *         "created": "2026-11-29T04:34:57.249Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T02:38:00.758Z",
+         *         "updated": "2026-11-29T04:34:57.275Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16350,12 +16732,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2aan24637n05z5rnacjc89wne8",
+         *         "id": "cpn_prod_06h2b5djc6bfrq47jsrnq38qhdraa",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T02:38:00.737Z",
-         *         "updated": "2026-11-29T02:38:00.737Z",
+         *         "created": "2026-11-29T04:34:57.249Z",
+         *         "updated": "2026-11-29T04:34:57.249Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16368,13 +16750,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan26d5465gddsypx8vqrbetw",
-         *       "request_id": "req_prod_06h2aan26d5465gddsypx8vqrbetw",
+         *       "correlation_id": "req_prod_06h2b5djefx1pnf3mdvytmv1gthwy",
+         *       "request_id": "req_prod_06h2b5djefx1pnf3mdvytmv1gthwy",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.759Z",
+         *       "created": "2026-11-29T04:34:57.276Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CouponDeletedEvent: {
@@ -16419,19 +16801,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan154nzkdsr5pqh7yz680pk4",
+         *       "id": "evt_prod_06h2b5dgm2mqf2b2x79xy4qn68596",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *       "aggregate_id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *       "data": {
-         *         "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *         "id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T02:38:00.487Z",
-         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
-         *         "updated": "2026-11-29T02:38:00.487Z",
+         *         "created": "2026-11-29T04:34:56.792Z",
+         *         "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *         "updated": "2026-11-29T04:34:56.792Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16448,13 +16830,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan13ntv6gynjz1y91z26y90p",
-         *       "request_id": "req_prod_06h2aan13ntv6gynjz1y91z26y90p",
+         *       "correlation_id": "req_prod_06h2b5dgf6fpyxtanspvneswggc72",
+         *       "request_id": "req_prod_06h2b5dgf6fpyxtanspvneswggc72",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.489Z",
+         *       "created": "2026-11-29T04:34:56.800Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PriceCreatedEvent: {
@@ -16499,19 +16881,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan1fksp2x7zbkbqa19zeg5b2",
+         *       "id": "evt_prod_06h2b5dh9jst98dxyk9qqpjanhbza",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *       "aggregate_id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *       "data": {
-         *         "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *         "id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T02:38:00.487Z",
-         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
-         *         "updated": "2026-11-29T02:38:00.570Z",
+         *         "created": "2026-11-29T04:34:56.792Z",
+         *         "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *         "updated": "2026-11-29T04:34:56.969Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16527,14 +16909,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *         "id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T02:38:00.487Z",
-         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
-         *         "updated": "2026-11-29T02:38:00.487Z",
+         *         "created": "2026-11-29T04:34:56.792Z",
+         *         "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *         "updated": "2026-11-29T04:34:56.792Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16550,13 +16932,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan1dv6b3mfgsewkeznaa37wa",
-         *       "request_id": "req_prod_06h2aan1dv6b3mfgsewkeznaa37wa",
+         *       "correlation_id": "req_prod_06h2b5dh7yshy0kr33yvtw4jwet4g",
+         *       "request_id": "req_prod_06h2b5dh7yshy0kr33yvtw4jwet4g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.573Z",
+         *       "created": "2026-11-29T04:34:56.972Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PriceUpdatedEvent: {
@@ -16601,20 +16983,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan1nmbxdaz49017xwj3r1a9y",
+         *       "id": "evt_prod_06h2b5dhtkvkhedwkhevasgq5ztwj",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2aan1jjvzny1qdgnbgsv7fw9cw",
+         *       "aggregate_id": "price_prod_06h2b5dhp3ym918mfs3et4vyqxmg8",
          *       "data": {
-         *         "id": "price_prod_06h2aan1jjvzny1qdgnbgsv7fw9cw",
+         *         "id": "price_prod_06h2b5dhp3ym918mfs3et4vyqxmg8",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T02:38:00.596Z",
+         *         "created": "2026-11-29T04:34:57.072Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
-         *         "updated": "2026-11-29T02:38:00.619Z",
+         *         "product": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
+         *         "updated": "2026-11-29T04:34:57.106Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16625,14 +17007,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2aan1jjvzny1qdgnbgsv7fw9cw",
+         *         "id": "price_prod_06h2b5dhp3ym918mfs3et4vyqxmg8",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T02:38:00.596Z",
-         *         "product": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
-         *         "updated": "2026-11-29T02:38:00.596Z",
+         *         "created": "2026-11-29T04:34:57.072Z",
+         *         "product": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
+         *         "updated": "2026-11-29T04:34:57.072Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16643,13 +17025,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan1n6yft33b9f5kp7p0pmndt",
-         *       "request_id": "req_prod_06h2aan1n6yft33b9f5kp7p0pmndt",
+         *       "correlation_id": "req_prod_06h2b5dht1hbc4etajaqhs7g87k72",
+         *       "request_id": "req_prod_06h2b5dht1hbc4etajaqhs7g87k72",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.621Z",
+         *       "created": "2026-11-29T04:34:57.108Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PriceDeletedEvent: {
@@ -16694,30 +17076,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan0vdm12rxfdc1knsdtwhjpp",
+         *       "id": "evt_prod_06h2b5dfx6nfgy0xxph2gvchwk9mm",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *       "aggregate_id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *       "data": {
-         *         "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T02:38:00.409Z",
-         *         "updated": "2026-11-29T02:38:00.409Z",
+         *         "created": "2026-11-29T04:34:56.615Z",
+         *         "updated": "2026-11-29T04:34:56.615Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan0tkqg2q0755chgz8tpw3cw",
-         *       "request_id": "req_prod_06h2aan0tkqg2q0755chgz8tpw3cw",
+         *       "correlation_id": "req_prod_06h2b5dfwhcraa6ymgp2dxgw7e7ep",
+         *       "request_id": "req_prod_06h2b5dfwhcraa6ymgp2dxgw7e7ep",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.411Z",
+         *       "created": "2026-11-29T04:34:56.617Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         ProductCreatedEvent: {
@@ -16762,40 +17144,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan10090agmq37rj2cy47s5f6",
+         *       "id": "evt_prod_06h2b5dg15mcp57d2vx10x5a9b6m8",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *       "aggregate_id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *       "data": {
-         *         "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T02:38:00.409Z",
-         *         "updated": "2026-11-29T02:38:00.445Z",
+         *         "created": "2026-11-29T04:34:56.615Z",
+         *         "updated": "2026-11-29T04:34:56.646Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T02:38:00.409Z",
-         *         "updated": "2026-11-29T02:38:00.409Z",
+         *         "created": "2026-11-29T04:34:56.615Z",
+         *         "updated": "2026-11-29T04:34:56.615Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan0yevj36x0e2vqv2jsatk2j",
-         *       "request_id": "req_prod_06h2aan0yevj36x0e2vqv2jsatk2j",
+         *       "correlation_id": "req_prod_06h2b5dfzg6v0hadprx0xjgdezgzj",
+         *       "request_id": "req_prod_06h2b5dfzg6v0hadprx0xjgdezgzj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.448Z",
+         *       "created": "2026-11-29T04:34:56.649Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         ProductUpdatedEvent: {
@@ -16840,41 +17222,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan1qphbrh88zqn5dcb59jthj",
+         *       "id": "evt_prod_06h2b5dhzm8zxzdb8c9khwpha6yz4",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
+         *       "aggregate_id": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
          *       "data": {
-         *         "id": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
+         *         "id": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T02:38:00.467Z",
+         *         "created": "2026-11-29T04:34:56.710Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T02:38:00.636Z",
+         *         "updated": "2026-11-29T04:34:57.143Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
+         *         "id": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T02:38:00.467Z",
-         *         "updated": "2026-11-29T02:38:00.467Z",
+         *         "created": "2026-11-29T04:34:56.710Z",
+         *         "updated": "2026-11-29T04:34:56.710Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan1q2vsbpt2gf06qn3spqaf2",
-         *       "request_id": "req_prod_06h2aan1q2vsbpt2gf06qn3spqaf2",
+         *       "correlation_id": "req_prod_06h2b5dhxny0rg5tj0rj6e1098wwe",
+         *       "request_id": "req_prod_06h2b5dhxny0rg5tj0rj6e1098wwe",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.637Z",
+         *       "created": "2026-11-29T04:34:57.149Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         ProductDeletedEvent: {
@@ -16919,18 +17301,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan472ykwew1fkwv6dg02nnrm",
+         *       "id": "evt_prod_06h2b5drgawje9qdt5w3qkk2cdxnp",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *       "aggregate_id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
          *       "data": {
-         *         "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *         "id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T02:38:01.270Z",
-         *         "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
-         *         "updated": "2026-11-29T02:38:01.270Z",
+         *         "created": "2026-11-29T04:34:58.814Z",
+         *         "payment": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *         "updated": "2026-11-29T04:34:58.814Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16939,13 +17321,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
-         *       "request_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
+         *       "correlation_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
+         *       "request_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.272Z",
+         *       "created": "2026-11-29T04:34:58.818Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         RefundCreatedEvent: {
@@ -16990,18 +17372,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan47a4hc3h5rt4nebwj77n6c",
+         *       "id": "evt_prod_06h2b5drhjqf8by77fzad2kw80bbp",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *       "aggregate_id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
          *       "data": {
-         *         "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *         "id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T02:38:01.270Z",
-         *         "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
-         *         "updated": "2026-11-29T02:38:01.273Z",
+         *         "created": "2026-11-29T04:34:58.814Z",
+         *         "payment": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *         "updated": "2026-11-29T04:34:58.822Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17009,13 +17391,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *         "id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T02:38:01.270Z",
-         *         "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
-         *         "updated": "2026-11-29T02:38:01.270Z",
+         *         "created": "2026-11-29T04:34:58.814Z",
+         *         "payment": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *         "updated": "2026-11-29T04:34:58.814Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17023,13 +17405,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
-         *       "request_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
+         *       "correlation_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
+         *       "request_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.274Z",
+         *       "created": "2026-11-29T04:34:58.828Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         RefundUpdatedEvent: {
@@ -17074,18 +17456,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan4b3rk3vjwc0m9t6vkhyv74",
+         *       "id": "evt_prod_06h2b5drwymtrcaznhbxqm3gsmany",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2aan4ah33xx5am0h70varkx61g",
+         *       "aggregate_id": "re_prod_06h2b5drv24g42tc1pnz78rmhcysr",
          *       "data": {
-         *         "id": "re_prod_06h2aan4ah33xx5am0h70varkx61g",
+         *         "id": "re_prod_06h2b5drv24g42tc1pnz78rmhcysr",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T02:38:01.300Z",
-         *         "payment": "py_prod_06h2aan41rzqc9hc8av28mbdmme4g",
-         *         "updated": "2026-11-29T02:38:01.303Z",
+         *         "created": "2026-11-29T04:34:58.904Z",
+         *         "payment": "py_prod_06h2b5dq39thkmmsy283pf2xhg1ym",
+         *         "updated": "2026-11-29T04:34:58.913Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17093,13 +17475,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2aan4ah33xx5am0h70varkx61g",
+         *         "id": "re_prod_06h2b5drv24g42tc1pnz78rmhcysr",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T02:38:01.300Z",
-         *         "payment": "py_prod_06h2aan41rzqc9hc8av28mbdmme4g",
-         *         "updated": "2026-11-29T02:38:01.300Z",
+         *         "created": "2026-11-29T04:34:58.904Z",
+         *         "payment": "py_prod_06h2b5dq39thkmmsy283pf2xhg1ym",
+         *         "updated": "2026-11-29T04:34:58.904Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17107,13 +17489,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan4aa9g59khhemzrypy9n57c",
-         *       "request_id": "req_prod_06h2aan4aa9g59khhemzrypy9n57c",
+         *       "correlation_id": "req_prod_06h2b5drt4a7q6r4czxtavnam56xt",
+         *       "request_id": "req_prod_06h2b5drt4a7q6r4czxtavnam56xt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.304Z",
+         *       "created": "2026-11-29T04:34:58.919Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         RefundFailedEvent: {
@@ -17158,18 +17540,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamtc7j0nqsdgneqbtm5tgj1y",
+         *       "id": "evt_prod_06h2b5czf9z2q2t44fmhaqsz3wqv8",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6",
+         *       "aggregate_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr",
          *       "data": {
-         *         "id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6",
+         *         "id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T02:37:58.743Z",
-         *         "display": "st_prod_…n2ge",
+         *         "created": "2026-11-29T04:34:52.406Z",
+         *         "display": "st_prod_…d2nc",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -17178,13 +17560,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamt86bcs6nt5w3kjmhwdp42a",
-         *       "request_id": "req_prod_06h2aamt86bcs6nt5w3kjmhwdp42a",
+         *       "correlation_id": "req_prod_06h2b5czdcfq99h43z4eyvfe0r9at",
+         *       "request_id": "req_prod_06h2b5czdcfq99h43z4eyvfe0r9at",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:37:58.753Z",
+         *       "created": "2026-11-29T04:34:52.410Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -17229,29 +17611,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamvdh3vmm44fp4tq4cp491z8",
+         *       "id": "evt_prod_06h2b5d2w5pjwd3vxptvyp4baphqw",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2aamvagfnq7w87xyxqqn5bnqn8",
+         *       "aggregate_id": "key_prod_06h2b5d2q395v806tnew416c991rw",
          *       "data": {
-         *         "id": "key_prod_06h2aamvagfnq7w87xyxqqn5bnqn8",
+         *         "id": "key_prod_06h2b5d2q395v806tnew416c991rw",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T02:37:58.996Z",
-         *         "display": "pt_prod_…wvxg",
-         *         "revoked_at": "2026-11-29T02:37:59.019Z",
+         *         "created": "2026-11-29T04:34:53.240Z",
+         *         "display": "pt_prod_…zxb8",
+         *         "revoked_at": "2026-11-29T04:34:53.279Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2aamvagfnq7w87xyxqqn5bnqn8",
+         *         "id": "key_prod_06h2b5d2q395v806tnew416c991rw",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T02:37:58.996Z",
-         *         "display": "pt_prod_…wvxg",
+         *         "created": "2026-11-29T04:34:53.240Z",
+         *         "display": "pt_prod_…zxb8",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -17259,13 +17641,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamvcw255z6pwtak13dyv1as4",
-         *       "request_id": "req_prod_06h2aamvcw255z6pwtak13dyv1as4",
+         *       "correlation_id": "req_prod_06h2b5d2vadfa3mfxb7j8w79fgge6",
+         *       "request_id": "req_prod_06h2b5d2vadfa3mfxb7j8w79fgge6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:37:59.020Z",
+         *       "created": "2026-11-29T04:34:53.281Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -17310,20 +17692,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamvj5syk5w7z6ezb1s5nqa4e",
+         *       "id": "evt_prod_06h2b5d37wbykfmdn022ys48rmfnt",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.052Z",
+         *         "updated": "2026-11-29T04:34:53.367Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -17337,13 +17719,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamvgf4p349n4hhpwpxnqqbap",
-         *       "request_id": "req_prod_06h2aamvgf4p349n4hhpwpxnqqbap",
+         *       "correlation_id": "req_prod_06h2b5d3303rnyf5gckqhrhmaws16",
+         *       "request_id": "req_prod_06h2b5d3303rnyf5gckqhrhmaws16",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:37:59.057Z",
+         *       "created": "2026-11-29T04:34:53.375Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -17388,20 +17770,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamvqrm7xs5wh12rqrpqw8vfp",
+         *       "id": "evt_prod_06h2b5d3g6dbsk92d3z1y5kveg01j",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.093Z",
+         *         "updated": "2026-11-29T04:34:53.439Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17411,15 +17793,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.052Z",
+         *         "updated": "2026-11-29T04:34:53.367Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -17432,13 +17814,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamvnphadx8m8jvegb7cn908j",
-         *       "request_id": "req_prod_06h2aamvnphadx8m8jvegb7cn908j",
+         *       "correlation_id": "req_prod_06h2b5d3fb8x7gmp86bshwpq1k0wg",
+         *       "request_id": "req_prod_06h2b5d3fb8x7gmp86bshwpq1k0wg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:37:59.102Z",
+         *       "created": "2026-11-29T04:34:53.441Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -17483,58 +17865,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamw4pn578fdgyeyghxatwvec",
+         *       "id": "evt_prod_06h2b5d4a1vcj872d1h59w6nc32j2",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T02:37:59.202Z",
+         *         "updated": "2026-11-29T04:34:53.644Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
+         *         "previous_secret_expires_at": "2026-11-30T04:34:53.543Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.175Z",
+         *         "updated": "2026-11-29T04:34:53.543Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
+         *         "previous_secret_expires_at": "2026-11-30T04:34:53.543Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamw3x6hppafbz8nrqv4dpgv8",
-         *       "request_id": "req_prod_06h2aamw3x6hppafbz8nrqv4dpgv8",
+         *       "correlation_id": "req_prod_06h2b5d482gh5p3xrmxd9r1xtvd66",
+         *       "request_id": "req_prod_06h2b5d482gh5p3xrmxd9r1xtvd66",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T02:37:59.205Z",
+         *       "created": "2026-11-29T04:34:53.648Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -17579,20 +17961,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamvwtaqk73feq3v6r0byrpty",
+         *       "id": "evt_prod_06h2b5d3mx4m6xr6q8y0nahbth2ce",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T02:37:59.140Z",
+         *         "updated": "2026-11-29T04:34:53.477Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17602,15 +17984,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.093Z",
+         *         "updated": "2026-11-29T04:34:53.439Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17623,13 +18005,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamvw7eqyh2dyr8cs5y6nhm00",
-         *       "request_id": "req_prod_06h2aamvw7eqyh2dyr8cs5y6nhm00",
+         *       "correlation_id": "req_prod_06h2b5d3kekssg9yrh4zdkgh5v4ec",
+         *       "request_id": "req_prod_06h2b5d3kekssg9yrh4zdkgh5v4ec",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:37:59.142Z",
+         *       "created": "2026-11-29T04:34:53.479Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -17674,20 +18056,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamvz92jdv8awc356kdp24jsg",
+         *       "id": "evt_prod_06h2b5d3sd3c6fcqwqywaa9m850v8",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.161Z",
+         *         "updated": "2026-11-29T04:34:53.513Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17697,15 +18079,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T02:37:59.140Z",
+         *         "updated": "2026-11-29T04:34:53.477Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17718,13 +18100,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamvytk6z97z00k9373h4z8c6",
-         *       "request_id": "req_prod_06h2aamvytk6z97z00k9373h4z8c6",
+         *       "correlation_id": "req_prod_06h2b5d3rvawydkdd6v9kv8h4h5b2",
+         *       "request_id": "req_prod_06h2b5d3rvawydkdd6v9kv8h4h5b2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:37:59.162Z",
+         *       "created": "2026-11-29T04:34:53.515Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -17769,38 +18151,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamw1ces0cmegz12q5cxb8zpe",
+         *       "id": "evt_prod_06h2b5d3z76v63p0trdpgv7bajr3c",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.175Z",
+         *         "updated": "2026-11-29T04:34:53.543Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
+         *         "previous_secret_expires_at": "2026-11-30T04:34:53.543Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T04:34:53.367Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.161Z",
+         *         "updated": "2026-11-29T04:34:53.513Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17813,13 +18195,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamw0rkzresknvsyd6f0g0pv2",
-         *       "request_id": "req_prod_06h2aamw0rkzresknvsyd6f0g0pv2",
+         *       "correlation_id": "req_prod_06h2b5d3wr5212vmea5bkjvg63a7c",
+         *       "request_id": "req_prod_06h2b5d3wr5212vmea5bkjvg63a7c",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T02:37:59.179Z",
+         *       "created": "2026-11-29T04:34:53.561Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -17864,15 +18246,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamt3vxjrgz4tpdjmbwt4p2z6",
+         *       "id": "evt_prod_06h2b5cz5k4rpafqtknysqxjnkaz2",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *       "aggregate_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *       "data": {
-         *         "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *         "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-604efa533c@example.com",
+         *         "email": "user-7781f20134@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17884,9 +18266,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:37:58.686Z",
+         *       "created": "2026-11-29T04:34:52.332Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         UserSignedInEvent: {
@@ -17931,15 +18313,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamygq03epvf65mky5vz9f4ve",
+         *       "id": "evt_prod_06h2b5da1k18p90x8tva46bj5xs16",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *       "aggregate_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *       "data": {
-         *         "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *         "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-604efa533c@example.com",
+         *         "email": "user-7781f20134@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17951,9 +18333,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:37:59.813Z",
+         *       "created": "2026-11-29T04:34:55.117Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         UserSignInFailedEvent: {
@@ -17998,15 +18380,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan0ec1dm8y8f93zae1apg5z2",
+         *       "id": "evt_prod_06h2b5df7w1rqeg6j7wgght80zwqp",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *       "aggregate_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *       "data": {
-         *         "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *         "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-604efa533c@example.com",
+         *         "email": "user-7781f20134@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18018,9 +18400,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:38:00.308Z",
+         *       "created": "2026-11-29T04:34:56.447Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         UserSignedOutEvent: {
@@ -18065,15 +18447,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamzfq7ykcsj70phwebmtk8ga",
+         *       "id": "evt_prod_06h2b5ddcanxeqw3wbmh809tx33ze",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *       "aggregate_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *       "data": {
-         *         "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *         "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-604efa533c@example.com",
+         *         "email": "user-7781f20134@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18085,9 +18467,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:00.061Z",
+         *       "created": "2026-11-29T04:34:55.970Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -18132,12 +18514,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan0gxthdpc4smdrv2c6txry2",
+         *       "id": "evt_prod_06h2b5dfd6se3mbh0khwnks7x63ry",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
+         *       "aggregate_id": "acc_prod_06h2b5cwxerxezznxxsz26ycrdhma",
          *       "data": {
-         *         "id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
+         *         "id": "acc_prod_06h2b5cwxerxezznxxsz26ycrdhma",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -18151,15 +18533,19 @@ export type components = {
          *         "business_name": "Example GmbH",
          *         "support_email": null,
          *         "default_locale": "en",
+         *         "email_reply_to": null,
          *         "invoice_footer": null,
          *         "invoice_prefix": "EXAMPLEGMBH",
          *         "default_tax_rate": null,
+         *         "email_sender_name": null,
+         *         "email_hourly_limit": 1000,
          *         "plan_change_policy": "immediate",
          *         "usage_grace_seconds": 3600,
+         *         "email_types_disabled": [],
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
+         *         "id": "acc_prod_06h2b5cwxerxezznxxsz26ycrdhma",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -18167,21 +18553,25 @@ export type components = {
          *         "business_name": null,
          *         "support_email": null,
          *         "default_locale": "en",
+         *         "email_reply_to": null,
          *         "invoice_footer": null,
          *         "invoice_prefix": "TESTCOSANDBO",
          *         "default_tax_rate": null,
+         *         "email_sender_name": null,
+         *         "email_hourly_limit": 1000,
          *         "plan_change_policy": "immediate",
          *         "usage_grace_seconds": 3600,
+         *         "email_types_disabled": [],
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan0fs9dnzv2pv427qp9zqpea",
-         *       "request_id": "req_prod_06h2aan0fs9dnzv2pv427qp9zqpea",
+         *       "correlation_id": "req_prod_06h2b5df9qxv1x71pyhz5n77nep7m",
+         *       "request_id": "req_prod_06h2b5df9qxv1x71pyhz5n77nep7m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.327Z",
+         *       "created": "2026-11-29T04:34:56.489Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -18226,17 +18616,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan0kqjhcr14hxnvp36wkbk4c",
+         *       "id": "evt_prod_06h2b5dfkqpxfkqfn27mp48we0r1a",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *       "aggregate_id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
          *       "data": {
-         *         "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *         "id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T02:38:00.347Z",
-         *         "updated": "2026-11-29T02:38:00.347Z",
+         *         "created": "2026-11-29T04:34:56.538Z",
+         *         "updated": "2026-11-29T04:34:56.538Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -18247,13 +18637,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan0jsdda2m2cd51cqx3bvm36",
-         *       "request_id": "req_prod_06h2aan0jsdda2m2cd51cqx3bvm36",
+         *       "correlation_id": "req_prod_06h2b5dfjs5sa00pf30rs0m1h6ssj",
+         *       "request_id": "req_prod_06h2b5dfjs5sa00pf30rs0m1h6ssj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.349Z",
+         *       "created": "2026-11-29T04:34:56.541Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -18298,17 +18688,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan0pbp01qrmnkdnzc5m61ps6",
+         *       "id": "evt_prod_06h2b5dfsjd47qvv48pgn6tpekyv8",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *       "aggregate_id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
          *       "data": {
-         *         "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *         "id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T02:38:00.347Z",
-         *         "updated": "2026-11-29T02:38:00.369Z",
+         *         "created": "2026-11-29T04:34:56.538Z",
+         *         "updated": "2026-11-29T04:34:56.582Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -18318,12 +18708,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *         "id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T02:38:00.347Z",
-         *         "updated": "2026-11-29T02:38:00.347Z",
+         *         "created": "2026-11-29T04:34:56.538Z",
+         *         "updated": "2026-11-29T04:34:56.538Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -18333,13 +18723,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan0nrpxcwrec246ac4rvhaja",
-         *       "request_id": "req_prod_06h2aan0nrpxcwrec246ac4rvhaja",
+         *       "correlation_id": "req_prod_06h2b5dfp9xf34tagg4h4h8af7b88",
+         *       "request_id": "req_prod_06h2b5dfp9xf34tagg4h4h8af7b88",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.370Z",
+         *       "created": "2026-11-29T04:34:56.588Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -18384,16 +18774,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2mr1p1aavkqkh9rgyb2r2g",
+         *       "id": "evt_prod_06h2b5dk7td4zqagyn9h4e5wje1st",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *       "aggregate_id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *       "data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.869Z",
+         *         "created": "2026-11-29T04:34:57.468Z",
+         *         "updated": "2026-11-29T04:34:57.468Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18402,13 +18792,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2m47ncjd28pcxggt6sqg0c",
-         *       "request_id": "req_prod_06h2aan2m47ncjd28pcxggt6sqg0c",
+         *       "correlation_id": "req_prod_06h2b5dk6vy0sgwaz2dzvtrkqg1x0",
+         *       "request_id": "req_prod_06h2b5dk6vy0sgwaz2dzvtrkqg1x0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.870Z",
+         *       "created": "2026-11-29T04:34:57.471Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         MeterCreatedEvent: {
@@ -18453,16 +18843,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2px8fsrdbv9c7env140978",
+         *       "id": "evt_prod_06h2b5dkc5yadakw7cmg83w7y8x3g",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *       "aggregate_id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *       "data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.886Z",
+         *         "created": "2026-11-29T04:34:57.468Z",
+         *         "updated": "2026-11-29T04:34:57.500Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18470,11 +18860,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.869Z",
+         *         "created": "2026-11-29T04:34:57.468Z",
+         *         "updated": "2026-11-29T04:34:57.468Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18482,13 +18872,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2pegebgne5f24va1ccathc",
-         *       "request_id": "req_prod_06h2aan2pegebgne5f24va1ccathc",
+         *       "correlation_id": "req_prod_06h2b5dkabvn8vvk18xcphed0re5a",
+         *       "request_id": "req_prod_06h2b5dkabvn8vvk18xcphed0re5a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.887Z",
+         *       "created": "2026-11-29T04:34:57.505Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         MeterUpdatedEvent: {
@@ -18533,16 +18923,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2rs0pa246sw0e446qphae8",
+         *       "id": "evt_prod_06h2b5dkgvbektsybc2av7b71aa56",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *       "aggregate_id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *       "data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.901Z",
+         *         "created": "2026-11-29T04:34:57.468Z",
+         *         "updated": "2026-11-29T04:34:57.541Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18550,11 +18940,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.886Z",
+         *         "created": "2026-11-29T04:34:57.468Z",
+         *         "updated": "2026-11-29T04:34:57.500Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18562,13 +18952,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2rffypcepxjszs6zb8ks1a",
-         *       "request_id": "req_prod_06h2aan2rffypcepxjszs6zb8ks1a",
+         *       "correlation_id": "req_prod_06h2b5dkgec8w25zbzpd936nvhmy8",
+         *       "request_id": "req_prod_06h2b5dkgec8w25zbzpd936nvhmy8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:00.902Z",
+         *       "created": "2026-11-29T04:34:57.542Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -18613,16 +19003,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2vehjzerd5q2at9axky3kw",
+         *       "id": "evt_prod_06h2b5dkn8xdrnkkzd1a7qgybabdj",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *       "aggregate_id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *       "data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.922Z",
+         *         "created": "2026-11-29T04:34:57.468Z",
+         *         "updated": "2026-11-29T04:34:57.568Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18630,11 +19020,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.901Z",
+         *         "created": "2026-11-29T04:34:57.468Z",
+         *         "updated": "2026-11-29T04:34:57.541Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18642,13 +19032,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2twwqxr8hj9ws313w2hgrj",
-         *       "request_id": "req_prod_06h2aan2twwqxr8hj9ws313w2hgrj",
+         *       "correlation_id": "req_prod_06h2b5dkkats9jjd724ab5xgyfjhp",
+         *       "request_id": "req_prod_06h2b5dkkats9jjd724ab5xgyfjhp",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:38:00.923Z",
+         *       "created": "2026-11-29T04:34:57.578Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         MeterReactivatedEvent: {
@@ -18693,29 +19083,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan28qnnqgtk5b260z7g1kxst",
+         *       "id": "evt_prod_06h2b5djj1q7qxa5h4yg5p8h8arb2",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *       "aggregate_id": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
          *       "data": {
-         *         "id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *         "id": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T02:38:00.771Z",
-         *         "updated": "2026-11-29T02:38:00.771Z",
+         *         "created": "2026-11-29T04:34:57.294Z",
+         *         "updated": "2026-11-29T04:34:57.294Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2866s2n4ea3dqwby9be00r",
-         *       "request_id": "req_prod_06h2aan2866s2n4ea3dqwby9be00r",
+         *       "correlation_id": "req_prod_06h2b5djhp667v7c3as8eh43nap8p",
+         *       "request_id": "req_prod_06h2b5djhp667v7c3as8eh43nap8p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.773Z",
+         *       "created": "2026-11-29T04:34:57.296Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         FeatureCreatedEvent: {
@@ -18760,36 +19150,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2aqxvtepm51m73jv54hz5e",
+         *       "id": "evt_prod_06h2b5djnqd6stxnx5v7c5tmfhycj",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2aan2akcssb0vpesr52ap9mndg",
+         *       "aggregate_id": "prodft_prod_06h2b5djnfh9r1tsrxsv63hwh6q26",
          *       "data": {
-         *         "id": "prodft_prod_06h2aan2akcssb0vpesr52ap9mndg",
+         *         "id": "prodft_prod_06h2b5djnfh9r1tsrxsv63hwh6q26",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T02:38:00.788Z",
+         *         "created": "2026-11-29T04:34:57.323Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *           "id": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T02:38:00.771Z",
-         *           "updated": "2026-11-29T02:38:00.771Z",
+         *           "created": "2026-11-29T04:34:57.294Z",
+         *           "updated": "2026-11-29T04:34:57.294Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan29x2xb00f215hyps0yhty8",
-         *       "request_id": "req_prod_06h2aan29x2xb00f215hyps0yhty8",
+         *       "correlation_id": "req_prod_06h2b5djkzp0r0246c03a6fffsc44",
+         *       "request_id": "req_prod_06h2b5djkzp0r0246c03a6fffsc44",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.789Z",
+         *       "created": "2026-11-29T04:34:57.325Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -18834,36 +19224,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2fpvkg9n9f5jz3dfpx170j",
+         *       "id": "evt_prod_06h2b5dk0w9ynncbcdrvgd80gz1qa",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2aan2e6ahpgk881df5f868z5q0",
+         *       "aggregate_id": "prodft_prod_06h2b5djy1kqmad2tqc1fs5f3pse2",
          *       "data": {
-         *         "id": "prodft_prod_06h2aan2e6ahpgk881df5f868z5q0",
+         *         "id": "prodft_prod_06h2b5djy1kqmad2tqc1fs5f3pse2",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T02:38:00.817Z",
+         *         "created": "2026-11-29T04:34:57.392Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2aan2cjqe7x6qc0wd4gjq1pfcm",
+         *           "id": "feat_prod_06h2b5djsay7db8zh5t6ch371c5cm",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T02:38:00.804Z",
-         *           "updated": "2026-11-29T02:38:00.804Z",
+         *           "created": "2026-11-29T04:34:57.354Z",
+         *           "updated": "2026-11-29T04:34:57.354Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2f4fjy1qwansk2qfyzxjej",
-         *       "request_id": "req_prod_06h2aan2f4fjy1qwansk2qfyzxjej",
+         *       "correlation_id": "req_prod_06h2b5djzdq0sykxdaezxgk22mc2p",
+         *       "request_id": "req_prod_06h2b5djzdq0sykxdaezxgk22mc2p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.829Z",
+         *       "created": "2026-11-29T04:34:57.415Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -18908,36 +19298,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan8jb1f6ydwttaw4v76rtbfw",
+         *       "id": "evt_prod_06h2b5e3qcfr7hbv0v97w9q9bpegr",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *       "aggregate_id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *             "feature": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a"
+         *             "source_subscription": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan8ex0ae502qw4w3nb83nb0r",
-         *       "request_id": "req_prod_06h2aan8ex0ae502qw4w3nb83nb0r",
+         *       "correlation_id": "req_prod_06h2b5e34nxz3s98kezg3d2ry4hz2",
+         *       "request_id": "req_prod_06h2b5e34nxz3s98kezg3d2ry4hz2",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:02.386Z",
+         *       "created": "2026-11-29T04:35:01.691Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -18982,13 +19372,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2j1w5ectveme01374ymwb2",
+         *       "id": "evt_prod_06h2b5dk4fcgrbvhh7k5pxh4tca60",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
+         *       "aggregate_id": "acc_prod_06h2b5cwxerxezznxxsz26ycrdhma",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T02:38:00.844Z",
+         *         "updated": "2026-11-29T04:34:57.439Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -19093,13 +19483,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2hasmhtg89nca7r4wz2750",
-         *       "request_id": "req_prod_06h2aan2hasmhtg89nca7r4wz2750",
+         *       "correlation_id": "req_prod_06h2b5dk3qvbcne5xmfbdrkfqsx6t",
+         *       "request_id": "req_prod_06h2b5dk3qvbcne5xmfbdrkfqsx6t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.848Z",
+         *       "created": "2026-11-29T04:34:57.443Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -19144,13 +19534,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan7d39b4m6p0v0dpa10ky6xj",
+         *       "id": "evt_prod_06h2b5e099wb91nbn94s74c1swqpy",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
+         *       "aggregate_id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
          *       "data": {
-         *         "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
-         *         "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
+         *         "id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
+         *         "pdf": "http://127.0.0.1:41565/api/credit-notes/cn_prod_06h2b5e00990rj68j2pfd5fvmk58r/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -19168,16 +19558,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T02:38:02.067Z",
-         *         "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
+         *         "created": "2026-11-29T04:35:00.738Z",
+         *         "invoice": "in_prod_06h2b5dz9axy4hyy0nhjnyzgq8sn8",
          *         "refunds": [],
-         *         "updated": "2026-11-29T02:38:02.067Z",
+         *         "updated": "2026-11-29T04:35:00.738Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
+         *         "pdf_sha256": "91e31ac97c04964c8af81e3dd09cab328ea99f6f695896243025305ece919c58",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -19189,13 +19579,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan79ptjq4h3e37510q1te6t6",
-         *       "request_id": "req_prod_06h2aan79ptjq4h3e37510q1te6t6",
+         *       "correlation_id": "req_prod_06h2b5dzz40g0e39m6y7y62kgm82j",
+         *       "request_id": "req_prod_06h2b5dzz40g0e39m6y7y62kgm82j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:02.088Z",
+         *       "created": "2026-11-29T04:35:00.810Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -19240,13 +19630,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan7jha6g3087w47m3qr2y94y",
+         *       "id": "evt_prod_06h2b5e0tk69tkvzfx6y9gz42j9dt",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
+         *       "aggregate_id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
          *       "data": {
-         *         "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
-         *         "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
+         *         "id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
+         *         "pdf": "http://127.0.0.1:41565/api/credit-notes/cn_prod_06h2b5e00990rj68j2pfd5fvmk58r/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -19264,16 +19654,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T02:38:02.067Z",
-         *         "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
+         *         "created": "2026-11-29T04:35:00.738Z",
+         *         "invoice": "in_prod_06h2b5dz9axy4hyy0nhjnyzgq8sn8",
          *         "refunds": [],
-         *         "updated": "2026-11-29T02:38:02.129Z",
+         *         "updated": "2026-11-29T04:35:00.918Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T02:38:02.129Z",
-         *         "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
+         *         "voided_at": "2026-11-29T04:35:00.918Z",
+         *         "pdf_sha256": "91e31ac97c04964c8af81e3dd09cab328ea99f6f695896243025305ece919c58",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -19284,8 +19674,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
-         *         "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
+         *         "id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
+         *         "pdf": "http://127.0.0.1:41565/api/credit-notes/cn_prod_06h2b5e00990rj68j2pfd5fvmk58r/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -19303,16 +19693,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T02:38:02.067Z",
-         *         "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
+         *         "created": "2026-11-29T04:35:00.738Z",
+         *         "invoice": "in_prod_06h2b5dz9axy4hyy0nhjnyzgq8sn8",
          *         "refunds": [],
-         *         "updated": "2026-11-29T02:38:02.067Z",
+         *         "updated": "2026-11-29T04:35:00.738Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
+         *         "pdf_sha256": "91e31ac97c04964c8af81e3dd09cab328ea99f6f695896243025305ece919c58",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -19323,13 +19713,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan7gc64d6kpdk62fcapk16pm",
-         *       "request_id": "req_prod_06h2aan7gc64d6kpdk62fcapk16pm",
+         *       "correlation_id": "req_prod_06h2b5e0keeg2wjhdfegdpfakwrnt",
+         *       "request_id": "req_prod_06h2b5e0keeg2wjhdfegdpfakwrnt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:02.132Z",
+         *       "created": "2026-11-29T04:35:00.948Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -19374,34 +19764,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan7tavrfa5c9d9yaa2werj3e",
+         *       "id": "evt_prod_06h2b5e1bk4vtk9v4hmvy5ndcxkn4",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2aan7spg5w3wdx5yjcq6kbt82a",
+         *       "aggregate_id": "cbtxn_prod_06h2b5e1a66q5wn4e946ftx5by78j",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2aan7spg5w3wdx5yjcq6kbt82a",
+         *         "id": "cbtxn_prod_06h2b5e1a66q5wn4e946ftx5by78j",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T02:38:02.189Z",
-         *         "invoice": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "created": "2026-11-29T04:35:01.073Z",
+         *         "invoice": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2aan7rxr7p645rbjxjd206t3h8",
+         *         "credit_note": "cn_prod_06h2b5e19h1z243v0em0p9r6jyrzy",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan7qqcjjw7k247pt3y6wtypr",
-         *       "request_id": "req_prod_06h2aan7qqcjjw7k247pt3y6wtypr",
+         *       "correlation_id": "req_prod_06h2b5e1669dm9vc5b37174yqwddm",
+         *       "request_id": "req_prod_06h2b5e1669dm9vc5b37174yqwddm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:02.194Z",
+         *       "created": "2026-11-29T04:35:01.084Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -19446,15 +19836,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamx26fxn7xq0g8p6kyrnwdfp",
+         *       "id": "evt_prod_06h2b5d69tfgz1e66pj8573bzv5c8",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *       "aggregate_id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
          *       "data": {
-         *         "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *         "id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx18brjj@example.com",
+         *         "email": "withdrawn-mx1ci3xj@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -19465,12 +19855,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2aamwycwz35nq7h703drn57q9t",
+         *       "request_id": "req_prod_06h2b5d5zj9d01jaasf24mafq0s7r",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:37:59.441Z",
+         *       "created": "2026-11-29T04:34:54.158Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         MemberInvitedEvent: {
@@ -19515,24 +19905,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamx5z4268hqav489zc470f6a",
+         *       "id": "evt_prod_06h2b5d6g69151swhg3z9ck8ase7m",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *       "aggregate_id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
          *       "data": {
-         *         "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *         "id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx18brjj@example.com",
+         *         "email": "withdrawn-mx1ci3xj@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *         "id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx18brjj@example.com",
+         *         "email": "withdrawn-mx1ci3xj@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -19542,12 +19932,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2aamx4xvqedbz9kqz547js0h6y",
+         *       "request_id": "req_prod_06h2b5d6egzf4zhbg7gm8j722eyrm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:37:59.471Z",
+         *       "created": "2026-11-29T04:34:54.209Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -19592,18 +19982,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamxstdg64kpj9kc7n329qjye",
+         *       "id": "evt_prod_06h2b5d8b98hyn7w2e1qzrhj2prq4",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *       "aggregate_id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *       "data": {
-         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *         "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx18brjj@example.com",
+         *         "email": "joined-mx1ci3xj@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2aamx80hs2xffngcsen36fxdnc"
+         *         "invitation": "inv_prod_06h2b5d6qzd07k92qr9zb1kebm5k4"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -19611,12 +20001,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2aamxsaa5t8t9jcxfsxskgv91w",
+         *       "request_id": "req_prod_06h2b5d8at8357ffa0r4x8x84xqxc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:37:59.630Z",
+         *       "created": "2026-11-29T04:34:54.682Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp"
+         *       "actor_id": "user_prod_06h2b5d889wcjajstx9v48vtas9br"
          *     }
          */
         MemberJoinedEvent: {
@@ -19661,24 +20051,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamxwsfw3e7fg202hyx56yp9a",
+         *       "id": "evt_prod_06h2b5d8f7x3tyadm3daxac8x7hw0",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *       "aggregate_id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *       "data": {
-         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *         "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx18brjj@example.com",
+         *         "email": "joined-mx1ci3xj@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *         "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx18brjj@example.com",
+         *         "email": "joined-mx1ci3xj@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -19688,12 +20078,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2aamxvnfda153ynxyavxzfrvr6",
+         *       "request_id": "req_prod_06h2b5d8dm9pyhq7ev8gabveg843w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:37:59.654Z",
+         *       "created": "2026-11-29T04:34:54.713Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -19738,24 +20128,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamxzm9z56r51532eb7g1gxwr",
+         *       "id": "evt_prod_06h2b5d8mg4vcmjt7hwv46zmv8a5g",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *       "aggregate_id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *       "data": {
-         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *         "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx18brjj@example.com",
+         *         "email": "joined-mx1ci3xj@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *         "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx18brjj@example.com",
+         *         "email": "joined-mx1ci3xj@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -19765,12 +20155,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2aamxyhzjfyh1fpe48zr9zjn96",
+         *       "request_id": "req_prod_06h2b5d8jcrxtpwc1ch1r1q1b1e4t",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:37:59.677Z",
+         *       "created": "2026-11-29T04:34:54.756Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
          *     }
          */
         MemberRemovedEvent: {
@@ -19815,36 +20205,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aana00vabt9qh6thje0kjaysc",
+         *       "id": "evt_prod_06h2b5e908ja2gbr7c2875dzvk62a",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *       "aggregate_id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
          *       "data": {
-         *         "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *         "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *             "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T02:38:02.685Z",
+         *         "created": "2026-11-29T04:35:02.604Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.742Z",
+         *         "updated": "2026-11-29T04:35:02.891Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T02:38:02.594Z",
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "effective_at": "2026-12-29T04:35:02.387Z",
+         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T02:38:02.685Z",
+         *         "proration_date": "2026-11-29T04:35:02.604Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19857,21 +20247,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *         "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *             "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.685Z",
+         *         "created": "2026-11-29T04:35:02.604Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.685Z",
+         *         "updated": "2026-11-29T04:35:02.604Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19879,9 +20269,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T02:38:02.685Z",
+         *         "proration_date": "2026-11-29T04:35:02.604Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19894,13 +20284,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan9x4zkftwsb5e27a8jjm636",
-         *       "request_id": "req_prod_06h2aan9x4zkftwsb5e27a8jjm636",
+         *       "correlation_id": "req_prod_06h2b5e7vktm5h2kea6fxzcgwfgvy",
+         *       "request_id": "req_prod_06h2b5e7vktm5h2kea6fxzcgwfgvy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:02.752Z",
+         *       "created": "2026-11-29T04:35:03.042Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -19945,36 +20335,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aancggj2fh654s5z3ffwfbq48",
+         *       "id": "evt_prod_06h2b5egx91srehpkbqfk4d62t9de",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *       "aggregate_id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
          *       "data": {
-         *         "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *         "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *             "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T02:38:02.685Z",
+         *         "created": "2026-11-29T04:35:02.604Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T02:38:02.594Z",
+         *         "updated": "2026-12-29T04:35:02.387Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T02:38:02.594Z",
+         *         "applied_at": "2026-12-29T04:35:02.387Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T02:38:02.594Z",
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "effective_at": "2026-12-29T04:35:02.387Z",
+         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T02:38:02.685Z",
+         *         "proration_date": "2026-11-29T04:35:02.604Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19987,31 +20377,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *         "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *             "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T02:38:02.685Z",
+         *         "created": "2026-11-29T04:35:02.604Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.742Z",
+         *         "updated": "2026-11-29T04:35:02.891Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T02:38:02.594Z",
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "effective_at": "2026-12-29T04:35:02.387Z",
+         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T02:38:02.685Z",
+         *         "proration_date": "2026-11-29T04:35:02.604Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20024,11 +20414,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
+         *       "correlation_id": "req_prod_06h2b5ec4vangxg3my5act7x77mdc",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T02:38:02.594Z",
+         *       "created": "2026-12-29T04:35:02.387Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -20075,15 +20465,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanabp12g0xbpk50n751krw6p",
+         *       "id": "evt_prod_06h2b5eapmvnd2axms8q0q3cnrryr",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2aana5xk25e3kd3j72tdmatcr8",
+         *       "aggregate_id": "scr_prod_06h2b5ea735ey5r1m5ypfavn9ckp2",
          *       "data": {
-         *         "id": "scr_prod_06h2aana5xk25e3kd3j72tdmatcr8",
+         *         "id": "scr_prod_06h2b5ea735ey5r1m5ypfavn9ckp2",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -20092,19 +20482,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T02:38:02.777Z",
+         *         "created": "2026-11-29T04:35:03.212Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.844Z",
+         *         "updated": "2026-11-29T04:35:03.476Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T02:38:02.594Z",
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "effective_at": "2026-12-29T04:35:02.387Z",
+         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T02:38:02.777Z",
+         *         "proration_date": "2026-11-29T04:35:03.212Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20117,10 +20507,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2aana5xk25e3kd3j72tdmatcr8",
+         *         "id": "scr_prod_06h2b5ea735ey5r1m5ypfavn9ckp2",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -20129,19 +20519,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T02:38:02.777Z",
+         *         "created": "2026-11-29T04:35:03.212Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.819Z",
+         *         "updated": "2026-11-29T04:35:03.400Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T02:38:02.594Z",
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "effective_at": "2026-12-29T04:35:02.387Z",
+         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T02:38:02.777Z",
+         *         "proration_date": "2026-11-29T04:35:03.212Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20154,13 +20544,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanaa7nbzksxra6z9psqt97ty",
-         *       "request_id": "req_prod_06h2aanaa7nbzksxra6z9psqt97ty",
+         *       "correlation_id": "req_prod_06h2b5eam4avaaqxy917dvqj9aqa4",
+         *       "request_id": "req_prod_06h2b5eam4avaaqxy917dvqj9aqa4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:02.845Z",
+         *       "created": "2026-11-29T04:35:03.477Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -20182,6 +20572,198 @@ export type components = {
             data: components["schemas"]["SubscriptionChangeRequest"];
             /** @description Full entity state before the change. `null` for create events. */
             previous_data: components["schemas"]["SubscriptionChangeRequest"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2b5dv2kxknrbc7gwr8y1x7f9sc",
+         *       "type": "email.sent",
+         *       "aggregate_type": "email",
+         *       "aggregate_id": "eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc",
+         *       "data": {
+         *         "id": "eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc",
+         *         "to": [
+         *           "jenny@example.com"
+         *         ],
+         *         "type": "receipt",
+         *         "event": "evt_prod_06h2b5dt4983pzrbwv3tg3j2b7ez8",
+         *         "object": "email",
+         *         "status": "sent",
+         *         "created": "2026-11-29T04:34:59.263Z",
+         *         "invoice": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *         "sent_at": "2026-11-29T04:34:59.468Z",
+         *         "subject": "Your receipt from Example GmbH (invoice EXAMPLEGMBH-0001)",
+         *         "attempts": 1,
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "livemode": false,
+         *         "message_id": "<eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc@localhost>",
+         *         "credit_note": null,
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc.eml (no SMTP_URL)"
+         *       },
+         *       "previous_data": {
+         *         "id": "eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc",
+         *         "to": [
+         *           "jenny@example.com"
+         *         ],
+         *         "type": "receipt",
+         *         "event": "evt_prod_06h2b5dt4983pzrbwv3tg3j2b7ez8",
+         *         "object": "email",
+         *         "status": "queued",
+         *         "created": "2026-11-29T04:34:59.263Z",
+         *         "invoice": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *         "sent_at": null,
+         *         "subject": "Your receipt from Example GmbH (invoice EXAMPLEGMBH-0001)",
+         *         "attempts": 1,
+         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "livemode": false,
+         *         "message_id": "<eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc@localhost>",
+         *         "credit_note": null,
+         *         "smtp_response": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-29T04:34:59.476Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
+        EmailSentEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "email.sent";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "email";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Email"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Email"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2b5enp04ss10jvn1dkzyachp7t",
+         *       "type": "email.failed",
+         *       "aggregate_type": "email",
+         *       "aggregate_id": "eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4",
+         *       "data": {
+         *         "id": "eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4",
+         *         "to": [
+         *           "owner@example.com"
+         *         ],
+         *         "type": "test",
+         *         "event": null,
+         *         "object": "email",
+         *         "status": "rate_limited",
+         *         "created": "2027-01-08T04:35:03.945Z",
+         *         "invoice": null,
+         *         "sent_at": null,
+         *         "subject": "Test email from Example GmbH",
+         *         "attempts": 1,
+         *         "customer": null,
+         *         "livemode": false,
+         *         "message_id": "<eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4@localhost>",
+         *         "credit_note": null,
+         *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
+         *       },
+         *       "previous_data": {
+         *         "id": "eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4",
+         *         "to": [
+         *           "owner@example.com"
+         *         ],
+         *         "type": "test",
+         *         "event": null,
+         *         "object": "email",
+         *         "status": "queued",
+         *         "created": "2027-01-08T04:35:03.945Z",
+         *         "invoice": null,
+         *         "sent_at": null,
+         *         "subject": "Test email from Example GmbH",
+         *         "attempts": 1,
+         *         "customer": null,
+         *         "livemode": false,
+         *         "message_id": "<eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4@localhost>",
+         *         "credit_note": null,
+         *         "smtp_response": null
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": null,
+         *       "request_id": null,
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2027-01-08T04:35:03.977Z",
+         *       "actor_type": "system",
+         *       "actor_id": null
+         *     }
+         */
+        EmailFailedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "email.failed";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "email";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["Email"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["Email"] | null;
             /** @description Event-specific metadata. */
             metadata: {
                 [key: string]: unknown;
@@ -20560,6 +21142,21 @@ export type components = {
             /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
             has_more: boolean;
         };
+        EmailList: {
+            items: components["schemas"]["Email"][];
+            /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
+            total: number;
+            /** @description Whether more items follow in the paging direction (after this page; with `ending_before`, before it). */
+            has_more: boolean;
+        };
+        EmailPreview: {
+            /** @constant */
+            object: "email_preview";
+            id: string;
+            subject: string;
+            html: string;
+            text: string;
+        };
         CustomerBalanceTransactionList: {
             items: components["schemas"]["CustomerBalanceTransaction"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
@@ -20799,26 +21396,26 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"] | components["schemas"]["EmailSentWebhookEvent"] | components["schemas"]["EmailFailedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2aan3fxzcvm82m56jvv7g2vwsy",
+         *       "id": "evt_prod_06h2b5dmx8se9rvdrj9a7smndzzbm",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *           "id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T02:38:01.085Z",
+         *           "created": "2026-11-29T04:34:57.892Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *           "payment_intent": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -20876,22 +21473,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2aan3ktt6f3yvv7s8p067zv3yg",
+         *       "id": "evt_prod_06h2b5dn9yh8gvef99sdtvrbyre5e",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2aan3kpcjt6sppjezmvcbfhhvj",
+         *           "id": "py_prod_06h2b5dn9mv3yekwtp0pcj6aqav50",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T02:38:01.117Z",
+         *           "created": "2026-11-29T04:34:57.997Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *           "payment_intent": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -20928,22 +21525,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2aan47j7jrks6sgb7b1rrk2s72",
+         *       "id": "evt_prod_06h2b5drm0cdjzfs04jjpht79v8tt",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *           "id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T02:38:01.085Z",
+         *           "created": "2026-11-29T04:34:57.892Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *           "payment_intent": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -20984,32 +21581,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2aanagvppyqpj14tn40adar1x2",
+         *       "id": "evt_prod_06h2b5eawbhner8j5552qjtvw6c00",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795919882,
+         *       "created": 1795926903,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
-         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *           "id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *           "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:02.873Z",
+         *           "created": "2026-11-29T04:35:03.515Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:02.873Z",
+         *           "updated": "2026-11-29T04:35:03.515Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T02:38:02.873Z",
+         *           "expires_at": "2026-11-30T04:35:03.515Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -21114,22 +21711,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aanax2yq58c3wmydky40xq9n8",
+         *       "id": "evt_prod_06h2b5ebq3v35e348ev12gzjztz32",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795919882,
+         *       "created": 1795926903,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *           "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *           "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:02.963Z",
+         *           "created": "2026-11-29T04:35:03.693Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:02.982Z",
+         *           "updated": "2026-11-29T04:35:03.735Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -21138,10 +21735,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T02:38:02.963Z",
+         *           "expires_at": "2026-11-30T04:35:03.693Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -21158,7 +21755,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:02.963Z",
+         *           "updated": "2026-11-29T04:35:03.693Z",
          *           "metadata": {}
          *         }
          *       }
@@ -21193,23 +21790,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aanazskw477f2bjnaw83dx9v0",
+         *       "id": "evt_prod_06h2b5ebtfsm2ryr9v088q71wk15a",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795919883,
+         *       "created": 1795926903,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *           "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *           "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:02.963Z",
+         *           "created": "2026-11-29T04:35:03.693Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:03.005Z",
+         *           "updated": "2026-11-29T04:35:03.761Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -21218,10 +21815,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T02:38:02.963Z",
+         *           "expires_at": "2026-11-30T04:35:03.693Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -21238,7 +21835,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:02.982Z",
+         *           "updated": "2026-11-29T04:35:03.735Z",
          *           "deleted": null
          *         }
          *       }
@@ -21331,32 +21928,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2aanarhmt4mfg8xydj6pxp6pp4",
+         *       "id": "evt_prod_06h2b5ebcsjz06e74775b4kvgktgy",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795919882,
+         *       "created": 1795926903,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
-         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *           "id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *           "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T02:38:02.873Z",
+         *           "created": "2026-11-29T04:35:03.515Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:02.946Z",
+         *           "updated": "2026-11-29T04:35:03.648Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aananz75fkep0cs7xxyetbjm2",
+         *           "customer": "cus_prod_06h2b5eb1q6k0zdpm9v58gzg6q1ey",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T02:38:02.873Z",
+         *           "expires_at": "2026-11-30T04:35:03.515Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -21364,17 +21961,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T02:38:02.946Z",
+         *           "completed_at": "2026-11-29T04:35:03.648Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2aanapx45m666x81qm9nx5f5m8",
+         *           "payment_intent": "pi_prod_06h2b5eb49ehx6rmwh9sj6t1tw27p",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T02:38:02.873Z",
+         *           "updated": "2026-11-29T04:35:03.515Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -21413,32 +22010,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2aanbbv8s8xsmf5xkdrndcxabc",
+         *       "id": "evt_prod_06h2b5ecy6sejp9dg5mpds0qakfd8",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796006283,
+         *       "created": 1796013303,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
-         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
+         *           "id": "cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
+         *           "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T02:38:03.018Z",
+         *           "created": "2026-11-29T04:35:03.787Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T02:38:03.018Z",
+         *           "updated": "2026-11-30T04:35:03.787Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T02:38:03.018Z",
-         *           "expires_at": "2026-11-30T02:38:03.018Z",
+         *           "expired_at": "2026-11-30T04:35:03.787Z",
+         *           "expires_at": "2026-11-30T04:35:03.787Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -21456,7 +22053,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T02:38:03.018Z",
+         *           "updated": "2026-11-29T04:35:03.787Z",
          *           "expired_at": null
          *         }
          *       }
@@ -21491,22 +22088,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan3erq82p6qhxbpq8afet1j2",
+         *       "id": "evt_prod_06h2b5dmtxmrchsyb983cm2z3vjrj",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *           "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T02:38:01.077Z",
+         *           "created": "2026-11-29T04:34:57.870Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.077Z",
+         *           "updated": "2026-11-29T04:34:57.870Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21583,22 +22180,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2aan3fajbdz5x3fhg50rm6xjm4",
+         *       "id": "evt_prod_06h2b5dmvp1n6rg6dh4rshp6aj32w",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *           "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T02:38:01.077Z",
+         *           "created": "2026-11-29T04:34:57.870Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.080Z",
+         *           "updated": "2026-11-29T04:34:57.882Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21611,7 +22208,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T02:38:01.077Z"
+         *           "updated": "2026-11-29T04:34:57.870Z"
          *         }
          *       }
          *     }
@@ -21645,22 +22242,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2aan3p7gnth2jqgx7ergkxq8e0",
+         *       "id": "evt_prod_06h2b5dnfcasghv6rtt97eh7y7k4w",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3nd40c0c6zbe1ppgdvcr7r",
+         *           "id": "pi_prod_06h2b5dndgcx8pbnwvwejazmzg6we",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T02:38:01.131Z",
+         *           "created": "2026-11-29T04:34:58.028Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.135Z",
+         *           "updated": "2026-11-29T04:34:58.041Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21673,7 +22270,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T02:38:01.131Z"
+         *           "updated": "2026-11-29T04:34:58.028Z"
          *         }
          *       }
          *     }
@@ -21707,22 +22304,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan3v83fr1j4nbq0xbtc5448r",
+         *       "id": "evt_prod_06h2b5dpecft1twqqswp8av5j56h0",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *           "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T02:38:01.172Z",
+         *           "created": "2026-11-29T04:34:58.186Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.177Z",
+         *           "updated": "2026-11-29T04:34:58.287Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21735,7 +22332,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T02:38:01.174Z",
+         *           "updated": "2026-11-29T04:34:58.268Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -21770,22 +22367,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2aan3g9sbbdpj2dprhvs4g2nyy",
+         *       "id": "evt_prod_06h2b5dn1k1n3304qeab7w03rm2wp",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *           "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T02:38:01.077Z",
+         *           "created": "2026-11-29T04:34:57.870Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.089Z",
+         *           "updated": "2026-11-29T04:34:57.920Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21798,7 +22395,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T02:38:01.080Z",
+         *           "updated": "2026-11-29T04:34:57.882Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -21833,26 +22430,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2aan3wj5c06btxs4evmzzdptpa",
+         *       "id": "evt_prod_06h2b5dpnhzgjhf596g0e0hs79agc",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *           "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T02:38:01.172Z",
+         *           "created": "2026-11-29T04:34:58.186Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.187Z",
+         *           "updated": "2026-11-29T04:34:58.347Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T02:38:01.187Z",
+         *           "canceled_at": "2026-11-29T04:34:58.347Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -21861,7 +22458,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T02:38:01.177Z",
+         *           "updated": "2026-11-29T04:34:58.287Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -21897,22 +22494,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2aan3m9ynq4weg2412eez7srjg",
+         *       "id": "evt_prod_06h2b5dnasez0c68g6y3bv2j0r956",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *           "id": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T02:38:01.108Z",
+         *           "created": "2026-11-29T04:34:57.974Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.120Z",
+         *           "updated": "2026-11-29T04:34:58.000Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21925,7 +22522,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T02:38:01.113Z",
+         *           "updated": "2026-11-29T04:34:57.982Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -21961,22 +22558,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2aan3sfzrbxcjeq7eezhv78t3j",
+         *       "id": "evt_prod_06h2b5dnxft6hjahre5venfjjpeee",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3r6pq3kjd73htjpesdt58e",
+         *           "id": "pi_prod_06h2b5dnsns0fnh9dr6aeddz7wgx6",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T02:38:01.153Z",
+         *           "created": "2026-11-29T04:34:58.124Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.162Z",
+         *           "updated": "2026-11-29T04:34:58.152Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21989,7 +22586,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T02:38:01.157Z",
+         *           "updated": "2026-11-29T04:34:58.140Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -22024,38 +22621,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan8hvhyvye55sq1qzjctns14",
+         *       "id": "evt_prod_06h2b5e3k55sz15rj59bj52g96mdw",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795919882,
+         *       "created": 1795926901,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *           "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:02.360Z",
-         *           "updated": "2026-11-29T02:38:02.360Z",
+         *           "created": "2026-11-29T04:35:01.542Z",
+         *           "updated": "2026-11-29T04:35:01.542Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *           "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T02:38:02.360Z",
+         *           "current_period_end": "2026-12-29T04:35:01.542Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.360Z",
+         *           "current_period_start": "2026-11-29T04:35:01.542Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -22139,28 +22736,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan8sg23nd2h7p9hk31x96fzy",
+         *       "id": "evt_prod_06h2b5e4gg1jy58fe6nq90tc19ka8",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795919882,
+         *       "created": 1795926901,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *           "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:02.360Z",
-         *           "updated": "2026-11-29T02:38:02.441Z",
+         *           "created": "2026-11-29T04:35:01.542Z",
+         *           "updated": "2026-11-29T04:35:01.857Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -22168,15 +22765,15 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *           "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T02:38:02.360Z",
+         *           "current_period_end": "2026-12-29T04:35:01.542Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.360Z",
+         *           "current_period_start": "2026-11-29T04:35:01.542Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:02.360Z",
+         *           "updated": "2026-11-29T04:35:01.542Z",
          *           "metadata": {}
          *         }
          *       }
@@ -22211,45 +22808,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2aan8wbg39an7patw37qchwbc2",
+         *       "id": "evt_prod_06h2b5e4y34vrkyba4z57qvc583g8",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795919882,
+         *       "created": 1795926902,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *           "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T02:38:02.360Z",
-         *           "updated": "2026-11-29T02:38:02.463Z",
+         *           "created": "2026-11-29T04:35:01.542Z",
+         *           "updated": "2026-11-29T04:35:01.992Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T02:38:02.463Z",
+         *           "paused_at": "2026-11-29T04:35:01.992Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *           "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T02:38:02.360Z",
+         *           "current_period_end": "2026-12-29T04:35:01.542Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.360Z",
+         *           "current_period_start": "2026-11-29T04:35:01.542Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T02:38:02.441Z",
+         *           "updated": "2026-11-29T04:35:01.857Z",
          *           "paused_at": null
          *         }
          *       }
@@ -22284,28 +22881,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2aan91y19y1g5ankvv5jtrb89r",
+         *       "id": "evt_prod_06h2b5e5a9e3c694ta8689yadt0zt",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795919882,
+         *       "created": 1795926902,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *           "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:02.360Z",
-         *           "updated": "2026-11-29T02:38:02.508Z",
+         *           "created": "2026-11-29T04:35:01.542Z",
+         *           "updated": "2026-11-29T04:35:02.080Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -22313,17 +22910,17 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *           "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T02:38:02.360Z",
+         *           "current_period_end": "2026-12-29T04:35:01.542Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.360Z",
+         *           "current_period_start": "2026-11-29T04:35:01.542Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T02:38:02.463Z",
-         *           "paused_at": "2026-11-29T02:38:02.463Z"
+         *           "updated": "2026-11-29T04:35:01.992Z",
+         *           "paused_at": "2026-11-29T04:35:01.992Z"
          *         }
          *       }
          *     }
@@ -22357,45 +22954,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2aan95dhcc96d6w3g532qdn55e",
+         *       "id": "evt_prod_06h2b5e5vdpb2cs0x0x71yrswqxd4",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795919882,
+         *       "created": 1795926902,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *           "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
+         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T02:38:02.360Z",
-         *           "updated": "2026-11-29T02:38:02.533Z",
+         *           "created": "2026-11-29T04:35:01.542Z",
+         *           "updated": "2026-11-29T04:35:02.159Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T02:38:02.533Z",
-         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *           "cancelled_at": "2026-11-29T04:35:02.159Z",
+         *           "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T02:38:02.360Z",
+         *           "current_period_end": "2026-12-29T04:35:01.542Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.360Z",
+         *           "current_period_start": "2026-11-29T04:35:01.542Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T02:38:02.508Z",
+         *           "updated": "2026-11-29T04:35:02.080Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -22430,38 +23027,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2aanbefd44ejjr8mr5drfpj30j",
+         *       "id": "evt_prod_06h2b5ed9xsxfdw33aa1w6sjjqspy",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796265482,
+         *       "created": 1796272502,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *           "id": "sub_prod_06h2b5e62y3rjap4xznr60481d94t",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan984daba8gzm0f3e6dmr8np",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2b5e62y3rjap4xznr60481d94w",
+         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T02:38:02.558Z",
-         *           "updated": "2026-11-29T02:38:02.558Z",
+         *           "created": "2026-11-29T04:35:02.294Z",
+         *           "updated": "2026-11-29T04:35:02.294Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T02:38:02.558Z",
+         *           "trial_end": "2026-12-06T04:35:02.294Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-06T02:38:02.558Z",
+         *           "current_period_end": "2026-12-06T04:35:02.294Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.558Z",
+         *           "current_period_start": "2026-11-29T04:35:02.294Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -22496,19 +23093,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan4d19w9bbqbr40zpphb8nx6",
+         *       "id": "evt_prod_06h2b5drzpnypym8k2gvnakkvnv90",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22521,11 +23118,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T02:38:01.314Z",
+         *           "created": "2026-11-29T04:34:58.936Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.314Z",
+         *           "updated": "2026-11-29T04:34:58.936Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22674,19 +23271,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2aan4rd779e5e3xh3zqp8510jr",
+         *       "id": "evt_prod_06h2b5dsj66v5vp54qkv5xpt94072",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795926899,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22699,11 +23296,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:01.314Z",
+         *           "created": "2026-11-29T04:34:58.936Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.370Z",
+         *           "updated": "2026-11-29T04:34:58.987Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22711,11 +23308,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *           "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.370Z",
+         *           "finalized_at": "2026-11-29T04:34:58.987Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -22728,7 +23325,7 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22739,7 +23336,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T02:38:01.314Z",
+         *           "updated": "2026-11-29T04:34:58.936Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -22781,19 +23378,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2aan4zcb4jc7rw80bekx12mhgt",
+         *       "id": "evt_prod_06h2b5dt4983pzrbwv3tg3j2b7ez8",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926899,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22806,11 +23403,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T02:38:01.314Z",
-         *           "paid_at": "2026-11-29T02:38:01.444Z",
-         *           "updated": "2026-11-29T02:38:01.444Z",
+         *           "created": "2026-11-29T04:34:58.936Z",
+         *           "paid_at": "2026-11-29T04:34:59.167Z",
+         *           "updated": "2026-11-29T04:34:59.167Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22818,24 +23415,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *           "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.370Z",
+         *           "finalized_at": "2026-11-29T04:34:58.987Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *           "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *           "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22846,7 +23443,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.370Z",
+         *           "updated": "2026-11-29T04:34:58.987Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -22883,19 +23480,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2aan4zmxsn5a2ysehypmpa9gjm",
+         *       "id": "evt_prod_06h2b5dt89gjfk8bq9p177e57z4ee",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795919881,
+         *       "created": 1795926899,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22908,11 +23505,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T02:38:01.314Z",
-         *           "paid_at": "2026-11-29T02:38:01.444Z",
-         *           "updated": "2026-11-29T02:38:01.444Z",
+         *           "created": "2026-11-29T04:34:58.936Z",
+         *           "paid_at": "2026-11-29T04:34:59.167Z",
+         *           "updated": "2026-11-29T04:34:59.167Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22920,24 +23517,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *           "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.370Z",
+         *           "finalized_at": "2026-11-29T04:34:58.987Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *           "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *           "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22948,7 +23545,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.370Z",
+         *           "updated": "2026-11-29T04:34:58.987Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -22985,19 +23582,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2aan5gatjh3h7vg09vgdbfydsj",
+         *       "id": "evt_prod_06h2b5dw2k2te80m8a85a0an66tac",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926899,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan5782jxwr0fe6ywj81k10cy",
+         *           "id": "in_prod_06h2b5dv61hsy5e3qvcj348pvd3nm",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan5782jxwr0fe6ywj81k10d0",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5dv6qx7n26d14rhrmct5a6rm",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23010,11 +23607,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:01.530Z",
+         *           "created": "2026-11-29T04:34:59.504Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.546Z",
+         *           "updated": "2026-11-29T04:34:59.563Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23022,24 +23619,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "ca3706cc3d1e6587ce4856ef95ed51743e34f3c2da5f7ec2fb6c608018f50931",
+         *           "pdf_sha256": "92a40b4b7ea098ad4db3f9aa5e04ad86045f06992f57adab668e604723ef0494",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5782jxwr0fe6ywj81k10cy/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dv61hsy5e3qvcj348pvd3nm/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.546Z",
+         *           "finalized_at": "2026-11-29T04:34:59.563Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2aan5d8vetqpswjy7ve38bncyp",
+         *           "payment_intent": "pi_prod_06h2b5dvvdryqwbaw2svj3qr9p8d2",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/x-UdpvslMAHy5N7eHcSnjo02Eh8fd3wRHTbSW6smtMc",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/KUlime5DQcpPNGJ8PX0a_ubRPcV6hFXXKdcS89RESxw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23079,19 +23676,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2aan5t7xwt9mqyt22safj51pda",
+         *       "id": "evt_prod_06h2b5dx6t9e949n20rk6t2f5s994",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926900,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e",
+         *           "id": "in_prod_06h2b5dwa29z97eb1t4r3ymanbqtg",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan5jnzyj0mp2sehkdt254zq2",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5dwa66sjqb160mrmz1hrkpsc",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23104,11 +23701,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:01.620Z",
+         *           "created": "2026-11-29T04:34:59.792Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.634Z",
+         *           "updated": "2026-11-29T04:34:59.887Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23116,24 +23713,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "473c4b75191458b37aa25bc6f96c2b4d3a1fd4470f1fe78cc9dc2f07cf9320ed",
+         *           "pdf_sha256": "4565b1023bd604c19497e4e39832c930cce9080687435d0a22fbc2e1d2526134",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dwa29z97eb1t4r3ymanbqtg/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.634Z",
+         *           "finalized_at": "2026-11-29T04:34:59.887Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2aan5s6rey98a0ehw17y8svetg",
+         *           "payment_intent": "pi_prod_06h2b5dx537rsa0zggr7mfrxqb4pe",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/PaYjf1DWOUxbyb_kBVWymur28viI6JskN8lwhO9La9A",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/PWo84LRBoMrWE0JCB474FJFwK5axV-T2QTRAF1tCeu4",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23173,19 +23770,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2aanb7gg8s0q1g2bkt909g7jma",
+         *       "id": "evt_prod_06h2b5ecbky02vg358j1ty11z7a6m",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796006282,
+         *       "created": 1796013301,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan88pkxwtren3ytb6c6b4wyw",
+         *           "id": "in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan88t2gwxyf3qbe9r1wzpz40",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5e2kw861tzejsr2spjwe6892",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23198,23 +23795,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:02.309Z",
+         *           "created": "2026-11-29T04:35:01.405Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T02:38:02.283Z",
+         *           "updated": "2026-11-30T04:35:01.279Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
-         *           "due_date": "2026-11-30T02:38:02.283Z",
+         *           "due_date": "2026-11-30T04:35:01.279Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T02:38:02.283Z",
-         *           "pdf_sha256": "78b423da52be98035242b0b24c9c68a8543e853984d3e3b09b3486544b5ebe31",
+         *           "overdue_at": "2026-11-30T04:35:01.279Z",
+         *           "pdf_sha256": "5039dbbb3f8b5eaf985b9c9870d087f71263e961fb01233178531643f48a14bf",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan88pkxwtren3ytb6c6b4wyw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:02.328Z",
+         *           "finalized_at": "2026-11-29T04:35:01.443Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -23227,7 +23824,7 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/3Mm1hRIJ_At6oI5d7pw6M3q0GDl1WiC4_g_K40UPVlY",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/IBTvguw0liL_GhLaFeS4Q2KOFSPM17LfnVlC878QDj4",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23236,7 +23833,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:02.328Z",
+         *           "updated": "2026-11-29T04:35:01.443Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -23271,19 +23868,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2aan6b9n9tha990hrjb3wbpav4",
+         *       "id": "evt_prod_06h2b5dxxs4ynbegkm6kfg7ant3gp",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926900,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan5vc6038k4dzaknhb1568p8",
+         *           "id": "in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan5vc6038k4dzaknhb1568pa",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5dxbk35dg0hqt8j72cv0tn0j",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23296,23 +23893,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T02:38:01.691Z",
+         *           "created": "2026-11-29T04:35:00.056Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.816Z",
+         *           "updated": "2026-11-29T04:35:00.204Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T02:38:01.816Z",
+         *           "voided_at": "2026-11-29T04:35:00.204Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "38ee198ac09403bd980e79842d1f30b239fadc83d27e66ae9d29d4039c31c20d",
+         *           "pdf_sha256": "ff0d2def3207480bcbdd7be82ddeda3037e288172a5b127628aa82751c04c77e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5vc6038k4dzaknhb1568p8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.715Z",
+         *           "finalized_at": "2026-11-29T04:35:00.125Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -23325,7 +23922,7 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/p0Bf3Tz0UIpdaHzpy1fKnxDDQu8uoUHAob2E3-VE5mQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/nxV9ubA9xlr3SIw6bz6c55ejLU9FJkf9VdAsrELcWJc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23335,7 +23932,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T02:38:01.715Z",
+         *           "updated": "2026-11-29T04:35:00.125Z",
          *           "voided_at": null
          *         }
          *       }
@@ -23370,19 +23967,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2aan6v3efn0thcjrz08cap93hm",
+         *       "id": "evt_prod_06h2b5dytxcwpcebe4py93aj28neg",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926900,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan6hnkwq6mnfecmanhqnghf8",
+         *           "id": "in_prod_06h2b5dy3438y66ye31cgj03exbs4",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan6hskwvfnxysb3hmk53n86w",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5dy3y7vf2x34t6dtyb7njk8j",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23395,11 +23992,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T02:38:01.869Z",
+         *           "created": "2026-11-29T04:35:00.249Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.942Z",
+         *           "updated": "2026-11-29T04:35:00.433Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23407,11 +24004,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "b1a3a6433e6c2f1d62445906fca452106b13b72eee5be251e142d021acfb9fe9",
+         *           "pdf_sha256": "d62fdf2558f445aed3faebef8f2a78b86a150c6ae1be3796b401c6448ddb2e3a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan6hnkwq6mnfecmanhqnghf8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dy3438y66ye31cgj03exbs4/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.886Z",
+         *           "finalized_at": "2026-11-29T04:35:00.305Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -23424,17 +24021,17 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/T7zyImAmhHt93__pRDfNC1bOuz4ibIli51y0RFebtWE",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/U6KCg_pZbHCWuEag43PTB69bbGdhp8B88dmIrLmwcfg",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T02:38:01.942Z",
+         *           "marked_uncollectible_at": "2026-11-29T04:35:00.433Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T02:38:01.886Z",
+         *           "updated": "2026-11-29T04:35:00.305Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -23469,19 +24066,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2aan54r6bd8ctd7xpcqk0wn7se",
+         *       "id": "evt_prod_06h2b5dtzet0yh8j0985kmve22q5c",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795919881,
+         *       "created": 1795926899,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
+         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23494,11 +24091,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T02:38:01.314Z",
-         *           "paid_at": "2026-11-29T02:38:01.444Z",
-         *           "updated": "2026-11-29T02:38:01.444Z",
+         *           "created": "2026-11-29T04:34:58.936Z",
+         *           "paid_at": "2026-11-29T04:34:59.167Z",
+         *           "updated": "2026-11-29T04:34:59.167Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23506,24 +24103,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *           "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.370Z",
+         *           "finalized_at": "2026-11-29T04:34:58.987Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *           "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *           "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23563,19 +24160,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2aanbggx9rmd8880v5fazg541m",
+         *       "id": "evt_prod_06h2b5edj0hy5kd7jp61vdmj2bvrj",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796265482,
+         *       "created": 1796272502,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aanbf91vweap6htw38ywh2t1w",
+         *           "id": "in_prod_06h2b5edby256rqfjxpzkr6ec31xc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aanbg76ceb7qx503yf69c4eg6",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "il_prod_06h2b5edg0ys487kxxp6s7gwjjxe8",
+         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -23588,11 +24185,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T02:38:02.558Z",
+         *           "created": "2026-12-06T04:35:02.294Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T02:38:02.558Z",
+         *           "updated": "2026-12-06T04:35:02.294Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23601,11 +24198,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *           "description": "Subscription sub_prod_06h2b5e62y3rjap4xznr60481d94t",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *           "subscription": "sub_prod_06h2b5e62y3rjap4xznr60481d94t",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -23619,7 +24216,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T02:38:02.558Z",
+         *           "next_payment_attempt": "2026-12-06T04:35:02.294Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -23657,22 +24254,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan2x0dakjxqwqq3d561r3xky",
+         *       "id": "evt_prod_06h2b5dkvnhrnhgys7dk2rvj8vvv8",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T02:38:00.934Z",
+         *           "created": "2026-11-29T04:34:57.626Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T02:38:00.934Z",
+         *           "updated": "2026-11-29T04:34:57.626Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -23752,22 +24349,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan30bf18a64xtmt64p1n7ng8",
+         *       "id": "evt_prod_06h2b5dkz4skycaymppr2bjmg3x6g",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T02:38:00.934Z",
+         *           "created": "2026-11-29T04:34:57.626Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T02:38:00.960Z",
+         *           "updated": "2026-11-29T04:34:57.655Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -23777,7 +24374,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T02:38:00.934Z"
+         *           "updated": "2026-11-29T04:34:57.626Z"
          *         }
          *       }
          *     }
@@ -23811,23 +24408,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aan34c1ptvq2be8yhwwspzh5r",
+         *       "id": "evt_prod_06h2b5dm5mmhfy7fyn0fwy8zwq51m",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2aan32jntk02dan8vfxvwg0h9j",
+         *           "id": "cus_prod_06h2b5dm2tgteqq9n90pq12r903c8",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T02:38:00.980Z",
+         *           "created": "2026-11-29T04:34:57.686Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T02:38:00.993Z",
+         *           "updated": "2026-11-29T04:34:57.707Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -23836,7 +24433,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.980Z",
+         *           "updated": "2026-11-29T04:34:57.686Z",
          *           "deleted": null
          *         }
          *       }
@@ -23912,24 +24509,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan37sgzr3rqvmmywhx77bgg0",
+         *       "id": "evt_prod_06h2b5dmanzyqrs60ghcdegg79q6a",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *           "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *           "end": null,
-         *           "start": "2026-11-29T02:38:01.012Z",
+         *           "start": "2026-11-29T04:34:57.738Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *             "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T02:38:00.651Z",
-         *             "updated": "2026-11-29T02:38:01.012Z",
+         *             "created": "2026-11-29T04:34:57.166Z",
+         *             "updated": "2026-11-29T04:34:57.738Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -23942,7 +24539,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false
          *         }
          *       }
@@ -23995,24 +24592,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan3bzgh7tc6vvmbw1p8ngdb2",
+         *       "id": "evt_prod_06h2b5dmj2zmr67re70n1yqzad6zj",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *           "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *           "end": null,
-         *           "start": "2026-11-29T02:38:01.052Z",
+         *           "start": "2026-11-29T04:34:57.785Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
+         *             "id": "cpn_prod_06h2b5dj54pag4c8dg945z7ycxfdy",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T02:38:00.684Z",
-         *             "updated": "2026-11-29T02:38:01.052Z",
+         *             "created": "2026-11-29T04:34:57.193Z",
+         *             "updated": "2026-11-29T04:34:57.785Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -24025,18 +24622,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T02:38:01.012Z",
+         *           "start": "2026-11-29T04:34:57.738Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *             "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T02:38:00.651Z",
-         *             "updated": "2026-11-29T02:38:01.012Z",
+         *             "created": "2026-11-29T04:34:57.166Z",
+         *             "updated": "2026-11-29T04:34:57.738Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -24081,24 +24678,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aan3d44f93xttnfy1dxb3vkbc",
+         *       "id": "evt_prod_06h2b5dmprj3ygvfp5j38tt0nxcce",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *           "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
          *           "end": null,
-         *           "start": "2026-11-29T02:38:01.052Z",
+         *           "start": "2026-11-29T04:34:57.785Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
+         *             "id": "cpn_prod_06h2b5dj54pag4c8dg945z7ycxfdy",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T02:38:00.684Z",
-         *             "updated": "2026-11-29T02:38:01.052Z",
+         *             "created": "2026-11-29T04:34:57.193Z",
+         *             "updated": "2026-11-29T04:34:57.785Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -24112,7 +24709,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -24169,20 +24766,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan1snmx6tjy1y26k7w12qfvr",
+         *       "id": "evt_prod_06h2b5dj228vd0yyyr5jwk37ff43j",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *           "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.651Z",
-         *           "updated": "2026-11-29T02:38:00.651Z",
+         *           "created": "2026-11-29T04:34:57.166Z",
+         *           "updated": "2026-11-29T04:34:57.166Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -24264,20 +24861,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan20skfqhw7xrr5gvmcywa6r",
+         *       "id": "evt_prod_06h2b5dj8x4w1m7hv6gegz385e4hc",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *           "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.651Z",
-         *           "updated": "2026-11-29T02:38:00.706Z",
+         *           "created": "2026-11-29T04:34:57.166Z",
+         *           "updated": "2026-11-29T04:34:57.214Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -24291,7 +24888,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T02:38:00.651Z"
+         *           "updated": "2026-11-29T04:34:57.166Z"
          *         }
          *       }
          *     }
@@ -24325,21 +24922,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aan26w22856c6bzett5cmg5j6",
+         *       "id": "evt_prod_06h2b5djfj65sg380qhkejrtvbmv6",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2aan24637n05z5rnacjc89wne8",
+         *           "id": "cpn_prod_06h2b5djc6bfrq47jsrnq38qhdraa",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.737Z",
+         *           "created": "2026-11-29T04:34:57.249Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T02:38:00.758Z",
+         *           "updated": "2026-11-29T04:34:57.275Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -24353,7 +24950,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T02:38:00.737Z",
+         *           "updated": "2026-11-29T04:34:57.249Z",
          *           "deleted": null
          *         }
          *       }
@@ -24427,22 +25024,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan154nzkdsr5pqh7yz680pk4",
+         *       "id": "evt_prod_06h2b5dgm2mqf2b2x79xy4qn68596",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *           "id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T02:38:00.487Z",
-         *           "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
-         *           "updated": "2026-11-29T02:38:00.487Z",
+         *           "created": "2026-11-29T04:34:56.792Z",
+         *           "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *           "updated": "2026-11-29T04:34:56.792Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24536,22 +25133,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan1fksp2x7zbkbqa19zeg5b2",
+         *       "id": "evt_prod_06h2b5dh9jst98dxyk9qqpjanhbza",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *           "id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T02:38:00.487Z",
-         *           "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
-         *           "updated": "2026-11-29T02:38:00.570Z",
+         *           "created": "2026-11-29T04:34:56.792Z",
+         *           "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *           "updated": "2026-11-29T04:34:56.969Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24567,7 +25164,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.487Z",
+         *           "updated": "2026-11-29T04:34:56.792Z",
          *           "nickname": null
          *         }
          *       }
@@ -24602,23 +25199,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aan1nmbxdaz49017xwj3r1a9y",
+         *       "id": "evt_prod_06h2b5dhtkvkhedwkhevasgq5ztwj",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2aan1jjvzny1qdgnbgsv7fw9cw",
+         *           "id": "price_prod_06h2b5dhp3ym918mfs3et4vyqxmg8",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T02:38:00.596Z",
+         *           "created": "2026-11-29T04:34:57.072Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
-         *           "updated": "2026-11-29T02:38:00.619Z",
+         *           "product": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
+         *           "updated": "2026-11-29T04:34:57.106Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24629,7 +25226,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.596Z",
+         *           "updated": "2026-11-29T04:34:57.072Z",
          *           "deleted": null
          *         }
          *       }
@@ -24712,20 +25309,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan0vdm12rxfdc1knsdtwhjpp",
+         *       "id": "evt_prod_06h2b5dfx6nfgy0xxph2gvchwk9mm",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *           "id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T02:38:00.409Z",
-         *           "updated": "2026-11-29T02:38:00.409Z",
+         *           "created": "2026-11-29T04:34:56.615Z",
+         *           "updated": "2026-11-29T04:34:56.615Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -24786,26 +25383,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan10090agmq37rj2cy47s5f6",
+         *       "id": "evt_prod_06h2b5dg15mcp57d2vx10x5a9b6m8",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *           "id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T02:38:00.409Z",
-         *           "updated": "2026-11-29T02:38:00.445Z",
+         *           "created": "2026-11-29T04:34:56.615Z",
+         *           "updated": "2026-11-29T04:34:56.646Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.409Z",
+         *           "updated": "2026-11-29T04:34:56.615Z",
          *           "description": null
          *         }
          *       }
@@ -24840,27 +25437,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aan1qphbrh88zqn5dcb59jthj",
+         *       "id": "evt_prod_06h2b5dhzm8zxzdb8c9khwpha6yz4",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
+         *           "id": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T02:38:00.467Z",
+         *           "created": "2026-11-29T04:34:56.710Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T02:38:00.636Z",
+         *           "updated": "2026-11-29T04:34:57.143Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.467Z",
+         *           "updated": "2026-11-29T04:34:56.710Z",
          *           "deleted": null
          *         }
          *       }
@@ -24920,21 +25517,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan472ykwew1fkwv6dg02nnrm",
+         *       "id": "evt_prod_06h2b5drgawje9qdt5w3qkk2cdxnp",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *           "id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T02:38:01.270Z",
-         *           "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
-         *           "updated": "2026-11-29T02:38:01.270Z",
+         *           "created": "2026-11-29T04:34:58.814Z",
+         *           "payment": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *           "updated": "2026-11-29T04:34:58.814Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -25001,21 +25598,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan47a4hc3h5rt4nebwj77n6c",
+         *       "id": "evt_prod_06h2b5drhjqf8by77fzad2kw80bbp",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *           "id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T02:38:01.270Z",
-         *           "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
-         *           "updated": "2026-11-29T02:38:01.273Z",
+         *           "created": "2026-11-29T04:34:58.814Z",
+         *           "payment": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *           "updated": "2026-11-29T04:34:58.822Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -25024,7 +25621,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T02:38:01.270Z"
+         *           "updated": "2026-11-29T04:34:58.814Z"
          *         }
          *       }
          *     }
@@ -25058,21 +25655,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2aan4b3rk3vjwc0m9t6vkhyv74",
+         *       "id": "evt_prod_06h2b5drwymtrcaznhbxqm3gsmany",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795926898,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2aan4ah33xx5am0h70varkx61g",
+         *           "id": "re_prod_06h2b5drv24g42tc1pnz78rmhcysr",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T02:38:01.300Z",
-         *           "payment": "py_prod_06h2aan41rzqc9hc8av28mbdmme4g",
-         *           "updated": "2026-11-29T02:38:01.303Z",
+         *           "created": "2026-11-29T04:34:58.904Z",
+         *           "payment": "py_prod_06h2b5dq39thkmmsy283pf2xhg1ym",
+         *           "updated": "2026-11-29T04:34:58.913Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -25081,7 +25678,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T02:38:01.300Z",
+         *           "updated": "2026-11-29T04:34:58.904Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -25116,21 +25713,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2aamtc7j0nqsdgneqbtm5tgj1y",
+         *       "id": "evt_prod_06h2b5czf9z2q2t44fmhaqsz3wqv8",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795919878,
+         *       "created": 1795926892,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6",
+         *           "id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T02:37:58.743Z",
-         *           "display": "st_prod_…n2ge",
+         *           "created": "2026-11-29T04:34:52.406Z",
+         *           "display": "st_prod_…d2nc",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -25187,22 +25784,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2aamvdh3vmm44fp4tq4cp491z8",
+         *       "id": "evt_prod_06h2b5d2w5pjwd3vxptvyp4baphqw",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795919879,
+         *       "created": 1795926893,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2aamvagfnq7w87xyxqqn5bnqn8",
+         *           "id": "key_prod_06h2b5d2q395v806tnew416c991rw",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T02:37:58.996Z",
-         *           "display": "pt_prod_…wvxg",
-         *           "revoked_at": "2026-11-29T02:37:59.019Z",
+         *           "created": "2026-11-29T04:34:53.240Z",
+         *           "display": "pt_prod_…zxb8",
+         *           "revoked_at": "2026-11-29T04:34:53.279Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -25241,23 +25838,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2aamvj5syk5w7z6ezb1s5nqa4e",
+         *       "id": "evt_prod_06h2b5d37wbykfmdn022ys48rmfnt",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795919879,
+         *       "created": 1795926893,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T04:34:53.367Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.052Z",
+         *           "updated": "2026-11-29T04:34:53.367Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -25333,23 +25930,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aamvqrm7xs5wh12rqrpqw8vfp",
+         *       "id": "evt_prod_06h2b5d3g6dbsk92d3z1y5kveg01j",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795919879,
+         *       "created": 1795926893,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T04:34:53.367Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.093Z",
+         *           "updated": "2026-11-29T04:34:53.439Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -25359,7 +25956,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:37:59.052Z",
+         *           "updated": "2026-11-29T04:34:53.367Z",
          *           "description": null
          *         }
          *       }
@@ -25394,35 +25991,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aamw4pn578fdgyeyghxatwvec",
+         *       "id": "evt_prod_06h2b5d4a1vcj872d1h59w6nc32j2",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795919879,
+         *       "created": 1795926893,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T04:34:53.367Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T02:37:59.202Z",
+         *           "updated": "2026-11-29T04:34:53.644Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
+         *           "previous_secret_expires_at": "2026-11-30T04:34:53.543Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.175Z",
+         *           "updated": "2026-11-29T04:34:53.543Z",
          *           "deleted": null
          *         }
          *       }
@@ -25493,23 +26090,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2aamvwtaqk73feq3v6r0byrpty",
+         *       "id": "evt_prod_06h2b5d3mx4m6xr6q8y0nahbth2ce",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795919879,
+         *       "created": 1795926893,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T04:34:53.367Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T02:37:59.140Z",
+         *           "updated": "2026-11-29T04:34:53.477Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -25520,7 +26117,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.093Z"
+         *           "updated": "2026-11-29T04:34:53.439Z"
          *         }
          *       }
          *     }
@@ -25554,23 +26151,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2aamvz92jdv8awc356kdp24jsg",
+         *       "id": "evt_prod_06h2b5d3sd3c6fcqwqywaa9m850v8",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795919879,
+         *       "created": 1795926893,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T04:34:53.367Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.161Z",
+         *           "updated": "2026-11-29T04:34:53.513Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -25581,7 +26178,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T02:37:59.140Z"
+         *           "updated": "2026-11-29T04:34:53.477Z"
          *         }
          *       }
          *     }
@@ -25615,33 +26212,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2aamw1ces0cmegz12q5cxb8zpe",
+         *       "id": "evt_prod_06h2b5d3z76v63p0trdpgv7bajr3c",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795919879,
+         *       "created": 1795926893,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T04:34:53.367Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.175Z",
+         *           "updated": "2026-11-29T04:34:53.543Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
+         *           "previous_secret_expires_at": "2026-11-30T04:34:53.543Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:37:59.161Z",
+         *           "updated": "2026-11-29T04:34:53.513Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -25676,18 +26273,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2aamt3vxjrgz4tpdjmbwt4p2z6",
+         *       "id": "evt_prod_06h2b5cz5k4rpafqtknysqxjnkaz2",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795919878,
+         *       "created": 1795926892,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *           "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-604efa533c@example.com",
+         *           "email": "user-7781f20134@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -25733,18 +26330,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2aamygq03epvf65mky5vz9f4ve",
+         *       "id": "evt_prod_06h2b5da1k18p90x8tva46bj5xs16",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795919879,
+         *       "created": 1795926895,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *           "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-604efa533c@example.com",
+         *           "email": "user-7781f20134@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -25779,18 +26376,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2aan0ec1dm8y8f93zae1apg5z2",
+         *       "id": "evt_prod_06h2b5df7w1rqeg6j7wgght80zwqp",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795919880,
+         *       "created": 1795926896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *           "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-604efa533c@example.com",
+         *           "email": "user-7781f20134@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -25825,18 +26422,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2aamzfq7ykcsj70phwebmtk8ga",
+         *       "id": "evt_prod_06h2b5ddcanxeqw3wbmh809tx33ze",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795919880,
+         *       "created": 1795926895,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *           "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-604efa533c@example.com",
+         *           "email": "user-7781f20134@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -25871,15 +26468,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan0gxthdpc4smdrv2c6txry2",
+         *       "id": "evt_prod_06h2b5dfd6se3mbh0khwnks7x63ry",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
+         *           "id": "acc_prod_06h2b5cwxerxezznxxsz26ycrdhma",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -25893,11 +26490,15 @@ export type components = {
          *           "business_name": "Example GmbH",
          *           "support_email": null,
          *           "default_locale": "en",
+         *           "email_reply_to": null,
          *           "invoice_footer": null,
          *           "invoice_prefix": "EXAMPLEGMBH",
          *           "default_tax_rate": null,
+         *           "email_sender_name": null,
+         *           "email_hourly_limit": 1000,
          *           "plan_change_policy": "immediate",
          *           "usage_grace_seconds": 3600,
+         *           "email_types_disabled": [],
          *           "entitlement_past_due_grace_days": 7
          *         },
          *         "previous_attributes": {
@@ -25957,25 +26558,29 @@ export type components = {
             entitlement_past_due_grace_days?: number;
             /** @enum {string} */
             plan_change_policy?: "immediate" | "upgrade_now_downgrade_at_period_end";
+            email_sender_name?: string | null;
+            email_reply_to?: string | null;
+            email_hourly_limit?: number;
+            email_types_disabled?: string[];
             livemode?: boolean;
         };
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan0kqjhcr14hxnvp36wkbk4c",
+         *       "id": "evt_prod_06h2b5dfkqpxfkqfn27mp48we0r1a",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *           "id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T02:38:00.347Z",
-         *           "updated": "2026-11-29T02:38:00.347Z",
+         *           "created": "2026-11-29T04:34:56.538Z",
+         *           "updated": "2026-11-29T04:34:56.538Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -26044,20 +26649,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan0pbp01qrmnkdnzc5m61ps6",
+         *       "id": "evt_prod_06h2b5dfsjd47qvv48pgn6tpekyv8",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926896,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *           "id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T02:38:00.347Z",
-         *           "updated": "2026-11-29T02:38:00.369Z",
+         *           "created": "2026-11-29T04:34:56.538Z",
+         *           "updated": "2026-11-29T04:34:56.582Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -26068,7 +26673,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T02:38:00.347Z"
+         *           "updated": "2026-11-29T04:34:56.538Z"
          *         }
          *       }
          *     }
@@ -26102,19 +26707,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan2mr1p1aavkqkh9rgyb2r2g",
+         *       "id": "evt_prod_06h2b5dk7td4zqagyn9h4e5wje1st",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *           "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:00.869Z",
-         *           "updated": "2026-11-29T02:38:00.869Z",
+         *           "created": "2026-11-29T04:34:57.468Z",
+         *           "updated": "2026-11-29T04:34:57.468Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -26184,19 +26789,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan2px8fsrdbv9c7env140978",
+         *       "id": "evt_prod_06h2b5dkc5yadakw7cmg83w7y8x3g",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *           "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:00.869Z",
-         *           "updated": "2026-11-29T02:38:00.886Z",
+         *           "created": "2026-11-29T04:34:57.468Z",
+         *           "updated": "2026-11-29T04:34:57.500Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -26204,7 +26809,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.869Z",
+         *           "updated": "2026-11-29T04:34:57.468Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -26239,19 +26844,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2aan2rs0pa246sw0e446qphae8",
+         *       "id": "evt_prod_06h2b5dkgvbektsybc2av7b71aa56",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *           "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T02:38:00.869Z",
-         *           "updated": "2026-11-29T02:38:00.901Z",
+         *           "created": "2026-11-29T04:34:57.468Z",
+         *           "updated": "2026-11-29T04:34:57.541Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -26260,7 +26865,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T02:38:00.886Z"
+         *           "updated": "2026-11-29T04:34:57.500Z"
          *         }
          *       }
          *     }
@@ -26294,19 +26899,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2aan2vehjzerd5q2at9axky3kw",
+         *       "id": "evt_prod_06h2b5dkn8xdrnkkzd1a7qgybabdj",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *           "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:00.869Z",
-         *           "updated": "2026-11-29T02:38:00.922Z",
+         *           "created": "2026-11-29T04:34:57.468Z",
+         *           "updated": "2026-11-29T04:34:57.568Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -26315,7 +26920,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T02:38:00.901Z"
+         *           "updated": "2026-11-29T04:34:57.541Z"
          *         }
          *       }
          *     }
@@ -26349,19 +26954,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan28qnnqgtk5b260z7g1kxst",
+         *       "id": "evt_prod_06h2b5djj1q7qxa5h4yg5p8h8arb2",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *           "id": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T02:38:00.771Z",
-         *           "updated": "2026-11-29T02:38:00.771Z",
+         *           "created": "2026-11-29T04:34:57.294Z",
+         *           "updated": "2026-11-29T04:34:57.294Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -26421,28 +27026,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2aan2aqxvtepm51m73jv54hz5e",
+         *       "id": "evt_prod_06h2b5djnqd6stxnx5v7c5tmfhycj",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2aan2akcssb0vpesr52ap9mndg",
+         *           "id": "prodft_prod_06h2b5djnfh9r1tsrxsv63hwh6q26",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T02:38:00.788Z",
+         *           "created": "2026-11-29T04:34:57.323Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *             "id": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T02:38:00.771Z",
-         *             "updated": "2026-11-29T02:38:00.771Z",
+         *             "created": "2026-11-29T04:34:57.294Z",
+         *             "updated": "2026-11-29T04:34:57.294Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *           "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *           "livemode": false
          *         }
          *       }
@@ -26492,28 +27097,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2aan2fpvkg9n9f5jz3dfpx170j",
+         *       "id": "evt_prod_06h2b5dk0w9ynncbcdrvgd80gz1qa",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2aan2e6ahpgk881df5f868z5q0",
+         *           "id": "prodft_prod_06h2b5djy1kqmad2tqc1fs5f3pse2",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T02:38:00.817Z",
+         *           "created": "2026-11-29T04:34:57.392Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2aan2cjqe7x6qc0wd4gjq1pfcm",
+         *             "id": "feat_prod_06h2b5djsay7db8zh5t6ch371c5cm",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T02:38:00.804Z",
-         *             "updated": "2026-11-29T02:38:00.804Z",
+         *             "created": "2026-11-29T04:34:57.354Z",
+         *             "updated": "2026-11-29T04:34:57.354Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *           "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
          *           "livemode": false
          *         }
          *       }
@@ -26548,23 +27153,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan8jb1f6ydwttaw4v76rtbfw",
+         *       "id": "evt_prod_06h2b5e3qcfr7hbv0v97w9q9bpegr",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795919882,
+         *       "created": 1795926901,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *               "feature": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a"
+         *               "source_subscription": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -26611,16 +27216,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan2j1w5ectveme01374ymwb2",
+         *       "id": "evt_prod_06h2b5dk4fcgrbvhh7k5pxh4tca60",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795926897,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T02:38:00.844Z",
+         *           "updated": "2026-11-29T04:34:57.439Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -26811,16 +27416,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan7d39b4m6p0v0dpa10ky6xj",
+         *       "id": "evt_prod_06h2b5e099wb91nbn94s74c1swqpy",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795919882,
+         *       "created": 1795926900,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
-         *           "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
+         *           "id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
+         *           "pdf": "http://127.0.0.1:41565/api/credit-notes/cn_prod_06h2b5e00990rj68j2pfd5fvmk58r/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -26838,16 +27443,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T02:38:02.067Z",
-         *           "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
+         *           "created": "2026-11-29T04:35:00.738Z",
+         *           "invoice": "in_prod_06h2b5dz9axy4hyy0nhjnyzgq8sn8",
          *           "refunds": [],
-         *           "updated": "2026-11-29T02:38:02.067Z",
+         *           "updated": "2026-11-29T04:35:00.738Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
+         *           "pdf_sha256": "91e31ac97c04964c8af81e3dd09cab328ea99f6f695896243025305ece919c58",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -26942,16 +27547,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2aan7jha6g3087w47m3qr2y94y",
+         *       "id": "evt_prod_06h2b5e0tk69tkvzfx6y9gz42j9dt",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795919882,
+         *       "created": 1795926900,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
-         *           "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
+         *           "id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
+         *           "pdf": "http://127.0.0.1:41565/api/credit-notes/cn_prod_06h2b5e00990rj68j2pfd5fvmk58r/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -26969,16 +27574,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T02:38:02.067Z",
-         *           "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
+         *           "created": "2026-11-29T04:35:00.738Z",
+         *           "invoice": "in_prod_06h2b5dz9axy4hyy0nhjnyzgq8sn8",
          *           "refunds": [],
-         *           "updated": "2026-11-29T02:38:02.129Z",
+         *           "updated": "2026-11-29T04:35:00.918Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T02:38:02.129Z",
-         *           "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
+         *           "voided_at": "2026-11-29T04:35:00.918Z",
+         *           "pdf_sha256": "91e31ac97c04964c8af81e3dd09cab328ea99f6f695896243025305ece919c58",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -26990,7 +27595,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T02:38:02.067Z",
+         *           "updated": "2026-11-29T04:35:00.738Z",
          *           "voided_at": null
          *         }
          *       }
@@ -27025,24 +27630,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan7tavrfa5c9d9yaa2werj3e",
+         *       "id": "evt_prod_06h2b5e1bk4vtk9v4hmvy5ndcxkn4",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795919882,
+         *       "created": 1795926901,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2aan7spg5w3wdx5yjcq6kbt82a",
+         *           "id": "cbtxn_prod_06h2b5e1a66q5wn4e946ftx5by78j",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T02:38:02.189Z",
-         *           "invoice": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "created": "2026-11-29T04:35:01.073Z",
+         *           "invoice": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2aan7rxr7p645rbjxjd206t3h8",
+         *           "credit_note": "cn_prod_06h2b5e19h1z243v0em0p9r6jyrzy",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -27108,18 +27713,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2aamx26fxn7xq0g8p6kyrnwdfp",
+         *       "id": "evt_prod_06h2b5d69tfgz1e66pj8573bzv5c8",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795919879,
+         *       "created": 1795926894,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *           "id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx18brjj@example.com",
+         *           "email": "withdrawn-mx1ci3xj@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -27172,18 +27777,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2aamx5z4268hqav489zc470f6a",
+         *       "id": "evt_prod_06h2b5d6g69151swhg3z9ck8ase7m",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795919879,
+         *       "created": 1795926894,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *           "id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx18brjj@example.com",
+         *           "email": "withdrawn-mx1ci3xj@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -27223,21 +27828,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2aamxstdg64kpj9kc7n329qjye",
+         *       "id": "evt_prod_06h2b5d8b98hyn7w2e1qzrhj2prq4",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795919879,
+         *       "created": 1795926894,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *           "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx18brjj@example.com",
+         *           "email": "joined-mx1ci3xj@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2aamx80hs2xffngcsen36fxdnc"
+         *           "invitation": "inv_prod_06h2b5d6qzd07k92qr9zb1kebm5k4"
          *         }
          *       }
          *     }
@@ -27271,18 +27876,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2aamxwsfw3e7fg202hyx56yp9a",
+         *       "id": "evt_prod_06h2b5d8f7x3tyadm3daxac8x7hw0",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795919879,
+         *       "created": 1795926894,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *           "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx18brjj@example.com",
+         *           "email": "joined-mx1ci3xj@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -27322,18 +27927,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2aamxzm9z56r51532eb7g1gxwr",
+         *       "id": "evt_prod_06h2b5d8mg4vcmjt7hwv46zmv8a5g",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795919879,
+         *       "created": 1795926894,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *           "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx18brjj@example.com",
+         *           "email": "joined-mx1ci3xj@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -27373,39 +27978,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2aana00vabt9qh6thje0kjaysc",
+         *       "id": "evt_prod_06h2b5e908ja2gbr7c2875dzvk62a",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795919882,
+         *       "created": 1795926903,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *           "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *               "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *               "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T02:38:02.685Z",
+         *           "created": "2026-11-29T04:35:02.604Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:02.742Z",
+         *           "updated": "2026-11-29T04:35:02.891Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T02:38:02.594Z",
-         *           "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *           "effective_at": "2026-12-29T04:35:02.387Z",
+         *           "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T02:38:02.685Z",
+         *           "proration_date": "2026-11-29T04:35:02.604Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -27419,7 +28024,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T02:38:02.685Z",
+         *           "updated": "2026-11-29T04:35:02.604Z",
          *           "effective_at": null
          *         }
          *       }
@@ -27521,39 +28126,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2aancggj2fh654s5z3ffwfbq48",
+         *       "id": "evt_prod_06h2b5egx91srehpkbqfk4d62t9de",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798511882,
+         *       "created": 1798518902,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *           "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *               "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *               "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T02:38:02.685Z",
+         *           "created": "2026-11-29T04:35:02.604Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T02:38:02.594Z",
+         *           "updated": "2026-12-29T04:35:02.387Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T02:38:02.594Z",
+         *           "applied_at": "2026-12-29T04:35:02.387Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T02:38:02.594Z",
-         *           "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *           "effective_at": "2026-12-29T04:35:02.387Z",
+         *           "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T02:38:02.685Z",
+         *           "proration_date": "2026-11-29T04:35:02.604Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -27568,15 +28173,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *               "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *               "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T02:38:02.742Z",
+         *           "updated": "2026-11-29T04:35:02.891Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -27612,18 +28217,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2aanabp12g0xbpk50n751krw6p",
+         *       "id": "evt_prod_06h2b5eapmvnd2axms8q0q3cnrryr",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795919882,
+         *       "created": 1795926903,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2aana5xk25e3kd3j72tdmatcr8",
+         *           "id": "scr_prod_06h2b5ea735ey5r1m5ypfavn9ckp2",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *               "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -27632,19 +28237,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T02:38:02.777Z",
+         *           "created": "2026-11-29T04:35:03.212Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:02.844Z",
+         *           "updated": "2026-11-29T04:35:03.476Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T02:38:02.594Z",
-         *           "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *           "effective_at": "2026-12-29T04:35:02.387Z",
+         *           "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T02:38:02.777Z",
+         *           "proration_date": "2026-11-29T04:35:03.212Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -27658,7 +28263,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T02:38:02.819Z",
+         *           "updated": "2026-11-29T04:35:03.400Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -27688,6 +28293,167 @@ export type components = {
                 object: components["schemas"]["SubscriptionChangeRequest"];
                 /** @description The fields that changed, with their previous values; on events that change an existing entity. */
                 previous_attributes?: components["schemas"]["SubscriptionChangeRequestPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `email.sent`.
+         * @example {
+         *       "id": "evt_prod_06h2b5dv2kxknrbc7gwr8y1x7f9sc",
+         *       "object": "event",
+         *       "type": "email.sent",
+         *       "sequence": 1,
+         *       "created": 1795926899,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc",
+         *           "to": [
+         *             "jenny@example.com"
+         *           ],
+         *           "type": "receipt",
+         *           "event": "evt_prod_06h2b5dt4983pzrbwv3tg3j2b7ez8",
+         *           "object": "email",
+         *           "status": "sent",
+         *           "created": "2026-11-29T04:34:59.263Z",
+         *           "invoice": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *           "sent_at": "2026-11-29T04:34:59.468Z",
+         *           "subject": "Your receipt from Example GmbH (invoice EXAMPLEGMBH-0001)",
+         *           "attempts": 1,
+         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "livemode": false,
+         *           "message_id": "<eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc@localhost>",
+         *           "credit_note": null,
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc.eml (no SMTP_URL)"
+         *         },
+         *         "previous_attributes": {
+         *           "status": "queued",
+         *           "sent_at": null,
+         *           "smtp_response": null
+         *         }
+         *       }
+         *     }
+         */
+        EmailSentWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "email.sent";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Email"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["EmailPreviousAttributes"];
+            };
+        };
+        /** @description The fields that changed, with their previous values. */
+        EmailPreviousAttributes: {
+            /** @constant */
+            object?: "email";
+            /** @example eml_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
+            id?: string;
+            /** @enum {string} */
+            type?: "invoice" | "receipt" | "payment_failed" | "credit_note" | "portal_link" | "test";
+            /** @description The recipients. */
+            to?: string[];
+            subject?: string;
+            /**
+             * @description `queued` (waiting or retrying after a temporary SMTP failure), `sent` (the SMTP server accepted it), `failed` (a permanent SMTP failure, or temporary failures beyond the retries), `rate_limited` (the account's hourly limit refused it; never sent).
+             * @enum {string}
+             */
+            status?: "queued" | "sent" | "failed" | "rate_limited";
+            attempts?: number;
+            /** @description The SMTP server's last answer, or why it was not sent. */
+            smtp_response?: string | null;
+            customer?: string | null;
+            invoice?: string | null;
+            credit_note?: string | null;
+            /** @description The event (`evt_…`) that caused it, if an event did. */
+            event?: string | null;
+            /** @description The Message-ID header, fixed when the email was queued. */
+            message_id?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created?: string;
+            sent_at?: string | null;
+            livemode?: boolean;
+        };
+        /**
+         * @description The webhook body of `email.failed`.
+         * @example {
+         *       "id": "evt_prod_06h2b5enp04ss10jvn1dkzyachp7t",
+         *       "object": "event",
+         *       "type": "email.failed",
+         *       "sequence": 1,
+         *       "created": 1799382903,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4",
+         *           "to": [
+         *             "owner@example.com"
+         *           ],
+         *           "type": "test",
+         *           "event": null,
+         *           "object": "email",
+         *           "status": "rate_limited",
+         *           "created": "2027-01-08T04:35:03.945Z",
+         *           "invoice": null,
+         *           "sent_at": null,
+         *           "subject": "Test email from Example GmbH",
+         *           "attempts": 1,
+         *           "customer": null,
+         *           "livemode": false,
+         *           "message_id": "<eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4@localhost>",
+         *           "credit_note": null,
+         *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
+         *         },
+         *         "previous_attributes": {
+         *           "status": "queued",
+         *           "smtp_response": null
+         *         }
+         *       }
+         *     }
+         */
+        EmailFailedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "email.failed";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["Email"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["EmailPreviousAttributes"];
             };
         };
         ApiTokenList: {
@@ -36111,6 +36877,648 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": components["schemas"]["InvoicePdf"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEmails: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only emails about this customer. */
+                customer?: string;
+                /** @description Only emails about this invoice. */
+                invoice?: string;
+                type?: "invoice" | "receipt" | "payment_failed" | "credit_note" | "portal_link" | "test";
+                status?: "queued" | "sent" | "failed" | "rate_limited";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of emails. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEmailsForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. Default 50. */
+                limit?: number;
+                /** @description Number of items skipped, 0 to 10,000. Default 0. Beyond that, page with `starting_after`, which costs the same at any depth. */
+                offset?: number;
+                /** @description Cursor: an item id from a previous page. Returns the items that follow it in the list's order (older ones). Costs the same at any depth. */
+                starting_after?: string;
+                /** @description Cursor: an item id from a previous page. Returns the items just before it in the list's order (newer ones), still newest first; `has_more` then tells whether even newer items exist. */
+                ending_before?: string;
+                /** @description Only items created at or after this time (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only items created before this time (ISO 8601). */
+                "created[lt]"?: string;
+                /** @description Only emails about this customer. */
+                customer?: string;
+                /** @description Only emails about this invoice. */
+                invoice?: string;
+                type?: "invoice" | "receipt" | "payment_failed" | "credit_note" | "portal_link" | "test";
+                status?: "queued" | "sent" | "failed" | "rate_limited";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of emails. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailList"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                email_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The email. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Email"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEmailForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                email_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The email. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Email"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    previewEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                email_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rendered email. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailPreview"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    previewEmailForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                email_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rendered email. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailPreview"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sendTestEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestEmailInput"];
+            };
+        };
+        responses: {
+            /** @description The queued email. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Email"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sendTestEmailForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestEmailInput"];
+            };
+        };
+        responses: {
+            /** @description The queued email. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Email"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sendInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The queued email. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Email"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sendInvoiceForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The queued email. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Email"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
@@ -51099,6 +52507,92 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    emailSentWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailSentWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    emailFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailFailedWebhookEvent"];
             };
         };
         responses: {

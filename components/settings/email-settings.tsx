@@ -1,0 +1,88 @@
+"use client";
+
+import { useState } from "react";
+import { ApiForm } from "@/components/objects/api-form";
+import { dashboardCall } from "@/components/api-client";
+import { Card, ErrorBox, Loading } from "@/components/ui";
+import { useApiObject } from "@/components/ui/detail";
+import { SWITCHABLE_EMAIL_TYPES } from "@/lib/email-outbox/types";
+
+const settingsKey = (accountId: string) => ["account-settings", accountId] as const;
+
+const TYPE_LABELS: Record<string, string> = {
+  invoice: "Invoice (sent from the invoice page or POST /invoices/{id}/send)",
+  receipt: "Payment receipt",
+  payment_failed: "Payment failed",
+  credit_note: "Credit note issued",
+  portal_link: "Portal sign-in link",
+};
+
+/**
+ * Settings → Emails (docs/emails.md): a switch per email type, the sender name, reply-to and the
+ * hourly limit, through `POST /api/account-settings`; and "send a test email".
+ */
+export function EmailSettings({ accountId }: { accountId: string }) {
+  const [saved, setSaved] = useState(false);
+  const [tested, setTested] = useState(false);
+  const query = useApiObject(settingsKey(accountId), () => dashboardCall("getAccountSettings", { path: { account_id: accountId } }));
+  if (query.isPending) return <Loading what="Loading the email settings" />;
+  if (query.error || !query.data) return <ErrorBox error={query.error} />;
+  const settings = query.data;
+  const orNull = (value: string | undefined) => (value?.trim() ? value.trim() : null);
+  return (
+    <Card title="Emails">
+      {saved && (
+        <p role="status" className="mb-3 text-sm text-green-800">
+          Saved.
+        </p>
+      )}
+      <ApiForm
+        key={JSON.stringify(settings)}
+        label="Email settings"
+        submitLabel="Save email settings"
+        operation="updateAccountSettings"
+        params={{ path: { account_id: accountId } }}
+        invalidate={[settingsKey(accountId)]}
+        onDone={() => setSaved(true)}
+        fields={[
+          { name: "email_sender_name", label: "Sender name", initial: settings.email_sender_name ?? "", hint: "Empty: the business name" },
+          { name: "email_reply_to", label: "Reply-to", kind: "email", initial: settings.email_reply_to ?? "", hint: "Empty: the support email" },
+          { name: "email_hourly_limit", label: "Emails per hour", kind: "number", initial: String(settings.email_hourly_limit) },
+          ...SWITCHABLE_EMAIL_TYPES.map((type) => ({
+            name: `type_${type}`,
+            label: TYPE_LABELS[type] ?? type,
+            kind: "select" as const,
+            options: [
+              { value: "on", label: "On" },
+              { value: "off", label: "Off" },
+            ],
+            initial: settings.email_types_disabled.includes(type) ? "off" : "on",
+          })),
+        ]}
+        toBody={(values) => ({
+          email_sender_name: orNull(values.email_sender_name),
+          email_reply_to: orNull(values.email_reply_to),
+          email_hourly_limit: Number(values.email_hourly_limit),
+          email_types_disabled: SWITCHABLE_EMAIL_TYPES.filter((type) => values[`type_${type}`] === "off"),
+        })}
+      />
+      <div className="mt-6 border-t border-slate-200 pt-4">
+        {tested && (
+          <p role="status" className="mb-3 text-sm text-green-800">
+            Queued: see it in Emails.
+          </p>
+        )}
+        <ApiForm
+          label="Send a test email"
+          submitLabel="Send a test email"
+          operation="sendTestEmail"
+          params={{ path: { account_id: accountId } }}
+          invalidate={[["emails", accountId]]}
+          onDone={() => setTested(true)}
+          fields={[{ name: "to", label: "To", kind: "email", initial: settings.support_email ?? "" }]}
+          toBody={(values) => ({ to: values.to ?? "" })}
+        />
+      </div>
+    </Card>
+  );
+}

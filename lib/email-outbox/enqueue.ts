@@ -1,0 +1,121 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { accounts, customers, emails } from "@/db/schema";
+import type { ServiceContext } from "@/lib/context";
+import { realNow } from "@/lib/time";
+import { config } from "@/lib/config";
+import { newId } from "@/lib/ids";
+import { rowsOf } from "@/lib/rows";
+import type { EmailType } from "./types";
+import { emailLocale, subjectOf } from "./wording";
+
+/*
+ * The outbox's writing side. It runs inside the transaction of the change that causes the email
+ * (emitEvent calls enqueueForEvent; `POST /invoices/{id}/send` and the portal link call
+ * enqueueEmail in theirs), so the email exists exactly when its cause does. This file sits in the
+ * events layer (eslint.config.mjs): it reads the database and nothing of the domain.
+ */
+
+/** The events that cause an email, and the template each causes. */
+const EVENT_EMAILS: Readonly<Record<string, EmailType>> = {
+  "invoice.paid": "receipt",
+  "invoice.payment_failed": "payment_failed",
+  "credit_note.created": "credit_note",
+};
+
+export type EnqueueInput = {
+  type: EmailType;
+  to: readonly string[];
+  /** Unique per account: the causing event or request and the template. A repeat is a no-op. */
+  causeKey: string;
+  locale: unknown;
+  /** The invoice's or credit note's number in the subject. */
+  number: string;
+  customerId?: string | null;
+  invoiceId?: string | null;
+  creditNoteId?: string | null;
+  eventId?: string | null;
+};
+
+/** The From display name: the sender name set, else the business name, else the account's name. */
+export function senderNameOf(account: { emailSenderName: string | null; businessName: string | null; name: string }): string {
+  return account.emailSenderName ?? account.businessName ?? account.name;
+}
+
+/**
+ * Queues one email in `tx`, unless its type is switched off or its cause was queued before
+ * (the unique cause key).
+ * Returns the id, or null when nothing was queued.
+ */
+export async function enqueueEmail(tx: Executor, ctx: ServiceContext, input: EnqueueInput): Promise<string | null> {
+  const [account] = await tx.select().from(accounts).where(eq(accounts.id, ctx.accountId));
+  if (!account || (input.type !== "test" && account.emailTypesDisabled.includes(input.type))) return null;
+  const id = newId("email");
+  const domain = config().email.from.split("@")[1] ?? "localhost";
+  const inserted = await tx
+    .insert(emails)
+    .values({
+      id,
+      accountId: ctx.accountId,
+      type: input.type,
+      to: [...input.to],
+      subject: subjectOf(emailLocale(input.locale), input.type, senderNameOf(account), input.number),
+      status: "queued",
+      customerId: input.customerId ?? null,
+      invoiceId: input.invoiceId ?? null,
+      creditNoteId: input.creditNoteId ?? null,
+      eventId: input.eventId ?? null,
+      causeKey: input.causeKey,
+      messageId: `<${id}@${domain}>`,
+      // Sending runs on real time, whatever the account's test clock says: due at once.
+      dueAt: realNow(),
+      created: ctx.now(),
+    })
+    .onConflictDoNothing({ target: [emails.accountId, emails.causeKey] })
+    .returning({ id: emails.id });
+  return inserted.length > 0 ? id : null;
+}
+
+/** The customer's address, or none (a deleted customer is not written to). */
+async function recipientsOf(tx: Executor, accountId: string, customerId: unknown): Promise<string[]> {
+  if (typeof customerId !== "string") return [];
+  const [customer] = await tx
+    .select({ email: customers.email })
+    .from(customers)
+    .where(and(eq(customers.accountId, accountId), eq(customers.id, customerId)));
+  return customer ? [customer.email] : [];
+}
+
+/** Called by emitEvent for every event: queues the email this event causes, if any. */
+export async function enqueueForEvent(
+  tx: Executor,
+  ctx: ServiceContext,
+  event: { id: string; type: string; aggregateId: string; data: Record<string, unknown> },
+): Promise<string | null> {
+  const type = EVENT_EMAILS[event.type];
+  if (!type) return null;
+  const data = event.data;
+  const to = await recipientsOf(tx, ctx.accountId, data.customer);
+  if (to.length === 0) return null;
+  const isCreditNote = type === "credit_note";
+  const invoiceId = isCreditNote ? data.invoice : event.aggregateId;
+  const document = await invoiceDocumentLocale(tx, typeof invoiceId === "string" ? invoiceId : null);
+  return enqueueEmail(tx, ctx, {
+    type,
+    to,
+    causeKey: `${event.id}:${type}`,
+    locale: document,
+    number: String(data.number ?? event.aggregateId),
+    customerId: String(data.customer),
+    invoiceId: typeof invoiceId === "string" ? invoiceId : null,
+    creditNoteId: isCreditNote ? event.aggregateId : null,
+    eventId: event.id,
+  });
+}
+
+/** The invoice document's language (fixed at finalization), if it has one. */
+async function invoiceDocumentLocale(tx: Executor, invoiceId: string | null): Promise<unknown> {
+  if (!invoiceId) return null;
+  const result = await tx.execute(sql`select document->>'locale' as locale from invoices where id = ${invoiceId}`);
+  return rowsOf<{ locale: string | null }>(result)[0]?.locale ?? null;
+}

@@ -1,0 +1,133 @@
+import type { EmailType } from "./types";
+
+/** The languages of the emails: the invoice documents' (lib/account-settings/schema.ts LOCALES). */
+export type EmailLocale = "en" | "fr" | "de";
+
+export function emailLocale(value: unknown): EmailLocale {
+  return value === "fr" || value === "de" ? value : "en";
+}
+
+type Words = { subject: (seller: string, number: string) => string; heading: string; body: string; button: string };
+
+/** Each type's words per language; `number` is the invoice's or credit note's number. */
+export const WORDING: Record<EmailLocale, Record<EmailType, Words>> = {
+  en: {
+    invoice: {
+      subject: (seller, number) => `Invoice ${number} from ${seller}`,
+      heading: "Your invoice",
+      body: "Your invoice is attached. You can view and pay it online.",
+      button: "View invoice",
+    },
+    receipt: {
+      subject: (seller, number) => `Your receipt from ${seller} (invoice ${number})`,
+      heading: "Payment received",
+      body: "Thank you: we received your payment. The paid invoice is attached.",
+      button: "View receipt",
+    },
+    payment_failed: {
+      subject: (seller, number) => `Your payment to ${seller} failed (invoice ${number})`,
+      heading: "Your payment failed",
+      body: "We could not collect the payment of this invoice. Please update your payment method.",
+      button: "Pay invoice",
+    },
+    credit_note: {
+      subject: (seller, number) => `Credit note ${number} from ${seller}`,
+      heading: "Credit note issued",
+      body: "A credit note was issued for your invoice. It is attached.",
+      button: "View invoice",
+    },
+    portal_link: {
+      subject: (seller) => `Your sign-in link for ${seller}`,
+      heading: "Sign in to your billing portal",
+      body: "Use this link to sign in. It works once and expires soon.",
+      button: "Sign in",
+    },
+    test: {
+      subject: (seller) => `Test email from ${seller}`,
+      heading: "It works",
+      body: "This is a test email: your email settings deliver.",
+      button: "Open",
+    },
+  },
+  fr: {
+    invoice: {
+      subject: (seller, number) => `Facture ${number} de ${seller}`,
+      heading: "Votre facture",
+      body: "Votre facture est jointe. Vous pouvez la consulter et la payer en ligne.",
+      button: "Voir la facture",
+    },
+    receipt: {
+      subject: (seller, number) => `Votre reçu de ${seller} (facture ${number})`,
+      heading: "Paiement reçu",
+      body: "Merci : nous avons reçu votre paiement. La facture acquittée est jointe.",
+      button: "Voir le reçu",
+    },
+    payment_failed: {
+      subject: (seller, number) => `Votre paiement à ${seller} a échoué (facture ${number})`,
+      heading: "Votre paiement a échoué",
+      body: "Nous n'avons pas pu encaisser le paiement de cette facture. Veuillez mettre à jour votre moyen de paiement.",
+      button: "Payer la facture",
+    },
+    credit_note: {
+      subject: (seller, number) => `Avoir ${number} de ${seller}`,
+      heading: "Avoir émis",
+      body: "Un avoir a été émis pour votre facture. Il est joint.",
+      button: "Voir la facture",
+    },
+    portal_link: {
+      subject: (seller) => `Votre lien de connexion à ${seller}`,
+      heading: "Connexion à votre espace de facturation",
+      body: "Utilisez ce lien pour vous connecter. Il ne sert qu'une fois et expire bientôt.",
+      button: "Se connecter",
+    },
+    test: {
+      subject: (seller) => `E-mail de test de ${seller}`,
+      heading: "Ça marche",
+      body: "Ceci est un e-mail de test : vos réglages d'envoi fonctionnent.",
+      button: "Ouvrir",
+    },
+  },
+  de: {
+    invoice: {
+      subject: (seller, number) => `Rechnung ${number} von ${seller}`,
+      heading: "Ihre Rechnung",
+      body: "Ihre Rechnung ist angehängt. Sie können sie online ansehen und bezahlen.",
+      button: "Rechnung ansehen",
+    },
+    receipt: {
+      subject: (seller, number) => `Ihre Quittung von ${seller} (Rechnung ${number})`,
+      heading: "Zahlung erhalten",
+      body: "Vielen Dank: Wir haben Ihre Zahlung erhalten. Die bezahlte Rechnung ist angehängt.",
+      button: "Quittung ansehen",
+    },
+    payment_failed: {
+      subject: (seller, number) => `Ihre Zahlung an ${seller} ist fehlgeschlagen (Rechnung ${number})`,
+      heading: "Ihre Zahlung ist fehlgeschlagen",
+      body: "Wir konnten die Zahlung dieser Rechnung nicht einziehen. Bitte aktualisieren Sie Ihre Zahlungsmethode.",
+      button: "Rechnung bezahlen",
+    },
+    credit_note: {
+      subject: (seller, number) => `Gutschrift ${number} von ${seller}`,
+      heading: "Gutschrift ausgestellt",
+      body: "Für Ihre Rechnung wurde eine Gutschrift ausgestellt. Sie ist angehängt.",
+      button: "Rechnung ansehen",
+    },
+    portal_link: {
+      subject: (seller) => `Ihr Anmeldelink für ${seller}`,
+      heading: "Anmeldung im Abrechnungsportal",
+      body: "Melden Sie sich mit diesem Link an. Er gilt einmal und läuft bald ab.",
+      button: "Anmelden",
+    },
+    test: {
+      subject: (seller) => `Test-E-Mail von ${seller}`,
+      heading: "Es funktioniert",
+      body: "Dies ist eine Test-E-Mail: Ihre E-Mail-Einstellungen funktionieren.",
+      button: "Öffnen",
+    },
+  },
+};
+
+/** A subject never carries a line break (header injection): whatever the seller's name holds. */
+export function subjectOf(locale: EmailLocale, type: EmailType, seller: string, number: string): string {
+  return WORDING[locale][type].subject(seller, number).replace(/[\r\n]+/g, " ");
+}

@@ -1,0 +1,20 @@
+import { handle } from "@/lib/api/handler";
+import { envelope } from "@/lib/api/pagination";
+import { getEmailOperation, listEmailsOperation, previewEmailOperation, sendInvoiceOperation, sendTestEmailOperation } from "./operations";
+import { serializeEmail } from "./serialize";
+import { getEmail, listEmails, previewEmail, sendInvoice, sendTestEmail } from "./service";
+
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
+export const emailHandlers = [
+  handle(listEmailsOperation, async ({ ctx, query }) => {
+    const { rows, ...info } = await listEmails({ ctx, input: query });
+    return envelope(rows.map((row) => serializeEmail(row, ctx.livemode)), info);
+  }),
+  handle(getEmailOperation, async ({ ctx, params }) => serializeEmail(await getEmail({ ctx, input: { id: params.email_id } }), ctx.livemode)),
+  handle(previewEmailOperation, async ({ ctx, params }) => {
+    const { row, html, text } = await previewEmail({ ctx, input: { id: params.email_id } });
+    return { object: "email_preview" as const, id: row.id, subject: row.subject, html, text };
+  }),
+  handle(sendTestEmailOperation, async ({ ctx, body }) => serializeEmail(await sendTestEmail({ ctx, input: body }), ctx.livemode)),
+  handle(sendInvoiceOperation, async ({ ctx, params }) => serializeEmail(await sendInvoice({ ctx, input: { id: params.invoice_id } }), ctx.livemode)),
+];

@@ -1,0 +1,73 @@
+import { defineOperation } from "@/lib/api/operation";
+import { Email, EmailList, EmailListQuery, EmailPreview, TestEmailInput } from "./schema";
+
+const tag = "Emails";
+
+export const listEmailsOperation = defineOperation({
+  operationId: "listEmails",
+  method: "GET",
+  path: "/{account_id}/emails",
+  unscopedPath: "/emails",
+  summary: "List emails",
+  description:
+    "The email log, newest first: every email queued for the account's customers (receipts, invoices, failed payments, credit notes, tests) with its status and the SMTP server's answer. Filter `customer`, `invoice`, `type`, `status`, `created[…]`. Bodies and addresses never reach the request log.",
+  tag,
+  access: "secret",
+  query: EmailListQuery,
+  response: { status: 200, description: "A page of emails.", schema: EmailList },
+});
+
+export const getEmailOperation = defineOperation({
+  operationId: "getEmail",
+  method: "GET",
+  path: "/{account_id}/emails/{email_id}",
+  unscopedPath: "/emails/{email_id}",
+  summary: "Retrieve an email",
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The email.", schema: Email },
+  errors: [404],
+});
+
+export const previewEmailOperation = defineOperation({
+  operationId: "previewEmail",
+  method: "GET",
+  path: "/{account_id}/emails/{email_id}/preview",
+  unscopedPath: "/emails/{email_id}/preview",
+  summary: "Preview an email",
+  description: "The email's subject, HTML and plain text as they are (or were) sent, rendered now from what it names.",
+  tag,
+  access: "secret",
+  response: { status: 200, description: "The rendered email.", schema: EmailPreview },
+  errors: [404],
+});
+
+export const sendTestEmailOperation = defineOperation({
+  operationId: "sendTestEmail",
+  method: "POST",
+  path: "/{account_id}/emails/test",
+  unscopedPath: "/emails/test",
+  summary: "Send a test email",
+  description: "Queues a test email to `to` with the account's sender name and reply-to (Settings → Emails); it is sent as every email is and listed in the log.",
+  tag,
+  access: "secret",
+  body: TestEmailInput,
+  response: { status: 201, description: "The queued email.", schema: Email },
+  errors: [415],
+});
+
+export const sendInvoiceOperation = defineOperation({
+  operationId: "sendInvoice",
+  method: "POST",
+  path: "/{account_id}/invoices/{invoice_id}/send",
+  unscopedPath: "/invoices/{invoice_id}/send",
+  summary: "Email an invoice",
+  description:
+    "Queues the invoice email to its customer: the PDF (the bytes of `GET /invoices/{id}/pdf`) attached and the hosted invoice link. Each call is a new email (with an `Idempotency-Key`, a repeat is one). A draft or void invoice is a 409; the `invoice` email type switched off is a 409 too.",
+  tag,
+  access: "secret",
+  response: { status: 201, description: "The queued email.", schema: Email },
+  errors: [404, 409],
+});
+
+export const emailOperations = [listEmailsOperation, getEmailOperation, previewEmailOperation, sendTestEmailOperation, sendInvoiceOperation];

@@ -1,0 +1,72 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import nodemailer, { type Transporter } from "nodemailer";
+import { config } from "@/lib/config";
+import type { RenderedEmail } from "./render";
+
+/** What the transport answered: the SMTP server's reply, or where the file went. */
+export type SendResult = { response: string };
+
+/**
+ * Where email goes: over SMTP to `SMTP_URL` (`smtp://` upgrades with STARTTLS when the server
+ * offers it, `smtps://` is TLS from the start; credentials in the URL), else into
+ * `<BILLING_DATA_DIR>/mail/<id>.eml` files (nodemailer's stream transport renders the same MIME
+ * message), so a newcomer sees every email without a mail server.
+ */
+let transporter: { url: string | undefined; transport: Transporter } | null = null;
+
+function smtpTransport(): Transporter {
+  const url = config().email.smtpUrl;
+  if (transporter && transporter.url === url) return transporter.transport;
+  const transport = url
+    ? nodemailer.createTransport({
+        url,
+        // Pooled: a backlog reuses its connections instead of a handshake per message.
+        pool: true,
+        maxConnections: 4,
+        // A dead server must fail an attempt well within the claim's lease (lib/emails/send.ts).
+        connectionTimeout: 20_000,
+        greetingTimeout: 20_000,
+        socketTimeout: 60_000,
+      } as Parameters<typeof nodemailer.createTransport>[0])
+    : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
+  transporter = { url, transport };
+  return transport;
+}
+
+export function mailDirectory(): string {
+  return path.resolve(config().dataDir, "mail");
+}
+
+export async function transmit(email: RenderedEmail, id: string): Promise<SendResult> {
+  const info = await smtpTransport().sendMail({
+    from: email.from,
+    to: email.to,
+    replyTo: email.replyTo ?? undefined,
+    subject: email.subject,
+    messageId: email.messageId,
+    html: email.html,
+    text: email.text,
+    attachments: email.attachments,
+  });
+  if (config().email.smtpUrl) return { response: String(info.response) };
+  const file = path.join(mailDirectory(), `${id}.eml`);
+  await mkdir(mailDirectory(), { recursive: true });
+  await writeFile(file, info.message as Buffer);
+  return { response: `250 Written to ${path.relative(process.cwd(), file)} (no SMTP_URL)` };
+}
+
+/**
+ * Whether a transport error is permanent: an SMTP 5xx reply. A 4xx reply, or no reply at all (the
+ * server unreachable, a dropped connection), is temporary and retried.
+ */
+export function isPermanent(error: unknown): boolean {
+  const code = (error as { responseCode?: unknown }).responseCode;
+  return typeof code === "number" && code >= 500;
+}
+
+export function responseOf(error: unknown): string {
+  const response = (error as { response?: unknown }).response;
+  if (typeof response === "string" && response) return response;
+  return error instanceof Error ? error.message : String(error);
+}

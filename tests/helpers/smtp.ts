@@ -1,0 +1,94 @@
+import { readFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { simpleParser, type ParsedMail } from "mailparser";
+import { SMTPServer, type SMTPServerDataStream } from "smtp-server";
+import { testTls } from "./tls";
+
+/** What the test SMTP server answers a MAIL FROM with, for the next messages: accept, or an SMTP error. */
+export type SmtpMode = { kind: "accept" } | { kind: "refuse"; code: number; message: string };
+
+export type ReceivedMail = { envelopeTo: string[]; parsed: ParsedMail; raw: Buffer };
+
+/**
+ * A real SMTP server on loopback (the `smtp-server` package): STARTTLS with the run's test
+ * certificate (tests/helpers/tls.ts), AUTH required (PLAIN/LOGIN with `user`/`password`). Every
+ * accepted message is parsed with mailparser. `mode` makes it refuse MAIL FROM with a code (421: a
+ * temporary failure, 550 for a recipient: permanent), as a real server under load or a
+ * mailbox that does not exist would.
+ */
+export class TestSmtpServer {
+  readonly received: ReceivedMail[] = [];
+  /** Every MAIL FROM answered, accepted or refused. */
+  attempts = 0;
+  mode: SmtpMode = { kind: "accept" };
+  /** Recipients refused with 550 at RCPT TO, whatever the mode. */
+  readonly rejectedRecipients = new Set<string>();
+  private server!: SMTPServer;
+  port = 0;
+
+  constructor(
+    readonly user = "mailer",
+    readonly password = "s3cret-pass",
+  ) {}
+
+  async start(): Promise<void> {
+    const { certPath, keyPath } = testTls();
+    this.server = new SMTPServer({
+      secure: false,
+      key: readFileSync(keyPath),
+      cert: readFileSync(certPath),
+      authMethods: ["PLAIN", "LOGIN"],
+      // AUTH only over TLS (the default): the client must upgrade with STARTTLS first.
+      onAuth: (auth, _session, callback) => {
+        if (auth.username === this.user && auth.password === this.password) callback(null, { user: auth.username });
+        else callback(new Error("Invalid username or password"));
+      },
+      onMailFrom: (_address, session, callback) => {
+        this.attempts++;
+        if (!session.secure) return callback(Object.assign(new Error("Must issue a STARTTLS command first"), { responseCode: 530 }));
+        if (this.mode.kind === "refuse") return callback(Object.assign(new Error(this.mode.message), { responseCode: this.mode.code }));
+        callback();
+      },
+      onRcptTo: (address, _session, callback) => {
+        if (this.rejectedRecipients.has(address.address)) {
+          return callback(Object.assign(new Error("Mailbox unavailable"), { responseCode: 550 }));
+        }
+        callback();
+      },
+      onData: (stream: SMTPServerDataStream, session, callback) => {
+        const chunks: Buffer[] = [];
+        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+        stream.on("end", () => {
+          const raw = Buffer.concat(chunks);
+          void simpleParser(raw).then(
+            (parsed) => {
+              this.received.push({ envelopeTo: session.envelope.rcptTo.map((to) => to.address), parsed, raw });
+              callback();
+            },
+            (error: Error) => callback(error),
+          );
+        });
+      },
+      logger: false,
+    });
+    await new Promise<void>((resolve, reject) => {
+      this.server.once("error", reject);
+      this.server.listen(0, "127.0.0.1", () => resolve());
+    });
+    this.port = (this.server.server.address() as AddressInfo).port;
+  }
+
+  /** `smtp://` with credentials: nodemailer upgrades with STARTTLS, as the server requires. */
+  get url(): string {
+    return `smtp://${this.user}:${this.password}@127.0.0.1:${this.port}`;
+  }
+
+  /** The messages received for `address`. */
+  to(address: string): ReceivedMail[] {
+    return this.received.filter((mail) => mail.envelopeTo.includes(address));
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
