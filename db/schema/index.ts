@@ -19,3 +19,4 @@ export * from "./usage";
 export * from "./entitlements";
 export * from "./portal";
 export * from "./credit-notes";
+export * from "./payment-processors";

@@ -7,7 +7,7 @@ import { createCustomer } from "@/lib/customers/service";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { getInvoice } from "@/lib/invoices/service";
 import { payInvoice, voidInvoice } from "@/lib/invoices/settle";
-import { checkSandboxPaymentMethod, DECLINE_MESSAGE, type SandboxPaymentMethod } from "@/lib/payments/sandbox";
+import { checkSandboxPaymentMethod, DECLINE_MESSAGE, type SandboxPaymentMethod } from "@/lib/payments/processors/sandbox/methods";
 import { cancelPaymentIntent, createPaymentIntent, getPaymentIntent } from "@/lib/payments/service";
 import { one } from "@/lib/rows";
 import { cancelSubscription, createSubscription } from "@/lib/subscriptions/service";

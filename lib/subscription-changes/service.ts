@@ -9,7 +9,7 @@ import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { getInvoice } from "@/lib/invoices/service";
 import { voidInvoice } from "@/lib/invoices/settle";
-import { checkSandboxPaymentMethod } from "@/lib/payments/sandbox";
+import { checkSandboxPaymentMethod } from "@/lib/payments/processors/sandbox/methods";
 import { one } from "@/lib/rows";
 import type { SubscriptionWithItems } from "@/lib/subscriptions/serialize";
 import { getSubscription } from "@/lib/subscriptions/service";
