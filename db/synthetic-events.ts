@@ -42,6 +42,7 @@ export const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
   credit_note: 0.05,
   customer_balance_transaction: 0.1,
   subscription_change_request: 0.05,
+  payment_processor: 0.001,
 };
 
 /** The id prefix of each entity type (lib/ids.ts). */
@@ -71,6 +72,7 @@ export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
   credit_note: "cn_",
   customer_balance_transaction: "cbtxn_",
   subscription_change_request: "scr_",
+  payment_processor: "acc_",
 };
 
 export type LoadOptions = {

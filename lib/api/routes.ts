@@ -1,3 +1,4 @@
+import { paymentProcessorHandlers } from "@/lib/payment-processor/handlers";
 import { accountSettingsHandlers } from "@/lib/account-settings/handlers";
 import { taxRateHandlers } from "@/lib/tax-rates/handlers";
 import { apiTokenHandlers } from "@/lib/api-tokens/handlers";
@@ -50,6 +51,7 @@ export const API_HANDLERS = [
   ...metaHandlers,
   ...requestLogHandlers,
   ...accountSettingsHandlers,
+  ...paymentProcessorHandlers,
   ...taxRateHandlers,
   ...meterHandlers,
   ...usageHandlers,

@@ -10,6 +10,7 @@ import { Discount } from "@/lib/discounts/schema";
 import { Invoice } from "@/lib/invoices/schema";
 import { Meter } from "@/lib/meters/schema";
 import { Payment, PaymentIntent } from "@/lib/payments/schema";
+import { PaymentProcessor } from "@/lib/payment-processor/schema";
 import { PortalConfiguration } from "@/lib/portal/schema";
 import { Price } from "@/lib/prices/schema";
 import { Product } from "@/lib/products/schema";
@@ -56,6 +57,7 @@ export const AGGREGATE_SCHEMAS = {
   credit_note: CreditNote,
   customer_balance_transaction: CustomerBalanceTransaction,
   subscription_change_request: ChangeRequest,
+  payment_processor: PaymentProcessor,
 } satisfies Record<AggregateType, z.ZodObject>;
 
 type AggregateSchema = (typeof AGGREGATE_SCHEMAS)[AggregateType];

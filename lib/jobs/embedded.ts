@@ -1,6 +1,7 @@
 import { clockTicker } from "@/lib/clock/ticker";
 import { deliveryDriver } from "@/lib/webhooks/driver";
 import type { JobProvider } from "./index";
+import { applyProcessorEventsAfterResponse } from "./serverless";
 
 export const embeddedJobs: JobProvider = {
   name: "embedded",
@@ -8,6 +9,9 @@ export const embeddedJobs: JobProvider = {
     // The drivers read due rows themselves; waking this one and announcing the commit to the
     // other instances (NOTIFY) only saves the wait for their next poll.
     deliveryDriver().announce();
+  },
+  async processorEventsReceived(accountId) {
+    await applyProcessorEventsAfterResponse(accountId);
   },
   async transitionScheduled(_accountId, at) {
     // The ticker finds future transitions itself on its tick; something due already (a trial

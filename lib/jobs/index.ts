@@ -18,6 +18,11 @@ export interface JobProvider {
    * Callers go through lib/clock/schedule.ts, which converts the account's time to real time.
    */
   transitionScheduled(accountId: string, at: Date): Promise<void>;
+  /**
+   * A payment processor's webhook events were stored for the account (lib/payment-processor/events.ts):
+   * apply them after the response, each re-reading its object at the processor.
+   */
+  processorEventsReceived(accountId: string): Promise<void>;
 }
 
 export function jobs(): JobProvider {

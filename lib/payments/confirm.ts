@@ -1,5 +1,5 @@
 import type { ServiceContext, Verb } from "@/lib/context";
-import { ServiceError } from "@/lib/errors";
+import { ServiceError, validationFailed } from "@/lib/errors";
 import { withChangeTransaction, type ChangeTransaction, type WithinChange } from "@/lib/events/transaction";
 import { applyPaymentIntentOutcome } from "@/lib/invoices/payment-hooks";
 import { checkPaymentMethod, lockIntent, missingPaymentMethod, recordPayment, transition } from "./core";
@@ -7,7 +7,7 @@ import { CONFIRMABLE_INTENT_STATUSES } from "./statuses";
 import { customers } from "@/db/schema";
 import { eq } from "drizzle-orm";
 import { processorCustomer } from "./processors/registry";
-import type { ChargeState, PaymentProcessor } from "./processors/types";
+import { ProcessorRefusedError, ProcessorUnavailableError, type ChargeState, type PaymentProcessor } from "./processors/types";
 import type { PaymentIntentRow } from "./serialize";
 
 /* Confirming an intent: the sandbox method's outcome, its charge, its transition, and what its invoice learns. */
@@ -64,7 +64,8 @@ async function settleConfirmation(
   const attempt = before.processorAttempts + 1;
   // The processor's charge of an earlier confirmation is kept only when the same processor charges again.
   const reference = before.processor === processor.name ? before.processorReference : null;
-  const state = await processor.charge({
+  const processorCustomer = await atProcessor(() => customerAtProcessor(tx, ctx, processor, before.customerId));
+  const state = await atProcessor(() => processor.charge({
     // Our payment attempt: the intent and its confirmation number. A retry of this confirmation
     // (the transaction rolled back after a timeout) sends the same key, so it never charges twice.
     idempotencyKey: `${before.id}-confirm-${attempt}`,
@@ -72,14 +73,28 @@ async function settleConfirmation(
     amountAtom: remainingAtom,
     currency: before.currency,
     paymentMethod: method,
-    processorCustomer: await customerAtProcessor(tx, ctx, processor, before.customerId),
+    processorCustomer,
     captureMethod: before.captureMethod,
     offSession,
     actionPending: before.status === "requires_action" && before.paymentMethod === method,
     reference,
-  });
+  }));
   const charged = { paymentMethod: method, processor: processor.name, processorReference: state.reference, processorAttempts: attempt, lastPaymentError: null };
   return applyChargeState(tx, ctx, before, charged, state, remainingAtom);
+}
+
+/**
+ * The processor's refusals as the API's: a 422 naming the field, or a 503 (retryable) when it could
+ * not be reached; the transaction then rolls back, and a retry sends the same idempotency key.
+ */
+async function atProcessor<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof ProcessorRefusedError) throw validationFailed([{ field: error.field, message: error.message }]);
+    if (error instanceof ProcessorUnavailableError) throw new ServiceError("unavailable", `${error.message} Nothing was charged twice: try again.`, { retryable: true });
+    throw error;
+  }
 }
 
 /** The customer's counterpart at a processor that keeps customers (the sandbox keeps none). */

@@ -22,6 +22,8 @@ import { serializePaymentIntent, type PaymentIntentRow } from "./serialize";
 export type CreatePaymentIntentInput = z.output<typeof PaymentIntentCreateInput> & {
   /** Set by invoices paying themselves; clients cannot set it. */
   invoice?: string | null;
+  /** A merchant-initiated charge (an invoice paid with a saved method): the customer is not there to authenticate. Internal only. */
+  offSession?: boolean;
 };
 
 /** Creates an intent (payment_intent.created); with `confirm: true` confirms it in the same transaction. */
@@ -67,7 +69,7 @@ export async function createPaymentIntent({
       previousData: null,
     });
     if (!input.confirm) return row;
-    return confirmLocked(tx, ctx, row, input.payment_method);
+    return confirmLocked(tx, ctx, row, input.payment_method, input.offSession ?? false);
   }, tx);
 }
 

@@ -34,6 +34,8 @@ const KIND: Record<AggregateType, IdKind> = {
   credit_note: "creditNote",
   customer_balance_transaction: "customerBalanceTransaction",
   subscription_change_request: "subscriptionChangeRequest",
+  // The account's one connection is on the account's id.
+  payment_processor: "account",
 };
 
 /**

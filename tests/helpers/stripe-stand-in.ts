@@ -384,6 +384,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       response.writeHead(status, { "content-type": "application/json", "request-id": id("req"), ...headers });
       response.end(JSON.stringify(body));
     };
+    if (path.startsWith("/_stand-in/")) return control(method, path, raw, answer);
     const fault = faults.find((candidate) => candidate.count > 0 && candidate.path.test(path));
     if (fault && !fault.afterProcessing) {
       fault.count -= 1;
@@ -423,6 +424,49 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     }
   }
 
+  /**
+   * The stand-in's own endpoints (not Stripe's), for tests in other processes than the one that
+   * started it: the api project's stand-in runs in its global set-up (stripeStandInClient below).
+   */
+  async function control(method: string, path: string, raw: string, answer: (status: number, body: Json) => void): Promise<void> {
+    const body = raw ? (JSON.parse(raw) as Json) : {};
+    let match: RegExpExecArray | null;
+    if (method === "GET" && path === "/_stand-in/state") {
+      return answer(200, { accountId, charges, requests, deliveries, paymentIntents: [...paymentIntents.values()], webhookEndpoints: [...webhookEndpoints.values()] });
+    }
+    if (method === "POST" && path === "/_stand-in/fault") {
+      faults.push({ path: new RegExp(String(body.path)), status: Number(body.status), count: Number(body.count), afterProcessing: body.afterProcessing === true });
+      return answer(200, {});
+    }
+    if (method === "POST" && path === "/_stand-in/delivery") {
+      Object.assign(delivery, body);
+      return answer(200, { ...delivery });
+    }
+    if (method === "POST" && path === "/_stand-in/flush") {
+      await flush();
+      return answer(200, {});
+    }
+    if (method === "POST" && (match = /^\/_stand-in\/payment_intents\/([^/]+)\/complete_action$/.exec(path))) {
+      await completeAction(match[1]!, body.succeed === true);
+      return answer(200, {});
+    }
+    return answer(404, { error: { message: `No stand-in control ${method} ${path}.` } });
+  }
+
+  async function completeAction(paymentIntentId: string, succeeded: boolean): Promise<void> {
+    const intent = intentOf(paymentIntentId);
+    if (intent.status !== "requires_action") throw new Error(`${paymentIntentId} is ${intent.status}, not requires_action.`);
+    if (succeeded) succeed(intent);
+    else {
+      try {
+        decline(intent, "payment_intent_authentication_failure", undefined, "The customer failed 3-D Secure authentication.");
+      } catch {
+        // decline throws the API's answer; here nobody asked.
+      }
+    }
+    await flush();
+  }
+
   const server: Server = createServer((request, response) => {
     void handle(request, response);
   });
@@ -447,19 +491,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     delivery,
     fault: (fault) => faults.push({ ...fault }),
     flush,
-    async completeAction(paymentIntentId, succeeded) {
-      const intent = intentOf(paymentIntentId);
-      if (intent.status !== "requires_action") throw new Error(`${paymentIntentId} is ${intent.status}, not requires_action.`);
-      if (succeeded) succeed(intent);
-      else {
-        try {
-          decline(intent, "payment_intent_authentication_failure", undefined, "The customer failed 3-D Secure authentication.");
-        } catch {
-          // decline throws the API's answer; here nobody asked.
-        }
-      }
-      await flush();
-    },
+    completeAction,
     sign(payload, endpointId, timestamp) {
       const endpoint = webhookEndpoints.get(endpointId);
       if (!endpoint) throw new Error(`No webhook endpoint ${endpointId}.`);
@@ -470,5 +502,31 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),
+  };
+}
+
+/** What the stand-in holds, as its control endpoint answers it. */
+export type StandInState = {
+  accountId: string;
+  charges: string[];
+  requests: RecordedRequest[];
+  deliveries: Delivery[];
+  paymentIntents: Stripe.PaymentIntent[];
+  webhookEndpoints: Stripe.WebhookEndpoint[];
+};
+
+/** The api project's stand-in (started by tests/setup/api-server.ts), driven over its control endpoints. */
+export function stripeStandInClient(url: string) {
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${url}/_stand-in/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    if (!response.ok) throw new Error(`stand-in ${path}: ${response.status} ${await response.text()}`);
+  };
+  return {
+    url,
+    state: async (): Promise<StandInState> => (await (await fetch(`${url}/_stand-in/state`)).json()) as StandInState,
+    fault: (fault: Fault) => post("fault", { ...fault, path: fault.path.source }),
+    delivery: (switches: Partial<StripeStandIn["delivery"]>) => post("delivery", switches),
+    flush: () => post("flush", {}),
+    completeAction: (paymentIntentId: string, succeed: boolean) => post(`payment_intents/${paymentIntentId}/complete_action`, { succeed }),
   };
 }

@@ -6,25 +6,17 @@ import { validationFailed } from "@/lib/errors";
 import { decryptSecret } from "@/lib/webhooks/secrets";
 import { sandboxProcessor } from "./sandbox";
 import { checkSandboxPaymentMethod, isSandboxPaymentMethod, LIVE_REFUSAL_MESSAGE } from "./sandbox/methods";
-import { stripeProcessor } from "./stripe";
+import { PROCESSORS } from "./list";
 import type { CaptureMethod, PaymentProcessor, ProcessorConnection, ProcessorDefinition } from "./types";
 
 /*
- * The processors an account can connect, and which one charges a payment method. A new processor
- * is one folder beside ./stripe and one line in PROCESSORS; nothing else changes.
+ * Which processor charges a payment method, and the account's connected one opened with its
+ * credentials. The processors an account can connect are listed in ./list.ts.
  */
-
-// Each definition's credentials type is its own; the registry only hands them back to it.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const PROCESSORS: Readonly<Record<string, ProcessorDefinition<any>>> = {
-  [stripeProcessor.name]: stripeProcessor,
-};
-
-export const PROCESSOR_NAMES = Object.keys(PROCESSORS) as [string, ...string[]];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function processorDefinition(name: string): ProcessorDefinition<any> | undefined {
-  return PROCESSORS[name];
+  return PROCESSORS.find((definition) => definition.name === name);
 }
 
 export type StoredConnection = ProcessorConnection & { processor: string; secretKeyLast4: string; created: Date; updated: Date };

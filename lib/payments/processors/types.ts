@@ -113,7 +113,7 @@ export type ProcessorConnection = {
 export interface ProcessorDefinition<Credentials> {
   readonly name: string;
   /** The `PUT /payment-processor` body for this processor (without `processor`). */
-  readonly credentials: z.ZodType<Credentials>;
+  readonly credentials: z.ZodObject<z.ZodRawShape, z.core.$strip> & z.ZodType<Credentials>;
   /** Checks the credentials at the processor and creates the webhook endpoint at `webhookUrl`. */
   connect(input: { credentials: Credentials; livemode: boolean; webhookUrl: string }): Promise<ProcessorConnection>;
   /** Deletes the webhook endpoint connect created (an endpoint already gone is not an error). */
