@@ -65,7 +65,7 @@ export const processorEvents = pgTable(
     status: text("status", { enum: ["pending", "applied", "ignored", "failed"] }).notNull().default("pending"),
     attempts: integer("attempts").notNull().default(0),
     error: text("error"),
-    received: createdAt(),
+    received: time("received").notNull().defaultNow(),
     appliedAt: time("applied_at"),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.processor, t.eventId] }), index("processor_events_status_idx").on(t.status, t.received)],

@@ -9,11 +9,12 @@ import { PROCESSORS } from "@/lib/payments/processors/list";
 
 const options = PROCESSORS.map((definition) => definition.credentials.extend({ processor: z.literal(definition.name) }).strict());
 
-export const PaymentProcessorConnectInput = z
-  .discriminatedUnion("processor", options as [(typeof options)[number], ...(typeof options)[number][]])
-  .meta({
-    id: "PaymentProcessorConnectInput",
-    description: "The processor and its keys. Stripe: `secret_key` (`sk_…` or `rk_…`) and `publishable_key` (`pk_…`), test keys for a sandbox account, live keys for a live one.",
-  });
+const [first, ...rest] = options as [(typeof options)[number], ...(typeof options)[number][]];
+
+// One processor is its own schema (a `oneOf` of one is no union); more are told apart by `processor`.
+export const PaymentProcessorConnectInput = (rest.length === 0 ? first : z.discriminatedUnion("processor", [first, ...rest])).meta({
+  id: "PaymentProcessorConnectInput",
+  description: "The processor and its keys. Stripe: `secret_key` (`sk_…` or `rk_…`) and `publishable_key` (`pk_…`), test keys for a sandbox account, live keys for a live one.",
+});
 
 export type PaymentProcessorConnectInput = z.output<typeof PaymentProcessorConnectInput>;
