@@ -11745,32 +11745,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3fxzcvm82m56jvv7g2vwsy",
+         *       "id": "evt_prod_06h2bfjc35awqdnkwbjwy1njkk50w",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *       "aggregate_id": "py_prod_06h2bfjc2x25d1k4x6yh55bt6tf7y",
          *       "data": {
-         *         "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *         "id": "py_prod_06h2bfjc2x25d1k4x6yh55bt6tf7y",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T02:38:01.085Z",
+         *         "created": "2026-11-29T05:19:18.039Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "payment_intent": "pi_prod_06h2bfjc236hfj3mpw4sspzzw8z3e",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
-         *       "request_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
+         *       "correlation_id": "req_prod_06h2bfjc1q9rm36vqtephgd8anwmj",
+         *       "request_id": "req_prod_06h2bfjc1q9rm36vqtephgd8anwmj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.087Z",
+         *       "created": "2026-11-29T05:19:18.041Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         PaymentSucceededEvent: {
@@ -11815,32 +11815,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3ktt6f3yvv7s8p067zv3yg",
+         *       "id": "evt_prod_06h2bfjc69n45g8a37as2n9qm0v4t",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2aan3kpcjt6sppjezmvcbfhhvj",
+         *       "aggregate_id": "py_prod_06h2bfjc60png3589yzvqf87h1xcc",
          *       "data": {
-         *         "id": "py_prod_06h2aan3kpcjt6sppjezmvcbfhhvj",
+         *         "id": "py_prod_06h2bfjc60png3589yzvqf87h1xcc",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T02:38:01.117Z",
+         *         "created": "2026-11-29T05:19:18.064Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *         "payment_intent": "pi_prod_06h2bfjc5bfp8x5nffhf2zk3nnhte",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3j47jbz6aq3ncbj0qvqw3c",
-         *       "request_id": "req_prod_06h2aan3j47jbz6aq3ncbj0qvqw3c",
+         *       "correlation_id": "req_prod_06h2bfjc4zwb24y8rxcffx07ae9sw",
+         *       "request_id": "req_prod_06h2bfjc4zwb24y8rxcffx07ae9sw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.118Z",
+         *       "created": "2026-11-29T05:19:18.066Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         PaymentFailedEvent: {
@@ -11885,44 +11885,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan47j7jrks6sgb7b1rrk2s72",
+         *       "id": "evt_prod_06h2bfjcv8fd8yq9jphrmqkx75bze",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *       "aggregate_id": "py_prod_06h2bfjc2x25d1k4x6yh55bt6tf7y",
          *       "data": {
-         *         "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *         "id": "py_prod_06h2bfjc2x25d1k4x6yh55bt6tf7y",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T02:38:01.085Z",
+         *         "created": "2026-11-29T05:19:18.039Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "payment_intent": "pi_prod_06h2bfjc236hfj3mpw4sspzzw8z3e",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *         "id": "py_prod_06h2bfjc2x25d1k4x6yh55bt6tf7y",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T02:38:01.085Z",
+         *         "created": "2026-11-29T05:19:18.039Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "payment_intent": "pi_prod_06h2bfjc236hfj3mpw4sspzzw8z3e",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
-         *       "request_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
+         *       "correlation_id": "req_prod_06h2bfjct4mwrse7w5155k8vwxa0c",
+         *       "request_id": "req_prod_06h2bfjct4mwrse7w5155k8vwxa0c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.276Z",
+         *       "created": "2026-11-29T05:19:18.234Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         PaymentRefundedEvent: {
@@ -11967,29 +11967,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanagvppyqpj14tn40adar1x2",
+         *       "id": "evt_prod_06h2bfjjkbpar56z5mc7cvwh3e1yc",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *       "aggregate_id": "cs_prod_06h2bfjjk136ejw6qrwpj70tcypvc",
          *       "data": {
-         *         "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *         "id": "cs_prod_06h2bfjjk136ejw6qrwpj70tcypvc",
+         *         "url": "http://127.0.0.1:32799/checkout/cs_prod_06h2bfjjk136ejw6qrwpj70tcypvc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.873Z",
+         *         "created": "2026-11-29T05:19:19.703Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.873Z",
+         *         "updated": "2026-11-29T05:19:19.703Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.873Z",
+         *         "expires_at": "2026-11-30T05:19:19.703Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12007,13 +12007,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanaewtp7wabcnz57yh4q5v44",
-         *       "request_id": "req_prod_06h2aanaewtp7wabcnz57yh4q5v44",
+         *       "correlation_id": "req_prod_06h2bfjjjn60r3bfp116vvk8430dc",
+         *       "request_id": "req_prod_06h2bfjjjn60r3bfp116vvk8430dc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:02.886Z",
+         *       "created": "2026-11-29T05:19:19.706Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -12058,19 +12058,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanax2yq58c3wmydky40xq9n8",
+         *       "id": "evt_prod_06h2bfjjwe33wbvbv4b57995myvxj",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *       "aggregate_id": "cs_prod_06h2bfjjtaeesy7mhs8tyy20ab1bt",
          *       "data": {
-         *         "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *         "id": "cs_prod_06h2bfjjtaeesy7mhs8tyy20ab1bt",
+         *         "url": "http://127.0.0.1:32799/checkout/cs_prod_06h2bfjjtaeesy7mhs8tyy20ab1bt",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.963Z",
+         *         "created": "2026-11-29T05:19:19.761Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.982Z",
+         *         "updated": "2026-11-29T05:19:19.778Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -12079,10 +12079,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.963Z",
+         *         "expires_at": "2026-11-30T05:19:19.761Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12099,24 +12099,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *         "id": "cs_prod_06h2bfjjtaeesy7mhs8tyy20ab1bt",
+         *         "url": "http://127.0.0.1:32799/checkout/cs_prod_06h2bfjjtaeesy7mhs8tyy20ab1bt",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.963Z",
+         *         "created": "2026-11-29T05:19:19.761Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.963Z",
+         *         "updated": "2026-11-29T05:19:19.761Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.963Z",
+         *         "expires_at": "2026-11-30T05:19:19.761Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12133,13 +12133,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanawbq8rttx2hg9fjs5y11v2",
-         *       "request_id": "req_prod_06h2aanawbq8rttx2hg9fjs5y11v2",
+         *       "correlation_id": "req_prod_06h2bfjjvz36bfq08gdy6ap98782r",
+         *       "request_id": "req_prod_06h2bfjjvz36bfq08gdy6ap98782r",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:02.984Z",
+         *       "created": "2026-11-29T05:19:19.779Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -12184,20 +12184,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanazskw477f2bjnaw83dx9v0",
+         *       "id": "evt_prod_06h2bfjjzzbf5dt8h23x12gzyrv4e",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *       "aggregate_id": "cs_prod_06h2bfjjtaeesy7mhs8tyy20ab1bt",
          *       "data": {
-         *         "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *         "id": "cs_prod_06h2bfjjtaeesy7mhs8tyy20ab1bt",
+         *         "url": "http://127.0.0.1:32799/checkout/cs_prod_06h2bfjjtaeesy7mhs8tyy20ab1bt",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.963Z",
+         *         "created": "2026-11-29T05:19:19.761Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:03.005Z",
+         *         "updated": "2026-11-29T05:19:19.806Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -12206,10 +12206,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.963Z",
+         *         "expires_at": "2026-11-30T05:19:19.761Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12226,14 +12226,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *         "id": "cs_prod_06h2bfjjtaeesy7mhs8tyy20ab1bt",
+         *         "url": "http://127.0.0.1:32799/checkout/cs_prod_06h2bfjjtaeesy7mhs8tyy20ab1bt",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.963Z",
+         *         "created": "2026-11-29T05:19:19.761Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.982Z",
+         *         "updated": "2026-11-29T05:19:19.778Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -12242,10 +12242,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.963Z",
+         *         "expires_at": "2026-11-30T05:19:19.761Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12262,13 +12262,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanazfvbk07q0hx02m6gb2p9w",
-         *       "request_id": "req_prod_06h2aanazfvbk07q0hx02m6gb2p9w",
+         *       "correlation_id": "req_prod_06h2bfjjz2wzavcfv8hxny4rxahx0",
+         *       "request_id": "req_prod_06h2bfjjz2wzavcfv8hxny4rxahx0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:03.006Z",
+         *       "created": "2026-11-29T05:19:19.807Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -12313,29 +12313,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanarhmt4mfg8xydj6pxp6pp4",
+         *       "id": "evt_prod_06h2bfjjrfwr7303s1ynvb7k7ez9m",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *       "aggregate_id": "cs_prod_06h2bfjjk136ejw6qrwpj70tcypvc",
          *       "data": {
-         *         "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *         "id": "cs_prod_06h2bfjjk136ejw6qrwpj70tcypvc",
+         *         "url": "http://127.0.0.1:32799/checkout/cs_prod_06h2bfjjk136ejw6qrwpj70tcypvc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T02:38:02.873Z",
+         *         "created": "2026-11-29T05:19:19.703Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.946Z",
+         *         "updated": "2026-11-29T05:19:19.746Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aananz75fkep0cs7xxyetbjm2",
+         *         "customer": "cus_prod_06h2bfjjp5g6mz1e1dyjn0j2bxq5p",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.873Z",
+         *         "expires_at": "2026-11-30T05:19:19.703Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12343,33 +12343,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T02:38:02.946Z",
+         *         "completed_at": "2026-11-29T05:19:19.746Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2aanapx45m666x81qm9nx5f5m8",
+         *         "payment_intent": "pi_prod_06h2bfjjq2dt58bs3j5a1yy0sbesm",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *         "id": "cs_prod_06h2bfjjk136ejw6qrwpj70tcypvc",
+         *         "url": "http://127.0.0.1:32799/checkout/cs_prod_06h2bfjjk136ejw6qrwpj70tcypvc",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.873Z",
+         *         "created": "2026-11-29T05:19:19.703Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.873Z",
+         *         "updated": "2026-11-29T05:19:19.703Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:02.873Z",
+         *         "expires_at": "2026-11-30T05:19:19.703Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12386,13 +12386,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanakwdajqh0y7c8xd99rht30",
-         *       "request_id": "req_prod_06h2aanakwdajqh0y7c8xd99rht30",
+         *       "correlation_id": "req_prod_06h2bfjjn9m2s8c6092jkgdgyta3m",
+         *       "request_id": "req_prod_06h2bfjjn9m2s8c6092jkgdgyta3m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:02.948Z",
+         *       "created": "2026-11-29T05:19:19.747Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2aananz75fkep0cs7xxyetbjm2"
+         *       "actor_id": "cus_prod_06h2bfjjp5g6mz1e1dyjn0j2bxq5p"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -12437,29 +12437,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanbbv8s8xsmf5xkdrndcxabc",
+         *       "id": "evt_prod_06h2bfjkh8cq88kwfwvygcf8esyy2",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
+         *       "aggregate_id": "cs_prod_06h2bfjk1bsbnj8q4j1ss8ww5cmer",
          *       "data": {
-         *         "id": "cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
+         *         "id": "cs_prod_06h2bfjk1bsbnj8q4j1ss8ww5cmer",
+         *         "url": "http://127.0.0.1:32799/checkout/cs_prod_06h2bfjk1bsbnj8q4j1ss8ww5cmer",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T02:38:03.018Z",
+         *         "created": "2026-11-29T05:19:19.817Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T02:38:03.018Z",
+         *         "updated": "2026-11-30T05:19:19.817Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T02:38:03.018Z",
-         *         "expires_at": "2026-11-30T02:38:03.018Z",
+         *         "expired_at": "2026-11-30T05:19:19.817Z",
+         *         "expires_at": "2026-11-30T05:19:19.817Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12476,24 +12476,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
-         *         "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
+         *         "id": "cs_prod_06h2bfjk1bsbnj8q4j1ss8ww5cmer",
+         *         "url": "http://127.0.0.1:32799/checkout/cs_prod_06h2bfjk1bsbnj8q4j1ss8ww5cmer",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:03.018Z",
+         *         "created": "2026-11-29T05:19:19.817Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:03.018Z",
+         *         "updated": "2026-11-29T05:19:19.817Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T02:38:03.018Z",
+         *         "expires_at": "2026-11-30T05:19:19.817Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12510,11 +12510,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
+         *       "correlation_id": "req_prod_06h2bfjk5cj9fh9hqs7pqyfts3qpw",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T02:38:03.018Z",
+         *       "created": "2026-11-30T05:19:19.817Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -12561,19 +12561,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3erq82p6qhxbpq8afet1j2",
+         *       "id": "evt_prod_06h2bfjc29v2rk0aegka5mt2dr3yc",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *       "aggregate_id": "pi_prod_06h2bfjc236hfj3mpw4sspzzw8z3e",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "id": "pi_prod_06h2bfjc236hfj3mpw4sspzzw8z3e",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T02:38:01.077Z",
+         *         "created": "2026-11-29T05:19:18.032Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.077Z",
+         *         "updated": "2026-11-29T05:19:18.032Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12586,13 +12586,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
-         *       "request_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
+         *       "correlation_id": "req_prod_06h2bfjc1q9rm36vqtephgd8anwmj",
+         *       "request_id": "req_prod_06h2bfjc1q9rm36vqtephgd8anwmj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.079Z",
+         *       "created": "2026-11-29T05:19:18.034Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -12637,19 +12637,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3fajbdz5x3fhg50rm6xjm4",
+         *       "id": "evt_prod_06h2bfjc2m4wqc52kvs0kwzdtc4jg",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *       "aggregate_id": "pi_prod_06h2bfjc236hfj3mpw4sspzzw8z3e",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "id": "pi_prod_06h2bfjc236hfj3mpw4sspzzw8z3e",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T02:38:01.077Z",
+         *         "created": "2026-11-29T05:19:18.032Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.080Z",
+         *         "updated": "2026-11-29T05:19:18.036Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12661,14 +12661,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "id": "pi_prod_06h2bfjc236hfj3mpw4sspzzw8z3e",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T02:38:01.077Z",
+         *         "created": "2026-11-29T05:19:18.032Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.077Z",
+         *         "updated": "2026-11-29T05:19:18.032Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12680,13 +12680,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
-         *       "request_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
+         *       "correlation_id": "req_prod_06h2bfjc1q9rm36vqtephgd8anwmj",
+         *       "request_id": "req_prod_06h2bfjc1q9rm36vqtephgd8anwmj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.082Z",
+         *       "created": "2026-11-29T05:19:18.037Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -12731,19 +12731,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3p7gnth2jqgx7ergkxq8e0",
+         *       "id": "evt_prod_06h2bfjc8vgh7qpd843qwv02hfpm0",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3nd40c0c6zbe1ppgdvcr7r",
+         *       "aggregate_id": "pi_prod_06h2bfjc855wdyv292xrpmm2nygca",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3nd40c0c6zbe1ppgdvcr7r",
+         *         "id": "pi_prod_06h2bfjc855wdyv292xrpmm2nygca",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T02:38:01.131Z",
+         *         "created": "2026-11-29T05:19:18.081Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.135Z",
+         *         "updated": "2026-11-29T05:19:18.085Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12755,14 +12755,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3nd40c0c6zbe1ppgdvcr7r",
+         *         "id": "pi_prod_06h2bfjc855wdyv292xrpmm2nygca",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T02:38:01.131Z",
+         *         "created": "2026-11-29T05:19:18.081Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.131Z",
+         *         "updated": "2026-11-29T05:19:18.081Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12774,13 +12774,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3n67zewzz5bzgsg4tq4edj",
-         *       "request_id": "req_prod_06h2aan3n67zewzz5bzgsg4tq4edj",
+         *       "correlation_id": "req_prod_06h2bfjc7z7yybkvgz8stsbqjaf3e",
+         *       "request_id": "req_prod_06h2bfjc7z7yybkvgz8stsbqjaf3e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.137Z",
+         *       "created": "2026-11-29T05:19:18.086Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -12825,19 +12825,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3v83fr1j4nbq0xbtc5448r",
+         *       "id": "evt_prod_06h2bfjchcfn8e4n9vx6c81f79fnj",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *       "aggregate_id": "pi_prod_06h2bfjcg81rzgpnztq7z1gd67fzy",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *         "id": "pi_prod_06h2bfjcg81rzgpnztq7z1gd67fzy",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T02:38:01.172Z",
+         *         "created": "2026-11-29T05:19:18.146Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.177Z",
+         *         "updated": "2026-11-29T05:19:18.154Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12849,14 +12849,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *         "id": "pi_prod_06h2bfjcg81rzgpnztq7z1gd67fzy",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T02:38:01.172Z",
+         *         "created": "2026-11-29T05:19:18.146Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.174Z",
+         *         "updated": "2026-11-29T05:19:18.149Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12868,13 +12868,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3tbk58mykadhvyd63s51cy",
-         *       "request_id": "req_prod_06h2aan3tbk58mykadhvyd63s51cy",
+         *       "correlation_id": "req_prod_06h2bfjcfyhdmvg2sdsmdkfbxd2p4",
+         *       "request_id": "req_prod_06h2bfjcfyhdmvg2sdsmdkfbxd2p4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.178Z",
+         *       "created": "2026-11-29T05:19:18.155Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -12919,19 +12919,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3g9sbbdpj2dprhvs4g2nyy",
+         *       "id": "evt_prod_06h2bfjc3dpgamx86rq6tmrqsn5wm",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *       "aggregate_id": "pi_prod_06h2bfjc236hfj3mpw4sspzzw8z3e",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "id": "pi_prod_06h2bfjc236hfj3mpw4sspzzw8z3e",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T02:38:01.077Z",
+         *         "created": "2026-11-29T05:19:18.032Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.089Z",
+         *         "updated": "2026-11-29T05:19:18.043Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12943,14 +12943,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *         "id": "pi_prod_06h2bfjc236hfj3mpw4sspzzw8z3e",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T02:38:01.077Z",
+         *         "created": "2026-11-29T05:19:18.032Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.080Z",
+         *         "updated": "2026-11-29T05:19:18.036Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -12962,13 +12962,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
-         *       "request_id": "req_prod_06h2aan3eax1b90nmknyqmbfhny9w",
+         *       "correlation_id": "req_prod_06h2bfjc1q9rm36vqtephgd8anwmj",
+         *       "request_id": "req_prod_06h2bfjc1q9rm36vqtephgd8anwmj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.090Z",
+         *       "created": "2026-11-29T05:19:18.043Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -13013,23 +13013,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3wj5c06btxs4evmzzdptpa",
+         *       "id": "evt_prod_06h2bfjcjzd3zvfxsmgq60zgzx968",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *       "aggregate_id": "pi_prod_06h2bfjcg81rzgpnztq7z1gd67fzy",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *         "id": "pi_prod_06h2bfjcg81rzgpnztq7z1gd67fzy",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T02:38:01.172Z",
+         *         "created": "2026-11-29T05:19:18.146Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.187Z",
+         *         "updated": "2026-11-29T05:19:18.166Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T02:38:01.187Z",
+         *         "canceled_at": "2026-11-29T05:19:18.166Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -13037,14 +13037,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *         "id": "pi_prod_06h2bfjcg81rzgpnztq7z1gd67fzy",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T02:38:01.172Z",
+         *         "created": "2026-11-29T05:19:18.146Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.177Z",
+         *         "updated": "2026-11-29T05:19:18.154Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13056,13 +13056,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3w0z9m4e7b8fz6end4nk4e",
-         *       "request_id": "req_prod_06h2aan3w0z9m4e7b8fz6end4nk4e",
+         *       "correlation_id": "req_prod_06h2bfjcjg67kk65f4eaxbd7atc00",
+         *       "request_id": "req_prod_06h2bfjcjg67kk65f4eaxbd7atc00",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:38:01.188Z",
+         *       "created": "2026-11-29T05:19:18.167Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -13107,19 +13107,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3m9ynq4weg2412eez7srjg",
+         *       "id": "evt_prod_06h2bfjc6ks39qt1ejjtmba9y55a6",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *       "aggregate_id": "pi_prod_06h2bfjc5bfp8x5nffhf2zk3nnhte",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *         "id": "pi_prod_06h2bfjc5bfp8x5nffhf2zk3nnhte",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T02:38:01.108Z",
+         *         "created": "2026-11-29T05:19:18.058Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.120Z",
+         *         "updated": "2026-11-29T05:19:18.067Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13131,14 +13131,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *         "id": "pi_prod_06h2bfjc5bfp8x5nffhf2zk3nnhte",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T02:38:01.108Z",
+         *         "created": "2026-11-29T05:19:18.058Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.113Z",
+         *         "updated": "2026-11-29T05:19:18.062Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13150,13 +13150,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3j47jbz6aq3ncbj0qvqw3c",
-         *       "request_id": "req_prod_06h2aan3j47jbz6aq3ncbj0qvqw3c",
+         *       "correlation_id": "req_prod_06h2bfjc4zwb24y8rxcffx07ae9sw",
+         *       "request_id": "req_prod_06h2bfjc4zwb24y8rxcffx07ae9sw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.122Z",
+         *       "created": "2026-11-29T05:19:18.068Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -13201,19 +13201,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3sfzrbxcjeq7eezhv78t3j",
+         *       "id": "evt_prod_06h2bfjcc0nbvrvc11ss44smz4wqr",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2aan3r6pq3kjd73htjpesdt58e",
+         *       "aggregate_id": "pi_prod_06h2bfjcadggmstmcppjv1f6akf94",
          *       "data": {
-         *         "id": "pi_prod_06h2aan3r6pq3kjd73htjpesdt58e",
+         *         "id": "pi_prod_06h2bfjcadggmstmcppjv1f6akf94",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T02:38:01.153Z",
+         *         "created": "2026-11-29T05:19:18.099Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.162Z",
+         *         "updated": "2026-11-29T05:19:18.111Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13225,14 +13225,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2aan3r6pq3kjd73htjpesdt58e",
+         *         "id": "pi_prod_06h2bfjcadggmstmcppjv1f6akf94",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T02:38:01.153Z",
+         *         "created": "2026-11-29T05:19:18.099Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:01.157Z",
+         *         "updated": "2026-11-29T05:19:18.105Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13244,13 +13244,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3qn7zfkmsefyqpma7bztxr",
-         *       "request_id": "req_prod_06h2aan3qn7zfkmsefyqpma7bztxr",
+         *       "correlation_id": "req_prod_06h2bfjca67gbmf8qekrwghkskrhy",
+         *       "request_id": "req_prod_06h2bfjca67gbmf8qekrwghkskrhy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.163Z",
+         *       "created": "2026-11-29T05:19:18.112Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -13295,46 +13295,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan8hvhyvye55sq1qzjctns14",
+         *       "id": "evt_prod_06h2bfjh1qv9vb2a2bfjv8f7ytn2e",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *       "aggregate_id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *       "data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6de",
+         *             "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.360Z",
+         *         "created": "2026-11-29T05:19:19.296Z",
+         *         "updated": "2026-11-29T05:19:19.296Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2bfjh0vy0qet4627zsk9aw4jhj",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T05:19:19.296Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T05:19:19.296Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan8ex0ae502qw4w3nb83nb0r",
-         *       "request_id": "req_prod_06h2aan8ex0ae502qw4w3nb83nb0r",
+         *       "correlation_id": "req_prod_06h2bfjgzbdsfwgb7j0a51zthde8w",
+         *       "request_id": "req_prod_06h2bfjgzbdsfwgb7j0a51zthde8w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:02.382Z",
+         *       "created": "2026-11-29T05:19:19.309Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -13379,25 +13379,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan8sg23nd2h7p9hk31x96fzy",
+         *       "id": "evt_prod_06h2bfjh7m0j90zy32shfh1xwkf20",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *       "aggregate_id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *       "data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6de",
+         *             "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.441Z",
+         *         "created": "2026-11-29T05:19:19.296Z",
+         *         "updated": "2026-11-29T05:19:19.354Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13405,48 +13405,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2bfjh0vy0qet4627zsk9aw4jhj",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T05:19:19.296Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T05:19:19.296Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6de",
+         *             "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.360Z",
+         *         "created": "2026-11-29T05:19:19.296Z",
+         *         "updated": "2026-11-29T05:19:19.296Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2bfjh0vy0qet4627zsk9aw4jhj",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T05:19:19.296Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T05:19:19.296Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan8r4byeztf1j0rd043te69m",
-         *       "request_id": "req_prod_06h2aan8r4byeztf1j0rd043te69m",
+         *       "correlation_id": "req_prod_06h2bfjh6pwtxbwqbmpqqqde48k3m",
+         *       "request_id": "req_prod_06h2bfjh6pwtxbwqbmpqqqde48k3m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:02.444Z",
+         *       "created": "2026-11-29T05:19:19.357Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -13491,54 +13491,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan8wbg39an7patw37qchwbc2",
+         *       "id": "evt_prod_06h2bfjhb9wnkzce453zxd5m38xn4",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *       "aggregate_id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *       "data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6de",
+         *             "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.463Z",
+         *         "created": "2026-11-29T05:19:19.296Z",
+         *         "updated": "2026-11-29T05:19:19.384Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T02:38:02.463Z",
+         *         "paused_at": "2026-11-29T05:19:19.384Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2bfjh0vy0qet4627zsk9aw4jhj",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T05:19:19.296Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T05:19:19.296Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6de",
+         *             "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.441Z",
+         *         "created": "2026-11-29T05:19:19.296Z",
+         *         "updated": "2026-11-29T05:19:19.354Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13546,21 +13546,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2bfjh0vy0qet4627zsk9aw4jhj",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T05:19:19.296Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T05:19:19.296Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan8vnbsvmx8w9jczy1tn82nc",
-         *       "request_id": "req_prod_06h2aan8vnbsvmx8w9jczy1tn82nc",
+         *       "correlation_id": "req_prod_06h2bfjhas29t5evgqd69ge1h5jbe",
+         *       "request_id": "req_prod_06h2bfjhas29t5evgqd69ge1h5jbe",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:02.466Z",
+         *       "created": "2026-11-29T05:19:19.386Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -13605,25 +13605,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan91y19y1g5ankvv5jtrb89r",
+         *       "id": "evt_prod_06h2bfjhdt1t8zm9195gbmvj0ec02",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *       "aggregate_id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *       "data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6de",
+         *             "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.508Z",
+         *         "created": "2026-11-29T05:19:19.296Z",
+         *         "updated": "2026-11-29T05:19:19.403Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13631,50 +13631,50 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2bfjh0vy0qet4627zsk9aw4jhj",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T05:19:19.296Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T05:19:19.296Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6de",
+         *             "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.463Z",
+         *         "created": "2026-11-29T05:19:19.296Z",
+         *         "updated": "2026-11-29T05:19:19.384Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T02:38:02.463Z",
+         *         "paused_at": "2026-11-29T05:19:19.384Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2bfjh0vy0qet4627zsk9aw4jhj",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T05:19:19.296Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T05:19:19.296Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan90abhv4q7fpyn8kam4dbc6",
-         *       "request_id": "req_prod_06h2aan90abhv4q7fpyn8kam4dbc6",
+         *       "correlation_id": "req_prod_06h2bfjhd2ehz79r3ckkvc94vb956",
+         *       "request_id": "req_prod_06h2bfjhd2ehz79r3ckkvc94vb956",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:38:02.511Z",
+         *       "created": "2026-11-29T05:19:19.406Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -13719,54 +13719,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan95dhcc96d6w3g532qdn55e",
+         *       "id": "evt_prod_06h2bfjhh3dvkkhppp5q2y5rzfycm",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *       "aggregate_id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *       "data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6de",
+         *             "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.533Z",
+         *         "created": "2026-11-29T05:19:19.296Z",
+         *         "updated": "2026-11-29T05:19:19.426Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T02:38:02.533Z",
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "cancelled_at": "2026-11-29T05:19:19.426Z",
+         *         "latest_invoice": "in_prod_06h2bfjh0vy0qet4627zsk9aw4jhj",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T05:19:19.296Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T05:19:19.296Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *         "id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6de",
+         *             "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:02.360Z",
-         *         "updated": "2026-11-29T02:38:02.508Z",
+         *         "created": "2026-11-29T05:19:19.296Z",
+         *         "updated": "2026-11-29T05:19:19.403Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -13774,21 +13774,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *         "latest_invoice": "in_prod_06h2bfjh0vy0qet4627zsk9aw4jhj",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T02:38:02.360Z",
+         *         "current_period_end": "2026-12-29T05:19:19.296Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.360Z",
+         *         "current_period_start": "2026-11-29T05:19:19.296Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan949abwbh9d8hv64e8kvwfy",
-         *       "request_id": "req_prod_06h2aan949abwbh9d8hv64e8kvwfy",
+         *       "correlation_id": "req_prod_06h2bfjhg3y97r42e3sfmy299qnft",
+         *       "request_id": "req_prod_06h2bfjhg3y97r42e3sfmy299qnft",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T02:38:02.539Z",
+         *       "created": "2026-11-29T05:19:19.432Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -13833,44 +13833,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanbefd44ejjr8mr5drfpj30j",
+         *       "id": "evt_prod_06h2bfjkvytmzmphme4h1aqgmhpc8",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *       "aggregate_id": "sub_prod_06h2bfjhk9e8mbbbzxrz7ms6tssr6",
          *       "data": {
-         *         "id": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *         "id": "sub_prod_06h2bfjhk9e8mbbbzxrz7ms6tssr6",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2aan984daba8gzm0f3e6dmr8np",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "si_prod_06h2bfjhk9e8mbbbzxrz7ms6tssr8",
+         *             "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T02:38:02.558Z",
-         *         "updated": "2026-11-29T02:38:02.558Z",
+         *         "created": "2026-11-29T05:19:19.449Z",
+         *         "updated": "2026-11-29T05:19:19.449Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T02:38:02.558Z",
+         *         "trial_end": "2026-12-06T05:19:19.449Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-06T02:38:02.558Z",
+         *         "current_period_end": "2026-12-06T05:19:19.449Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T02:38:02.558Z",
+         *         "current_period_start": "2026-11-29T05:19:19.449Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
+         *       "correlation_id": "req_prod_06h2bfjk5cj9fh9hqs7pqyfts3qpw",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T02:38:02.558Z",
+         *       "created": "2026-12-03T05:19:19.449Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13917,16 +13917,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan4d19w9bbqbr40zpphb8nx6",
+         *       "id": "evt_prod_06h2bfjddrgjmtr05n6agdbjd8ccj",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *       "aggregate_id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *       "data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2bfjdd7pks0xwf7zs6rvrjv61r",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -13939,11 +13939,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "created": "2026-11-29T05:19:18.376Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.314Z",
+         *         "updated": "2026-11-29T05:19:18.376Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -13978,13 +13978,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan4btk4zeq4db42taqw930b8",
-         *       "request_id": "req_prod_06h2aan4btk4zeq4db42taqw930b8",
+         *       "correlation_id": "req_prod_06h2bfjdcp4fjsyvy644rejh82vsp",
+         *       "request_id": "req_prod_06h2bfjdcp4fjsyvy644rejh82vsp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.320Z",
+         *       "created": "2026-11-29T05:19:18.382Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -14029,16 +14029,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan4rd779e5e3xh3zqp8510jr",
+         *       "id": "evt_prod_06h2bfjdvzmx3p8zdq5gr2g4csfdj",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *       "aggregate_id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *       "data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2bfjdd7pks0xwf7zs6rvrjv61r",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14051,11 +14051,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "created": "2026-11-29T05:19:18.376Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.370Z",
+         *         "updated": "2026-11-29T05:19:18.434Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14063,11 +14063,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "e7ee25ef849549a7f08090a607063bb793719d21221c75bd20c6a27d1b366ddf",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T05:19:18.434Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14080,7 +14080,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:32799/invoice/j_2BuAfRkYzBUeuuFAbiiXS92lpT2yZTkvYm7RNVwZM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14089,11 +14089,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2bfjdd7pks0xwf7zs6rvrjv61r",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14106,11 +14106,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "created": "2026-11-29T05:19:18.376Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.314Z",
+         *         "updated": "2026-11-29T05:19:18.376Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14144,13 +14144,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan4j2wtbmkwh5a8t0xm942de",
-         *       "request_id": "req_prod_06h2aan4j2wtbmkwh5a8t0xm942de",
+         *       "correlation_id": "req_prod_06h2bfjdkv63m6hqxj455je43ykgt",
+         *       "request_id": "req_prod_06h2bfjdkv63m6hqxj455je43ykgt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.411Z",
+         *       "created": "2026-11-29T05:19:18.496Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -14195,16 +14195,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan4zcb4jc7rw80bekx12mhgt",
+         *       "id": "evt_prod_06h2bfje24cjpxnfgpckypzdyv02t",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *       "aggregate_id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *       "data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2bfjdd7pks0xwf7zs6rvrjv61r",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14217,11 +14217,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T02:38:01.314Z",
-         *         "paid_at": "2026-11-29T02:38:01.444Z",
-         *         "updated": "2026-11-29T02:38:01.444Z",
+         *         "created": "2026-11-29T05:19:18.376Z",
+         *         "paid_at": "2026-11-29T05:19:18.533Z",
+         *         "updated": "2026-11-29T05:19:18.533Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14229,24 +14229,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "e7ee25ef849549a7f08090a607063bb793719d21221c75bd20c6a27d1b366ddf",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T05:19:18.434Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *         "payment_intent": "pi_prod_06h2bfjdz7tq5qg7a5vxykzk458gy",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *         "paid_pdf_sha256": "961bb20379e13061e061860b5c6df94dd6a5d6ad568060af20db142c7ebe9432",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:32799/invoice/j_2BuAfRkYzBUeuuFAbiiXS92lpT2yZTkvYm7RNVwZM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14255,11 +14255,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2bfjdd7pks0xwf7zs6rvrjv61r",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14272,11 +14272,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "created": "2026-11-29T05:19:18.376Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.370Z",
+         *         "updated": "2026-11-29T05:19:18.434Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14284,24 +14284,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "e7ee25ef849549a7f08090a607063bb793719d21221c75bd20c6a27d1b366ddf",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T05:19:18.434Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *         "payment_intent": "pi_prod_06h2bfjdz7tq5qg7a5vxykzk458gy",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:32799/invoice/j_2BuAfRkYzBUeuuFAbiiXS92lpT2yZTkvYm7RNVwZM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14310,13 +14310,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan4tpkmswjg05mee8zyj9x4r",
-         *       "request_id": "req_prod_06h2aan4tpkmswjg05mee8zyj9x4r",
+         *       "correlation_id": "req_prod_06h2bfjdyve56qkrmanmcxmgamtyw",
+         *       "request_id": "req_prod_06h2bfjdyve56qkrmanmcxmgamtyw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.467Z",
+         *       "created": "2026-11-29T05:19:18.545Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         InvoicePaidEvent: {
@@ -14361,16 +14361,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan4zmxsn5a2ysehypmpa9gjm",
+         *       "id": "evt_prod_06h2bfje2cvz07x4kkqzbsg4v910e",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *       "aggregate_id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *       "data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2bfjdd7pks0xwf7zs6rvrjv61r",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14383,11 +14383,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T02:38:01.314Z",
-         *         "paid_at": "2026-11-29T02:38:01.444Z",
-         *         "updated": "2026-11-29T02:38:01.444Z",
+         *         "created": "2026-11-29T05:19:18.376Z",
+         *         "paid_at": "2026-11-29T05:19:18.533Z",
+         *         "updated": "2026-11-29T05:19:18.533Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14395,24 +14395,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "e7ee25ef849549a7f08090a607063bb793719d21221c75bd20c6a27d1b366ddf",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T05:19:18.434Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *         "payment_intent": "pi_prod_06h2bfjdz7tq5qg7a5vxykzk458gy",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *         "paid_pdf_sha256": "961bb20379e13061e061860b5c6df94dd6a5d6ad568060af20db142c7ebe9432",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:32799/invoice/j_2BuAfRkYzBUeuuFAbiiXS92lpT2yZTkvYm7RNVwZM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14421,11 +14421,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2bfjdd7pks0xwf7zs6rvrjv61r",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14438,11 +14438,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.314Z",
+         *         "created": "2026-11-29T05:19:18.376Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.370Z",
+         *         "updated": "2026-11-29T05:19:18.434Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14450,24 +14450,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "e7ee25ef849549a7f08090a607063bb793719d21221c75bd20c6a27d1b366ddf",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T05:19:18.434Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *         "payment_intent": "pi_prod_06h2bfjdz7tq5qg7a5vxykzk458gy",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:32799/invoice/j_2BuAfRkYzBUeuuFAbiiXS92lpT2yZTkvYm7RNVwZM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14476,13 +14476,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan4tpkmswjg05mee8zyj9x4r",
-         *       "request_id": "req_prod_06h2aan4tpkmswjg05mee8zyj9x4r",
+         *       "correlation_id": "req_prod_06h2bfjdyve56qkrmanmcxmgamtyw",
+         *       "request_id": "req_prod_06h2bfjdyve56qkrmanmcxmgamtyw",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:38:01.469Z",
+         *       "created": "2026-11-29T05:19:18.547Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -14527,16 +14527,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan5gatjh3h7vg09vgdbfydsj",
+         *       "id": "evt_prod_06h2bfjef9krj2w16js1s6gh33dar",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan5782jxwr0fe6ywj81k10cy",
+         *       "aggregate_id": "in_prod_06h2bfje8x9wje413nsh3pf1zbxqp",
          *       "data": {
-         *         "id": "in_prod_06h2aan5782jxwr0fe6ywj81k10cy",
+         *         "id": "in_prod_06h2bfje8x9wje413nsh3pf1zbxqp",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan5782jxwr0fe6ywj81k10d0",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2bfje90ye2hajyff3gzstt6f7t",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14549,11 +14549,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.530Z",
+         *         "created": "2026-11-29T05:19:18.599Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.546Z",
+         *         "updated": "2026-11-29T05:19:18.612Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14561,24 +14561,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ca3706cc3d1e6587ce4856ef95ed51743e34f3c2da5f7ec2fb6c608018f50931",
+         *         "pdf_sha256": "8b3d773c224a6ffb8d8e0a0eca1c60f720538771c75a376361e286caeb03b214",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5782jxwr0fe6ywj81k10cy/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfje8x9wje413nsh3pf1zbxqp/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.546Z",
+         *         "finalized_at": "2026-11-29T05:19:18.612Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan5d8vetqpswjy7ve38bncyp",
+         *         "payment_intent": "pi_prod_06h2bfjedycwhcq7d63wc96hx6e5w",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/x-UdpvslMAHy5N7eHcSnjo02Eh8fd3wRHTbSW6smtMc",
+         *         "hosted_invoice_url": "http://127.0.0.1:32799/invoice/wZxxpT_v4scCFsc5I0FHGsvUJukWNuain9jJwYsXfyw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14588,13 +14588,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan5cz9t1bp5ep27n9tfsm6m2",
-         *       "request_id": "req_prod_06h2aan5cz9t1bp5ep27n9tfsm6m2",
+         *       "correlation_id": "req_prod_06h2bfjedm3s2nrm4y546hgk4xang",
+         *       "request_id": "req_prod_06h2bfjedm3s2nrm4y546hgk4xang",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.602Z",
+         *       "created": "2026-11-29T05:19:18.650Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -14639,16 +14639,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan5t7xwt9mqyt22safj51pda",
+         *       "id": "evt_prod_06h2bfjeqmhyxk5zkqn9e3a14f64w",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e",
+         *       "aggregate_id": "in_prod_06h2bfjehb0c1vfzdnaca1xzc8z3w",
          *       "data": {
-         *         "id": "in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e",
+         *         "id": "in_prod_06h2bfjehb0c1vfzdnaca1xzc8z3w",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan5jnzyj0mp2sehkdt254zq2",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2bfjehc5dws3t3d23rf72xjjm8",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14661,11 +14661,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.620Z",
+         *         "created": "2026-11-29T05:19:18.666Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.634Z",
+         *         "updated": "2026-11-29T05:19:18.679Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14673,24 +14673,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "473c4b75191458b37aa25bc6f96c2b4d3a1fd4470f1fe78cc9dc2f07cf9320ed",
+         *         "pdf_sha256": "71c2cb42d3f7a626de0561dca91e34040f1b34b561a7f79de38ec766c6d95f33",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjehb0c1vfzdnaca1xzc8z3w/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.634Z",
+         *         "finalized_at": "2026-11-29T05:19:18.679Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan5s6rey98a0ehw17y8svetg",
+         *         "payment_intent": "pi_prod_06h2bfjepzy3aq1qydsqtvty8ss9a",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/PaYjf1DWOUxbyb_kBVWymur28viI6JskN8lwhO9La9A",
+         *         "hosted_invoice_url": "http://127.0.0.1:32799/invoice/xqnvEy6OWlQ8V5udPoeSKuA3NC6hOPw4k0e9IQH4ax0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14700,13 +14700,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan5rm0egj8j21jw9khj1r1se",
-         *       "request_id": "req_prod_06h2aan5rm0egj8j21jw9khj1r1se",
+         *       "correlation_id": "req_prod_06h2bfjepj8tpthnj71eyd8r0j6sp",
+         *       "request_id": "req_prod_06h2bfjepj8tpthnj71eyd8r0j6sp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.681Z",
+         *       "created": "2026-11-29T05:19:18.717Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -14751,16 +14751,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanb7gg8s0q1g2bkt909g7jma",
+         *       "id": "evt_prod_06h2bfjk84nm9yb9q62an2gam1dt6",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan88pkxwtren3ytb6c6b4wyw",
+         *       "aggregate_id": "in_prod_06h2bfjgqeatyzv6fk3bd561p4kya",
          *       "data": {
-         *         "id": "in_prod_06h2aan88pkxwtren3ytb6c6b4wyw",
+         *         "id": "in_prod_06h2bfjgqeatyzv6fk3bd561p4kya",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan88t2gwxyf3qbe9r1wzpz40",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2bfjgqjjgd9h50w3a13gbwa3gj",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14773,23 +14773,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.309Z",
+         *         "created": "2026-11-29T05:19:19.227Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T02:38:02.283Z",
+         *         "updated": "2026-11-30T05:19:19.209Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
-         *         "due_date": "2026-11-30T02:38:02.283Z",
+         *         "due_date": "2026-11-30T05:19:19.209Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T02:38:02.283Z",
-         *         "pdf_sha256": "78b423da52be98035242b0b24c9c68a8543e853984d3e3b09b3486544b5ebe31",
+         *         "overdue_at": "2026-11-30T05:19:19.209Z",
+         *         "pdf_sha256": "a7528d01c9091f77c6e3c51dbedccf4bf0a12164ea0a6858145e5ad6ce5617de",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan88pkxwtren3ytb6c6b4wyw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjgqeatyzv6fk3bd561p4kya/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:02.328Z",
+         *         "finalized_at": "2026-11-29T05:19:19.243Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14802,7 +14802,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/3Mm1hRIJ_At6oI5d7pw6M3q0GDl1WiC4_g_K40UPVlY",
+         *         "hosted_invoice_url": "http://127.0.0.1:32799/invoice/sa8uc7sY2nAaV2rEjmEB3XnQhEXX6A7aP4u1igYGwMY",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14811,11 +14811,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan88pkxwtren3ytb6c6b4wyw",
+         *         "id": "in_prod_06h2bfjgqeatyzv6fk3bd561p4kya",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan88t2gwxyf3qbe9r1wzpz40",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2bfjgqjjgd9h50w3a13gbwa3gj",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14828,23 +14828,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.309Z",
+         *         "created": "2026-11-29T05:19:19.227Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:02.328Z",
+         *         "updated": "2026-11-29T05:19:19.243Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
-         *         "due_date": "2026-11-30T02:38:02.283Z",
+         *         "due_date": "2026-11-30T05:19:19.209Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "78b423da52be98035242b0b24c9c68a8543e853984d3e3b09b3486544b5ebe31",
+         *         "pdf_sha256": "a7528d01c9091f77c6e3c51dbedccf4bf0a12164ea0a6858145e5ad6ce5617de",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan88pkxwtren3ytb6c6b4wyw/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjgqeatyzv6fk3bd561p4kya/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:02.328Z",
+         *         "finalized_at": "2026-11-29T05:19:19.243Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14857,7 +14857,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/3Mm1hRIJ_At6oI5d7pw6M3q0GDl1WiC4_g_K40UPVlY",
+         *         "hosted_invoice_url": "http://127.0.0.1:32799/invoice/sa8uc7sY2nAaV2rEjmEB3XnQhEXX6A7aP4u1igYGwMY",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14866,11 +14866,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
+         *       "correlation_id": "req_prod_06h2bfjk5cj9fh9hqs7pqyfts3qpw",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T02:38:02.283Z",
+         *       "created": "2026-11-30T05:19:19.209Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14917,16 +14917,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan6b9n9tha990hrjb3wbpav4",
+         *       "id": "evt_prod_06h2bfjf0b6b97ejf7phcca0ratkp",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan5vc6038k4dzaknhb1568p8",
+         *       "aggregate_id": "in_prod_06h2bfjes6hs5aq2rez003mg39mxc",
          *       "data": {
-         *         "id": "in_prod_06h2aan5vc6038k4dzaknhb1568p8",
+         *         "id": "in_prod_06h2bfjes6hs5aq2rez003mg39mxc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan5vc6038k4dzaknhb1568pa",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2bfjes6hs5aq2rez003mg39mxe",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14939,23 +14939,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T02:38:01.691Z",
+         *         "created": "2026-11-29T05:19:18.729Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.816Z",
+         *         "updated": "2026-11-29T05:19:18.785Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T02:38:01.816Z",
+         *         "voided_at": "2026-11-29T05:19:18.785Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "38ee198ac09403bd980e79842d1f30b239fadc83d27e66ae9d29d4039c31c20d",
+         *         "pdf_sha256": "4d382d362c07d4a4d34bc04955e31f94b355fcf86a91838c7407b56f468041b4",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5vc6038k4dzaknhb1568p8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjes6hs5aq2rez003mg39mxc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.715Z",
+         *         "finalized_at": "2026-11-29T05:19:18.739Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14968,7 +14968,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/p0Bf3Tz0UIpdaHzpy1fKnxDDQu8uoUHAob2E3-VE5mQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:32799/invoice/I8qIkkoVvPfqhh7O2d640EB6t0FjlKzsLxmbKwkBDwY",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14977,11 +14977,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan5vc6038k4dzaknhb1568p8",
+         *         "id": "in_prod_06h2bfjes6hs5aq2rez003mg39mxc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan5vc6038k4dzaknhb1568pa",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2bfjes6hs5aq2rez003mg39mxe",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14994,11 +14994,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.691Z",
+         *         "created": "2026-11-29T05:19:18.729Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.715Z",
+         *         "updated": "2026-11-29T05:19:18.739Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15006,11 +15006,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "38ee198ac09403bd980e79842d1f30b239fadc83d27e66ae9d29d4039c31c20d",
+         *         "pdf_sha256": "4d382d362c07d4a4d34bc04955e31f94b355fcf86a91838c7407b56f468041b4",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5vc6038k4dzaknhb1568p8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjes6hs5aq2rez003mg39mxc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.715Z",
+         *         "finalized_at": "2026-11-29T05:19:18.739Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15023,7 +15023,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/p0Bf3Tz0UIpdaHzpy1fKnxDDQu8uoUHAob2E3-VE5mQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:32799/invoice/I8qIkkoVvPfqhh7O2d640EB6t0FjlKzsLxmbKwkBDwY",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15032,13 +15032,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan68fzzr6g5aamxfd72e0yfe",
-         *       "request_id": "req_prod_06h2aan68fzzr6g5aamxfd72e0yfe",
+         *       "correlation_id": "req_prod_06h2bfjezz0dt2s94nsz4j3h61dj4",
+         *       "request_id": "req_prod_06h2bfjezz0dt2s94nsz4j3h61dj4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.818Z",
+         *       "created": "2026-11-29T05:19:18.786Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -15083,16 +15083,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan6v3efn0thcjrz08cap93hm",
+         *       "id": "evt_prod_06h2bfjfb7zdqrpdhtg9jntm48p0g",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan6hnkwq6mnfecmanhqnghf8",
+         *       "aggregate_id": "in_prod_06h2bfjf3s3tm53a7pwjff2c4r1f0",
          *       "data": {
-         *         "id": "in_prod_06h2aan6hnkwq6mnfecmanhqnghf8",
+         *         "id": "in_prod_06h2bfjf3s3tm53a7pwjff2c4r1f0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan6hskwvfnxysb3hmk53n86w",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2bfjf3wx3wbbk8r752j7n1nesw",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15105,11 +15105,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T02:38:01.869Z",
+         *         "created": "2026-11-29T05:19:18.814Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.942Z",
+         *         "updated": "2026-11-29T05:19:18.871Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15117,11 +15117,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "b1a3a6433e6c2f1d62445906fca452106b13b72eee5be251e142d021acfb9fe9",
+         *         "pdf_sha256": "d151a701d8b6302b1cf15e16db8e324580ac9314247759b792155641dfa4d74e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan6hnkwq6mnfecmanhqnghf8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjf3s3tm53a7pwjff2c4r1f0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.886Z",
+         *         "finalized_at": "2026-11-29T05:19:18.828Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15134,20 +15134,20 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/T7zyImAmhHt93__pRDfNC1bOuz4ibIli51y0RFebtWE",
+         *         "hosted_invoice_url": "http://127.0.0.1:32799/invoice/kfE1aGOK_f6pxxONZq5I8KbtLqP9nYctQDkT_Ht0WXU",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T02:38:01.942Z",
+         *         "marked_uncollectible_at": "2026-11-29T05:19:18.871Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2aan6hnkwq6mnfecmanhqnghf8",
+         *         "id": "in_prod_06h2bfjf3s3tm53a7pwjff2c4r1f0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan6hskwvfnxysb3hmk53n86w",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2bfjf3wx3wbbk8r752j7n1nesw",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15160,11 +15160,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:01.869Z",
+         *         "created": "2026-11-29T05:19:18.814Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T02:38:01.886Z",
+         *         "updated": "2026-11-29T05:19:18.828Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15172,11 +15172,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "b1a3a6433e6c2f1d62445906fca452106b13b72eee5be251e142d021acfb9fe9",
+         *         "pdf_sha256": "d151a701d8b6302b1cf15e16db8e324580ac9314247759b792155641dfa4d74e",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan6hnkwq6mnfecmanhqnghf8/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjf3s3tm53a7pwjff2c4r1f0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.886Z",
+         *         "finalized_at": "2026-11-29T05:19:18.828Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15189,7 +15189,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/T7zyImAmhHt93__pRDfNC1bOuz4ibIli51y0RFebtWE",
+         *         "hosted_invoice_url": "http://127.0.0.1:32799/invoice/kfE1aGOK_f6pxxONZq5I8KbtLqP9nYctQDkT_Ht0WXU",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15198,13 +15198,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan6tad810y90ztmjec4ntfpc",
-         *       "request_id": "req_prod_06h2aan6tad810y90ztmjec4ntfpc",
+         *       "correlation_id": "req_prod_06h2bfjfanmas027ztzd1n2a3f1zg",
+         *       "request_id": "req_prod_06h2bfjfanmas027ztzd1n2a3f1zg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.944Z",
+         *       "created": "2026-11-29T05:19:18.873Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -15249,16 +15249,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan54r6bd8ctd7xpcqk0wn7se",
+         *       "id": "evt_prod_06h2bfje7mcfmex87qdsxq05d4yt4",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *       "aggregate_id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *       "data": {
-         *         "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *             "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *             "id": "il_prod_06h2bfjdd7pks0xwf7zs6rvrjv61r",
+         *             "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15271,11 +15271,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T02:38:01.314Z",
-         *         "paid_at": "2026-11-29T02:38:01.444Z",
-         *         "updated": "2026-11-29T02:38:01.444Z",
+         *         "created": "2026-11-29T05:19:18.376Z",
+         *         "paid_at": "2026-11-29T05:19:18.533Z",
+         *         "updated": "2026-11-29T05:19:18.533Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15283,24 +15283,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *         "pdf_sha256": "e7ee25ef849549a7f08090a607063bb793719d21221c75bd20c6a27d1b366ddf",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T02:38:01.370Z",
+         *         "finalized_at": "2026-11-29T05:19:18.434Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *         "payment_intent": "pi_prod_06h2bfjdz7tq5qg7a5vxykzk458gy",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *         "paid_pdf_sha256": "961bb20379e13061e061860b5c6df94dd6a5d6ad568060af20db142c7ebe9432",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *         "hosted_invoice_url": "http://127.0.0.1:32799/invoice/j_2BuAfRkYzBUeuuFAbiiXS92lpT2yZTkvYm7RNVwZM",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15310,13 +15310,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan53gybmvrper7qth8t3t3c0",
-         *       "request_id": "req_prod_06h2aan53gybmvrper7qth8t3t3c0",
+         *       "correlation_id": "req_prod_06h2bfje6ex15xqf49tq29bdaexey",
+         *       "request_id": "req_prod_06h2bfje6ex15xqf49tq29bdaexey",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T02:38:01.510Z",
+         *       "created": "2026-11-29T05:19:18.589Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -15361,16 +15361,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanbggx9rmd8880v5fazg541m",
+         *       "id": "evt_prod_06h2bfjm2s74ay633nj8pnyc61738",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2aanbf91vweap6htw38ywh2t1w",
+         *       "aggregate_id": "in_prod_06h2bfjm1czrcb91dh45q2z0wg5m8",
          *       "data": {
-         *         "id": "in_prod_06h2aanbf91vweap6htw38ywh2t1w",
+         *         "id": "in_prod_06h2bfjm1czrcb91dh45q2z0wg5m8",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2aanbg76ceb7qx503yf69c4eg6",
-         *             "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *             "id": "il_prod_06h2bfjm25z6j834jv5sf4pp2z5vt",
+         *             "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -15383,11 +15383,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T02:38:02.558Z",
+         *         "created": "2026-12-06T05:19:19.449Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T02:38:02.558Z",
+         *         "updated": "2026-12-06T05:19:19.449Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15396,11 +15396,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *         "description": "Subscription sub_prod_06h2bfjhk9e8mbbbzxrz7ms6tssr6",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *         "subscription": "sub_prod_06h2bfjhk9e8mbbbzxrz7ms6tssr6",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -15414,7 +15414,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T02:38:02.558Z",
+         *         "next_payment_attempt": "2026-12-06T05:19:19.449Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -15422,11 +15422,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
+         *       "correlation_id": "req_prod_06h2bfjk5cj9fh9hqs7pqyfts3qpw",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T02:38:02.558Z",
+         *       "created": "2026-12-03T05:19:19.449Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15473,19 +15473,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2x0dakjxqwqq3d561r3xky",
+         *       "id": "evt_prod_06h2bfjbcyjaw21535pdrsyn9eydr",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *       "aggregate_id": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *       "data": {
-         *         "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "id": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T02:38:00.934Z",
+         *         "created": "2026-11-29T05:19:17.861Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T02:38:00.934Z",
+         *         "updated": "2026-11-29T05:19:17.861Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15495,13 +15495,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2wj8w1fqpaxmxqknw5akft",
-         *       "request_id": "req_prod_06h2aan2wj8w1fqpaxmxqknw5akft",
+         *       "correlation_id": "req_prod_06h2bfjbcds3s5ecp4ntyhq9j3gk6",
+         *       "request_id": "req_prod_06h2bfjbcds3s5ecp4ntyhq9j3gk6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.936Z",
+         *       "created": "2026-11-29T05:19:17.863Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CustomerCreatedEvent: {
@@ -15546,19 +15546,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan30bf18a64xtmt64p1n7ng8",
+         *       "id": "evt_prod_06h2bfjbf9qcn2ek9efxjnk3kbwp8",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *       "aggregate_id": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *       "data": {
-         *         "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "id": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T02:38:00.934Z",
+         *         "created": "2026-11-29T05:19:17.861Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T02:38:00.960Z",
+         *         "updated": "2026-11-29T05:19:17.880Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15567,14 +15567,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "id": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T02:38:00.934Z",
+         *         "created": "2026-11-29T05:19:17.861Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T02:38:00.934Z",
+         *         "updated": "2026-11-29T05:19:17.861Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15583,13 +15583,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2zpnd4qv58t5wccppjq65j",
-         *       "request_id": "req_prod_06h2aan2zpnd4qv58t5wccppjq65j",
+         *       "correlation_id": "req_prod_06h2bfjbemk4k79yq8brnssph0h1j",
+         *       "request_id": "req_prod_06h2bfjbemk4k79yq8brnssph0h1j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.963Z",
+         *       "created": "2026-11-29T05:19:17.882Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -15634,20 +15634,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan34c1ptvq2be8yhwwspzh5r",
+         *       "id": "evt_prod_06h2bfjbq957xvjnvzf5je2efa1yy",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2aan32jntk02dan8vfxvwg0h9j",
+         *       "aggregate_id": "cus_prod_06h2bfjbm6m3d16c8m5dsmw0fv8q8",
          *       "data": {
-         *         "id": "cus_prod_06h2aan32jntk02dan8vfxvwg0h9j",
+         *         "id": "cus_prod_06h2bfjbm6m3d16c8m5dsmw0fv8q8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T02:38:00.980Z",
+         *         "created": "2026-11-29T05:19:17.921Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T02:38:00.993Z",
+         *         "updated": "2026-11-29T05:19:17.944Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15656,14 +15656,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2aan32jntk02dan8vfxvwg0h9j",
+         *         "id": "cus_prod_06h2bfjbm6m3d16c8m5dsmw0fv8q8",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T02:38:00.980Z",
+         *         "created": "2026-11-29T05:19:17.921Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T02:38:00.980Z",
+         *         "updated": "2026-11-29T05:19:17.921Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -15672,13 +15672,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan33vjtjkameyn0c4qagf1aa",
-         *       "request_id": "req_prod_06h2aan33vjtjkameyn0c4qagf1aa",
+         *       "correlation_id": "req_prod_06h2bfjbpwt37xm6228xh11jf2kvc",
+         *       "request_id": "req_prod_06h2bfjbpwt37xm6228xh11jf2kvc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.995Z",
+         *       "created": "2026-11-29T05:19:17.946Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CustomerDeletedEvent: {
@@ -15723,21 +15723,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan37sgzr3rqvmmywhx77bgg0",
+         *       "id": "evt_prod_06h2bfjbt6bbzkag7gn3eb8bve0qt",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *       "aggregate_id": "di_prod_06h2bfjbs8prhpva0c2xse3xzz2mc",
          *       "data": {
-         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *         "id": "di_prod_06h2bfjbs8prhpva0c2xse3xzz2mc",
          *         "end": null,
-         *         "start": "2026-11-29T02:38:01.012Z",
+         *         "start": "2026-11-29T05:19:17.959Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *           "id": "cpn_prod_06h2bfja46xh9ktd0gnee2945wq3c",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.651Z",
-         *           "updated": "2026-11-29T02:38:01.012Z",
+         *           "created": "2026-11-29T05:19:17.537Z",
+         *           "updated": "2026-11-29T05:19:17.959Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15750,18 +15750,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan35qvxqj9sexy6da67c16ke",
-         *       "request_id": "req_prod_06h2aan35qvxqj9sexy6da67c16ke",
+         *       "correlation_id": "req_prod_06h2bfjbrhdtpscz8r8gmnh1y8yp2",
+         *       "request_id": "req_prod_06h2bfjbrhdtpscz8r8gmnh1y8yp2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.022Z",
+         *       "created": "2026-11-29T05:19:17.969Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -15806,21 +15806,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3bzgh7tc6vvmbw1p8ngdb2",
+         *       "id": "evt_prod_06h2bfjbxbvd67enfh36cpytv54e6",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *       "aggregate_id": "di_prod_06h2bfjbs8prhpva0c2xse3xzz2mc",
          *       "data": {
-         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *         "id": "di_prod_06h2bfjbs8prhpva0c2xse3xzz2mc",
          *         "end": null,
-         *         "start": "2026-11-29T02:38:01.052Z",
+         *         "start": "2026-11-29T05:19:17.992Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
+         *           "id": "cpn_prod_06h2bfja9zw1nat3wntfe6bfw46pt",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.684Z",
-         *           "updated": "2026-11-29T02:38:01.052Z",
+         *           "created": "2026-11-29T05:19:17.583Z",
+         *           "updated": "2026-11-29T05:19:17.992Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15833,20 +15833,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *         "id": "di_prod_06h2bfjbs8prhpva0c2xse3xzz2mc",
          *         "end": null,
-         *         "start": "2026-11-29T02:38:01.012Z",
+         *         "start": "2026-11-29T05:19:17.959Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *           "id": "cpn_prod_06h2bfja46xh9ktd0gnee2945wq3c",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.651Z",
-         *           "updated": "2026-11-29T02:38:01.012Z",
+         *           "created": "2026-11-29T05:19:17.537Z",
+         *           "updated": "2026-11-29T05:19:17.959Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -15859,17 +15859,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3b64dvxejgbd7r862say5w",
-         *       "request_id": "req_prod_06h2aan3b64dvxejgbd7r862say5w",
+         *       "correlation_id": "req_prod_06h2bfjbwkk8hh5wxvdcm98z1t4xg",
+         *       "request_id": "req_prod_06h2bfjbwkk8hh5wxvdcm98z1t4xg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.055Z",
+         *       "created": "2026-11-29T05:19:17.994Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -15914,21 +15914,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan3d44f93xttnfy1dxb3vkbc",
+         *       "id": "evt_prod_06h2bfjbzvzs82m9kys5v9mj97p96",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *       "aggregate_id": "di_prod_06h2bfjbs8prhpva0c2xse3xzz2mc",
          *       "data": {
-         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *         "id": "di_prod_06h2bfjbs8prhpva0c2xse3xzz2mc",
          *         "end": null,
-         *         "start": "2026-11-29T02:38:01.052Z",
+         *         "start": "2026-11-29T05:19:17.992Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
+         *           "id": "cpn_prod_06h2bfja9zw1nat3wntfe6bfw46pt",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.684Z",
-         *           "updated": "2026-11-29T02:38:01.052Z",
+         *           "created": "2026-11-29T05:19:17.583Z",
+         *           "updated": "2026-11-29T05:19:17.992Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15942,20 +15942,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *         "id": "di_prod_06h2bfjbs8prhpva0c2xse3xzz2mc",
          *         "end": null,
-         *         "start": "2026-11-29T02:38:01.052Z",
+         *         "start": "2026-11-29T05:19:17.992Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
+         *           "id": "cpn_prod_06h2bfja9zw1nat3wntfe6bfw46pt",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.684Z",
-         *           "updated": "2026-11-29T02:38:01.052Z",
+         *           "created": "2026-11-29T05:19:17.583Z",
+         *           "updated": "2026-11-29T05:19:17.992Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -15968,17 +15968,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan3cm4a0dswf3jpz6a8vzg6y",
-         *       "request_id": "req_prod_06h2aan3cm4a0dswf3jpz6a8vzg6y",
+         *       "correlation_id": "req_prod_06h2bfjbz80pr3302cf8953cq9ajm",
+         *       "request_id": "req_prod_06h2bfjbz80pr3302cf8953cq9ajm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:01.065Z",
+         *       "created": "2026-11-29T05:19:18.014Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -16023,17 +16023,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan1snmx6tjy1y26k7w12qfvr",
+         *       "id": "evt_prod_06h2bfja7hkw1sh53zg88ex9m3g7e",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *       "aggregate_id": "cpn_prod_06h2bfja46xh9ktd0gnee2945wq3c",
          *       "data": {
-         *         "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *         "id": "cpn_prod_06h2bfja46xh9ktd0gnee2945wq3c",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T02:38:00.651Z",
-         *         "updated": "2026-11-29T02:38:00.651Z",
+         *         "created": "2026-11-29T05:19:17.537Z",
+         *         "updated": "2026-11-29T05:19:17.537Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16047,13 +16047,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan1s18bngbvxbtp3wszsb5mr",
-         *       "request_id": "req_prod_06h2aan1s18bngbvxbtp3wszsb5mr",
+         *       "correlation_id": "req_prod_06h2bfja0cgshzx9fc8zrkbga72da",
+         *       "request_id": "req_prod_06h2bfja0cgshzx9fc8zrkbga72da",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.653Z",
+         *       "created": "2026-11-29T05:19:17.565Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CouponCreatedEvent: {
@@ -16098,17 +16098,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan20skfqhw7xrr5gvmcywa6r",
+         *       "id": "evt_prod_06h2bfjabrgcgq1j56zwdnwyvs7wc",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *       "aggregate_id": "cpn_prod_06h2bfja46xh9ktd0gnee2945wq3c",
          *       "data": {
-         *         "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *         "id": "cpn_prod_06h2bfja46xh9ktd0gnee2945wq3c",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T02:38:00.651Z",
-         *         "updated": "2026-11-29T02:38:00.706Z",
+         *         "created": "2026-11-29T05:19:17.537Z",
+         *         "updated": "2026-11-29T05:19:17.597Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16121,12 +16121,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *         "id": "cpn_prod_06h2bfja46xh9ktd0gnee2945wq3c",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T02:38:00.651Z",
-         *         "updated": "2026-11-29T02:38:00.651Z",
+         *         "created": "2026-11-29T05:19:17.537Z",
+         *         "updated": "2026-11-29T05:19:17.537Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16139,13 +16139,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan1ztjr49qd4rarja6z4455a",
-         *       "request_id": "req_prod_06h2aan1ztjr49qd4rarja6z4455a",
+         *       "correlation_id": "req_prod_06h2bfjab9qr94gd2y86vq3rb20c0",
+         *       "request_id": "req_prod_06h2bfjab9qr94gd2y86vq3rb20c0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.710Z",
+         *       "created": "2026-11-29T05:19:17.598Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CouponUpdatedEvent: {
@@ -16190,18 +16190,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan26w22856c6bzett5cmg5j6",
+         *       "id": "evt_prod_06h2bfjafj5cpdcwt8m4g96yvbcfg",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2aan24637n05z5rnacjc89wne8",
+         *       "aggregate_id": "cpn_prod_06h2bfjadfmj4b87wkawra1ec0q2r",
          *       "data": {
-         *         "id": "cpn_prod_06h2aan24637n05z5rnacjc89wne8",
+         *         "id": "cpn_prod_06h2bfjadfmj4b87wkawra1ec0q2r",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T02:38:00.737Z",
+         *         "created": "2026-11-29T05:19:17.611Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T02:38:00.758Z",
+         *         "updated": "2026-11-29T05:19:17.627Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16214,12 +16214,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2aan24637n05z5rnacjc89wne8",
+         *         "id": "cpn_prod_06h2bfjadfmj4b87wkawra1ec0q2r",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T02:38:00.737Z",
-         *         "updated": "2026-11-29T02:38:00.737Z",
+         *         "created": "2026-11-29T05:19:17.611Z",
+         *         "updated": "2026-11-29T05:19:17.611Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16232,13 +16232,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan26d5465gddsypx8vqrbetw",
-         *       "request_id": "req_prod_06h2aan26d5465gddsypx8vqrbetw",
+         *       "correlation_id": "req_prod_06h2bfjaf4g5grg6n003zeh6b4dnw",
+         *       "request_id": "req_prod_06h2bfjaf4g5grg6n003zeh6b4dnw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.759Z",
+         *       "created": "2026-11-29T05:19:17.628Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CouponDeletedEvent: {
@@ -16283,19 +16283,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan154nzkdsr5pqh7yz680pk4",
+         *       "id": "evt_prod_06h2bfj9mrs9pm5a20g8bprzya4gj",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *       "aggregate_id": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *       "data": {
-         *         "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *         "id": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T02:38:00.487Z",
-         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
-         *         "updated": "2026-11-29T02:38:00.487Z",
+         *         "created": "2026-11-29T05:19:17.412Z",
+         *         "product": "prod_prod_06h2bfj9f56k2dv9kprc4jsf6beye",
+         *         "updated": "2026-11-29T05:19:17.412Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16312,13 +16312,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan13ntv6gynjz1y91z26y90p",
-         *       "request_id": "req_prod_06h2aan13ntv6gynjz1y91z26y90p",
+         *       "correlation_id": "req_prod_06h2bfj9m5t1g5z6cap9229cxzepw",
+         *       "request_id": "req_prod_06h2bfj9m5t1g5z6cap9229cxzepw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.489Z",
+         *       "created": "2026-11-29T05:19:17.414Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         PriceCreatedEvent: {
@@ -16363,19 +16363,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan1fksp2x7zbkbqa19zeg5b2",
+         *       "id": "evt_prod_06h2bfj9sbp9tegdavw90zy4g3672",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *       "aggregate_id": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *       "data": {
-         *         "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *         "id": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T02:38:00.487Z",
-         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
-         *         "updated": "2026-11-29T02:38:00.570Z",
+         *         "created": "2026-11-29T05:19:17.412Z",
+         *         "product": "prod_prod_06h2bfj9f56k2dv9kprc4jsf6beye",
+         *         "updated": "2026-11-29T05:19:17.444Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16391,14 +16391,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *         "id": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T02:38:00.487Z",
-         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
-         *         "updated": "2026-11-29T02:38:00.487Z",
+         *         "created": "2026-11-29T05:19:17.412Z",
+         *         "product": "prod_prod_06h2bfj9f56k2dv9kprc4jsf6beye",
+         *         "updated": "2026-11-29T05:19:17.412Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16414,13 +16414,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan1dv6b3mfgsewkeznaa37wa",
-         *       "request_id": "req_prod_06h2aan1dv6b3mfgsewkeznaa37wa",
+         *       "correlation_id": "req_prod_06h2bfj9r5h49t73zbe5debttqajw",
+         *       "request_id": "req_prod_06h2bfj9r5h49t73zbe5debttqajw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.573Z",
+         *       "created": "2026-11-29T05:19:17.450Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         PriceUpdatedEvent: {
@@ -16465,20 +16465,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan1nmbxdaz49017xwj3r1a9y",
+         *       "id": "evt_prod_06h2bfj9xmwbdq28s8b9480be6mkg",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2aan1jjvzny1qdgnbgsv7fw9cw",
+         *       "aggregate_id": "price_prod_06h2bfj9w6p0yyam76wmxgkn043p2",
          *       "data": {
-         *         "id": "price_prod_06h2aan1jjvzny1qdgnbgsv7fw9cw",
+         *         "id": "price_prod_06h2bfj9w6p0yyam76wmxgkn043p2",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T02:38:00.596Z",
+         *         "created": "2026-11-29T05:19:17.473Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
-         *         "updated": "2026-11-29T02:38:00.619Z",
+         *         "product": "prod_prod_06h2bfj9jdjqd0rnnjkf5hjf32ax6",
+         *         "updated": "2026-11-29T05:19:17.484Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16489,14 +16489,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2aan1jjvzny1qdgnbgsv7fw9cw",
+         *         "id": "price_prod_06h2bfj9w6p0yyam76wmxgkn043p2",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T02:38:00.596Z",
-         *         "product": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
-         *         "updated": "2026-11-29T02:38:00.596Z",
+         *         "created": "2026-11-29T05:19:17.473Z",
+         *         "product": "prod_prod_06h2bfj9jdjqd0rnnjkf5hjf32ax6",
+         *         "updated": "2026-11-29T05:19:17.473Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16507,13 +16507,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan1n6yft33b9f5kp7p0pmndt",
-         *       "request_id": "req_prod_06h2aan1n6yft33b9f5kp7p0pmndt",
+         *       "correlation_id": "req_prod_06h2bfj9xaw8tgb9yvbd19kqh2gqj",
+         *       "request_id": "req_prod_06h2bfj9xaw8tgb9yvbd19kqh2gqj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.621Z",
+         *       "created": "2026-11-29T05:19:17.485Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         PriceDeletedEvent: {
@@ -16558,30 +16558,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan0vdm12rxfdc1knsdtwhjpp",
+         *       "id": "evt_prod_06h2bfj9ffzzd9hawmsxbxq6j11ve",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *       "aggregate_id": "prod_prod_06h2bfj9f56k2dv9kprc4jsf6beye",
          *       "data": {
-         *         "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "id": "prod_prod_06h2bfj9f56k2dv9kprc4jsf6beye",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T02:38:00.409Z",
-         *         "updated": "2026-11-29T02:38:00.409Z",
+         *         "created": "2026-11-29T05:19:17.369Z",
+         *         "updated": "2026-11-29T05:19:17.369Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan0tkqg2q0755chgz8tpw3cw",
-         *       "request_id": "req_prod_06h2aan0tkqg2q0755chgz8tpw3cw",
+         *       "correlation_id": "req_prod_06h2bfj9ezy3z78tp4fsc6w84s7kw",
+         *       "request_id": "req_prod_06h2bfj9ezy3z78tp4fsc6w84s7kw",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.411Z",
+         *       "created": "2026-11-29T05:19:17.371Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         ProductCreatedEvent: {
@@ -16626,40 +16626,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan10090agmq37rj2cy47s5f6",
+         *       "id": "evt_prod_06h2bfj9h45ramhtc0fzda4j2549e",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *       "aggregate_id": "prod_prod_06h2bfj9f56k2dv9kprc4jsf6beye",
          *       "data": {
-         *         "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "id": "prod_prod_06h2bfj9f56k2dv9kprc4jsf6beye",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T02:38:00.409Z",
-         *         "updated": "2026-11-29T02:38:00.445Z",
+         *         "created": "2026-11-29T05:19:17.369Z",
+         *         "updated": "2026-11-29T05:19:17.384Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "id": "prod_prod_06h2bfj9f56k2dv9kprc4jsf6beye",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T02:38:00.409Z",
-         *         "updated": "2026-11-29T02:38:00.409Z",
+         *         "created": "2026-11-29T05:19:17.369Z",
+         *         "updated": "2026-11-29T05:19:17.369Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan0yevj36x0e2vqv2jsatk2j",
-         *       "request_id": "req_prod_06h2aan0yevj36x0e2vqv2jsatk2j",
+         *       "correlation_id": "req_prod_06h2bfj9gq2wtewyfera9q3vznrq4",
+         *       "request_id": "req_prod_06h2bfj9gq2wtewyfera9q3vznrq4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.448Z",
+         *       "created": "2026-11-29T05:19:17.385Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         ProductUpdatedEvent: {
@@ -16704,41 +16704,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan1qphbrh88zqn5dcb59jthj",
+         *       "id": "evt_prod_06h2bfj9z79px3pcwk2rkc7btneve",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
+         *       "aggregate_id": "prod_prod_06h2bfj9jdjqd0rnnjkf5hjf32ax6",
          *       "data": {
-         *         "id": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
+         *         "id": "prod_prod_06h2bfj9jdjqd0rnnjkf5hjf32ax6",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T02:38:00.467Z",
+         *         "created": "2026-11-29T05:19:17.395Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T02:38:00.636Z",
+         *         "updated": "2026-11-29T05:19:17.496Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
+         *         "id": "prod_prod_06h2bfj9jdjqd0rnnjkf5hjf32ax6",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T02:38:00.467Z",
-         *         "updated": "2026-11-29T02:38:00.467Z",
+         *         "created": "2026-11-29T05:19:17.395Z",
+         *         "updated": "2026-11-29T05:19:17.395Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan1q2vsbpt2gf06qn3spqaf2",
-         *       "request_id": "req_prod_06h2aan1q2vsbpt2gf06qn3spqaf2",
+         *       "correlation_id": "req_prod_06h2bfj9yn6ybe6s9cs3cbkccr8wj",
+         *       "request_id": "req_prod_06h2bfj9yn6ybe6s9cs3cbkccr8wj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.637Z",
+         *       "created": "2026-11-29T05:19:17.497Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         ProductDeletedEvent: {
@@ -16783,18 +16783,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan472ykwew1fkwv6dg02nnrm",
+         *       "id": "evt_prod_06h2bfjctsxd6ck74rkf4qy973w4p",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *       "aggregate_id": "re_prod_06h2bfjctkkknax6j2r8zk8ejf4ww",
          *       "data": {
-         *         "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *         "id": "re_prod_06h2bfjctkkknax6j2r8zk8ejf4ww",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T02:38:01.270Z",
-         *         "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
-         *         "updated": "2026-11-29T02:38:01.270Z",
+         *         "created": "2026-11-29T05:19:18.228Z",
+         *         "payment": "py_prod_06h2bfjc2x25d1k4x6yh55bt6tf7y",
+         *         "updated": "2026-11-29T05:19:18.228Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16803,13 +16803,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
-         *       "request_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
+         *       "correlation_id": "req_prod_06h2bfjct4mwrse7w5155k8vwxa0c",
+         *       "request_id": "req_prod_06h2bfjct4mwrse7w5155k8vwxa0c",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:01.272Z",
+         *       "created": "2026-11-29T05:19:18.230Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         RefundCreatedEvent: {
@@ -16854,18 +16854,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan47a4hc3h5rt4nebwj77n6c",
+         *       "id": "evt_prod_06h2bfjcv0nhk025bmbfecqhwkn3r",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *       "aggregate_id": "re_prod_06h2bfjctkkknax6j2r8zk8ejf4ww",
          *       "data": {
-         *         "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *         "id": "re_prod_06h2bfjctkkknax6j2r8zk8ejf4ww",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T02:38:01.270Z",
-         *         "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
-         *         "updated": "2026-11-29T02:38:01.273Z",
+         *         "created": "2026-11-29T05:19:18.228Z",
+         *         "payment": "py_prod_06h2bfjc2x25d1k4x6yh55bt6tf7y",
+         *         "updated": "2026-11-29T05:19:18.231Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16873,13 +16873,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *         "id": "re_prod_06h2bfjctkkknax6j2r8zk8ejf4ww",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T02:38:01.270Z",
-         *         "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
-         *         "updated": "2026-11-29T02:38:01.270Z",
+         *         "created": "2026-11-29T05:19:18.228Z",
+         *         "payment": "py_prod_06h2bfjc2x25d1k4x6yh55bt6tf7y",
+         *         "updated": "2026-11-29T05:19:18.228Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16887,13 +16887,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
-         *       "request_id": "req_prod_06h2aan46g2x7s228a6m4hmab47rg",
+         *       "correlation_id": "req_prod_06h2bfjct4mwrse7w5155k8vwxa0c",
+         *       "request_id": "req_prod_06h2bfjct4mwrse7w5155k8vwxa0c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.274Z",
+         *       "created": "2026-11-29T05:19:18.232Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         RefundUpdatedEvent: {
@@ -16938,18 +16938,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan4b3rk3vjwc0m9t6vkhyv74",
+         *       "id": "evt_prod_06h2bfjdaqg7717eb34as0azn6450",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2aan4ah33xx5am0h70varkx61g",
+         *       "aggregate_id": "re_prod_06h2bfjda4erae7yxd8txqdp4ntcw",
          *       "data": {
-         *         "id": "re_prod_06h2aan4ah33xx5am0h70varkx61g",
+         *         "id": "re_prod_06h2bfjda4erae7yxd8txqdp4ntcw",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T02:38:01.300Z",
-         *         "payment": "py_prod_06h2aan41rzqc9hc8av28mbdmme4g",
-         *         "updated": "2026-11-29T02:38:01.303Z",
+         *         "created": "2026-11-29T05:19:18.353Z",
+         *         "payment": "py_prod_06h2bfjcp6hjfkz3d2400a0ha5jk6",
+         *         "updated": "2026-11-29T05:19:18.356Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16957,13 +16957,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2aan4ah33xx5am0h70varkx61g",
+         *         "id": "re_prod_06h2bfjda4erae7yxd8txqdp4ntcw",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T02:38:01.300Z",
-         *         "payment": "py_prod_06h2aan41rzqc9hc8av28mbdmme4g",
-         *         "updated": "2026-11-29T02:38:01.300Z",
+         *         "created": "2026-11-29T05:19:18.353Z",
+         *         "payment": "py_prod_06h2bfjcp6hjfkz3d2400a0ha5jk6",
+         *         "updated": "2026-11-29T05:19:18.353Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -16971,13 +16971,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan4aa9g59khhemzrypy9n57c",
-         *       "request_id": "req_prod_06h2aan4aa9g59khhemzrypy9n57c",
+         *       "correlation_id": "req_prod_06h2bfjd9xasxsxns2q1w3y6hbnea",
+         *       "request_id": "req_prod_06h2bfjd9xasxsxns2q1w3y6hbnea",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:01.304Z",
+         *       "created": "2026-11-29T05:19:18.357Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         RefundFailedEvent: {
@@ -17022,18 +17022,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamtc7j0nqsdgneqbtm5tgj1y",
+         *       "id": "evt_prod_06h2bfhz0etm0t8zjsgrr3bvxbcvm",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6",
+         *       "aggregate_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre",
          *       "data": {
-         *         "id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6",
+         *         "id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T02:37:58.743Z",
-         *         "display": "st_prod_…n2ge",
+         *         "created": "2026-11-29T05:19:14.687Z",
+         *         "display": "st_prod_…gye1",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -17042,13 +17042,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamt86bcs6nt5w3kjmhwdp42a",
-         *       "request_id": "req_prod_06h2aamt86bcs6nt5w3kjmhwdp42a",
+         *       "correlation_id": "req_prod_06h2bfhyyyg2vx02vzb880t03tg1g",
+         *       "request_id": "req_prod_06h2bfhyyyg2vx02vzb880t03tg1g",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:37:58.753Z",
+         *       "created": "2026-11-29T05:19:14.691Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -17093,29 +17093,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamvdh3vmm44fp4tq4cp491z8",
+         *       "id": "evt_prod_06h2bfj0esyq2c6essgpzcp3mx2de",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2aamvagfnq7w87xyxqqn5bnqn8",
+         *       "aggregate_id": "key_prod_06h2bfj0bvbzakrg61thck3md8p26",
          *       "data": {
-         *         "id": "key_prod_06h2aamvagfnq7w87xyxqqn5bnqn8",
+         *         "id": "key_prod_06h2bfj0bvbzakrg61thck3md8p26",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T02:37:58.996Z",
-         *         "display": "pt_prod_…wvxg",
-         *         "revoked_at": "2026-11-29T02:37:59.019Z",
+         *         "created": "2026-11-29T05:19:15.038Z",
+         *         "display": "pt_prod_…qweb",
+         *         "revoked_at": "2026-11-29T05:19:15.060Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2aamvagfnq7w87xyxqqn5bnqn8",
+         *         "id": "key_prod_06h2bfj0bvbzakrg61thck3md8p26",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T02:37:58.996Z",
-         *         "display": "pt_prod_…wvxg",
+         *         "created": "2026-11-29T05:19:15.038Z",
+         *         "display": "pt_prod_…qweb",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -17123,13 +17123,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamvcw255z6pwtak13dyv1as4",
-         *       "request_id": "req_prod_06h2aamvcw255z6pwtak13dyv1as4",
+         *       "correlation_id": "req_prod_06h2bfj0e3444w08qy9n0db7e7vyr",
+         *       "request_id": "req_prod_06h2bfj0e3444w08qy9n0db7e7vyr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:37:59.020Z",
+         *       "created": "2026-11-29T05:19:15.062Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -17174,20 +17174,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamvj5syk5w7z6ezb1s5nqa4e",
+         *       "id": "evt_prod_06h2bfj0qxxxt0161ksfx4tdkmrzt",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T05:19:15.129Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.052Z",
+         *         "updated": "2026-11-29T05:19:15.129Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -17201,13 +17201,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamvgf4p349n4hhpwpxnqqbap",
-         *       "request_id": "req_prod_06h2aamvgf4p349n4hhpwpxnqqbap",
+         *       "correlation_id": "req_prod_06h2bfj0gpcrhhda371f868351anc",
+         *       "request_id": "req_prod_06h2bfj0gpcrhhda371f868351anc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:37:59.057Z",
+         *       "created": "2026-11-29T05:19:15.135Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -17252,20 +17252,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamvqrm7xs5wh12rqrpqw8vfp",
+         *       "id": "evt_prod_06h2bfj0wkpthpgmzer6r6w49148r",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T05:19:15.129Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.093Z",
+         *         "updated": "2026-11-29T05:19:15.170Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17275,15 +17275,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T05:19:15.129Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.052Z",
+         *         "updated": "2026-11-29T05:19:15.129Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -17296,13 +17296,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamvnphadx8m8jvegb7cn908j",
-         *       "request_id": "req_prod_06h2aamvnphadx8m8jvegb7cn908j",
+         *       "correlation_id": "req_prod_06h2bfj0vvw0th3c73sppxzsgfpbm",
+         *       "request_id": "req_prod_06h2bfj0vvw0th3c73sppxzsgfpbm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:37:59.102Z",
+         *       "created": "2026-11-29T05:19:15.172Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -17347,58 +17347,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamw4pn578fdgyeyghxatwvec",
+         *       "id": "evt_prod_06h2bfj16ph6k5gf2279t01jff8c2",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T05:19:15.129Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T02:37:59.202Z",
+         *         "updated": "2026-11-29T05:19:15.251Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
+         *         "previous_secret_expires_at": "2026-11-30T05:19:15.224Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T05:19:15.129Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.175Z",
+         *         "updated": "2026-11-29T05:19:15.224Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
+         *         "previous_secret_expires_at": "2026-11-30T05:19:15.224Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamw3x6hppafbz8nrqv4dpgv8",
-         *       "request_id": "req_prod_06h2aamw3x6hppafbz8nrqv4dpgv8",
+         *       "correlation_id": "req_prod_06h2bfj16799hrrh7wg0pd988sk98",
+         *       "request_id": "req_prod_06h2bfj16799hrrh7wg0pd988sk98",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T02:37:59.205Z",
+         *       "created": "2026-11-29T05:19:15.253Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -17443,20 +17443,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamvwtaqk73feq3v6r0byrpty",
+         *       "id": "evt_prod_06h2bfj0z22a112a0zbwa8hzretye",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T05:19:15.129Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T02:37:59.140Z",
+         *         "updated": "2026-11-29T05:19:15.191Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17466,15 +17466,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T05:19:15.129Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.093Z",
+         *         "updated": "2026-11-29T05:19:15.170Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17487,13 +17487,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamvw7eqyh2dyr8cs5y6nhm00",
-         *       "request_id": "req_prod_06h2aamvw7eqyh2dyr8cs5y6nhm00",
+         *       "correlation_id": "req_prod_06h2bfj0yj5qee7q6q085h8c53066",
+         *       "request_id": "req_prod_06h2bfj0yj5qee7q6q085h8c53066",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:37:59.142Z",
+         *       "created": "2026-11-29T05:19:15.192Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -17538,20 +17538,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamvz92jdv8awc356kdp24jsg",
+         *       "id": "evt_prod_06h2bfj11kvrhvvst5a79vpkwrxga",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T05:19:15.129Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.161Z",
+         *         "updated": "2026-11-29T05:19:15.211Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17561,15 +17561,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T05:19:15.129Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T02:37:59.140Z",
+         *         "updated": "2026-11-29T05:19:15.191Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17582,13 +17582,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamvytk6z97z00k9373h4z8c6",
-         *       "request_id": "req_prod_06h2aamvytk6z97z00k9373h4z8c6",
+         *       "correlation_id": "req_prod_06h2bfj111dxawwp4czssb8w6hrzy",
+         *       "request_id": "req_prod_06h2bfj111dxawwp4czssb8w6hrzy",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:37:59.162Z",
+         *       "created": "2026-11-29T05:19:15.212Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -17633,38 +17633,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamw1ces0cmegz12q5cxb8zpe",
+         *       "id": "evt_prod_06h2bfj13bqsekkg5zqsg1p35qh74",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *       "aggregate_id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *       "data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T05:19:15.129Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.175Z",
+         *         "updated": "2026-11-29T05:19:15.224Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
+         *         "previous_secret_expires_at": "2026-11-30T05:19:15.224Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *         "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T02:37:59.052Z",
+         *         "created": "2026-11-29T05:19:15.129Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T02:37:59.161Z",
+         *         "updated": "2026-11-29T05:19:15.211Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -17677,13 +17677,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2aamw0rkzresknvsyd6f0g0pv2",
-         *       "request_id": "req_prod_06h2aamw0rkzresknvsyd6f0g0pv2",
+         *       "correlation_id": "req_prod_06h2bfj12yw9bdkxc2w7ggpmxh6aw",
+         *       "request_id": "req_prod_06h2bfj12yw9bdkxc2w7ggpmxh6aw",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T02:37:59.179Z",
+         *       "created": "2026-11-29T05:19:15.226Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -17728,15 +17728,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamt3vxjrgz4tpdjmbwt4p2z6",
+         *       "id": "evt_prod_06h2bfhyw3v64kstmf4x5f6n06130",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *       "aggregate_id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2",
          *       "data": {
-         *         "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *         "id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-604efa533c@example.com",
+         *         "email": "user-2ae08d2817@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17748,9 +17748,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:37:58.686Z",
+         *       "created": "2026-11-29T05:19:14.657Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2"
          *     }
          */
         UserSignedInEvent: {
@@ -17795,15 +17795,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamygq03epvf65mky5vz9f4ve",
+         *       "id": "evt_prod_06h2bfj57ggwbjshvftarfegc07ey",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *       "aggregate_id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2",
          *       "data": {
-         *         "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *         "id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-604efa533c@example.com",
+         *         "email": "user-2ae08d2817@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17815,9 +17815,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:37:59.813Z",
+         *       "created": "2026-11-29T05:19:16.284Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2"
          *     }
          */
         UserSignInFailedEvent: {
@@ -17862,15 +17862,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan0ec1dm8y8f93zae1apg5z2",
+         *       "id": "evt_prod_06h2bfj7wx8v50ykg58s210v0wv8t",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *       "aggregate_id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2",
          *       "data": {
-         *         "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *         "id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-604efa533c@example.com",
+         *         "email": "user-2ae08d2817@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17882,9 +17882,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:38:00.308Z",
+         *       "created": "2026-11-29T05:19:16.967Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2"
          *     }
          */
         UserSignedOutEvent: {
@@ -17929,15 +17929,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamzfq7ykcsj70phwebmtk8ga",
+         *       "id": "evt_prod_06h2bfj7h5hewrdwhdc0cq460vt12",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *       "aggregate_id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2",
          *       "data": {
-         *         "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *         "id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-604efa533c@example.com",
+         *         "email": "user-2ae08d2817@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -17949,9 +17949,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:00.061Z",
+         *       "created": "2026-11-29T05:19:16.873Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -17996,12 +17996,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan0gxthdpc4smdrv2c6txry2",
+         *       "id": "evt_prod_06h2bfj98vsy875dwsek9ep1hqpmj",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
+         *       "aggregate_id": "acc_prod_06h2bfhx3qs9wbrw30rtxkrf44jpy",
          *       "data": {
-         *         "id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
+         *         "id": "acc_prod_06h2bfhx3qs9wbrw30rtxkrf44jpy",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -18023,7 +18023,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
+         *         "id": "acc_prod_06h2bfhx3qs9wbrw30rtxkrf44jpy",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -18039,13 +18039,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan0fs9dnzv2pv427qp9zqpea",
-         *       "request_id": "req_prod_06h2aan0fs9dnzv2pv427qp9zqpea",
+         *       "correlation_id": "req_prod_06h2bfj98aqan3x21pcjw1q79bx3c",
+         *       "request_id": "req_prod_06h2bfj98aqan3x21pcjw1q79bx3c",
          *       "version": 1,
-         *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.327Z",
+         *       "sequence": 3,
+         *       "created": "2026-11-29T05:19:17.318Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -18090,17 +18090,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan0kqjhcr14hxnvp36wkbk4c",
+         *       "id": "evt_prod_06h2bfj9axzszrsw6n3sftdkmk74e",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *       "aggregate_id": "txr_prod_06h2bfj9aqg7hkxmetpsxhm7bnhe8",
          *       "data": {
-         *         "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *         "id": "txr_prod_06h2bfj9aqg7hkxmetpsxhm7bnhe8",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T02:38:00.347Z",
-         *         "updated": "2026-11-29T02:38:00.347Z",
+         *         "created": "2026-11-29T05:19:17.333Z",
+         *         "updated": "2026-11-29T05:19:17.333Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -18111,13 +18111,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan0jsdda2m2cd51cqx3bvm36",
-         *       "request_id": "req_prod_06h2aan0jsdda2m2cd51cqx3bvm36",
+         *       "correlation_id": "req_prod_06h2bfj9acpjn2pmwa0k1mqsxr6bj",
+         *       "request_id": "req_prod_06h2bfj9acpjn2pmwa0k1mqsxr6bj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.349Z",
+         *       "created": "2026-11-29T05:19:17.335Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -18162,17 +18162,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan0pbp01qrmnkdnzc5m61ps6",
+         *       "id": "evt_prod_06h2bfj9d6kg5297hse955pcgseze",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *       "aggregate_id": "txr_prod_06h2bfj9aqg7hkxmetpsxhm7bnhe8",
          *       "data": {
-         *         "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *         "id": "txr_prod_06h2bfj9aqg7hkxmetpsxhm7bnhe8",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T02:38:00.347Z",
-         *         "updated": "2026-11-29T02:38:00.369Z",
+         *         "created": "2026-11-29T05:19:17.333Z",
+         *         "updated": "2026-11-29T05:19:17.352Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -18182,12 +18182,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *         "id": "txr_prod_06h2bfj9aqg7hkxmetpsxhm7bnhe8",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T02:38:00.347Z",
-         *         "updated": "2026-11-29T02:38:00.347Z",
+         *         "created": "2026-11-29T05:19:17.333Z",
+         *         "updated": "2026-11-29T05:19:17.333Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -18197,13 +18197,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan0nrpxcwrec246ac4rvhaja",
-         *       "request_id": "req_prod_06h2aan0nrpxcwrec246ac4rvhaja",
+         *       "correlation_id": "req_prod_06h2bfj9c4n2dxbn8dwbf7rpfwcxa",
+         *       "request_id": "req_prod_06h2bfj9c4n2dxbn8dwbf7rpfwcxa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.370Z",
+         *       "created": "2026-11-29T05:19:17.353Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -18248,16 +18248,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2mr1p1aavkqkh9rgyb2r2g",
+         *       "id": "evt_prod_06h2bfjb4dwrmqv3hyv9v1xq6mbm8",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *       "aggregate_id": "mtr_prod_06h2bfjb4b8xke28rhbzx422ffba2",
          *       "data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2bfjb4b8xke28rhbzx422ffba2",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.869Z",
+         *         "created": "2026-11-29T05:19:17.794Z",
+         *         "updated": "2026-11-29T05:19:17.794Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18266,13 +18266,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2m47ncjd28pcxggt6sqg0c",
-         *       "request_id": "req_prod_06h2aan2m47ncjd28pcxggt6sqg0c",
+         *       "correlation_id": "req_prod_06h2bfjb40r6cfrrqp2v3hnaasz2y",
+         *       "request_id": "req_prod_06h2bfjb40r6cfrrqp2v3hnaasz2y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.870Z",
+         *       "created": "2026-11-29T05:19:17.795Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         MeterCreatedEvent: {
@@ -18317,16 +18317,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2px8fsrdbv9c7env140978",
+         *       "id": "evt_prod_06h2bfjb6ss8vrs6h2mqprerhf82c",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *       "aggregate_id": "mtr_prod_06h2bfjb4b8xke28rhbzx422ffba2",
          *       "data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2bfjb4b8xke28rhbzx422ffba2",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.886Z",
+         *         "created": "2026-11-29T05:19:17.794Z",
+         *         "updated": "2026-11-29T05:19:17.813Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18334,11 +18334,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2bfjb4b8xke28rhbzx422ffba2",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.869Z",
+         *         "created": "2026-11-29T05:19:17.794Z",
+         *         "updated": "2026-11-29T05:19:17.794Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18346,13 +18346,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2pegebgne5f24va1ccathc",
-         *       "request_id": "req_prod_06h2aan2pegebgne5f24va1ccathc",
+         *       "correlation_id": "req_prod_06h2bfjb64y69s6mkrd9xsmc6max8",
+         *       "request_id": "req_prod_06h2bfjb64y69s6mkrd9xsmc6max8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.887Z",
+         *       "created": "2026-11-29T05:19:17.814Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         MeterUpdatedEvent: {
@@ -18397,16 +18397,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2rs0pa246sw0e446qphae8",
+         *       "id": "evt_prod_06h2bfjb9daf2ynfc89h0xm1dmv8y",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *       "aggregate_id": "mtr_prod_06h2bfjb4b8xke28rhbzx422ffba2",
          *       "data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2bfjb4b8xke28rhbzx422ffba2",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.901Z",
+         *         "created": "2026-11-29T05:19:17.794Z",
+         *         "updated": "2026-11-29T05:19:17.835Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18414,11 +18414,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2bfjb4b8xke28rhbzx422ffba2",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.886Z",
+         *         "created": "2026-11-29T05:19:17.794Z",
+         *         "updated": "2026-11-29T05:19:17.813Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18426,13 +18426,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2rffypcepxjszs6zb8ks1a",
-         *       "request_id": "req_prod_06h2aan2rffypcepxjszs6zb8ks1a",
+         *       "correlation_id": "req_prod_06h2bfjb9049xy4f5y5fdh931rba0",
+         *       "request_id": "req_prod_06h2bfjb9049xy4f5y5fdh931rba0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:00.902Z",
+         *       "created": "2026-11-29T05:19:17.835Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -18477,16 +18477,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2vehjzerd5q2at9axky3kw",
+         *       "id": "evt_prod_06h2bfjbb4fsmtnekq3rqp1vky8b4",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *       "aggregate_id": "mtr_prod_06h2bfjb4b8xke28rhbzx422ffba2",
          *       "data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2bfjb4b8xke28rhbzx422ffba2",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.922Z",
+         *         "created": "2026-11-29T05:19:17.794Z",
+         *         "updated": "2026-11-29T05:19:17.848Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18494,11 +18494,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *         "id": "mtr_prod_06h2bfjb4b8xke28rhbzx422ffba2",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T02:38:00.869Z",
-         *         "updated": "2026-11-29T02:38:00.901Z",
+         *         "created": "2026-11-29T05:19:17.794Z",
+         *         "updated": "2026-11-29T05:19:17.835Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -18506,13 +18506,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2twwqxr8hj9ws313w2hgrj",
-         *       "request_id": "req_prod_06h2aan2twwqxr8hj9ws313w2hgrj",
+         *       "correlation_id": "req_prod_06h2bfjbang7d2dyp0mfwenms5kz2",
+         *       "request_id": "req_prod_06h2bfjbang7d2dyp0mfwenms5kz2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T02:38:00.923Z",
+         *       "created": "2026-11-29T05:19:17.849Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         MeterReactivatedEvent: {
@@ -18557,29 +18557,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan28qnnqgtk5b260z7g1kxst",
+         *       "id": "evt_prod_06h2bfjah7fen01wah64mfs4z8w88",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *       "aggregate_id": "feat_prod_06h2bfjagy0m13xwjsj42r8wvhma4",
          *       "data": {
-         *         "id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *         "id": "feat_prod_06h2bfjagy0m13xwjsj42r8wvhma4",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T02:38:00.771Z",
-         *         "updated": "2026-11-29T02:38:00.771Z",
+         *         "created": "2026-11-29T05:19:17.639Z",
+         *         "updated": "2026-11-29T05:19:17.639Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2866s2n4ea3dqwby9be00r",
-         *       "request_id": "req_prod_06h2aan2866s2n4ea3dqwby9be00r",
+         *       "correlation_id": "req_prod_06h2bfjags3m737syszsjbz2bcka6",
+         *       "request_id": "req_prod_06h2bfjags3m737syszsjbz2bcka6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.773Z",
+         *       "created": "2026-11-29T05:19:17.641Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         FeatureCreatedEvent: {
@@ -18624,36 +18624,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2aqxvtepm51m73jv54hz5e",
+         *       "id": "evt_prod_06h2bfjajzgd018p8ysjkah5yy7y4",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2aan2akcssb0vpesr52ap9mndg",
+         *       "aggregate_id": "prodft_prod_06h2bfjajzgd018p8ysjkah5yy7y2",
          *       "data": {
-         *         "id": "prodft_prod_06h2aan2akcssb0vpesr52ap9mndg",
+         *         "id": "prodft_prod_06h2bfjajzgd018p8ysjkah5yy7y2",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T02:38:00.788Z",
+         *         "created": "2026-11-29T05:19:17.655Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *           "id": "feat_prod_06h2bfjagy0m13xwjsj42r8wvhma4",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T02:38:00.771Z",
-         *           "updated": "2026-11-29T02:38:00.771Z",
+         *           "created": "2026-11-29T05:19:17.639Z",
+         *           "updated": "2026-11-29T05:19:17.639Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "product": "prod_prod_06h2bfj9f56k2dv9kprc4jsf6beye",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan29x2xb00f215hyps0yhty8",
-         *       "request_id": "req_prod_06h2aan29x2xb00f215hyps0yhty8",
+         *       "correlation_id": "req_prod_06h2bfjaj721kgqz1qzx9s6f98qgt",
+         *       "request_id": "req_prod_06h2bfjaj721kgqz1qzx9s6f98qgt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:00.789Z",
+         *       "created": "2026-11-29T05:19:17.655Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -18698,36 +18698,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2fpvkg9n9f5jz3dfpx170j",
+         *       "id": "evt_prod_06h2bfjayrddnf20rtggmtcfv7z44",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2aan2e6ahpgk881df5f868z5q0",
+         *       "aggregate_id": "prodft_prod_06h2bfjas1kg6h18fghb1nsa1smpm",
          *       "data": {
-         *         "id": "prodft_prod_06h2aan2e6ahpgk881df5f868z5q0",
+         *         "id": "prodft_prod_06h2bfjas1kg6h18fghb1nsa1smpm",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T02:38:00.817Z",
+         *         "created": "2026-11-29T05:19:17.704Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2aan2cjqe7x6qc0wd4gjq1pfcm",
+         *           "id": "feat_prod_06h2bfjanb860mt17z4mamtj857yc",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T02:38:00.804Z",
-         *           "updated": "2026-11-29T02:38:00.804Z",
+         *           "created": "2026-11-29T05:19:17.674Z",
+         *           "updated": "2026-11-29T05:19:17.674Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *         "product": "prod_prod_06h2bfj9f56k2dv9kprc4jsf6beye",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2f4fjy1qwansk2qfyzxjej",
-         *       "request_id": "req_prod_06h2aan2f4fjy1qwansk2qfyzxjej",
+         *       "correlation_id": "req_prod_06h2bfjay9yhx21zaxd7qdqkb7qxt",
+         *       "request_id": "req_prod_06h2bfjay9yhx21zaxd7qdqkb7qxt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.829Z",
+         *       "created": "2026-11-29T05:19:17.750Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -18772,36 +18772,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan8jb1f6ydwttaw4v76rtbfw",
+         *       "id": "evt_prod_06h2bfjh227gwzdnav42ddy9w9b04",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *       "aggregate_id": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *             "feature": "feat_prod_06h2bfjagy0m13xwjsj42r8wvhma4",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a"
+         *             "source_subscription": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan8ex0ae502qw4w3nb83nb0r",
-         *       "request_id": "req_prod_06h2aan8ex0ae502qw4w3nb83nb0r",
+         *       "correlation_id": "req_prod_06h2bfjgzbdsfwgb7j0a51zthde8w",
+         *       "request_id": "req_prod_06h2bfjgzbdsfwgb7j0a51zthde8w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:38:02.386Z",
+         *       "created": "2026-11-29T05:19:19.312Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -18846,13 +18846,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan2j1w5ectveme01374ymwb2",
+         *       "id": "evt_prod_06h2bfjb15jwdwev519cm5dnd70gw",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
+         *       "aggregate_id": "acc_prod_06h2bfhx3qs9wbrw30rtxkrf44jpy",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T02:38:00.844Z",
+         *         "updated": "2026-11-29T05:19:17.765Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -18957,13 +18957,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan2hasmhtg89nca7r4wz2750",
-         *       "request_id": "req_prod_06h2aan2hasmhtg89nca7r4wz2750",
+         *       "correlation_id": "req_prod_06h2bfjb0cfx2hp4t1jhaecp0pptw",
+         *       "request_id": "req_prod_06h2bfjb0cfx2hp4t1jhaecp0pptw",
          *       "version": 1,
-         *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:00.848Z",
+         *       "sequence": 4,
+         *       "created": "2026-11-29T05:19:17.769Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -19008,13 +19008,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan7d39b4m6p0v0dpa10ky6xj",
+         *       "id": "evt_prod_06h2bfjg1k6mpq3j4be5n8d76wcxa",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
+         *       "aggregate_id": "cn_prod_06h2bfjfx2bnys63cav0xz7wjwp2j",
          *       "data": {
-         *         "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
-         *         "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
+         *         "id": "cn_prod_06h2bfjfx2bnys63cav0xz7wjwp2j",
+         *         "pdf": "http://127.0.0.1:32799/api/credit-notes/cn_prod_06h2bfjfx2bnys63cav0xz7wjwp2j/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -19032,16 +19032,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T02:38:02.067Z",
-         *         "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
+         *         "created": "2026-11-29T05:19:19.016Z",
+         *         "invoice": "in_prod_06h2bfjfn7jvn3jj3hb1fp0rr789r",
          *         "refunds": [],
-         *         "updated": "2026-11-29T02:38:02.067Z",
+         *         "updated": "2026-11-29T05:19:19.016Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
+         *         "pdf_sha256": "d712731b0229f2ecc241de69eae7fd4dec799242dba46ebe3828a364c417de15",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -19053,13 +19053,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan79ptjq4h3e37510q1te6t6",
-         *       "request_id": "req_prod_06h2aan79ptjq4h3e37510q1te6t6",
+         *       "correlation_id": "req_prod_06h2bfjfw84yv483hk6z88cse86vt",
+         *       "request_id": "req_prod_06h2bfjfw84yv483hk6z88cse86vt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:02.088Z",
+         *       "created": "2026-11-29T05:19:19.052Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -19104,13 +19104,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan7jha6g3087w47m3qr2y94y",
+         *       "id": "evt_prod_06h2bfjg6d1nhfxvecnz0fhy0p72y",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
+         *       "aggregate_id": "cn_prod_06h2bfjfx2bnys63cav0xz7wjwp2j",
          *       "data": {
-         *         "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
-         *         "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
+         *         "id": "cn_prod_06h2bfjfx2bnys63cav0xz7wjwp2j",
+         *         "pdf": "http://127.0.0.1:32799/api/credit-notes/cn_prod_06h2bfjfx2bnys63cav0xz7wjwp2j/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -19128,16 +19128,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T02:38:02.067Z",
-         *         "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
+         *         "created": "2026-11-29T05:19:19.016Z",
+         *         "invoice": "in_prod_06h2bfjfn7jvn3jj3hb1fp0rr789r",
          *         "refunds": [],
-         *         "updated": "2026-11-29T02:38:02.129Z",
+         *         "updated": "2026-11-29T05:19:19.089Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T02:38:02.129Z",
-         *         "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
+         *         "voided_at": "2026-11-29T05:19:19.089Z",
+         *         "pdf_sha256": "d712731b0229f2ecc241de69eae7fd4dec799242dba46ebe3828a364c417de15",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -19148,8 +19148,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
-         *         "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
+         *         "id": "cn_prod_06h2bfjfx2bnys63cav0xz7wjwp2j",
+         *         "pdf": "http://127.0.0.1:32799/api/credit-notes/cn_prod_06h2bfjfx2bnys63cav0xz7wjwp2j/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -19167,16 +19167,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T02:38:02.067Z",
-         *         "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
+         *         "created": "2026-11-29T05:19:19.016Z",
+         *         "invoice": "in_prod_06h2bfjfn7jvn3jj3hb1fp0rr789r",
          *         "refunds": [],
-         *         "updated": "2026-11-29T02:38:02.067Z",
+         *         "updated": "2026-11-29T05:19:19.016Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
+         *         "pdf_sha256": "d712731b0229f2ecc241de69eae7fd4dec799242dba46ebe3828a364c417de15",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -19187,13 +19187,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan7gc64d6kpdk62fcapk16pm",
-         *       "request_id": "req_prod_06h2aan7gc64d6kpdk62fcapk16pm",
+         *       "correlation_id": "req_prod_06h2bfjg5ve3my22bycwwed05gqrr",
+         *       "request_id": "req_prod_06h2bfjg5ve3my22bycwwed05gqrr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:02.132Z",
+         *       "created": "2026-11-29T05:19:19.091Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -19238,34 +19238,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aan7tavrfa5c9d9yaa2werj3e",
+         *       "id": "evt_prod_06h2bfjgesbq452xcc0q76ns5ft8e",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2aan7spg5w3wdx5yjcq6kbt82a",
+         *       "aggregate_id": "cbtxn_prod_06h2bfjgeh636gs9f2jg23hwe0gnj",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2aan7spg5w3wdx5yjcq6kbt82a",
+         *         "id": "cbtxn_prod_06h2bfjgeh636gs9f2jg23hwe0gnj",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T02:38:02.189Z",
-         *         "invoice": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *         "created": "2026-11-29T05:19:19.156Z",
+         *         "invoice": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *         "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2aan7rxr7p645rbjxjd206t3h8",
+         *         "credit_note": "cn_prod_06h2bfjgedbh0han51bhw0y10ytj0",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan7qqcjjw7k247pt3y6wtypr",
-         *       "request_id": "req_prod_06h2aan7qqcjjw7k247pt3y6wtypr",
+         *       "correlation_id": "req_prod_06h2bfjgaf82hd4sr455d9zj8zrj2",
+         *       "request_id": "req_prod_06h2bfjgaf82hd4sr455d9zj8zrj2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:02.194Z",
+         *       "created": "2026-11-29T05:19:19.158Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -19310,15 +19310,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamx26fxn7xq0g8p6kyrnwdfp",
+         *       "id": "evt_prod_06h2bfj2kj4437wynae6695g9w2rc",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *       "aggregate_id": "inv_prod_06h2bfj2hmrh2wcq707c64cxdymgg",
          *       "data": {
-         *         "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *         "id": "inv_prod_06h2bfj2hmrh2wcq707c64cxdymgg",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx18brjj@example.com",
+         *         "email": "withdrawn-mx1e35mp@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -19329,12 +19329,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2aamwycwz35nq7h703drn57q9t",
+         *       "request_id": "req_prod_06h2bfj2bpbkam4fr7292m150rqx2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:37:59.441Z",
+         *       "created": "2026-11-29T05:19:15.612Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2"
          *     }
          */
         MemberInvitedEvent: {
@@ -19379,24 +19379,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamx5z4268hqav489zc470f6a",
+         *       "id": "evt_prod_06h2bfj2wa676w02ghzq2kdr7q5hr",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *       "aggregate_id": "inv_prod_06h2bfj2hmrh2wcq707c64cxdymgg",
          *       "data": {
-         *         "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *         "id": "inv_prod_06h2bfj2hmrh2wcq707c64cxdymgg",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx18brjj@example.com",
+         *         "email": "withdrawn-mx1e35mp@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *         "id": "inv_prod_06h2bfj2hmrh2wcq707c64cxdymgg",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx18brjj@example.com",
+         *         "email": "withdrawn-mx1e35mp@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -19406,12 +19406,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2aamx4xvqedbz9kqz547js0h6y",
+         *       "request_id": "req_prod_06h2bfj2s97k3ajcknps6dgt2gtj2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:37:59.471Z",
+         *       "created": "2026-11-29T05:19:15.682Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -19456,18 +19456,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamxstdg64kpj9kc7n329qjye",
+         *       "id": "evt_prod_06h2bfj3t6cjyva9ycy7dyhwqz8br",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *       "aggregate_id": "user_prod_06h2bfj3rn79z8321n4xvk5ma665m",
          *       "data": {
-         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *         "id": "user_prod_06h2bfj3rn79z8321n4xvk5ma665m",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx18brjj@example.com",
+         *         "email": "joined-mx1e35mp@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2aamx80hs2xffngcsen36fxdnc"
+         *         "invitation": "inv_prod_06h2bfj2yxmmc8hhncwqne7tzhf5w"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -19475,12 +19475,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2aamxsaa5t8t9jcxfsxskgv91w",
+         *       "request_id": "req_prod_06h2bfj3rrsdfj6fj45s7p3cxq94g",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:37:59.630Z",
+         *       "created": "2026-11-29T05:19:15.921Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp"
+         *       "actor_id": "user_prod_06h2bfj3rn79z8321n4xvk5ma665m"
          *     }
          */
         MemberJoinedEvent: {
@@ -19525,24 +19525,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamxwsfw3e7fg202hyx56yp9a",
+         *       "id": "evt_prod_06h2bfj3xxp3rshek5vqpdtn94tpr",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *       "aggregate_id": "user_prod_06h2bfj3rn79z8321n4xvk5ma665m",
          *       "data": {
-         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *         "id": "user_prod_06h2bfj3rn79z8321n4xvk5ma665m",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx18brjj@example.com",
+         *         "email": "joined-mx1e35mp@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *         "id": "user_prod_06h2bfj3rn79z8321n4xvk5ma665m",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx18brjj@example.com",
+         *         "email": "joined-mx1e35mp@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -19552,12 +19552,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2aamxvnfda153ynxyavxzfrvr6",
+         *       "request_id": "req_prod_06h2bfj3x6kfa2rpprxmb71xy7sbp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:37:59.654Z",
+         *       "created": "2026-11-29T05:19:15.951Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -19602,24 +19602,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aamxzm9z56r51532eb7g1gxwr",
+         *       "id": "evt_prod_06h2bfj40fsdvj3a4gcry9sx7v02e",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *       "aggregate_id": "user_prod_06h2bfj3rn79z8321n4xvk5ma665m",
          *       "data": {
-         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *         "id": "user_prod_06h2bfj3rn79z8321n4xvk5ma665m",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx18brjj@example.com",
+         *         "email": "joined-mx1e35mp@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *         "id": "user_prod_06h2bfj3rn79z8321n4xvk5ma665m",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx18brjj@example.com",
+         *         "email": "joined-mx1e35mp@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -19629,12 +19629,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2aamxyhzjfyh1fpe48zr9zjn96",
+         *       "request_id": "req_prod_06h2bfj3yzv1yv0a1g2z1gdt1hgza",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T02:37:59.677Z",
+         *       "created": "2026-11-29T05:19:15.971Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t"
+         *       "actor_id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2"
          *     }
          */
         MemberRemovedEvent: {
@@ -19677,6 +19677,35 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2bfj93y10kp02pttbqsbbym9na",
+         *       "type": "payment_processor.connected",
+         *       "aggregate_type": "payment_processor",
+         *       "aggregate_id": "acc_prod_06h2bfhx3qs9wbrw30rtxkrf44jpy",
+         *       "data": {
+         *         "object": "payment_processor",
+         *         "created": "2026-11-29T05:19:17.275Z",
+         *         "updated": "2026-11-29T05:19:17.275Z",
+         *         "livemode": false,
+         *         "processor": "stripe",
+         *         "webhook_url": "http://127.0.0.1:32799/api/processors/stripe/acc_prod_06h2bfhx3qs9wbrw30rtxkrf44jpy",
+         *         "publishable_key": "pk_test_catalogue_flow",
+         *         "secret_key_last4": "flow",
+         *         "processor_account": "acct_4535138ecfa926e25c1887a1",
+         *         "webhook_endpoint_id": "we_db1244c7aca3d46897e1b5b8"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2bfj7xn4qdreyxhts5zq21j7np",
+         *       "request_id": "req_prod_06h2bfj7xn4qdreyxhts5zq21j7np",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-29T05:19:17.279Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
+         *     }
+         */
         PaymentProcessorConnectedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -19717,6 +19746,35 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2bfj973etyevnd0294xsbnsyz8",
+         *       "type": "payment_processor.disconnected",
+         *       "aggregate_type": "payment_processor",
+         *       "aggregate_id": "acc_prod_06h2bfhx3qs9wbrw30rtxkrf44jpy",
+         *       "data": {
+         *         "object": "payment_processor",
+         *         "created": "2026-11-29T05:19:17.275Z",
+         *         "updated": "2026-11-29T05:19:17.275Z",
+         *         "livemode": false,
+         *         "processor": "stripe",
+         *         "webhook_url": "http://127.0.0.1:32799/api/processors/stripe/acc_prod_06h2bfhx3qs9wbrw30rtxkrf44jpy",
+         *         "publishable_key": "pk_test_catalogue_flow",
+         *         "secret_key_last4": "flow",
+         *         "processor_account": "acct_4535138ecfa926e25c1887a1",
+         *         "webhook_endpoint_id": "we_db1244c7aca3d46897e1b5b8"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2bfj969t6f4wbmnp19r074hn9m",
+         *       "request_id": "req_prod_06h2bfj969t6f4wbmnp19r074hn9m",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-29T05:19:17.304Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
+         *     }
+         */
         PaymentProcessorDisconnectedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -19759,36 +19817,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aana00vabt9qh6thje0kjaysc",
+         *       "id": "evt_prod_06h2bfjj4fg4krmz4hesyafswd44a",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *       "aggregate_id": "scr_prod_06h2bfjj1bmggghqwgcyb7gfn0ppc",
          *       "data": {
-         *         "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *         "id": "scr_prod_06h2bfjj1bmggghqwgcyb7gfn0ppc",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2bfjhrrskx0m9x24svz8nt261y",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *             "price": "price_prod_06h2bfjhp55vfhmn4w782h8cjfwpw",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T02:38:02.685Z",
+         *         "created": "2026-11-29T05:19:19.548Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.742Z",
+         *         "updated": "2026-11-29T05:19:19.582Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T02:38:02.594Z",
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "effective_at": "2026-12-29T05:19:19.492Z",
+         *         "subscription": "sub_prod_06h2bfjhrrskx0m9x24svz8nt261w",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T02:38:02.685Z",
+         *         "proration_date": "2026-11-29T05:19:19.548Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19801,21 +19859,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *         "id": "scr_prod_06h2bfjj1bmggghqwgcyb7gfn0ppc",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2bfjhrrskx0m9x24svz8nt261y",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *             "price": "price_prod_06h2bfjhp55vfhmn4w782h8cjfwpw",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T02:38:02.685Z",
+         *         "created": "2026-11-29T05:19:19.548Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.685Z",
+         *         "updated": "2026-11-29T05:19:19.548Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -19823,9 +19881,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "subscription": "sub_prod_06h2bfjhrrskx0m9x24svz8nt261w",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T02:38:02.685Z",
+         *         "proration_date": "2026-11-29T05:19:19.548Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19838,13 +19896,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aan9x4zkftwsb5e27a8jjm636",
-         *       "request_id": "req_prod_06h2aan9x4zkftwsb5e27a8jjm636",
+         *       "correlation_id": "req_prod_06h2bfjj2w6zssyt54zebfnp22s34",
+         *       "request_id": "req_prod_06h2bfjj2w6zssyt54zebfnp22s34",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T02:38:02.752Z",
+         *       "created": "2026-11-29T05:19:19.587Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -19889,36 +19947,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aancggj2fh654s5z3ffwfbq48",
+         *       "id": "evt_prod_06h2bfjr043x1020yn49rcxn5v4a0",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *       "aggregate_id": "scr_prod_06h2bfjj1bmggghqwgcyb7gfn0ppc",
          *       "data": {
-         *         "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *         "id": "scr_prod_06h2bfjj1bmggghqwgcyb7gfn0ppc",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2bfjhrrskx0m9x24svz8nt261y",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *             "price": "price_prod_06h2bfjhp55vfhmn4w782h8cjfwpw",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T02:38:02.685Z",
+         *         "created": "2026-11-29T05:19:19.548Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T02:38:02.594Z",
+         *         "updated": "2026-12-29T05:19:19.492Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T02:38:02.594Z",
+         *         "applied_at": "2026-12-29T05:19:19.492Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T02:38:02.594Z",
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "effective_at": "2026-12-29T05:19:19.492Z",
+         *         "subscription": "sub_prod_06h2bfjhrrskx0m9x24svz8nt261w",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T02:38:02.685Z",
+         *         "proration_date": "2026-11-29T05:19:19.548Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19931,31 +19989,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *         "id": "scr_prod_06h2bfjj1bmggghqwgcyb7gfn0ppc",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2bfjhrrskx0m9x24svz8nt261y",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *             "price": "price_prod_06h2bfjhp55vfhmn4w782h8cjfwpw",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T02:38:02.685Z",
+         *         "created": "2026-11-29T05:19:19.548Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.742Z",
+         *         "updated": "2026-11-29T05:19:19.582Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T02:38:02.594Z",
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "effective_at": "2026-12-29T05:19:19.492Z",
+         *         "subscription": "sub_prod_06h2bfjhrrskx0m9x24svz8nt261w",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T02:38:02.685Z",
+         *         "proration_date": "2026-11-29T05:19:19.548Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -19968,11 +20026,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanb4wnhrjnkza60kkk46s4jg",
+         *       "correlation_id": "req_prod_06h2bfjk5cj9fh9hqs7pqyfts3qpw",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T02:38:02.594Z",
+         *       "created": "2026-12-29T05:19:19.492Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -20019,15 +20077,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2aanabp12g0xbpk50n751krw6p",
+         *       "id": "evt_prod_06h2bfjjer3ygscj999pp8v4taf5e",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2aana5xk25e3kd3j72tdmatcr8",
+         *       "aggregate_id": "scr_prod_06h2bfjj7zq9t3b2yksqn3gr8wqm2",
          *       "data": {
-         *         "id": "scr_prod_06h2aana5xk25e3kd3j72tdmatcr8",
+         *         "id": "scr_prod_06h2bfjj7zq9t3b2yksqn3gr8wqm2",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2bfjhrrskx0m9x24svz8nt261y",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -20036,19 +20094,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T02:38:02.777Z",
+         *         "created": "2026-11-29T05:19:19.604Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.844Z",
+         *         "updated": "2026-11-29T05:19:19.670Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T02:38:02.594Z",
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "effective_at": "2026-12-29T05:19:19.492Z",
+         *         "subscription": "sub_prod_06h2bfjhrrskx0m9x24svz8nt261w",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T02:38:02.777Z",
+         *         "proration_date": "2026-11-29T05:19:19.604Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20061,10 +20119,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2aana5xk25e3kd3j72tdmatcr8",
+         *         "id": "scr_prod_06h2bfjj7zq9t3b2yksqn3gr8wqm2",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *             "item": "si_prod_06h2bfjhrrskx0m9x24svz8nt261y",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -20073,19 +20131,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T02:38:02.777Z",
+         *         "created": "2026-11-29T05:19:19.604Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T02:38:02.819Z",
+         *         "updated": "2026-11-29T05:19:19.640Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T02:38:02.594Z",
-         *         "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *         "effective_at": "2026-12-29T05:19:19.492Z",
+         *         "subscription": "sub_prod_06h2bfjhrrskx0m9x24svz8nt261w",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T02:38:02.777Z",
+         *         "proration_date": "2026-11-29T05:19:19.604Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20098,13 +20156,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2aanaa7nbzksxra6z9psqt97ty",
-         *       "request_id": "req_prod_06h2aanaa7nbzksxra6z9psqt97ty",
+         *       "correlation_id": "req_prod_06h2bfjjeajnjy5qhka36e44zgv1m",
+         *       "request_id": "req_prod_06h2bfjjeajnjy5qhka36e44zgv1m",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T02:38:02.845Z",
+         *       "created": "2026-11-29T05:19:19.670Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6"
+         *       "actor_id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -20747,22 +20805,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2aan3fxzcvm82m56jvv7g2vwsy",
+         *       "id": "evt_prod_06h2bfjc35awqdnkwbjwy1njkk50w",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *           "id": "py_prod_06h2bfjc2x25d1k4x6yh55bt6tf7y",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T02:38:01.085Z",
+         *           "created": "2026-11-29T05:19:18.039Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *           "payment_intent": "pi_prod_06h2bfjc236hfj3mpw4sspzzw8z3e",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -20820,22 +20878,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2aan3ktt6f3yvv7s8p067zv3yg",
+         *       "id": "evt_prod_06h2bfjc69n45g8a37as2n9qm0v4t",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2aan3kpcjt6sppjezmvcbfhhvj",
+         *           "id": "py_prod_06h2bfjc60png3589yzvqf87h1xcc",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T02:38:01.117Z",
+         *           "created": "2026-11-29T05:19:18.064Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *           "payment_intent": "pi_prod_06h2bfjc5bfp8x5nffhf2zk3nnhte",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -20872,22 +20930,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2aan47j7jrks6sgb7b1rrk2s72",
+         *       "id": "evt_prod_06h2bfjcv8fd8yq9jphrmqkx75bze",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
+         *           "id": "py_prod_06h2bfjc2x25d1k4x6yh55bt6tf7y",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T02:38:01.085Z",
+         *           "created": "2026-11-29T05:19:18.039Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *           "payment_intent": "pi_prod_06h2bfjc236hfj3mpw4sspzzw8z3e",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -20928,32 +20986,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2aanagvppyqpj14tn40adar1x2",
+         *       "id": "evt_prod_06h2bfjjkbpar56z5mc7cvwh3e1yc",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795919882,
+         *       "created": 1795929559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
-         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *           "id": "cs_prod_06h2bfjjk136ejw6qrwpj70tcypvc",
+         *           "url": "http://127.0.0.1:32799/checkout/cs_prod_06h2bfjjk136ejw6qrwpj70tcypvc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:02.873Z",
+         *           "created": "2026-11-29T05:19:19.703Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:02.873Z",
+         *           "updated": "2026-11-29T05:19:19.703Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T02:38:02.873Z",
+         *           "expires_at": "2026-11-30T05:19:19.703Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -21058,22 +21116,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aanax2yq58c3wmydky40xq9n8",
+         *       "id": "evt_prod_06h2bfjjwe33wbvbv4b57995myvxj",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795919882,
+         *       "created": 1795929559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *           "id": "cs_prod_06h2bfjjtaeesy7mhs8tyy20ab1bt",
+         *           "url": "http://127.0.0.1:32799/checkout/cs_prod_06h2bfjjtaeesy7mhs8tyy20ab1bt",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:02.963Z",
+         *           "created": "2026-11-29T05:19:19.761Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:02.982Z",
+         *           "updated": "2026-11-29T05:19:19.778Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -21082,10 +21140,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T02:38:02.963Z",
+         *           "expires_at": "2026-11-30T05:19:19.761Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -21102,7 +21160,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:02.963Z",
+         *           "updated": "2026-11-29T05:19:19.761Z",
          *           "metadata": {}
          *         }
          *       }
@@ -21137,23 +21195,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aanazskw477f2bjnaw83dx9v0",
+         *       "id": "evt_prod_06h2bfjjzzbf5dt8h23x12gzyrv4e",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795919883,
+         *       "created": 1795929559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2aanatn37vtpnef13k1sscn938",
-         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanatn37vtpnef13k1sscn938",
+         *           "id": "cs_prod_06h2bfjjtaeesy7mhs8tyy20ab1bt",
+         *           "url": "http://127.0.0.1:32799/checkout/cs_prod_06h2bfjjtaeesy7mhs8tyy20ab1bt",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:02.963Z",
+         *           "created": "2026-11-29T05:19:19.761Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:03.005Z",
+         *           "updated": "2026-11-29T05:19:19.806Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -21162,10 +21220,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T02:38:02.963Z",
+         *           "expires_at": "2026-11-30T05:19:19.761Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -21182,7 +21240,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:02.982Z",
+         *           "updated": "2026-11-29T05:19:19.778Z",
          *           "deleted": null
          *         }
          *       }
@@ -21275,32 +21333,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2aanarhmt4mfg8xydj6pxp6pp4",
+         *       "id": "evt_prod_06h2bfjjrfwr7303s1ynvb7k7ez9m",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795919882,
+         *       "created": 1795929559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
-         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanag7kxpsqqynnyfa9d8q5zw",
+         *           "id": "cs_prod_06h2bfjjk136ejw6qrwpj70tcypvc",
+         *           "url": "http://127.0.0.1:32799/checkout/cs_prod_06h2bfjjk136ejw6qrwpj70tcypvc",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T02:38:02.873Z",
+         *           "created": "2026-11-29T05:19:19.703Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:02.946Z",
+         *           "updated": "2026-11-29T05:19:19.746Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aananz75fkep0cs7xxyetbjm2",
+         *           "customer": "cus_prod_06h2bfjjp5g6mz1e1dyjn0j2bxq5p",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T02:38:02.873Z",
+         *           "expires_at": "2026-11-30T05:19:19.703Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -21308,17 +21366,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T02:38:02.946Z",
+         *           "completed_at": "2026-11-29T05:19:19.746Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2aanapx45m666x81qm9nx5f5m8",
+         *           "payment_intent": "pi_prod_06h2bfjjq2dt58bs3j5a1yy0sbesm",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T02:38:02.873Z",
+         *           "updated": "2026-11-29T05:19:19.703Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -21357,32 +21415,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2aanbbv8s8xsmf5xkdrndcxabc",
+         *       "id": "evt_prod_06h2bfjkh8cq88kwfwvygcf8esyy2",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796006283,
+         *       "created": 1796015959,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
-         *           "url": "http://127.0.0.1:40475/checkout/cs_prod_06h2aanb1j816ny2vvvjcnnbhe8p6",
+         *           "id": "cs_prod_06h2bfjk1bsbnj8q4j1ss8ww5cmer",
+         *           "url": "http://127.0.0.1:32799/checkout/cs_prod_06h2bfjk1bsbnj8q4j1ss8ww5cmer",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T02:38:03.018Z",
+         *           "created": "2026-11-29T05:19:19.817Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T02:38:03.018Z",
+         *           "updated": "2026-11-30T05:19:19.817Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T02:38:03.018Z",
-         *           "expires_at": "2026-11-30T02:38:03.018Z",
+         *           "expired_at": "2026-11-30T05:19:19.817Z",
+         *           "expires_at": "2026-11-30T05:19:19.817Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -21400,7 +21458,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T02:38:03.018Z",
+         *           "updated": "2026-11-29T05:19:19.817Z",
          *           "expired_at": null
          *         }
          *       }
@@ -21435,22 +21493,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan3erq82p6qhxbpq8afet1j2",
+         *       "id": "evt_prod_06h2bfjc29v2rk0aegka5mt2dr3yc",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *           "id": "pi_prod_06h2bfjc236hfj3mpw4sspzzw8z3e",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T02:38:01.077Z",
+         *           "created": "2026-11-29T05:19:18.032Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.077Z",
+         *           "updated": "2026-11-29T05:19:18.032Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21527,22 +21585,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2aan3fajbdz5x3fhg50rm6xjm4",
+         *       "id": "evt_prod_06h2bfjc2m4wqc52kvs0kwzdtc4jg",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *           "id": "pi_prod_06h2bfjc236hfj3mpw4sspzzw8z3e",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T02:38:01.077Z",
+         *           "created": "2026-11-29T05:19:18.032Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.080Z",
+         *           "updated": "2026-11-29T05:19:18.036Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21555,7 +21613,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T02:38:01.077Z"
+         *           "updated": "2026-11-29T05:19:18.032Z"
          *         }
          *       }
          *     }
@@ -21589,22 +21647,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2aan3p7gnth2jqgx7ergkxq8e0",
+         *       "id": "evt_prod_06h2bfjc8vgh7qpd843qwv02hfpm0",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3nd40c0c6zbe1ppgdvcr7r",
+         *           "id": "pi_prod_06h2bfjc855wdyv292xrpmm2nygca",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T02:38:01.131Z",
+         *           "created": "2026-11-29T05:19:18.081Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.135Z",
+         *           "updated": "2026-11-29T05:19:18.085Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21617,7 +21675,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T02:38:01.131Z"
+         *           "updated": "2026-11-29T05:19:18.081Z"
          *         }
          *       }
          *     }
@@ -21651,22 +21709,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan3v83fr1j4nbq0xbtc5448r",
+         *       "id": "evt_prod_06h2bfjchcfn8e4n9vx6c81f79fnj",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *           "id": "pi_prod_06h2bfjcg81rzgpnztq7z1gd67fzy",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T02:38:01.172Z",
+         *           "created": "2026-11-29T05:19:18.146Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.177Z",
+         *           "updated": "2026-11-29T05:19:18.154Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21679,7 +21737,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T02:38:01.174Z",
+         *           "updated": "2026-11-29T05:19:18.149Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -21714,22 +21772,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2aan3g9sbbdpj2dprhvs4g2nyy",
+         *       "id": "evt_prod_06h2bfjc3dpgamx86rq6tmrqsn5wm",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3ep29t3sztejpyqsj8cx0t",
+         *           "id": "pi_prod_06h2bfjc236hfj3mpw4sspzzw8z3e",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T02:38:01.077Z",
+         *           "created": "2026-11-29T05:19:18.032Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.089Z",
+         *           "updated": "2026-11-29T05:19:18.043Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21742,7 +21800,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T02:38:01.080Z",
+         *           "updated": "2026-11-29T05:19:18.036Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -21777,26 +21835,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2aan3wj5c06btxs4evmzzdptpa",
+         *       "id": "evt_prod_06h2bfjcjzd3zvfxsmgq60zgzx968",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3th11eg9xg73fwygf78dre",
+         *           "id": "pi_prod_06h2bfjcg81rzgpnztq7z1gd67fzy",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T02:38:01.172Z",
+         *           "created": "2026-11-29T05:19:18.146Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.187Z",
+         *           "updated": "2026-11-29T05:19:18.166Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T02:38:01.187Z",
+         *           "canceled_at": "2026-11-29T05:19:18.166Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -21805,7 +21863,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T02:38:01.177Z",
+         *           "updated": "2026-11-29T05:19:18.154Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -21841,22 +21899,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2aan3m9ynq4weg2412eez7srjg",
+         *       "id": "evt_prod_06h2bfjc6ks39qt1ejjtmba9y55a6",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3jkrbp4jn9a35g36czs8fw",
+         *           "id": "pi_prod_06h2bfjc5bfp8x5nffhf2zk3nnhte",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T02:38:01.108Z",
+         *           "created": "2026-11-29T05:19:18.058Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.120Z",
+         *           "updated": "2026-11-29T05:19:18.067Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21869,7 +21927,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T02:38:01.113Z",
+         *           "updated": "2026-11-29T05:19:18.062Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -21905,22 +21963,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2aan3sfzrbxcjeq7eezhv78t3j",
+         *       "id": "evt_prod_06h2bfjcc0nbvrvc11ss44smz4wqr",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2aan3r6pq3kjd73htjpesdt58e",
+         *           "id": "pi_prod_06h2bfjcadggmstmcppjv1f6akf94",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T02:38:01.153Z",
+         *           "created": "2026-11-29T05:19:18.099Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:01.162Z",
+         *           "updated": "2026-11-29T05:19:18.111Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -21933,7 +21991,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T02:38:01.157Z",
+         *           "updated": "2026-11-29T05:19:18.105Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -21968,38 +22026,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan8hvhyvye55sq1qzjctns14",
+         *       "id": "evt_prod_06h2bfjh1qv9vb2a2bfjv8f7ytn2e",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795919882,
+         *       "created": 1795929559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *           "id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6de",
+         *               "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:02.360Z",
-         *           "updated": "2026-11-29T02:38:02.360Z",
+         *           "created": "2026-11-29T05:19:19.296Z",
+         *           "updated": "2026-11-29T05:19:19.296Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *           "latest_invoice": "in_prod_06h2bfjh0vy0qet4627zsk9aw4jhj",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T02:38:02.360Z",
+         *           "current_period_end": "2026-12-29T05:19:19.296Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.360Z",
+         *           "current_period_start": "2026-11-29T05:19:19.296Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -22083,28 +22141,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan8sg23nd2h7p9hk31x96fzy",
+         *       "id": "evt_prod_06h2bfjh7m0j90zy32shfh1xwkf20",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795919882,
+         *       "created": 1795929559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *           "id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6de",
+         *               "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:02.360Z",
-         *           "updated": "2026-11-29T02:38:02.441Z",
+         *           "created": "2026-11-29T05:19:19.296Z",
+         *           "updated": "2026-11-29T05:19:19.354Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -22112,15 +22170,15 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *           "latest_invoice": "in_prod_06h2bfjh0vy0qet4627zsk9aw4jhj",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T02:38:02.360Z",
+         *           "current_period_end": "2026-12-29T05:19:19.296Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.360Z",
+         *           "current_period_start": "2026-11-29T05:19:19.296Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:02.360Z",
+         *           "updated": "2026-11-29T05:19:19.296Z",
          *           "metadata": {}
          *         }
          *       }
@@ -22155,45 +22213,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2aan8wbg39an7patw37qchwbc2",
+         *       "id": "evt_prod_06h2bfjhb9wnkzce453zxd5m38xn4",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795919882,
+         *       "created": 1795929559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *           "id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6de",
+         *               "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T02:38:02.360Z",
-         *           "updated": "2026-11-29T02:38:02.463Z",
+         *           "created": "2026-11-29T05:19:19.296Z",
+         *           "updated": "2026-11-29T05:19:19.384Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T02:38:02.463Z",
+         *           "paused_at": "2026-11-29T05:19:19.384Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *           "latest_invoice": "in_prod_06h2bfjh0vy0qet4627zsk9aw4jhj",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T02:38:02.360Z",
+         *           "current_period_end": "2026-12-29T05:19:19.296Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.360Z",
+         *           "current_period_start": "2026-11-29T05:19:19.296Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T02:38:02.441Z",
+         *           "updated": "2026-11-29T05:19:19.354Z",
          *           "paused_at": null
          *         }
          *       }
@@ -22228,28 +22286,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2aan91y19y1g5ankvv5jtrb89r",
+         *       "id": "evt_prod_06h2bfjhdt1t8zm9195gbmvj0ec02",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795919882,
+         *       "created": 1795929559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *           "id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6de",
+         *               "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:02.360Z",
-         *           "updated": "2026-11-29T02:38:02.508Z",
+         *           "created": "2026-11-29T05:19:19.296Z",
+         *           "updated": "2026-11-29T05:19:19.403Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -22257,17 +22315,17 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *           "latest_invoice": "in_prod_06h2bfjh0vy0qet4627zsk9aw4jhj",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T02:38:02.360Z",
+         *           "current_period_end": "2026-12-29T05:19:19.296Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.360Z",
+         *           "current_period_start": "2026-11-29T05:19:19.296Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T02:38:02.463Z",
-         *           "paused_at": "2026-11-29T02:38:02.463Z"
+         *           "updated": "2026-11-29T05:19:19.384Z",
+         *           "paused_at": "2026-11-29T05:19:19.384Z"
          *         }
          *       }
          *     }
@@ -22301,45 +22359,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2aan95dhcc96d6w3g532qdn55e",
+         *       "id": "evt_prod_06h2bfjhh3dvkkhppp5q2y5rzfycm",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795919882,
+         *       "created": 1795929559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a",
+         *           "id": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan8fd8dg31amae5hqbszsxcy",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6de",
+         *               "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T02:38:02.360Z",
-         *           "updated": "2026-11-29T02:38:02.533Z",
+         *           "created": "2026-11-29T05:19:19.296Z",
+         *           "updated": "2026-11-29T05:19:19.426Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T02:38:02.533Z",
-         *           "latest_invoice": "in_prod_06h2aan8fn26rsfc4chyntmjp9x6a",
+         *           "cancelled_at": "2026-11-29T05:19:19.426Z",
+         *           "latest_invoice": "in_prod_06h2bfjh0vy0qet4627zsk9aw4jhj",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T02:38:02.360Z",
+         *           "current_period_end": "2026-12-29T05:19:19.296Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.360Z",
+         *           "current_period_start": "2026-11-29T05:19:19.296Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T02:38:02.508Z",
+         *           "updated": "2026-11-29T05:19:19.403Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -22374,38 +22432,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2aanbefd44ejjr8mr5drfpj30j",
+         *       "id": "evt_prod_06h2bfjkvytmzmphme4h1aqgmhpc8",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796265482,
+         *       "created": 1796275159,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *           "id": "sub_prod_06h2bfjhk9e8mbbbzxrz7ms6tssr6",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2aan984daba8gzm0f3e6dmr8np",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "si_prod_06h2bfjhk9e8mbbbzxrz7ms6tssr8",
+         *               "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T02:38:02.558Z",
-         *           "updated": "2026-11-29T02:38:02.558Z",
+         *           "created": "2026-11-29T05:19:19.449Z",
+         *           "updated": "2026-11-29T05:19:19.449Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T02:38:02.558Z",
+         *           "trial_end": "2026-12-06T05:19:19.449Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-06T02:38:02.558Z",
+         *           "current_period_end": "2026-12-06T05:19:19.449Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T02:38:02.558Z",
+         *           "current_period_start": "2026-11-29T05:19:19.449Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -22440,19 +22498,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan4d19w9bbqbr40zpphb8nx6",
+         *       "id": "evt_prod_06h2bfjddrgjmtr05n6agdbjd8ccj",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2bfjdd7pks0xwf7zs6rvrjv61r",
+         *               "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22465,11 +22523,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T02:38:01.314Z",
+         *           "created": "2026-11-29T05:19:18.376Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.314Z",
+         *           "updated": "2026-11-29T05:19:18.376Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22618,19 +22676,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2aan4rd779e5e3xh3zqp8510jr",
+         *       "id": "evt_prod_06h2bfjdvzmx3p8zdq5gr2g4csfdj",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2bfjdd7pks0xwf7zs6rvrjv61r",
+         *               "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22643,11 +22701,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:01.314Z",
+         *           "created": "2026-11-29T05:19:18.376Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.370Z",
+         *           "updated": "2026-11-29T05:19:18.434Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22655,11 +22713,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *           "pdf_sha256": "e7ee25ef849549a7f08090a607063bb793719d21221c75bd20c6a27d1b366ddf",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.370Z",
+         *           "finalized_at": "2026-11-29T05:19:18.434Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -22672,7 +22730,7 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:32799/invoice/j_2BuAfRkYzBUeuuFAbiiXS92lpT2yZTkvYm7RNVwZM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22683,7 +22741,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T02:38:01.314Z",
+         *           "updated": "2026-11-29T05:19:18.376Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -22725,19 +22783,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2aan4zcb4jc7rw80bekx12mhgt",
+         *       "id": "evt_prod_06h2bfje24cjpxnfgpckypzdyv02t",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2bfjdd7pks0xwf7zs6rvrjv61r",
+         *               "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22750,11 +22808,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T02:38:01.314Z",
-         *           "paid_at": "2026-11-29T02:38:01.444Z",
-         *           "updated": "2026-11-29T02:38:01.444Z",
+         *           "created": "2026-11-29T05:19:18.376Z",
+         *           "paid_at": "2026-11-29T05:19:18.533Z",
+         *           "updated": "2026-11-29T05:19:18.533Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22762,24 +22820,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *           "pdf_sha256": "e7ee25ef849549a7f08090a607063bb793719d21221c75bd20c6a27d1b366ddf",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.370Z",
+         *           "finalized_at": "2026-11-29T05:19:18.434Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *           "payment_intent": "pi_prod_06h2bfjdz7tq5qg7a5vxykzk458gy",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *           "paid_pdf_sha256": "961bb20379e13061e061860b5c6df94dd6a5d6ad568060af20db142c7ebe9432",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:32799/invoice/j_2BuAfRkYzBUeuuFAbiiXS92lpT2yZTkvYm7RNVwZM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22790,7 +22848,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.370Z",
+         *           "updated": "2026-11-29T05:19:18.434Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -22827,19 +22885,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2aan4zmxsn5a2ysehypmpa9gjm",
+         *       "id": "evt_prod_06h2bfje2cvz07x4kkqzbsg4v910e",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2bfjdd7pks0xwf7zs6rvrjv61r",
+         *               "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22852,11 +22910,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T02:38:01.314Z",
-         *           "paid_at": "2026-11-29T02:38:01.444Z",
-         *           "updated": "2026-11-29T02:38:01.444Z",
+         *           "created": "2026-11-29T05:19:18.376Z",
+         *           "paid_at": "2026-11-29T05:19:18.533Z",
+         *           "updated": "2026-11-29T05:19:18.533Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22864,24 +22922,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *           "pdf_sha256": "e7ee25ef849549a7f08090a607063bb793719d21221c75bd20c6a27d1b366ddf",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.370Z",
+         *           "finalized_at": "2026-11-29T05:19:18.434Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *           "payment_intent": "pi_prod_06h2bfjdz7tq5qg7a5vxykzk458gy",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *           "paid_pdf_sha256": "961bb20379e13061e061860b5c6df94dd6a5d6ad568060af20db142c7ebe9432",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:32799/invoice/j_2BuAfRkYzBUeuuFAbiiXS92lpT2yZTkvYm7RNVwZM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -22892,7 +22950,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.370Z",
+         *           "updated": "2026-11-29T05:19:18.434Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -22929,19 +22987,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2aan5gatjh3h7vg09vgdbfydsj",
+         *       "id": "evt_prod_06h2bfjef9krj2w16js1s6gh33dar",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan5782jxwr0fe6ywj81k10cy",
+         *           "id": "in_prod_06h2bfje8x9wje413nsh3pf1zbxqp",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan5782jxwr0fe6ywj81k10d0",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2bfje90ye2hajyff3gzstt6f7t",
+         *               "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -22954,11 +23012,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:01.530Z",
+         *           "created": "2026-11-29T05:19:18.599Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.546Z",
+         *           "updated": "2026-11-29T05:19:18.612Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -22966,24 +23024,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "ca3706cc3d1e6587ce4856ef95ed51743e34f3c2da5f7ec2fb6c608018f50931",
+         *           "pdf_sha256": "8b3d773c224a6ffb8d8e0a0eca1c60f720538771c75a376361e286caeb03b214",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5782jxwr0fe6ywj81k10cy/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfje8x9wje413nsh3pf1zbxqp/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.546Z",
+         *           "finalized_at": "2026-11-29T05:19:18.612Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2aan5d8vetqpswjy7ve38bncyp",
+         *           "payment_intent": "pi_prod_06h2bfjedycwhcq7d63wc96hx6e5w",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/x-UdpvslMAHy5N7eHcSnjo02Eh8fd3wRHTbSW6smtMc",
+         *           "hosted_invoice_url": "http://127.0.0.1:32799/invoice/wZxxpT_v4scCFsc5I0FHGsvUJukWNuain9jJwYsXfyw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23023,19 +23081,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2aan5t7xwt9mqyt22safj51pda",
+         *       "id": "evt_prod_06h2bfjeqmhyxk5zkqn9e3a14f64w",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e",
+         *           "id": "in_prod_06h2bfjehb0c1vfzdnaca1xzc8z3w",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan5jnzyj0mp2sehkdt254zq2",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2bfjehc5dws3t3d23rf72xjjm8",
+         *               "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23048,11 +23106,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:01.620Z",
+         *           "created": "2026-11-29T05:19:18.666Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.634Z",
+         *           "updated": "2026-11-29T05:19:18.679Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23060,24 +23118,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "473c4b75191458b37aa25bc6f96c2b4d3a1fd4470f1fe78cc9dc2f07cf9320ed",
+         *           "pdf_sha256": "71c2cb42d3f7a626de0561dca91e34040f1b34b561a7f79de38ec766c6d95f33",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5jkcd3wjx1p0vf0gzrer8e/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjehb0c1vfzdnaca1xzc8z3w/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.634Z",
+         *           "finalized_at": "2026-11-29T05:19:18.679Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2aan5s6rey98a0ehw17y8svetg",
+         *           "payment_intent": "pi_prod_06h2bfjepzy3aq1qydsqtvty8ss9a",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/PaYjf1DWOUxbyb_kBVWymur28viI6JskN8lwhO9La9A",
+         *           "hosted_invoice_url": "http://127.0.0.1:32799/invoice/xqnvEy6OWlQ8V5udPoeSKuA3NC6hOPw4k0e9IQH4ax0",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23117,19 +23175,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2aanb7gg8s0q1g2bkt909g7jma",
+         *       "id": "evt_prod_06h2bfjk84nm9yb9q62an2gam1dt6",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796006282,
+         *       "created": 1796015959,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan88pkxwtren3ytb6c6b4wyw",
+         *           "id": "in_prod_06h2bfjgqeatyzv6fk3bd561p4kya",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan88t2gwxyf3qbe9r1wzpz40",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2bfjgqjjgd9h50w3a13gbwa3gj",
+         *               "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23142,23 +23200,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T02:38:02.309Z",
+         *           "created": "2026-11-29T05:19:19.227Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T02:38:02.283Z",
+         *           "updated": "2026-11-30T05:19:19.209Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "discount": null,
-         *           "due_date": "2026-11-30T02:38:02.283Z",
+         *           "due_date": "2026-11-30T05:19:19.209Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T02:38:02.283Z",
-         *           "pdf_sha256": "78b423da52be98035242b0b24c9c68a8543e853984d3e3b09b3486544b5ebe31",
+         *           "overdue_at": "2026-11-30T05:19:19.209Z",
+         *           "pdf_sha256": "a7528d01c9091f77c6e3c51dbedccf4bf0a12164ea0a6858145e5ad6ce5617de",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan88pkxwtren3ytb6c6b4wyw/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjgqeatyzv6fk3bd561p4kya/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:02.328Z",
+         *           "finalized_at": "2026-11-29T05:19:19.243Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -23171,7 +23229,7 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/3Mm1hRIJ_At6oI5d7pw6M3q0GDl1WiC4_g_K40UPVlY",
+         *           "hosted_invoice_url": "http://127.0.0.1:32799/invoice/sa8uc7sY2nAaV2rEjmEB3XnQhEXX6A7aP4u1igYGwMY",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23180,7 +23238,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:02.328Z",
+         *           "updated": "2026-11-29T05:19:19.243Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -23215,19 +23273,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2aan6b9n9tha990hrjb3wbpav4",
+         *       "id": "evt_prod_06h2bfjf0b6b97ejf7phcca0ratkp",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan5vc6038k4dzaknhb1568p8",
+         *           "id": "in_prod_06h2bfjes6hs5aq2rez003mg39mxc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan5vc6038k4dzaknhb1568pa",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2bfjes6hs5aq2rez003mg39mxe",
+         *               "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23240,23 +23298,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T02:38:01.691Z",
+         *           "created": "2026-11-29T05:19:18.729Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.816Z",
+         *           "updated": "2026-11-29T05:19:18.785Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T02:38:01.816Z",
+         *           "voided_at": "2026-11-29T05:19:18.785Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "38ee198ac09403bd980e79842d1f30b239fadc83d27e66ae9d29d4039c31c20d",
+         *           "pdf_sha256": "4d382d362c07d4a4d34bc04955e31f94b355fcf86a91838c7407b56f468041b4",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan5vc6038k4dzaknhb1568p8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjes6hs5aq2rez003mg39mxc/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.715Z",
+         *           "finalized_at": "2026-11-29T05:19:18.739Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -23269,7 +23327,7 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/p0Bf3Tz0UIpdaHzpy1fKnxDDQu8uoUHAob2E3-VE5mQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:32799/invoice/I8qIkkoVvPfqhh7O2d640EB6t0FjlKzsLxmbKwkBDwY",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23279,7 +23337,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T02:38:01.715Z",
+         *           "updated": "2026-11-29T05:19:18.739Z",
          *           "voided_at": null
          *         }
          *       }
@@ -23314,19 +23372,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2aan6v3efn0thcjrz08cap93hm",
+         *       "id": "evt_prod_06h2bfjfb7zdqrpdhtg9jntm48p0g",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan6hnkwq6mnfecmanhqnghf8",
+         *           "id": "in_prod_06h2bfjf3s3tm53a7pwjff2c4r1f0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan6hskwvfnxysb3hmk53n86w",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2bfjf3wx3wbbk8r752j7n1nesw",
+         *               "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23339,11 +23397,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T02:38:01.869Z",
+         *           "created": "2026-11-29T05:19:18.814Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T02:38:01.942Z",
+         *           "updated": "2026-11-29T05:19:18.871Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23351,11 +23409,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "b1a3a6433e6c2f1d62445906fca452106b13b72eee5be251e142d021acfb9fe9",
+         *           "pdf_sha256": "d151a701d8b6302b1cf15e16db8e324580ac9314247759b792155641dfa4d74e",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan6hnkwq6mnfecmanhqnghf8/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjf3s3tm53a7pwjff2c4r1f0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.886Z",
+         *           "finalized_at": "2026-11-29T05:19:18.828Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -23368,17 +23426,17 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/T7zyImAmhHt93__pRDfNC1bOuz4ibIli51y0RFebtWE",
+         *           "hosted_invoice_url": "http://127.0.0.1:32799/invoice/kfE1aGOK_f6pxxONZq5I8KbtLqP9nYctQDkT_Ht0WXU",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T02:38:01.942Z",
+         *           "marked_uncollectible_at": "2026-11-29T05:19:18.871Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T02:38:01.886Z",
+         *           "updated": "2026-11-29T05:19:18.828Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -23413,19 +23471,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2aan54r6bd8ctd7xpcqk0wn7se",
+         *       "id": "evt_prod_06h2bfje7mcfmex87qdsxq05d4yt4",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "id": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aan4ck92kjvt0jrj9xyw92xw6",
-         *               "price": "price_prod_06h2aan1c1vag1rasqwxg5pem3z40",
+         *               "id": "il_prod_06h2bfjdd7pks0xwf7zs6rvrjv61r",
+         *               "price": "price_prod_06h2bfj9pwvgmnv7z56nsyj65g2ng",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23438,11 +23496,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T02:38:01.314Z",
-         *           "paid_at": "2026-11-29T02:38:01.444Z",
-         *           "updated": "2026-11-29T02:38:01.444Z",
+         *           "created": "2026-11-29T05:19:18.376Z",
+         *           "paid_at": "2026-11-29T05:19:18.533Z",
+         *           "updated": "2026-11-29T05:19:18.533Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23450,24 +23508,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "28a707d4e9762f379d9f034d632856e5734bbd13219047510fc6d46272b82954",
+         *           "pdf_sha256": "e7ee25ef849549a7f08090a607063bb793719d21221c75bd20c6a27d1b366ddf",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:40475/api/invoices/in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:32799/api/invoices/in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T02:38:01.370Z",
+         *           "finalized_at": "2026-11-29T05:19:18.434Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2aan4v4ncev4qh7erpa66ybz8j",
+         *           "payment_intent": "pi_prod_06h2bfjdz7tq5qg7a5vxykzk458gy",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "fba9f74fbb8a1b14a4d48f8cdeff14d495f40e477c1fb7800d749194cf31dda2",
+         *           "paid_pdf_sha256": "961bb20379e13061e061860b5c6df94dd6a5d6ad568060af20db142c7ebe9432",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:40475/invoice/VDfRb-k9Ho3rwvvvu-apC0drZJpqFAukgPlisAU_o4Y",
+         *           "hosted_invoice_url": "http://127.0.0.1:32799/invoice/j_2BuAfRkYzBUeuuFAbiiXS92lpT2yZTkvYm7RNVwZM",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23507,19 +23565,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2aanbggx9rmd8880v5fazg541m",
+         *       "id": "evt_prod_06h2bfjm2s74ay633nj8pnyc61738",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796265482,
+         *       "created": 1796275159,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2aanbf91vweap6htw38ywh2t1w",
+         *           "id": "in_prod_06h2bfjm1czrcb91dh45q2z0wg5m8",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2aanbg76ceb7qx503yf69c4eg6",
-         *               "price": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *               "id": "il_prod_06h2bfjm25z6j834jv5sf4pp2z5vt",
+         *               "price": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -23532,11 +23590,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T02:38:02.558Z",
+         *           "created": "2026-12-06T05:19:19.449Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T02:38:02.558Z",
+         *           "updated": "2026-12-06T05:19:19.449Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23545,11 +23603,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *           "description": "Subscription sub_prod_06h2bfjhk9e8mbbbzxrz7ms6tssr6",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2aan984daba8gzm0f3e6dmr8nm",
+         *           "subscription": "sub_prod_06h2bfjhk9e8mbbbzxrz7ms6tssr6",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -23563,7 +23621,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T02:38:02.558Z",
+         *           "next_payment_attempt": "2026-12-06T05:19:19.449Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -23601,22 +23659,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan2x0dakjxqwqq3d561r3xky",
+         *       "id": "evt_prod_06h2bfjbcyjaw21535pdrsyn9eydr",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "id": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T02:38:00.934Z",
+         *           "created": "2026-11-29T05:19:17.861Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T02:38:00.934Z",
+         *           "updated": "2026-11-29T05:19:17.861Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -23694,22 +23752,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan30bf18a64xtmt64p1n7ng8",
+         *       "id": "evt_prod_06h2bfjbf9qcn2ek9efxjnk3kbwp8",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "id": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T02:38:00.934Z",
+         *           "created": "2026-11-29T05:19:17.861Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T02:38:00.960Z",
+         *           "updated": "2026-11-29T05:19:17.880Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -23719,7 +23777,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T02:38:00.934Z"
+         *           "updated": "2026-11-29T05:19:17.861Z"
          *         }
          *       }
          *     }
@@ -23753,23 +23811,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aan34c1ptvq2be8yhwwspzh5r",
+         *       "id": "evt_prod_06h2bfjbq957xvjnvzf5je2efa1yy",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2aan32jntk02dan8vfxvwg0h9j",
+         *           "id": "cus_prod_06h2bfjbm6m3d16c8m5dsmw0fv8q8",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T02:38:00.980Z",
+         *           "created": "2026-11-29T05:19:17.921Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T02:38:00.993Z",
+         *           "updated": "2026-11-29T05:19:17.944Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -23778,7 +23836,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.980Z",
+         *           "updated": "2026-11-29T05:19:17.921Z",
          *           "deleted": null
          *         }
          *       }
@@ -23852,24 +23910,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan37sgzr3rqvmmywhx77bgg0",
+         *       "id": "evt_prod_06h2bfjbt6bbzkag7gn3eb8bve0qt",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *           "id": "di_prod_06h2bfjbs8prhpva0c2xse3xzz2mc",
          *           "end": null,
-         *           "start": "2026-11-29T02:38:01.012Z",
+         *           "start": "2026-11-29T05:19:17.959Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *             "id": "cpn_prod_06h2bfja46xh9ktd0gnee2945wq3c",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T02:38:00.651Z",
-         *             "updated": "2026-11-29T02:38:01.012Z",
+         *             "created": "2026-11-29T05:19:17.537Z",
+         *             "updated": "2026-11-29T05:19:17.959Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -23882,7 +23940,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false
          *         }
          *       }
@@ -23935,24 +23993,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan3bzgh7tc6vvmbw1p8ngdb2",
+         *       "id": "evt_prod_06h2bfjbxbvd67enfh36cpytv54e6",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *           "id": "di_prod_06h2bfjbs8prhpva0c2xse3xzz2mc",
          *           "end": null,
-         *           "start": "2026-11-29T02:38:01.052Z",
+         *           "start": "2026-11-29T05:19:17.992Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
+         *             "id": "cpn_prod_06h2bfja9zw1nat3wntfe6bfw46pt",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T02:38:00.684Z",
-         *             "updated": "2026-11-29T02:38:01.052Z",
+         *             "created": "2026-11-29T05:19:17.583Z",
+         *             "updated": "2026-11-29T05:19:17.992Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -23965,18 +24023,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T02:38:01.012Z",
+         *           "start": "2026-11-29T05:19:17.959Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *             "id": "cpn_prod_06h2bfja46xh9ktd0gnee2945wq3c",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T02:38:00.651Z",
-         *             "updated": "2026-11-29T02:38:01.012Z",
+         *             "created": "2026-11-29T05:19:17.537Z",
+         *             "updated": "2026-11-29T05:19:17.959Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -24021,24 +24079,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aan3d44f93xttnfy1dxb3vkbc",
+         *       "id": "evt_prod_06h2bfjbzvzs82m9kys5v9mj97p96",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2aan36yhypqj9d9266v4mxz1hc",
+         *           "id": "di_prod_06h2bfjbs8prhpva0c2xse3xzz2mc",
          *           "end": null,
-         *           "start": "2026-11-29T02:38:01.052Z",
+         *           "start": "2026-11-29T05:19:17.992Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2aan1xgy3vs5djbvwhz5ab86dw",
+         *             "id": "cpn_prod_06h2bfja9zw1nat3wntfe6bfw46pt",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T02:38:00.684Z",
-         *             "updated": "2026-11-29T02:38:01.052Z",
+         *             "created": "2026-11-29T05:19:17.583Z",
+         *             "updated": "2026-11-29T05:19:17.992Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -24052,7 +24110,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -24109,20 +24167,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan1snmx6tjy1y26k7w12qfvr",
+         *       "id": "evt_prod_06h2bfja7hkw1sh53zg88ex9m3g7e",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *           "id": "cpn_prod_06h2bfja46xh9ktd0gnee2945wq3c",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.651Z",
-         *           "updated": "2026-11-29T02:38:00.651Z",
+         *           "created": "2026-11-29T05:19:17.537Z",
+         *           "updated": "2026-11-29T05:19:17.537Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -24204,20 +24262,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan20skfqhw7xrr5gvmcywa6r",
+         *       "id": "evt_prod_06h2bfjabrgcgq1j56zwdnwyvs7wc",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2aan1sdy12pzs8m25dtrfkpp7j",
+         *           "id": "cpn_prod_06h2bfja46xh9ktd0gnee2945wq3c",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.651Z",
-         *           "updated": "2026-11-29T02:38:00.706Z",
+         *           "created": "2026-11-29T05:19:17.537Z",
+         *           "updated": "2026-11-29T05:19:17.597Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -24231,7 +24289,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T02:38:00.651Z"
+         *           "updated": "2026-11-29T05:19:17.537Z"
          *         }
          *       }
          *     }
@@ -24265,21 +24323,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aan26w22856c6bzett5cmg5j6",
+         *       "id": "evt_prod_06h2bfjafj5cpdcwt8m4g96yvbcfg",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2aan24637n05z5rnacjc89wne8",
+         *           "id": "cpn_prod_06h2bfjadfmj4b87wkawra1ec0q2r",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T02:38:00.737Z",
+         *           "created": "2026-11-29T05:19:17.611Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T02:38:00.758Z",
+         *           "updated": "2026-11-29T05:19:17.627Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -24293,7 +24351,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T02:38:00.737Z",
+         *           "updated": "2026-11-29T05:19:17.611Z",
          *           "deleted": null
          *         }
          *       }
@@ -24367,22 +24425,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan154nzkdsr5pqh7yz680pk4",
+         *       "id": "evt_prod_06h2bfj9mrs9pm5a20g8bprzya4gj",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *           "id": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T02:38:00.487Z",
-         *           "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
-         *           "updated": "2026-11-29T02:38:00.487Z",
+         *           "created": "2026-11-29T05:19:17.412Z",
+         *           "product": "prod_prod_06h2bfj9f56k2dv9kprc4jsf6beye",
+         *           "updated": "2026-11-29T05:19:17.412Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24476,22 +24534,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan1fksp2x7zbkbqa19zeg5b2",
+         *       "id": "evt_prod_06h2bfj9sbp9tegdavw90zy4g3672",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2aan14x1424274tb6eg6kcd3s2",
+         *           "id": "price_prod_06h2bfj9mhvahyf7xf5csjg5n51gw",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T02:38:00.487Z",
-         *           "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
-         *           "updated": "2026-11-29T02:38:00.570Z",
+         *           "created": "2026-11-29T05:19:17.412Z",
+         *           "product": "prod_prod_06h2bfj9f56k2dv9kprc4jsf6beye",
+         *           "updated": "2026-11-29T05:19:17.444Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24507,7 +24565,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.487Z",
+         *           "updated": "2026-11-29T05:19:17.412Z",
          *           "nickname": null
          *         }
          *       }
@@ -24542,23 +24600,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aan1nmbxdaz49017xwj3r1a9y",
+         *       "id": "evt_prod_06h2bfj9xmwbdq28s8b9480be6mkg",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2aan1jjvzny1qdgnbgsv7fw9cw",
+         *           "id": "price_prod_06h2bfj9w6p0yyam76wmxgkn043p2",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T02:38:00.596Z",
+         *           "created": "2026-11-29T05:19:17.473Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
-         *           "updated": "2026-11-29T02:38:00.619Z",
+         *           "product": "prod_prod_06h2bfj9jdjqd0rnnjkf5hjf32ax6",
+         *           "updated": "2026-11-29T05:19:17.484Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24569,7 +24627,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.596Z",
+         *           "updated": "2026-11-29T05:19:17.473Z",
          *           "deleted": null
          *         }
          *       }
@@ -24652,20 +24710,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan0vdm12rxfdc1knsdtwhjpp",
+         *       "id": "evt_prod_06h2bfj9ffzzd9hawmsxbxq6j11ve",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *           "id": "prod_prod_06h2bfj9f56k2dv9kprc4jsf6beye",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T02:38:00.409Z",
-         *           "updated": "2026-11-29T02:38:00.409Z",
+         *           "created": "2026-11-29T05:19:17.369Z",
+         *           "updated": "2026-11-29T05:19:17.369Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -24726,26 +24784,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan10090agmq37rj2cy47s5f6",
+         *       "id": "evt_prod_06h2bfj9h45ramhtc0fzda4j2549e",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *           "id": "prod_prod_06h2bfj9f56k2dv9kprc4jsf6beye",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T02:38:00.409Z",
-         *           "updated": "2026-11-29T02:38:00.445Z",
+         *           "created": "2026-11-29T05:19:17.369Z",
+         *           "updated": "2026-11-29T05:19:17.384Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.409Z",
+         *           "updated": "2026-11-29T05:19:17.369Z",
          *           "description": null
          *         }
          *       }
@@ -24780,27 +24838,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aan1qphbrh88zqn5dcb59jthj",
+         *       "id": "evt_prod_06h2bfj9z79px3pcwk2rkc7btneve",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2aan12c2084cb0np7k2d1kg47j",
+         *           "id": "prod_prod_06h2bfj9jdjqd0rnnjkf5hjf32ax6",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T02:38:00.467Z",
+         *           "created": "2026-11-29T05:19:17.395Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T02:38:00.636Z",
+         *           "updated": "2026-11-29T05:19:17.496Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.467Z",
+         *           "updated": "2026-11-29T05:19:17.395Z",
          *           "deleted": null
          *         }
          *       }
@@ -24860,21 +24918,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan472ykwew1fkwv6dg02nnrm",
+         *       "id": "evt_prod_06h2bfjctsxd6ck74rkf4qy973w4p",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *           "id": "re_prod_06h2bfjctkkknax6j2r8zk8ejf4ww",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T02:38:01.270Z",
-         *           "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
-         *           "updated": "2026-11-29T02:38:01.270Z",
+         *           "created": "2026-11-29T05:19:18.228Z",
+         *           "payment": "py_prod_06h2bfjc2x25d1k4x6yh55bt6tf7y",
+         *           "updated": "2026-11-29T05:19:18.228Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24941,21 +24999,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan47a4hc3h5rt4nebwj77n6c",
+         *       "id": "evt_prod_06h2bfjcv0nhk025bmbfecqhwkn3r",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2aan46tne94yz89byq6ke3fvdy",
+         *           "id": "re_prod_06h2bfjctkkknax6j2r8zk8ejf4ww",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T02:38:01.270Z",
-         *           "payment": "py_prod_06h2aan3fqqfz2jb9dgzr1w912ns2",
-         *           "updated": "2026-11-29T02:38:01.273Z",
+         *           "created": "2026-11-29T05:19:18.228Z",
+         *           "payment": "py_prod_06h2bfjc2x25d1k4x6yh55bt6tf7y",
+         *           "updated": "2026-11-29T05:19:18.231Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -24964,7 +25022,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T02:38:01.270Z"
+         *           "updated": "2026-11-29T05:19:18.228Z"
          *         }
          *       }
          *     }
@@ -24998,21 +25056,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2aan4b3rk3vjwc0m9t6vkhyv74",
+         *       "id": "evt_prod_06h2bfjdaqg7717eb34as0azn6450",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795919881,
+         *       "created": 1795929558,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2aan4ah33xx5am0h70varkx61g",
+         *           "id": "re_prod_06h2bfjda4erae7yxd8txqdp4ntcw",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T02:38:01.300Z",
-         *           "payment": "py_prod_06h2aan41rzqc9hc8av28mbdmme4g",
-         *           "updated": "2026-11-29T02:38:01.303Z",
+         *           "created": "2026-11-29T05:19:18.353Z",
+         *           "payment": "py_prod_06h2bfjcp6hjfkz3d2400a0ha5jk6",
+         *           "updated": "2026-11-29T05:19:18.356Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -25021,7 +25079,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T02:38:01.300Z",
+         *           "updated": "2026-11-29T05:19:18.353Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -25056,21 +25114,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2aamtc7j0nqsdgneqbtm5tgj1y",
+         *       "id": "evt_prod_06h2bfhz0etm0t8zjsgrr3bvxbcvm",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795919878,
+         *       "created": 1795929554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2aamtb1taffh2hhd1gfmwytmz6",
+         *           "id": "key_prod_06h2bfhyzzgp98yjp9am3y3spzjre",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T02:37:58.743Z",
-         *           "display": "st_prod_…n2ge",
+         *           "created": "2026-11-29T05:19:14.687Z",
+         *           "display": "st_prod_…gye1",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -25127,22 +25185,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2aamvdh3vmm44fp4tq4cp491z8",
+         *       "id": "evt_prod_06h2bfj0esyq2c6essgpzcp3mx2de",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795919879,
+         *       "created": 1795929555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2aamvagfnq7w87xyxqqn5bnqn8",
+         *           "id": "key_prod_06h2bfj0bvbzakrg61thck3md8p26",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T02:37:58.996Z",
-         *           "display": "pt_prod_…wvxg",
-         *           "revoked_at": "2026-11-29T02:37:59.019Z",
+         *           "created": "2026-11-29T05:19:15.038Z",
+         *           "display": "pt_prod_…qweb",
+         *           "revoked_at": "2026-11-29T05:19:15.060Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -25181,23 +25239,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2aamvj5syk5w7z6ezb1s5nqa4e",
+         *       "id": "evt_prod_06h2bfj0qxxxt0161ksfx4tdkmrzt",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795919879,
+         *       "created": 1795929555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T05:19:15.129Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.052Z",
+         *           "updated": "2026-11-29T05:19:15.129Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -25273,23 +25331,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aamvqrm7xs5wh12rqrpqw8vfp",
+         *       "id": "evt_prod_06h2bfj0wkpthpgmzer6r6w49148r",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795919879,
+         *       "created": 1795929555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T05:19:15.129Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.093Z",
+         *           "updated": "2026-11-29T05:19:15.170Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -25299,7 +25357,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:37:59.052Z",
+         *           "updated": "2026-11-29T05:19:15.129Z",
          *           "description": null
          *         }
          *       }
@@ -25334,35 +25392,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2aamw4pn578fdgyeyghxatwvec",
+         *       "id": "evt_prod_06h2bfj16ph6k5gf2279t01jff8c2",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795919879,
+         *       "created": 1795929555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T05:19:15.129Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T02:37:59.202Z",
+         *           "updated": "2026-11-29T05:19:15.251Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
+         *           "previous_secret_expires_at": "2026-11-30T05:19:15.224Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.175Z",
+         *           "updated": "2026-11-29T05:19:15.224Z",
          *           "deleted": null
          *         }
          *       }
@@ -25433,23 +25491,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2aamvwtaqk73feq3v6r0byrpty",
+         *       "id": "evt_prod_06h2bfj0z22a112a0zbwa8hzretye",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795919879,
+         *       "created": 1795929555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T05:19:15.129Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T02:37:59.140Z",
+         *           "updated": "2026-11-29T05:19:15.191Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -25460,7 +25518,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.093Z"
+         *           "updated": "2026-11-29T05:19:15.170Z"
          *         }
          *       }
          *     }
@@ -25494,23 +25552,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2aamvz92jdv8awc356kdp24jsg",
+         *       "id": "evt_prod_06h2bfj11kvrhvvst5a79vpkwrxga",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795919879,
+         *       "created": 1795929555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T05:19:15.129Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.161Z",
+         *           "updated": "2026-11-29T05:19:15.211Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -25521,7 +25579,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T02:37:59.140Z"
+         *           "updated": "2026-11-29T05:19:15.191Z"
          *         }
          *       }
          *     }
@@ -25555,33 +25613,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2aamw1ces0cmegz12q5cxb8zpe",
+         *       "id": "evt_prod_06h2bfj13bqsekkg5zqsg1p35qh74",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795919879,
+         *       "created": 1795929555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2aamvhnfr8tetn1pc8qz6gz0sc",
+         *           "id": "whe_prod_06h2bfj0q8104gtrf5vd3cbh6ppr4",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T02:37:59.052Z",
+         *           "created": "2026-11-29T05:19:15.129Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T02:37:59.175Z",
+         *           "updated": "2026-11-29T05:19:15.224Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T02:37:59.175Z"
+         *           "previous_secret_expires_at": "2026-11-30T05:19:15.224Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:37:59.161Z",
+         *           "updated": "2026-11-29T05:19:15.211Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -25616,18 +25674,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2aamt3vxjrgz4tpdjmbwt4p2z6",
+         *       "id": "evt_prod_06h2bfhyw3v64kstmf4x5f6n06130",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795919878,
+         *       "created": 1795929554,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *           "id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-604efa533c@example.com",
+         *           "email": "user-2ae08d2817@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -25673,18 +25731,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2aamygq03epvf65mky5vz9f4ve",
+         *       "id": "evt_prod_06h2bfj57ggwbjshvftarfegc07ey",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795919879,
+         *       "created": 1795929556,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *           "id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-604efa533c@example.com",
+         *           "email": "user-2ae08d2817@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -25719,18 +25777,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2aan0ec1dm8y8f93zae1apg5z2",
+         *       "id": "evt_prod_06h2bfj7wx8v50ykg58s210v0wv8t",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795919880,
+         *       "created": 1795929556,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *           "id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-604efa533c@example.com",
+         *           "email": "user-2ae08d2817@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -25765,18 +25823,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2aamzfq7ykcsj70phwebmtk8ga",
+         *       "id": "evt_prod_06h2bfj7h5hewrdwhdc0cq460vt12",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795919880,
+         *       "created": 1795929556,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamrvw19zkwqenbs8z7zfjv8t",
+         *           "id": "user_prod_06h2bfhx457zzf8x82wp4kjtprdr2",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-604efa533c@example.com",
+         *           "email": "user-2ae08d2817@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -25811,15 +25869,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan0gxthdpc4smdrv2c6txry2",
+         *       "id": "evt_prod_06h2bfj98vsy875dwsek9ep1hqpmj",
          *       "object": "event",
          *       "type": "account.settings_updated",
-         *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "sequence": 3,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2aamrtn8nkkebw2abt83nx1fzr",
+         *           "id": "acc_prod_06h2bfhx3qs9wbrw30rtxkrf44jpy",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -25902,20 +25960,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan0kqjhcr14hxnvp36wkbk4c",
+         *       "id": "evt_prod_06h2bfj9axzszrsw6n3sftdkmk74e",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *           "id": "txr_prod_06h2bfj9aqg7hkxmetpsxhm7bnhe8",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T02:38:00.347Z",
-         *           "updated": "2026-11-29T02:38:00.347Z",
+         *           "created": "2026-11-29T05:19:17.333Z",
+         *           "updated": "2026-11-29T05:19:17.333Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -25984,20 +26042,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan0pbp01qrmnkdnzc5m61ps6",
+         *       "id": "evt_prod_06h2bfj9d6kg5297hse955pcgseze",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2aan0kcz2e801cvetj9j57pdey",
+         *           "id": "txr_prod_06h2bfj9aqg7hkxmetpsxhm7bnhe8",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T02:38:00.347Z",
-         *           "updated": "2026-11-29T02:38:00.369Z",
+         *           "created": "2026-11-29T05:19:17.333Z",
+         *           "updated": "2026-11-29T05:19:17.352Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -26008,7 +26066,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T02:38:00.347Z"
+         *           "updated": "2026-11-29T05:19:17.333Z"
          *         }
          *       }
          *     }
@@ -26042,19 +26100,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan2mr1p1aavkqkh9rgyb2r2g",
+         *       "id": "evt_prod_06h2bfjb4dwrmqv3hyv9v1xq6mbm8",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *           "id": "mtr_prod_06h2bfjb4b8xke28rhbzx422ffba2",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:00.869Z",
-         *           "updated": "2026-11-29T02:38:00.869Z",
+         *           "created": "2026-11-29T05:19:17.794Z",
+         *           "updated": "2026-11-29T05:19:17.794Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -26124,19 +26182,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan2px8fsrdbv9c7env140978",
+         *       "id": "evt_prod_06h2bfjb6ss8vrs6h2mqprerhf82c",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *           "id": "mtr_prod_06h2bfjb4b8xke28rhbzx422ffba2",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:00.869Z",
-         *           "updated": "2026-11-29T02:38:00.886Z",
+         *           "created": "2026-11-29T05:19:17.794Z",
+         *           "updated": "2026-11-29T05:19:17.813Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -26144,7 +26202,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T02:38:00.869Z",
+         *           "updated": "2026-11-29T05:19:17.794Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -26179,19 +26237,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2aan2rs0pa246sw0e446qphae8",
+         *       "id": "evt_prod_06h2bfjb9daf2ynfc89h0xm1dmv8y",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *           "id": "mtr_prod_06h2bfjb4b8xke28rhbzx422ffba2",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T02:38:00.869Z",
-         *           "updated": "2026-11-29T02:38:00.901Z",
+         *           "created": "2026-11-29T05:19:17.794Z",
+         *           "updated": "2026-11-29T05:19:17.835Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -26200,7 +26258,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T02:38:00.886Z"
+         *           "updated": "2026-11-29T05:19:17.813Z"
          *         }
          *       }
          *     }
@@ -26234,19 +26292,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2aan2vehjzerd5q2at9axky3kw",
+         *       "id": "evt_prod_06h2bfjbb4fsmtnekq3rqp1vky8b4",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2aan2mpz3wd6qmybkvsq3whzbg",
+         *           "id": "mtr_prod_06h2bfjb4b8xke28rhbzx422ffba2",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T02:38:00.869Z",
-         *           "updated": "2026-11-29T02:38:00.922Z",
+         *           "created": "2026-11-29T05:19:17.794Z",
+         *           "updated": "2026-11-29T05:19:17.848Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -26255,7 +26313,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T02:38:00.901Z"
+         *           "updated": "2026-11-29T05:19:17.835Z"
          *         }
          *       }
          *     }
@@ -26289,19 +26347,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan28qnnqgtk5b260z7g1kxst",
+         *       "id": "evt_prod_06h2bfjah7fen01wah64mfs4z8w88",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *           "id": "feat_prod_06h2bfjagy0m13xwjsj42r8wvhma4",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T02:38:00.771Z",
-         *           "updated": "2026-11-29T02:38:00.771Z",
+         *           "created": "2026-11-29T05:19:17.639Z",
+         *           "updated": "2026-11-29T05:19:17.639Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -26361,28 +26419,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2aan2aqxvtepm51m73jv54hz5e",
+         *       "id": "evt_prod_06h2bfjajzgd018p8ysjkah5yy7y4",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2aan2akcssb0vpesr52ap9mndg",
+         *           "id": "prodft_prod_06h2bfjajzgd018p8ysjkah5yy7y2",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T02:38:00.788Z",
+         *           "created": "2026-11-29T05:19:17.655Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *             "id": "feat_prod_06h2bfjagy0m13xwjsj42r8wvhma4",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T02:38:00.771Z",
-         *             "updated": "2026-11-29T02:38:00.771Z",
+         *             "created": "2026-11-29T05:19:17.639Z",
+         *             "updated": "2026-11-29T05:19:17.639Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *           "product": "prod_prod_06h2bfj9f56k2dv9kprc4jsf6beye",
          *           "livemode": false
          *         }
          *       }
@@ -26432,28 +26490,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2aan2fpvkg9n9f5jz3dfpx170j",
+         *       "id": "evt_prod_06h2bfjayrddnf20rtggmtcfv7z44",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2aan2e6ahpgk881df5f868z5q0",
+         *           "id": "prodft_prod_06h2bfjas1kg6h18fghb1nsa1smpm",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T02:38:00.817Z",
+         *           "created": "2026-11-29T05:19:17.704Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2aan2cjqe7x6qc0wd4gjq1pfcm",
+         *             "id": "feat_prod_06h2bfjanb860mt17z4mamtj857yc",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T02:38:00.804Z",
-         *             "updated": "2026-11-29T02:38:00.804Z",
+         *             "created": "2026-11-29T05:19:17.674Z",
+         *             "updated": "2026-11-29T05:19:17.674Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2aan0v4y809z1qztq2n6k7fb4m",
+         *           "product": "prod_prod_06h2bfj9f56k2dv9kprc4jsf6beye",
          *           "livemode": false
          *         }
          *       }
@@ -26488,23 +26546,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan8jb1f6ydwttaw4v76rtbfw",
+         *       "id": "evt_prod_06h2bfjh227gwzdnav42ddy9w9b04",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795919882,
+         *       "created": 1795929559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2aan28c5jskzx1381p8ds763e4",
+         *               "feature": "feat_prod_06h2bfjagy0m13xwjsj42r8wvhma4",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2aan8f8bjdhwb8x52vmq1tvd9a"
+         *               "source_subscription": "sub_prod_06h2bfjh0a8w1q2jyd0t8ddrjh6dc"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -26551,16 +26609,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2aan2j1w5ectveme01374ymwb2",
+         *       "id": "evt_prod_06h2bfjb15jwdwev519cm5dnd70gw",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
-         *       "sequence": 2,
-         *       "created": 1795919880,
+         *       "sequence": 4,
+         *       "created": 1795929557,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T02:38:00.844Z",
+         *           "updated": "2026-11-29T05:19:17.765Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -26751,16 +26809,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan7d39b4m6p0v0dpa10ky6xj",
+         *       "id": "evt_prod_06h2bfjg1k6mpq3j4be5n8d76wcxa",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795919882,
+         *       "created": 1795929559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
-         *           "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
+         *           "id": "cn_prod_06h2bfjfx2bnys63cav0xz7wjwp2j",
+         *           "pdf": "http://127.0.0.1:32799/api/credit-notes/cn_prod_06h2bfjfx2bnys63cav0xz7wjwp2j/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -26778,16 +26836,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T02:38:02.067Z",
-         *           "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
+         *           "created": "2026-11-29T05:19:19.016Z",
+         *           "invoice": "in_prod_06h2bfjfn7jvn3jj3hb1fp0rr789r",
          *           "refunds": [],
-         *           "updated": "2026-11-29T02:38:02.067Z",
+         *           "updated": "2026-11-29T05:19:19.016Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
+         *           "pdf_sha256": "d712731b0229f2ecc241de69eae7fd4dec799242dba46ebe3828a364c417de15",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -26882,16 +26940,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2aan7jha6g3087w47m3qr2y94y",
+         *       "id": "evt_prod_06h2bfjg6d1nhfxvecnz0fhy0p72y",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795919882,
+         *       "created": 1795929559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g",
-         *           "pdf": "http://127.0.0.1:40475/api/credit-notes/cn_prod_06h2aan7afvxasxn2f1pmvaz6a16g/pdf",
+         *           "id": "cn_prod_06h2bfjfx2bnys63cav0xz7wjwp2j",
+         *           "pdf": "http://127.0.0.1:32799/api/credit-notes/cn_prod_06h2bfjfx2bnys63cav0xz7wjwp2j/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -26909,16 +26967,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T02:38:02.067Z",
-         *           "invoice": "in_prod_06h2aan72s6hkjgzxv9qjw9x1rx48",
+         *           "created": "2026-11-29T05:19:19.016Z",
+         *           "invoice": "in_prod_06h2bfjfn7jvn3jj3hb1fp0rr789r",
          *           "refunds": [],
-         *           "updated": "2026-11-29T02:38:02.129Z",
+         *           "updated": "2026-11-29T05:19:19.089Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T02:38:02.129Z",
-         *           "pdf_sha256": "73322cf6a31ac2045ee0df74730ac5fb3e272307f276b875fb48193c2f234dd3",
+         *           "voided_at": "2026-11-29T05:19:19.089Z",
+         *           "pdf_sha256": "d712731b0229f2ecc241de69eae7fd4dec799242dba46ebe3828a364c417de15",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -26930,7 +26988,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T02:38:02.067Z",
+         *           "updated": "2026-11-29T05:19:19.016Z",
          *           "voided_at": null
          *         }
          *       }
@@ -26965,24 +27023,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2aan7tavrfa5c9d9yaa2werj3e",
+         *       "id": "evt_prod_06h2bfjgesbq452xcc0q76ns5ft8e",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795919882,
+         *       "created": 1795929559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2aan7spg5w3wdx5yjcq6kbt82a",
+         *           "id": "cbtxn_prod_06h2bfjgeh636gs9f2jg23hwe0gnj",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T02:38:02.189Z",
-         *           "invoice": "in_prod_06h2aan4cbrfkeqht58pdyf2fyxb6",
+         *           "created": "2026-11-29T05:19:19.156Z",
+         *           "invoice": "in_prod_06h2bfjdd7pks0xwf7zs6rvrjv61p",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2aan2wtjcvd89vdz72pfwamdet",
+         *           "customer": "cus_prod_06h2bfjbcp2czzkmk22xkxh9q05m6",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2aan7rxr7p645rbjxjd206t3h8",
+         *           "credit_note": "cn_prod_06h2bfjgedbh0han51bhw0y10ytj0",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -27048,18 +27106,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2aamx26fxn7xq0g8p6kyrnwdfp",
+         *       "id": "evt_prod_06h2bfj2kj4437wynae6695g9w2rc",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795919879,
+         *       "created": 1795929555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *           "id": "inv_prod_06h2bfj2hmrh2wcq707c64cxdymgg",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx18brjj@example.com",
+         *           "email": "withdrawn-mx1e35mp@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -27112,18 +27170,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2aamx5z4268hqav489zc470f6a",
+         *       "id": "evt_prod_06h2bfj2wa676w02ghzq2kdr7q5hr",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795919879,
+         *       "created": 1795929555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2aamx1fezjj3sbw5wqbz2ezfna",
+         *           "id": "inv_prod_06h2bfj2hmrh2wcq707c64cxdymgg",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx18brjj@example.com",
+         *           "email": "withdrawn-mx1e35mp@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -27163,21 +27221,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2aamxstdg64kpj9kc7n329qjye",
+         *       "id": "evt_prod_06h2bfj3t6cjyva9ycy7dyhwqz8br",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795919879,
+         *       "created": 1795929555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *           "id": "user_prod_06h2bfj3rn79z8321n4xvk5ma665m",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx18brjj@example.com",
+         *           "email": "joined-mx1e35mp@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2aamx80hs2xffngcsen36fxdnc"
+         *           "invitation": "inv_prod_06h2bfj2yxmmc8hhncwqne7tzhf5w"
          *         }
          *       }
          *     }
@@ -27211,18 +27269,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2aamxwsfw3e7fg202hyx56yp9a",
+         *       "id": "evt_prod_06h2bfj3xxp3rshek5vqpdtn94tpr",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795919879,
+         *       "created": 1795929555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *           "id": "user_prod_06h2bfj3rn79z8321n4xvk5ma665m",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx18brjj@example.com",
+         *           "email": "joined-mx1e35mp@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -27262,18 +27320,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2aamxzm9z56r51532eb7g1gxwr",
+         *       "id": "evt_prod_06h2bfj40fsdvj3a4gcry9sx7v02e",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795919879,
+         *       "created": 1795929555,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2aamxs18hajpt1x28k8jn20yxp",
+         *           "id": "user_prod_06h2bfj3rn79z8321n4xvk5ma665m",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx18brjj@example.com",
+         *           "email": "joined-mx1e35mp@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -27310,7 +27368,31 @@ export type components = {
                 previous_attributes?: components["schemas"]["AuditMemberPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `payment_processor.connected`. */
+        /**
+         * @description The webhook body of `payment_processor.connected`.
+         * @example {
+         *       "id": "evt_prod_06h2bfj93y10kp02pttbqsbbym9na",
+         *       "object": "event",
+         *       "type": "payment_processor.connected",
+         *       "sequence": 1,
+         *       "created": 1795929557,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "object": "payment_processor",
+         *           "created": "2026-11-29T05:19:17.275Z",
+         *           "updated": "2026-11-29T05:19:17.275Z",
+         *           "livemode": false,
+         *           "processor": "stripe",
+         *           "webhook_url": "http://127.0.0.1:32799/api/processors/stripe/acc_prod_06h2bfhx3qs9wbrw30rtxkrf44jpy",
+         *           "publishable_key": "pk_test_catalogue_flow",
+         *           "secret_key_last4": "flow",
+         *           "processor_account": "acct_4535138ecfa926e25c1887a1",
+         *           "webhook_endpoint_id": "we_db1244c7aca3d46897e1b5b8"
+         *         }
+         *       }
+         *     }
+         */
         PaymentProcessorConnectedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -27380,7 +27462,31 @@ export type components = {
              */
             updated?: string;
         };
-        /** @description The webhook body of `payment_processor.disconnected`. */
+        /**
+         * @description The webhook body of `payment_processor.disconnected`.
+         * @example {
+         *       "id": "evt_prod_06h2bfj973etyevnd0294xsbnsyz8",
+         *       "object": "event",
+         *       "type": "payment_processor.disconnected",
+         *       "sequence": 2,
+         *       "created": 1795929557,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "object": "payment_processor",
+         *           "created": "2026-11-29T05:19:17.275Z",
+         *           "updated": "2026-11-29T05:19:17.275Z",
+         *           "livemode": false,
+         *           "processor": "stripe",
+         *           "webhook_url": "http://127.0.0.1:32799/api/processors/stripe/acc_prod_06h2bfhx3qs9wbrw30rtxkrf44jpy",
+         *           "publishable_key": "pk_test_catalogue_flow",
+         *           "secret_key_last4": "flow",
+         *           "processor_account": "acct_4535138ecfa926e25c1887a1",
+         *           "webhook_endpoint_id": "we_db1244c7aca3d46897e1b5b8"
+         *         }
+         *       }
+         *     }
+         */
         PaymentProcessorDisconnectedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -27410,39 +27516,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2aana00vabt9qh6thje0kjaysc",
+         *       "id": "evt_prod_06h2bfjj4fg4krmz4hesyafswd44a",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795919882,
+         *       "created": 1795929559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *           "id": "scr_prod_06h2bfjj1bmggghqwgcyb7gfn0ppc",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *               "item": "si_prod_06h2bfjhrrskx0m9x24svz8nt261y",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *               "price": "price_prod_06h2bfjhp55vfhmn4w782h8cjfwpw",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T02:38:02.685Z",
+         *           "created": "2026-11-29T05:19:19.548Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:02.742Z",
+         *           "updated": "2026-11-29T05:19:19.582Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T02:38:02.594Z",
-         *           "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *           "effective_at": "2026-12-29T05:19:19.492Z",
+         *           "subscription": "sub_prod_06h2bfjhrrskx0m9x24svz8nt261w",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T02:38:02.685Z",
+         *           "proration_date": "2026-11-29T05:19:19.548Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -27456,7 +27562,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T02:38:02.685Z",
+         *           "updated": "2026-11-29T05:19:19.548Z",
          *           "effective_at": null
          *         }
          *       }
@@ -27558,39 +27664,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2aancggj2fh654s5z3ffwfbq48",
+         *       "id": "evt_prod_06h2bfjr043x1020yn49rcxn5v4a0",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798511882,
+         *       "created": 1798521559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2aan9stv1h1172jj1bzxwpw2v0",
+         *           "id": "scr_prod_06h2bfjj1bmggghqwgcyb7gfn0ppc",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *               "item": "si_prod_06h2bfjhrrskx0m9x24svz8nt261y",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *               "price": "price_prod_06h2bfjhp55vfhmn4w782h8cjfwpw",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T02:38:02.685Z",
+         *           "created": "2026-11-29T05:19:19.548Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T02:38:02.594Z",
+         *           "updated": "2026-12-29T05:19:19.492Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T02:38:02.594Z",
+         *           "applied_at": "2026-12-29T05:19:19.492Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T02:38:02.594Z",
-         *           "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *           "effective_at": "2026-12-29T05:19:19.492Z",
+         *           "subscription": "sub_prod_06h2bfjhrrskx0m9x24svz8nt261w",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T02:38:02.685Z",
+         *           "proration_date": "2026-11-29T05:19:19.548Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -27605,15 +27711,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *               "item": "si_prod_06h2bfjhrrskx0m9x24svz8nt261y",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2aan9asebht997c51ygkmzpydg",
+         *               "price": "price_prod_06h2bfjhp55vfhmn4w782h8cjfwpw",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T02:38:02.742Z",
+         *           "updated": "2026-11-29T05:19:19.582Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -27649,18 +27755,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2aanabp12g0xbpk50n751krw6p",
+         *       "id": "evt_prod_06h2bfjjer3ygscj999pp8v4taf5e",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795919882,
+         *       "created": 1795929559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2aana5xk25e3kd3j72tdmatcr8",
+         *           "id": "scr_prod_06h2bfjj7zq9t3b2yksqn3gr8wqm2",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2aan9cf2r99sg6prg73qgt9640",
+         *               "item": "si_prod_06h2bfjhrrskx0m9x24svz8nt261y",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -27669,19 +27775,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T02:38:02.777Z",
+         *           "created": "2026-11-29T05:19:19.604Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T02:38:02.844Z",
+         *           "updated": "2026-11-29T05:19:19.670Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T02:38:02.594Z",
-         *           "subscription": "sub_prod_06h2aan9cf2r99sg6prg73qgt963y",
+         *           "effective_at": "2026-12-29T05:19:19.492Z",
+         *           "subscription": "sub_prod_06h2bfjhrrskx0m9x24svz8nt261w",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T02:38:02.777Z",
+         *           "proration_date": "2026-11-29T05:19:19.604Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -27695,7 +27801,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T02:38:02.819Z",
+         *           "updated": "2026-11-29T05:19:19.640Z",
          *           "cancellation_reason": null
          *         }
          *       }
