@@ -1,10 +1,11 @@
 import { publicBaseUrl } from "@/lib/config";
+import { operationPath } from "@/lib/operation-paths";
 import type { StoredConnection } from "@/lib/payments/processors/registry";
 import type { PaymentProcessorObject } from "./schema";
 
 /** Where `processor` sends the account's events (POST /api/processors/{processor}/{account_id}). */
 export function processorWebhookUrl(processor: string, accountId: string): string {
-  return `${publicBaseUrl()}/api/processors/${processor}/${accountId}`;
+  return `${publicBaseUrl()}${operationPath("receiveProcessorEvent", { processor, account: accountId })}`;
 }
 
 export function serializePaymentProcessor(accountId: string, connection: StoredConnection): PaymentProcessorObject {

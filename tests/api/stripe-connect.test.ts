@@ -2,6 +2,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Client, Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
+import { operationPath } from "@/lib/operation-paths";
 import { expectProblem } from "../helpers/problem";
 import { eventually } from "../helpers/receiver";
 import { stripeStandInClient } from "../helpers/stripe-stand-in";
@@ -73,7 +74,7 @@ describe("connecting Stripe", () => {
       secret_key_last4: "k3y9",
       publishable_key: LIVE_KEYS.publishable_key,
       webhook_endpoint_id: expect.stringMatching(/^we_/),
-      webhook_url: expect.stringMatching(new RegExp(`/api/processors/stripe/${merchant.accountId}$`)),
+      webhook_url: expect.stringMatching(new RegExp(`${operationPath("receiveProcessorEvent", { processor: "stripe", account: merchant.accountId })}$`)),
       livemode: true,
       created: expect.any(String),
       updated: expect.any(String),
