@@ -152,7 +152,7 @@ export default defineConfig([
           type: "values",
           mode: "full",
           pattern: [
-            "lib/{config,deploy,ids,id-prefixes,keys,log,errors,rows,money,currencies,schemas,context,time}.ts",
+            "lib/{config,deploy,ids,id-prefixes,keys,secrets,log,errors,rows,money,currencies,schemas,context,time}.ts",
             // List paging (the query schema, envelopes, limits) is used by services and db/page.ts, not only by HTTP.
             "lib/api/pagination.ts",
           ],

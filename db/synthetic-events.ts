@@ -43,6 +43,7 @@ export const AGGREGATE_WEIGHT: Record<AggregateType, number> = {
   customer_balance_transaction: 0.1,
   subscription_change_request: 0.05,
   email: 0.5,
+  payment_processor: 0.001,
 };
 
 /** The id prefix of each entity type (lib/ids.ts). */
@@ -73,6 +74,7 @@ export const AGGREGATE_PREFIX: Record<AggregateType, string> = {
   customer_balance_transaction: "cbtxn_",
   subscription_change_request: "scr_",
   email: "eml_",
+  payment_processor: "acc_",
 };
 
 export type LoadOptions = {

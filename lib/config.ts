@@ -34,6 +34,8 @@ const EnvSchema = z.object({
   INNGEST_SIGNING_KEY: z.string().optional(),
   CHANGE_PLAN_DEPRECATED_AT: z.string().optional(),
   CHANGE_PLAN_SUNSET_AT: z.string().optional(),
+  /** Where the Stripe SDK sends requests (lib/payments/processors/stripe); tests point it at their stand-in. */
+  STRIPE_API_BASE: z.string().url().default("https://api.stripe.com"),
   PLATFORM_BILLING: z.enum(["on", "off"]).default("off"),
   PLATFORM_BILLING_MODE: z.enum(["live", "sandbox"]).default("live"),
   PLATFORM_PLAN_AMOUNT_ATOM: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(4900),
@@ -117,6 +119,8 @@ export type Config = {
   inngestConfigured: boolean;
   /** The deprecated change-subscription-plan operation: announced at `deprecatedAt`, 410 from `sunset`. */
   changePlan: DeprecationWindow;
+  /** The Stripe API's base URL (`STRIPE_API_BASE`). */
+  stripeApiBase: string;
   /** How the platform bills its merchant organizations (lib/platform). */
   platform: {
     /**
@@ -310,6 +314,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
       { deprecatedAt: env.CHANGE_PLAN_DEPRECATED_AT, sunset: env.CHANGE_PLAN_SUNSET_AT },
       CHANGE_PLAN_DEPRECATED_AT_DEFAULT,
     ),
+    stripeApiBase: env.STRIPE_API_BASE,
     platform: {
       billing: env.PLATFORM_BILLING === "on",
       billingMode: env.PLATFORM_BILLING_MODE,

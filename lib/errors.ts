@@ -13,7 +13,8 @@ export type ErrorCategory =
   | "payload_too_large"
   | "unsupported_media_type"
   | "validation"
-  | "rate_limited";
+  | "rate_limited"
+  | "unavailable";
 
 export type FieldError = { field: string; message: string };
 

@@ -20,3 +20,4 @@ export * from "./entitlements";
 export * from "./portal";
 export * from "./credit-notes";
 export * from "./emails";
+export * from "./payment-processors";

@@ -1,4 +1,4 @@
-import { bigint, index, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 import { createdAt, id, time, updatedAt } from "./columns";
 import { customers } from "./customers";
@@ -25,6 +25,11 @@ export const paymentIntents = pgTable(
     status: paymentIntentStatusEnum("status").notNull(),
     captureMethod: captureMethodEnum("capture_method").notNull().default("automatic"),
     paymentMethod: text("payment_method"),
+    /** The processor that charges it (null: not yet confirmed) and its id there (Stripe's `pi_…`). */
+    processor: text("processor"),
+    processorReference: text("processor_reference"),
+    /** Confirmations sent to the processor so far: the next one's idempotency key (lib/payments/confirm.ts). */
+    processorAttempts: integer("processor_attempts").notNull().default(0),
     lastPaymentError: text("last_payment_error"),
     canceledAt: time("canceled_at"),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
@@ -36,6 +41,7 @@ export const paymentIntents = pgTable(
     index("payment_intents_account_status_idx").on(t.accountId, t.status, t.created, t.id),
     index("payment_intents_customer_idx").on(t.customerId, t.created, t.id),
     index("payment_intents_invoice_idx").on(t.invoiceId),
+    index("payment_intents_processor_reference_idx").on(t.processorReference),
   ],
 );
 

@@ -13,6 +13,8 @@ const STATUS: Record<ErrorCategory, number> = {
   unsupported_media_type: 415,
   validation: 422,
   rate_limited: 429,
+  // An upstream the request needs (a payment processor) failed or could not be reached: retry later.
+  unavailable: 503,
 };
 
 const TITLES: Record<number, string> = {
@@ -28,6 +30,7 @@ const TITLES: Record<number, string> = {
   422: "Unprocessable Content",
   429: "Too Many Requests",
   500: "Internal Server Error",
+  503: "Service Unavailable",
 };
 
 export function statusOf(category: ErrorCategory): number {

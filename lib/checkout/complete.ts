@@ -7,7 +7,7 @@ import { createCustomer } from "@/lib/customers/service";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { getInvoice } from "@/lib/invoices/service";
 import { payInvoice, voidInvoice } from "@/lib/invoices/settle";
-import { checkSandboxPaymentMethod, DECLINE_MESSAGE, type SandboxPaymentMethod } from "@/lib/payments/sandbox";
+import { checkSandboxPaymentMethod, DECLINE_MESSAGE, type SandboxPaymentMethod } from "@/lib/payments/processors/sandbox/methods";
 import { cancelPaymentIntent, createPaymentIntent, getPaymentIntent } from "@/lib/payments/service";
 import { one } from "@/lib/rows";
 import { cancelSubscription, createSubscription } from "@/lib/subscriptions/service";
@@ -199,7 +199,7 @@ async function subscribe(inClaim: InClaim, ctx: ServiceContext, session: Checkou
     if (invoiceId !== null) {
       let invoice = await getInvoice({ ctx, input: { id: invoiceId } });
       // A first invoice discounted to 0 is paid at finalization: nothing to collect.
-      if (invoice.invoice.status === "open") invoice = await payInvoice({ ctx, input: { id: invoiceId, payment: { payment_method: method } } });
+      if (invoice.invoice.status === "open") invoice = await payInvoice({ ctx, input: { id: invoiceId, payment: { payment_method: method }, onSession: true } });
       paymentIntentId = invoice.paymentIntent ?? null;
       if (invoice.invoice.status !== "paid") {
         const intent = paymentIntentId ? await getPaymentIntent({ ctx, input: { id: paymentIntentId } }) : null;

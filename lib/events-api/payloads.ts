@@ -11,6 +11,7 @@ import { Email } from "@/lib/emails/schema";
 import { Invoice } from "@/lib/invoices/schema";
 import { Meter } from "@/lib/meters/schema";
 import { Payment, PaymentIntent } from "@/lib/payments/schema";
+import { PaymentProcessor } from "@/lib/payment-processor/schema";
 import { PortalConfiguration } from "@/lib/portal/schema";
 import { Price } from "@/lib/prices/schema";
 import { Product } from "@/lib/products/schema";
@@ -58,6 +59,7 @@ export const AGGREGATE_SCHEMAS = {
   customer_balance_transaction: CustomerBalanceTransaction,
   subscription_change_request: ChangeRequest,
   email: Email,
+  payment_processor: PaymentProcessor,
 } satisfies Record<AggregateType, z.ZodObject>;
 
 type AggregateSchema = (typeof AGGREGATE_SCHEMAS)[AggregateType];

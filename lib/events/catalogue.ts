@@ -114,6 +114,8 @@ export const EVENT_CATALOGUE = [
     aggregateType: "member",
     types: ["member.invited", "member.invitation_revoked", "member.joined", "member.role_changed", "member.removed"],
   },
+  // Payment processor connections (docs/payments.md): our own namespace, an audit of who connected what.
+  { group: "Payment processor", aggregateType: "payment_processor", types: ["payment_processor.connected", "payment_processor.disconnected"] },
   // Changes at the period end (docs/billing.md): the life of a scheduled change request.
   {
     group: "Subscription change request",
@@ -207,6 +209,9 @@ export const EVENT_DESCRIPTIONS = {
   "member.joined": "Someone accepted an invitation and joined the organization with the invited role; the actor is the new member.",
   "member.role_changed": "A member's role was changed; `previous_data.role` is the role before.",
   "member.removed": "A member was removed from the organization; their sessions ended. The object is their last state, `status: removed`.",
+  "payment_processor.connected":
+    "A payment processor was connected to the account (or its keys replaced: `previous_data` is the former connection); secrets never appear, only `secret_key_last4`. The aggregate id is the account's.",
+  "payment_processor.disconnected": "The account's payment processor was disconnected and its webhook endpoint there deleted; the object is the connection as it was.",
   "account.settings_updated": "The account settings (seller details, invoice prefix, default locale) were changed; the aggregate id is the account's.",
   "tax_rate.created": "A tax rate was created.",
   "tax_rate.updated": "A tax rate was changed or archived (`active` false).",

@@ -59,7 +59,7 @@ export async function payHostedInvoice({
   input: { token: string; paymentMethod: string; correlationId: string };
 }): Promise<{ paid: InvoiceWithLines; livemode: boolean }> {
   const { found, ctx } = await findHostedInvoice(input.token);
-  const paid = await payInvoice({ ctx: { ...ctx, correlationId: input.correlationId }, input: { id: found.invoice.id, payment: { payment_method: input.paymentMethod } } });
+  const paid = await payInvoice({ ctx: { ...ctx, correlationId: input.correlationId }, input: { id: found.invoice.id, payment: { payment_method: input.paymentMethod }, onSession: true } });
   return { paid, livemode: ctx.livemode };
 }
 

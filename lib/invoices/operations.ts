@@ -90,12 +90,12 @@ export const payInvoiceOperation = defineOperation({
   path: "/{account_id}/invoices/{invoice_id}/pay",
   unscopedPath: "/invoices/{invoice_id}/pay",
   summary: "Pay an invoice (with a sandbox payment method, or out of band)",
-  description: `Give exactly one of \`paid_out_of_band: true\` and \`payment_method\` (422 otherwise). Out of band: open or uncollectible → paid (due 0, paid = total; \`invoice.paid\` then \`invoice.payment_succeeded\`). With a payment method, a payment intent for the due amount is created and confirmed in the same transaction; the answer is always the invoice (200) and \`payment_intent\` names the intent: succeeded → paid (as out of band); declined → still open, \`invoice.payment_failed\` (the intent's \`last_payment_error\` says why); requires action → still open, \`invoice.payment_action_required\` (confirming the intent later pays the invoice); partially funded → still open, paid grows and due shrinks by the amount received. Sandbox methods work only on sandbox accounts (422 on live ones). ${LOCKED}`,
+  description: `Give exactly one of \`paid_out_of_band: true\` and \`payment_method\` (422 otherwise). Out of band: open or uncollectible → paid (due 0, paid = total; \`invoice.paid\` then \`invoice.payment_succeeded\`). With a payment method, a payment intent for the due amount is created and confirmed in the same transaction; the answer is always the invoice (200) and \`payment_intent\` names the intent: succeeded → paid (as out of band); declined → still open, \`invoice.payment_failed\` (the intent's \`last_payment_error\` says why); requires action → still open, \`invoice.payment_action_required\` (confirming the intent later pays the invoice); partially funded → still open, paid grows and due shrinks by the amount received. Sandbox methods work only on sandbox accounts (422 on live ones); other methods (\`pm_…\`) are charged off-session by the account's connected processor (docs/payments.md), 503 (retryable, nothing changed) when it cannot be reached. ${LOCKED}`,
   tag,
   access: "secret",
   body: InvoicePayInput,
   response: { status: 200, description: "The invoice after the payment attempt (paid, or still open if the payment did not complete).", schema: Invoice },
-  errors: [404, 409, 415, 422],
+  errors: [404, 409, 415, 422, 503],
 });
 
 export const voidInvoiceOperation = defineOperation({

@@ -28,7 +28,7 @@ export async function payInvoice({
   ctx,
   input,
   tx: outer,
-}: Verb<{ id: string; payment: z.output<typeof InvoicePayInput> }> & WithinChange): Promise<InvoiceWithLines> {
+}: Verb<{ id: string; payment: z.output<typeof InvoicePayInput>; onSession?: boolean }> & WithinChange): Promise<InvoiceWithLines> {
   const { paid_out_of_band: outOfBand, payment_method: paymentMethod } = input.payment;
   if (outOfBand === true && paymentMethod !== undefined) {
     const message = "Give either paid_out_of_band: true or payment_method, not both.";
@@ -54,6 +54,8 @@ export async function payInvoice({
         invoice: invoice.id,
         payment_method: paymentMethod,
         confirm: true,
+        // The merchant (or its renewal and dunning) charges a saved method: off-session, unless the customer pays on a hosted page.
+        offSession: input.onSession !== true,
       },
     });
     const [after] = await tx.select().from(invoices).where(eq(invoices.id, invoice.id));

@@ -1,4 +1,5 @@
 import type { JobProvider } from "./index";
+import { applyProcessorEventsAfterResponse } from "./serverless";
 import { jobWork } from "./work";
 
 export const embeddedJobs: JobProvider = {
@@ -7,6 +8,9 @@ export const embeddedJobs: JobProvider = {
     // The drivers read due rows themselves; waking this one and announcing the commit to the
     // other instances (NOTIFY) only saves the wait for their next poll.
     jobWork()?.announceDeliveries();
+  },
+  async processorEventsReceived(accountId) {
+    await applyProcessorEventsAfterResponse(accountId);
   },
   async transitionScheduled(_accountId, at) {
     // The ticker finds future transitions itself on its tick; something due already (a trial

@@ -20,6 +20,11 @@ export interface JobProvider {
   transitionScheduled(accountId: string, at: Date): Promise<void>;
   /** Emails were queued and are due now (lib/email-outbox/enqueue.ts). */
   emailsQueued(): Promise<void>;
+  /**
+   * A payment processor's webhook events were stored for the account (lib/payment-processor/events.ts):
+   * apply them after the response, each re-reading its object at the processor.
+   */
+  processorEventsReceived(accountId: string): Promise<void>;
 }
 
 export function jobs(): JobProvider {

@@ -3,6 +3,7 @@ import { getDb } from "@/db/client";
 import { eventDeliveries, webhookEndpoints } from "@/db/schema";
 import { deliveryRequestedEvent, emailsQueued, inngest, transitionsDueEvent } from "@/inngest/client";
 import type { JobProvider } from "./index";
+import { applyProcessorEventsAfterResponse } from "./serverless";
 import { log, safeError } from "@/lib/log";
 
 /** Each delivery's endpoint and its rate: the keys of deliver-webhook's concurrency and throttle. */
@@ -30,6 +31,10 @@ export const inngestJobs: JobProvider = {
       // The rows are committed and due; the sweep function hands them over again.
       log().error({ deliveries: deliveryIds.length, err: safeError(error) }, "Could not hand deliveries to Inngest; the sweep will retry");
     }
+  },
+  async processorEventsReceived(accountId) {
+    // Applied in the receiving process after the response (no Inngest function for them yet).
+    await applyProcessorEventsAfterResponse(accountId);
   },
   async transitionScheduled(accountId, at) {
     // `run-due-transitions` sleeps until `at`; the id makes a repeat for the same instant a no-op.

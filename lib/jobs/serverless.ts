@@ -7,7 +7,7 @@ import { log, safeError } from "@/lib/log";
  * Vercel keeps alive through `waitUntil` up to the route's maxDuration). Outside a request (a
  * script) there is no response to wait for: the work runs now.
  */
-async function afterResponse(label: string, work: () => Promise<unknown>): Promise<void> {
+export async function afterResponse(label: string, work: () => Promise<unknown>): Promise<void> {
   const guarded = () => work().then(() => undefined, (error: unknown) => log().error({ err: safeError(error) }, label));
   const { after } = await import("next/server");
   try {
@@ -15,6 +15,13 @@ async function afterResponse(label: string, work: () => Promise<unknown>): Promi
   } catch {
     await guarded();
   }
+}
+
+/** Processor events are applied right after the response that stored them, by every provider. */
+export async function applyProcessorEventsAfterResponse(accountId: string): Promise<void> {
+  await afterResponse(`Processor events of ${accountId} were not applied; the next event's pass retries them.`, async () => {
+    await jobWork()?.applyProcessorEvents(accountId);
+  });
 }
 
 /**
@@ -29,6 +36,9 @@ export const serverlessJobs: JobProvider = {
     await afterResponse("Webhook first attempts failed; the cron pass retries them.", async () => {
       await jobWork()?.attemptDeliveries(deliveryIds);
     });
+  },
+  async processorEventsReceived(accountId) {
+    await applyProcessorEventsAfterResponse(accountId);
   },
   async transitionScheduled(accountId, at) {
     // Due already (a trial shorter than its notice): run it now rather than at the next cron.

@@ -15,6 +15,8 @@ export type JobWork = {
   attemptDeliveries(deliveryIds: string[]): Promise<unknown>;
   /** Serverless: what is due in one account now. */
   runAccountDueTransitions(accountId: string): Promise<unknown>;
+  /** Every provider, after the response: apply the account's stored processor webhook events. */
+  applyProcessorEvents(accountId: string): Promise<unknown>;
   /** Serverless: send up to `limit` due emails after the response. */
   sendDueEmails(limit: number): Promise<unknown>;
 };

@@ -1,13 +1,15 @@
 import { and, eq } from "drizzle-orm";
 import { paymentIntents, payments } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
-import { notFound, ServiceError, validationFailed } from "@/lib/errors";
+import { notFound, ServiceError } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
 import { emitEvent } from "@/lib/events/emit";
 import type { ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
-import { checkSandboxPaymentMethod, type SandboxPaymentMethod } from "./sandbox";
+import type { Executor } from "@/db/client";
+import { processorForMethod } from "./processors/registry";
+import type { PaymentProcessor } from "./processors/types";
 import { serializePayment, serializePaymentIntent, type PaymentIntentRow, type PaymentRow } from "./serialize";
 
 /* What the payment-intent verbs share (service.ts, confirm.ts): statuses, the method check, the locked read, one transition with its event, one charge. */
@@ -18,13 +20,9 @@ export const missingPaymentMethod = () =>
     errors: [{ field: "payment_method", message: "Required." }],
   });
 
-export function checkPaymentMethod(ctx: ServiceContext, method: string, captureMethod: "automatic" | "manual"): SandboxPaymentMethod {
-  const checked = checkSandboxPaymentMethod(ctx.livemode, method);
-  // Partial funding models a transfer that arrives in parts: there is no authorization to capture.
-  if (method === "pm_sandbox_partially_funded" && captureMethod === "manual") {
-    throw validationFailed([{ field: "payment_method", message: "pm_sandbox_partially_funded does not support capture_method manual." }]);
-  }
-  return checked;
+/** The processor that charges `method` on this account (lib/payments/processors/registry.ts), or a 422 on `payment_method`. */
+export async function checkPaymentMethod(db: Executor, ctx: ServiceContext, method: string, captureMethod: "automatic" | "manual"): Promise<PaymentProcessor> {
+  return processorForMethod(db, ctx, method, captureMethod);
 }
 
 export async function lockIntent(tx: ChangeTransaction, accountId: string, id: string): Promise<PaymentIntentRow> {
@@ -64,7 +62,7 @@ export async function recordPayment(
   tx: ChangeTransaction,
   ctx: ServiceContext,
   intent: PaymentIntentRow,
-  payment: { amountAtom: number; paymentMethod: string; failureMessage?: string },
+  payment: { amountAtom: number; paymentMethod: string; failureMessage?: string | undefined },
 ): Promise<PaymentRow> {
   const now = ctx.now();
   const row = one(await tx

@@ -14,7 +14,7 @@ import {
 
 const tag = "Payment intents";
 const sandboxNote =
-  "No real card processing exists: only sandbox payment methods, on sandbox accounts, decide outcomes (live accounts answer 422 on `payment_method`).";
+  "Sandbox payment methods, on sandbox accounts, decide outcomes in simulation (live accounts answer 422 on them); other methods (`pm_…`) are charged by the account's connected processor (docs/payments.md), 503 (retryable, nothing changed) when it cannot be reached.";
 
 export const listPaymentIntentsOperation = defineOperation({
   operationId: "listPaymentIntents",
@@ -40,7 +40,7 @@ export const createPaymentIntentOperation = defineOperation({
   access: "secret",
   body: PaymentIntentCreateInput,
   response: { status: 201, description: "The created payment intent.", schema: PaymentIntent },
-  errors: [415, 422],
+  errors: [415, 422, 503],
 });
 
 export const getPaymentIntentOperation = defineOperation({
@@ -66,7 +66,7 @@ export const confirmPaymentIntentOperation = defineOperation({
   access: "secret",
   body: PaymentIntentConfirmInput,
   response: { status: 200, description: "The payment intent after the confirmation.", schema: PaymentIntent },
-  errors: [404, 409, 415, 422],
+  errors: [404, 409, 415, 422, 503],
 });
 
 export const capturePaymentIntentOperation = defineOperation({

@@ -3,7 +3,7 @@ import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { Currency, DateTime, Metadata } from "@/lib/schemas";
 import { PAYMENT_INTENT_STATUSES, PAYMENT_STATUSES } from "./statuses";
 
-/** The sandbox payment methods; what each one does: lib/payments/sandbox.ts. */
+/** The sandbox payment methods; what each one does: lib/payments/processors/sandbox/methods.ts. */
 export const SANDBOX_PAYMENT_METHODS = [
   "pm_sandbox_succeeds",
   "pm_sandbox_declined",

@@ -12,6 +12,7 @@ import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
 import { confirmLocked, notifyInvoice } from "./confirm";
 import { checkPaymentMethod, lockIntent, missingPaymentMethod, recordPayment, transition } from "./core";
+import { processorNamed } from "./processors/registry";
 import { canCancelIntent, type IntentStatus } from "./statuses";
 import type { PaymentIntentCreateInput } from "./schema";
 import { serializePaymentIntent, type PaymentIntentRow } from "./serialize";
@@ -21,6 +22,8 @@ import { serializePaymentIntent, type PaymentIntentRow } from "./serialize";
 export type CreatePaymentIntentInput = z.output<typeof PaymentIntentCreateInput> & {
   /** Set by invoices paying themselves; clients cannot set it. */
   invoice?: string | null;
+  /** A merchant-initiated charge (an invoice paid with a saved method): the customer is not there to authenticate. Internal only. */
+  offSession?: boolean;
 };
 
 /** Creates an intent (payment_intent.created); with `confirm: true` confirms it in the same transaction. */
@@ -31,7 +34,8 @@ export async function createPaymentIntent({
 }: Verb<CreatePaymentIntentInput> & WithinChange): Promise<PaymentIntentRow> {
   const captureMethod = input.capture_method ?? "automatic";
   if (input.confirm && !input.payment_method) throw missingPaymentMethod();
-  if (input.payment_method) checkPaymentMethod(ctx, input.payment_method, captureMethod);
+  // Refused (422) before anything is written; confirmLocked asks the registry again in the transaction.
+  if (input.payment_method) await checkPaymentMethod(tx ?? (await getDb()), ctx, input.payment_method, captureMethod);
   return withChangeTransaction(async (tx) => {
     if (input.customer !== undefined) {
       const [customer] = await tx
@@ -65,7 +69,7 @@ export async function createPaymentIntent({
       previousData: null,
     });
     if (!input.confirm) return row;
-    return confirmLocked(tx, ctx, row, input.payment_method);
+    return confirmLocked(tx, ctx, row, input.payment_method, input.offSession ?? false);
   }, tx);
 }
 
@@ -88,6 +92,12 @@ export async function capturePaymentIntent({
         { field: "amount_to_capture", message: `Must be at most amount_capturable_atom (${before.amountCapturableAtom}).` },
       ]);
     }
+    const processor = await processorNamed(tx, ctx.accountId, before.processor);
+    if (!processor) throw new ServiceError("conflict", `The payment processor that authorized this payment intent (${before.processor}) is no longer connected.`);
+    const captured = await processor.capture({ reference: before.processorReference, amountAtom, idempotencyKey: `${before.id}-capture` });
+    if (captured.status !== "succeeded") {
+      throw new ServiceError("conflict", `The payment processor did not capture this payment intent (its charge is ${captured.status}).`);
+    }
     // Set with requires_capture by confirmLocked.
     await recordPayment(tx, ctx, before, { amountAtom, paymentMethod: before.paymentMethod! });
     // The uncaptured rest is released, as in Stripe: the intent succeeds with what was captured.
@@ -106,6 +116,11 @@ export async function cancelPaymentIntent({ ctx, input }: Verb<{ id: string }>):
     const before = await lockIntent(tx, ctx.accountId, input.id);
     if (!canCancelIntent(before.status)) {
       throw new ServiceError("conflict", `A payment intent whose status is ${before.status} cannot be canceled.`);
+    }
+    // A charge at a processor is canceled there first (its authorization released); the sandbox has none.
+    const processor = await processorNamed(tx, ctx.accountId, before.processor);
+    if (processor && before.processorReference !== null) {
+      await processor.cancel({ reference: before.processorReference, idempotencyKey: `${before.id}-cancel` });
     }
     const now = ctx.now();
     return transition(tx, ctx, before, "payment_intent.canceled", {

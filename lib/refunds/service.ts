@@ -10,7 +10,7 @@ import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type WithinChange } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { recordInvoiceRefund } from "@/lib/invoices/payment-hooks";
-import { REFUND_FAILURE_MESSAGE, refundSucceeds } from "@/lib/payments/sandbox";
+import { REFUND_FAILURE_MESSAGE, refundSucceeds } from "@/lib/payments/processors/sandbox/methods";
 import { lockPaymentForRefund, markPaymentRefunded } from "@/lib/payments/payments";
 import { one } from "@/lib/rows";
 import { refundRefusal } from "./rules";

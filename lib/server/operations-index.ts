@@ -1,3 +1,4 @@
+import { paymentProcessorOperations } from "@/lib/payment-processor/operations";
 import type { Operation } from "@/lib/api/operation";
 import { accountSettingsOperations } from "@/lib/account-settings/operations";
 import { taxRateOperations } from "@/lib/tax-rates/operations";
@@ -66,6 +67,7 @@ export const API_OPERATIONS: Operation[] = [
   ...metaOperations,
   ...requestLogOperations,
   ...accountSettingsOperations,
+  ...paymentProcessorOperations,
   ...taxRateOperations,
   ...meterOperations,
   ...usageOperations,

@@ -1,3 +1,4 @@
+import { paymentProcessorHandlers } from "@/lib/payment-processor/handlers";
 import { accountSettingsHandlers } from "@/lib/account-settings/handlers";
 import { taxRateHandlers } from "@/lib/tax-rates/handlers";
 import { apiTokenHandlers } from "@/lib/api-tokens/handlers";
@@ -54,6 +55,7 @@ export const API_HANDLERS = [
   ...metaHandlers,
   ...requestLogHandlers,
   ...accountSettingsHandlers,
+  ...paymentProcessorHandlers,
   ...taxRateHandlers,
   ...meterHandlers,
   ...usageHandlers,

@@ -10,6 +10,7 @@ import { invoiceOverdue } from "@/lib/invoices/overdue";
 import { applyPaymentIntentOutcome } from "@/lib/invoices/payment-hooks";
 import { registerSubscriptionSettlement } from "@/lib/invoices/settled";
 import { registerJobWork } from "@/lib/jobs/work";
+import { applyPendingProcessorEvents } from "@/lib/payment-processor/events";
 import { registerInvoiceOutcome } from "@/lib/payments/invoice-outcome";
 import { settleSubscriptionOf } from "@/lib/subscriptions/collection-status";
 import { dunningRetries } from "@/lib/subscriptions/dunning";
@@ -47,6 +48,7 @@ export function wire(): void {
     attemptDeliveries: (deliveryIds) => attemptDue(deliveryIds),
     runAccountDueTransitions,
     sendDueEmails: (limit) => sendDueEmails(limit),
+    applyProcessorEvents: (accountId) => applyPendingProcessorEvents(accountId),
   });
   registerMintCheck(assertMayMint);
   registerInvoiceOutcome(applyPaymentIntentOutcome);

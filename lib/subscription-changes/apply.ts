@@ -3,7 +3,7 @@ import { getDb } from "@/db/client";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { retryableConflict, ServiceError, validationFailed } from "@/lib/errors";
 import { withChangeTransaction } from "@/lib/events/transaction";
-import { checkSandboxPaymentMethod } from "@/lib/payments/sandbox";
+import { checkSandboxPaymentMethod } from "@/lib/payments/processors/sandbox/methods";
 import { one } from "@/lib/rows";
 import { lockSubscription, scheduleOfSubscription } from "@/lib/subscriptions/core";
 import { applyItemChange } from "@/lib/subscriptions/items";

@@ -8,7 +8,7 @@ import type { InvoiceWithLines } from "@/lib/invoices/serialize";
 import { createInvoice, finalizeInvoice, getInvoice } from "@/lib/invoices/service";
 import { isOutstanding } from "@/lib/invoices/rules";
 import { payInvoice } from "@/lib/invoices/settle";
-import { checkSandboxPaymentMethod } from "@/lib/payments/sandbox";
+import { checkSandboxPaymentMethod } from "@/lib/payments/processors/sandbox/methods";
 import { one } from "@/lib/rows";
 import type { SubscriptionRow } from "@/lib/subscriptions/serialize";
 import { lockRequest, recordError, table } from "./core";

@@ -10,7 +10,7 @@ import { newId } from "@/lib/ids";
 import { getInvoice } from "@/lib/invoices/service";
 import { isOutstanding } from "@/lib/invoices/rules";
 import { voidInvoice } from "@/lib/invoices/settle";
-import { checkSandboxPaymentMethod } from "@/lib/payments/sandbox";
+import { checkSandboxPaymentMethod } from "@/lib/payments/processors/sandbox/methods";
 import { one } from "@/lib/rows";
 import type { SubscriptionWithItems } from "@/lib/subscriptions/serialize";
 import { getSubscription } from "@/lib/subscriptions/service";

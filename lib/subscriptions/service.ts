@@ -12,7 +12,7 @@ import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { transitionScheduled } from "@/lib/clock/schedule";
 import { finalizeInvoice } from "@/lib/invoices/service";
-import { checkSandboxPaymentMethod } from "@/lib/payments/sandbox";
+import { checkSandboxPaymentMethod } from "@/lib/payments/processors/sandbox/methods";
 import { one } from "@/lib/rows";
 import { patchRecord } from "@/lib/schemas";
 import { stopDunning } from "./collection-status";

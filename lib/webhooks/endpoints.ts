@@ -15,7 +15,7 @@ import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
 import { assertPublicLiteral } from "./network";
 import type { WebhookEndpointCreateInput, WebhookEndpointUpdateInput } from "./schema";
-import { encryptSecret, generateSigningSecret } from "./secrets";
+import { encryptSecret, generateSigningSecret } from "@/lib/secrets";
 import { serializeWebhookEndpoint, type WebhookEndpointRow } from "./serialize";
 import { realNow } from "@/lib/time";
 

@@ -1,4 +1,4 @@
-import { decryptSecret } from "./secrets";
+import { decryptSecret } from "@/lib/secrets";
 import type { SigningSecrets } from "./signing";
 
 /** An endpoint's secrets as stored: ciphertexts, and when the previous one stops signing. */

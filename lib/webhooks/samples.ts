@@ -35,6 +35,8 @@ const KIND: Record<AggregateType, IdKind> = {
   customer_balance_transaction: "customerBalanceTransaction",
   subscription_change_request: "subscriptionChangeRequest",
   email: "email",
+  // The account's one connection is on the account's id.
+  payment_processor: "account",
 };
 
 /**

@@ -89,6 +89,10 @@ beforeAll(async () => {
   expect(changed.result).toMatchObject({ ok: true });
   await signOut(base, changed.renewed ?? user.cookie);
 
+  // The payment processor: Stripe (the api project's stand-in) connected with test keys, then disconnected.
+  await ok(client.request("PUT", `/${account}/payment-processor`, { body: { processor: "stripe", secret_key: "sk_test_catalogue_flow", publishable_key: "pk_test_catalogue_flow" } }));
+  await ok(client.delete(`/${account}/payment-processor`));
+
   // Catalogue: product, price, coupon — created, updated, deleted.
   await post("/account-settings", { business_name: "Example GmbH", address: { line1: "Unter den Linden 1", postal_code: "10117", city: "Berlin", country: "DE" } });
   const vat = await post("/tax-rates", { display_name: "VAT", percentage: 19, inclusive: false, country: "DE" });
@@ -403,6 +407,11 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
   },
   "tax_rate.created": (data) => expect(data.object).toBe("tax_rate"),
   "tax_rate.updated": (data) => expect(data.active).toBe(false),
+  "payment_processor.connected": (data) => {
+    expect(data).toMatchObject({ object: "payment_processor", processor: "stripe", secret_key_last4: "flow", livemode: false });
+    expect(JSON.stringify(data)).not.toMatch(/sk_test_|whsec_/);
+  },
+  "payment_processor.disconnected": (data) => expect(data).toMatchObject({ object: "payment_processor", webhook_endpoint_id: expect.stringMatching(/^we_/) }),
   "account.settings_updated": (data, event) => {
     expect(data.object).toBe("account_settings");
     expect(event.previous_data).not.toBeNull();

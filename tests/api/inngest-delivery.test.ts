@@ -11,7 +11,7 @@ import { newId } from "@/lib/ids";
 import { attemptDelivery } from "@/lib/webhooks/attempt";
 import { findOverdueDeliveries, OVERDUE_AFTER_MS, type OverduePage } from "@/lib/webhooks/overdue";
 import { RETRY_SCHEDULE, retryDelays } from "@/lib/webhooks/schedule";
-import { encryptSecret, generateSigningSecret } from "@/lib/webhooks/secrets";
+import { encryptSecret, generateSigningSecret } from "@/lib/secrets";
 import { newMerchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 import { Receiver } from "../helpers/receiver";

@@ -22,7 +22,7 @@ export type RequestOptions = {
   headers?: Record<string, string>;
 };
 
-type Method = "get" | "post" | "delete";
+type Method = "get" | "post" | "put" | "delete";
 
 /** `/{account_id}/customers/{customer_id}` → `/${string}/customers/${string}`. */
 type Templated<P extends string> = P extends `${infer Head}{${string}}${infer Tail}` ? `${Head}${string}${Templated<Tail>}` : P;

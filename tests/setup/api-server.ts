@@ -3,12 +3,15 @@ import type { TestProject } from "vitest/node";
 import { createMigratedDatabase } from "../helpers/database";
 import { finishEventCheck, startEventCheck } from "../helpers/event-check";
 import { startApp } from "../helpers/server";
+import { startStripeStandIn } from "../helpers/stripe-stand-in";
 import { installTestCertificate } from "../helpers/tls";
 
 declare module "vitest" {
   export interface ProvidedContext {
     apiBaseUrl: string;
     databaseUrl: string;
+    /** The shared app's Stripe (STRIPE_API_BASE): the stand-in of tests/helpers/stripe-stand-in.ts. */
+    stripeStandInUrl: string;
   }
 }
 
@@ -63,11 +66,15 @@ export default async function setup(project: TestProject) {
     NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
   });
   const database = await createMigratedDatabase("api");
-  const app = await startApp({ DATABASE_URL: database.url, ...CLOCK_TEST_ENV });
+  // The app's Stripe: a stand-in on loopback, driven by the tests over its control endpoints.
+  const stripe = await startStripeStandIn();
+  const app = await startApp({ DATABASE_URL: database.url, ...CLOCK_TEST_ENV, STRIPE_API_BASE: stripe.url });
   project.provide("apiBaseUrl", app.baseUrl);
   project.provide("databaseUrl", database.url);
+  project.provide("stripeStandInUrl", stripe.url);
   return async () => {
     await app.stop();
+    await stripe.close();
     if (process.env.DEBUG_APP_OUTPUT) console.log(app.output());
     await database.drop();
     // Every event the project's databases hold, checked against the document (the ledger of their drops).

@@ -2,6 +2,8 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:cr
 import { config } from "@/lib/config";
 import { secretFromEnvOrLocal } from "@/lib/keys";
 
+/* Secrets stored at rest (webhook signing secrets, payment processor keys), below every domain that keeps one. */
+
 /**
  * A new endpoint signing secret in the Standard Webhooks format: `whsec_` + standard base64 of 32
  * random bytes. Standard Webhooks verifiers key their HMAC with those bytes; the spec's

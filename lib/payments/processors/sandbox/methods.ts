@@ -1,5 +1,5 @@
 import { validationFailed } from "@/lib/errors";
-import { SANDBOX_PAYMENT_METHODS } from "./schema";
+import { SANDBOX_PAYMENT_METHODS } from "@/lib/payments/schema";
 
 /**
  * Sandbox payment methods. No real card processing exists in this service: a confirmation never

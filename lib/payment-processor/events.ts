@@ -1,0 +1,121 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import { getDb } from "@/db/client";
+import { accounts, paymentIntents, processorEvents } from "@/db/schema";
+import { accountClock, realNow } from "@/lib/time";
+import type { ServiceContext } from "@/lib/context";
+import { notFound, ServiceError } from "@/lib/errors";
+import { withChangeTransaction } from "@/lib/events/transaction";
+import { jobs } from "@/lib/jobs";
+import { log, safeError } from "@/lib/log";
+import { applyChargeState, notifyInvoice } from "@/lib/payments/confirm";
+import { loadConnection, processorDefinition, processorNamed } from "@/lib/payments/processors/registry";
+import type { ChargeState } from "@/lib/payments/processors/types";
+import type { PaymentIntentRow } from "@/lib/payments/serialize";
+
+/*
+ * Processor webhooks, received like a bank (docs/payments.md, "Processor webhooks"): verified,
+ * stored first (unique by the processor's event id: a redelivery is a no-op), answered, then
+ * applied by a job that re-reads the object at the processor, so the order of arrival is irrelevant.
+ */
+
+/** Attempts before a stored event is marked failed (each failure leaves it pending for the next pass). */
+const MAX_ATTEMPTS = 5;
+
+/** Verifies and stores one delivery; answers whether it was new. A signature that does not verify is a 400 and stores nothing. */
+export async function receiveProcessorEvent(input: { processor: string; accountId: string; payload: string; headers: Headers }): Promise<{ duplicate: boolean }> {
+  const db = await getDb();
+  const connection = await loadConnection(db, input.accountId);
+  const definition = connection && connection.processor === input.processor ? processorDefinition(connection.processor) : undefined;
+  if (!connection || !definition) throw notFound(`${input.processor} connection of account`, input.accountId);
+  let event;
+  try {
+    event = definition.open(connection).parseWebhook(input.payload, input.headers);
+  } catch {
+    throw new ServiceError("bad_request", "The webhook's signature did not verify (or is older than 5 minutes).");
+  }
+  const stored = await db
+    .insert(processorEvents)
+    .values({ accountId: input.accountId, processor: input.processor, eventId: event.id, type: event.type, objectReference: event.objectReference, payload: event.payload })
+    .onConflictDoNothing()
+    .returning({ eventId: processorEvents.eventId });
+  if (stored.length > 0) await jobs().processorEventsReceived(input.accountId);
+  return { duplicate: stored.length === 0 };
+}
+
+async function systemContext(accountId: string): Promise<ServiceContext> {
+  const db = await getDb();
+  const [account] = await db.select({ livemode: accounts.livemode, clockOffsetMs: accounts.clockOffsetMs }).from(accounts).where(eq(accounts.id, accountId));
+  if (!account) throw notFound("account", accountId);
+  return { accountId, livemode: account.livemode, actor: { type: "system", id: null }, correlationId: null, now: accountClock(account.clockOffsetMs) };
+}
+
+const STATUS_OF: Record<ChargeState["status"], PaymentIntentRow["status"]> = {
+  succeeded: "succeeded",
+  requires_capture: "requires_capture",
+  requires_action: "requires_action",
+  processing: "processing",
+  declined: "requires_payment_method",
+  partially_funded: "partially_funded",
+  canceled: "canceled",
+};
+
+/**
+ * Brings our intent to the processor's state, once: a final intent (succeeded, canceled) never
+ * moves again (a late `processing` after `succeeded` changes nothing), and a state the intent is
+ * in already (the synchronous answer applied it) is a no-op.
+ */
+async function reconcile(ctx: ServiceContext, intentId: string, state: ChargeState): Promise<"applied" | "ignored"> {
+  return withChangeTransaction(async (tx) => {
+    const [before] = await tx.select().from(paymentIntents).where(and(eq(paymentIntents.accountId, ctx.accountId), eq(paymentIntents.id, intentId))).for("update");
+    if (!before || before.status === "succeeded" || before.status === "canceled") return "ignored";
+    if (STATUS_OF[state.status] === before.status) return "ignored";
+    const charged = {
+      paymentMethod: before.paymentMethod,
+      processor: before.processor,
+      processorReference: before.processorReference,
+      processorAttempts: before.processorAttempts,
+      lastPaymentError: null,
+    };
+    // A decline detached the method already (paymentMethod null); it stays what it was charged with on the payment.
+    if (charged.paymentMethod === null && state.status !== "canceled") return "ignored";
+    const after = await applyChargeState(tx, ctx, before, charged, state, before.amountAtom - before.amountReceivedAtom);
+    await notifyInvoice(tx, ctx, before, after);
+    return "applied";
+  });
+}
+
+/** Applies one stored event: the object is re-read at the processor and our intent brought to its state. */
+async function applyOne(ctx: ServiceContext, row: typeof processorEvents.$inferSelect): Promise<void> {
+  const where = and(eq(processorEvents.accountId, row.accountId), eq(processorEvents.processor, row.processor), eq(processorEvents.eventId, row.eventId));
+  try {
+    let outcome: "applied" | "ignored" = "ignored";
+    if (row.type.startsWith("payment_intent.") && row.objectReference) {
+      const db = await getDb();
+      const [intent] = await db
+        .select({ id: paymentIntents.id, processor: paymentIntents.processor })
+        .from(paymentIntents)
+        .where(and(eq(paymentIntents.accountId, row.accountId), eq(paymentIntents.processorReference, row.objectReference)));
+      const processor = intent ? await processorNamed(db, row.accountId, intent.processor) : null;
+      if (intent && processor) outcome = await reconcile(ctx, intent.id, await processor.retrieve(row.objectReference));
+    }
+    await (await getDb()).update(processorEvents).set({ status: outcome, attempts: sql`${processorEvents.attempts} + 1`, error: null, appliedAt: realNow() }).where(where);
+  } catch (error) {
+    log().warn({ err: safeError(error), event: row.eventId }, "processor event not applied; retried on the next pass");
+    await (await getDb())
+      .update(processorEvents)
+      .set({ attempts: sql`${processorEvents.attempts} + 1`, error: String(error).slice(0, 500), status: row.attempts + 1 >= MAX_ATTEMPTS ? "failed" : "pending" })
+      .where(where);
+  }
+}
+
+/** The job: every pending event of the account, oldest first, each applied once (one pass at a time per process). */
+export async function applyPendingProcessorEvents(accountId: string): Promise<void> {
+  const db = await getDb();
+  const ctx = await systemContext(accountId);
+  const pending = await db
+    .select()
+    .from(processorEvents)
+    .where(and(eq(processorEvents.accountId, accountId), eq(processorEvents.status, "pending")))
+    .orderBy(asc(processorEvents.received));
+  for (const row of pending) await applyOne(ctx, row);
+}

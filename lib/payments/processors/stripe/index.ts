@@ -1,0 +1,283 @@
+import Stripe from "stripe";
+import { z } from "zod";
+import { config } from "@/lib/config";
+import {
+  ProcessorRefusedError,
+  ProcessorUnavailableError,
+  type ChargeRequest,
+  type ChargeState,
+  type PaymentProcessor,
+  type ProcessorConnection,
+  type ProcessorDefinition,
+  type RefundState,
+} from "../types";
+
+/*
+ * Stripe, through the official SDK only (no hand-written HTTP). Every request is typed by the
+ * SDK's own parameter types. `STRIPE_API_BASE` (lib/config.ts) says where the SDK sends them.
+ */
+
+/** The Stripe events the webhook endpoint created at connection subscribes to (docs/payments.md). */
+export const STRIPE_WEBHOOK_EVENTS: Stripe.WebhookEndpointCreateParams.EnabledEvent[] = [
+  "payment_intent.succeeded",
+  "payment_intent.payment_failed",
+  "payment_intent.processing",
+  "payment_intent.requires_action",
+  "payment_intent.canceled",
+  "payment_intent.amount_capturable_updated",
+  "payment_intent.partially_funded",
+  "setup_intent.succeeded",
+  "setup_intent.setup_failed",
+  "payment_method.detached",
+  "charge.refund.updated",
+  "charge.dispute.created",
+  "charge.dispute.closed",
+];
+
+/** Stripe's own signature tolerance, 5 minutes: an older signed payload is refused (a replay). */
+export const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+/**
+ * The SDK retries connection errors, 409s, 429s and 5xx itself with the same idempotency key;
+ * after these the caller sees ProcessorUnavailableError and retries later with the same key.
+ */
+const NETWORK_RETRIES = 2;
+
+function client(secretKey: string): Stripe {
+  const base = new URL(config().stripeApiBase);
+  const protocol = base.protocol === "http:" ? "http" : "https";
+  return new Stripe(secretKey, {
+    host: base.hostname,
+    port: base.port || (protocol === "http" ? 80 : 443),
+    protocol,
+    maxNetworkRetries: NETWORK_RETRIES,
+    timeout: 20_000,
+    appInfo: { name: "billing-service" },
+  });
+}
+
+function keyMode(key: string): "live" | "test" | null {
+  const match = /^(?:sk|rk|pk)_(live|test)_/.exec(key);
+  return match ? (match[1] as "live" | "test") : null;
+}
+
+const StripeCredentials = z.object({
+  secret_key: z
+    .string()
+    .regex(/^(sk|rk)_(live|test)_[A-Za-z0-9_]+$/, "A Stripe secret (sk_live_…, sk_test_…) or restricted key (rk_…).")
+    .meta({ description: "A Stripe secret key (`sk_…`) or restricted key (`rk_…`); stored encrypted, never returned." }),
+  publishable_key: z
+    .string()
+    .regex(/^pk_(live|test)_[A-Za-z0-9_]+$/, "A Stripe publishable key (pk_live_…, pk_test_…).")
+    .meta({ description: "The matching publishable key (`pk_…`), given to Stripe.js on the hosted pages." }),
+});
+type StripeCredentials = z.infer<typeof StripeCredentials>;
+
+/** Maps an SDK error onto the interface's errors; anything else is rethrown as it is. */
+function translate(error: unknown, field: string): never {
+  if (error instanceof Stripe.errors.StripeConnectionError || error instanceof Stripe.errors.StripeAPIError || error instanceof Stripe.errors.StripeRateLimitError) {
+    throw new ProcessorUnavailableError(`Stripe could not be reached or failed: ${error.message}`, { cause: error });
+  }
+  if (error instanceof Stripe.errors.StripeAuthenticationError || error instanceof Stripe.errors.StripePermissionError) {
+    throw new ProcessorRefusedError(`Stripe refused the key: ${error.message}`, "secret_key");
+  }
+  if (error instanceof Stripe.errors.StripeInvalidRequestError) throw new ProcessorRefusedError(`Stripe refused the request: ${error.message}`, field);
+  throw error;
+}
+
+/**
+ * How a Stripe PaymentIntent status reads in the interface's terms (the table in docs/payments.md).
+ * An off-session charge that needs authentication comes back `requires_payment_method` with the
+ * error code `authentication_required`: the charge is pending the customer's action, not declined.
+ */
+export function chargeStateOf(intent: Stripe.PaymentIntent): ChargeState {
+  const reference = intent.id;
+  switch (intent.status) {
+    case "succeeded":
+      return { status: "succeeded", reference, receivedAtom: intent.amount_received };
+    case "requires_capture":
+      return { status: "requires_capture", reference, capturableAtom: intent.amount_capturable };
+    case "requires_action":
+      return { status: "requires_action", reference };
+    case "processing":
+    case "requires_confirmation":
+      return { status: "processing", reference };
+    case "canceled":
+      return { status: "canceled", reference };
+    case "requires_payment_method": {
+      const error = intent.last_payment_error;
+      if (error?.code === "authentication_required") return { status: "requires_action", reference };
+      return { status: "declined", reference, message: error?.message ?? "The payment method was declined.", code: error?.decline_code ?? error?.code };
+    }
+    default:
+      // A status newer than this SDK: not final, so it is treated as in flight and re-read later.
+      return { status: "processing", reference };
+  }
+}
+
+/** A card error carries the PaymentIntent it left behind: that intent's state is the outcome. */
+function outcomeOfCardError(error: unknown): ChargeState | null {
+  if (error instanceof Stripe.errors.StripeCardError && error.payment_intent) return chargeStateOf(error.payment_intent);
+  return null;
+}
+
+function open(connection: ProcessorConnection): PaymentProcessor {
+  const stripe = client(connection.secretKey);
+
+  async function charge(request: ChargeRequest): Promise<ChargeState> {
+    try {
+      if (request.reference !== null) {
+        const existing = await stripe.paymentIntents.retrieve(request.reference);
+        // The customer completed (or failed) the action on-session through Stripe.js: read what happened.
+        if (request.actionPending && existing.status !== "requires_payment_method") return chargeStateOf(existing);
+        const params: Stripe.PaymentIntentConfirmParams = {
+          payment_method: request.paymentMethod,
+          off_session: request.offSession || undefined,
+        };
+        return chargeStateOf(await stripe.paymentIntents.confirm(request.reference, params, { idempotencyKey: request.idempotencyKey }));
+      }
+      const params: Stripe.PaymentIntentCreateParams = {
+        amount: request.amountAtom,
+        currency: request.currency,
+        payment_method: request.paymentMethod,
+        customer: request.processorCustomer ?? undefined,
+        capture_method: request.captureMethod,
+        confirm: true,
+        off_session: request.offSession || undefined,
+        // Confirmed server-side: a method that would redirect cannot be completed here.
+        automatic_payment_methods: request.offSession ? undefined : { enabled: true, allow_redirects: "never" },
+        metadata: { payment_intent: request.intentId },
+      };
+      return chargeStateOf(await stripe.paymentIntents.create(params, { idempotencyKey: request.idempotencyKey }));
+    } catch (error) {
+      const outcome = outcomeOfCardError(error);
+      if (outcome) return outcome;
+      translate(error, "payment_method");
+    }
+  }
+
+  return {
+    name: "stripe",
+    checkPaymentMethod(method) {
+      if (!/^pm_[A-Za-z0-9_]+$/.test(method) || method.startsWith("pm_sandbox_")) return `'${method}' is not a Stripe payment method (pm_…).`;
+      return null;
+    },
+    async createCustomer({ customerId, email, name }) {
+      const params: Stripe.CustomerCreateParams = { email: email ?? undefined, name: name ?? undefined, metadata: { customer: customerId } };
+      try {
+        const customer = await stripe.customers.create(params, { idempotencyKey: `customer-${customerId}` });
+        return { reference: customer.id };
+      } catch (error) {
+        translate(error, "customer");
+      }
+    },
+    async savePaymentMethod({ processorCustomer, paymentMethod }) {
+      const params: Stripe.PaymentMethodAttachParams = { customer: processorCustomer };
+      try {
+        const method = await stripe.paymentMethods.attach(paymentMethod, params);
+        return {
+          reference: method.id,
+          brand: method.card?.brand ?? null,
+          last4: method.card?.last4 ?? null,
+          expMonth: method.card?.exp_month ?? null,
+          expYear: method.card?.exp_year ?? null,
+        };
+      } catch (error) {
+        translate(error, "processor_payment_method");
+      }
+    },
+    charge,
+    async capture({ reference, amountAtom, idempotencyKey }) {
+      if (reference === null) throw new Error("A Stripe capture needs the PaymentIntent's id.");
+      const params: Stripe.PaymentIntentCaptureParams = { amount_to_capture: amountAtom };
+      try {
+        return chargeStateOf(await stripe.paymentIntents.capture(reference, params, { idempotencyKey }));
+      } catch (error) {
+        translate(error, "amount_to_capture");
+      }
+    },
+    async cancel({ reference, idempotencyKey }) {
+      if (reference === null) return { status: "canceled", reference };
+      const params: Stripe.PaymentIntentCancelParams = {};
+      try {
+        return chargeStateOf(await stripe.paymentIntents.cancel(reference, params, { idempotencyKey }));
+      } catch (error) {
+        translate(error, "payment_intent");
+      }
+    },
+    async refund({ reference, amountAtom, idempotencyKey }): Promise<RefundState> {
+      if (reference === null) throw new Error("A Stripe refund needs the PaymentIntent's id.");
+      const params: Stripe.RefundCreateParams = { payment_intent: reference, amount: amountAtom };
+      try {
+        const refund = await stripe.refunds.create(params, { idempotencyKey });
+        if (refund.status === "succeeded") return { status: "succeeded", reference: refund.id };
+        if (refund.status === "failed" || refund.status === "canceled") {
+          return { status: "failed", reference: refund.id, message: `Stripe refused the refund (${refund.failure_reason ?? refund.status}).` };
+        }
+        return { status: "pending", reference: refund.id };
+      } catch (error) {
+        translate(error, "amount_atom");
+      }
+    },
+    async retrieve(reference) {
+      try {
+        return chargeStateOf(await stripe.paymentIntents.retrieve(reference));
+      } catch (error) {
+        translate(error, "payment_intent");
+      }
+    },
+    parseWebhook(payload, headers) {
+      const event = stripe.webhooks.constructEvent(payload, headers.get("stripe-signature") ?? "", connection.webhookSecret, WEBHOOK_TOLERANCE_SECONDS);
+      const object = event.data.object as { id?: unknown };
+      return { id: event.id, type: event.type, objectReference: typeof object.id === "string" ? object.id : null, payload: event };
+    },
+  };
+}
+
+export const stripeProcessor: ProcessorDefinition<StripeCredentials> = {
+  name: "stripe",
+  credentials: StripeCredentials,
+  async connect({ credentials, livemode, webhookUrl }) {
+    const mode = keyMode(credentials.secret_key);
+    if (mode !== keyMode(credentials.publishable_key)) {
+      throw new ProcessorRefusedError("The secret key and the publishable key must both be test keys or both live keys.", "publishable_key");
+    }
+    if ((mode === "live") !== livemode) {
+      throw new ProcessorRefusedError(
+        livemode ? "A live account takes live Stripe keys (sk_live_…/rk_live_…)." : "A sandbox account takes Stripe test keys (sk_test_…/rk_test_…).",
+        "secret_key",
+      );
+    }
+    const stripe = client(credentials.secret_key);
+    try {
+      const account = await stripe.accounts.retrieveCurrent();
+      const params: Stripe.WebhookEndpointCreateParams = {
+        url: webhookUrl,
+        enabled_events: STRIPE_WEBHOOK_EVENTS,
+        description: "billing-service: payments of this account",
+      };
+      const endpoint = await stripe.webhookEndpoints.create(params);
+      if (!endpoint.secret) throw new Error("Stripe created the webhook endpoint without a signing secret.");
+      return {
+        processorAccount: account.id,
+        livemode,
+        secretKey: credentials.secret_key,
+        publishableKey: credentials.publishable_key,
+        webhookEndpointId: endpoint.id,
+        webhookSecret: endpoint.secret,
+      };
+    } catch (error) {
+      translate(error, "secret_key");
+    }
+  },
+  async disconnect(connection) {
+    try {
+      await client(connection.secretKey).webhookEndpoints.del(connection.webhookEndpointId);
+    } catch (error) {
+      // Deleted at Stripe already (by hand in its dashboard): nothing left to do.
+      if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === "resource_missing") return;
+      translate(error, "processor");
+    }
+  },
+  open,
+};

@@ -1,0 +1,122 @@
+import type { z } from "zod";
+
+/*
+ * The one interface the payment code talks to a processor through (docs/payments.md). Today's
+ * sandbox simulation is one implementation (./sandbox), Stripe another (./stripe); a third lives in
+ * its own folder and is listed in ./registry.ts, nothing else changes. Pure types: no server imports.
+ */
+
+export type CaptureMethod = "automatic" | "manual";
+
+/**
+ * Where a charge stands at the processor, in the interface's own terms (docs/payments.md maps
+ * each processor's statuses onto these, and these onto the spec's payment-intent statuses).
+ * `reference` is the processor's id of the charge (Stripe's `pi_…`), null for the sandbox.
+ */
+export type ChargeState =
+  | { status: "succeeded"; reference: string | null; receivedAtom: number }
+  | { status: "requires_capture"; reference: string | null; capturableAtom: number }
+  | { status: "requires_action"; reference: string | null }
+  | { status: "processing"; reference: string | null }
+  | { status: "declined"; reference: string | null; message: string; code?: string }
+  | { status: "partially_funded"; reference: string | null; receivedAtom: number }
+  | { status: "canceled"; reference: string | null };
+
+export type ChargeRequest = {
+  /** Derived from our payment attempt (intent id and confirmation number): a retry after a timeout or a crash sends the same key, so it never charges twice. */
+  idempotencyKey: string;
+  /** Our payment intent's id, given to the processor as metadata. */
+  intentId: string;
+  /** What is still to collect. */
+  amountAtom: number;
+  currency: string;
+  paymentMethod: string;
+  /** The customer's counterpart at the processor (createCustomer), when the intent has a customer. */
+  processorCustomer: string | null;
+  captureMethod: CaptureMethod;
+  /** A merchant-initiated charge (renewal, dunning retry): the customer is not there to authenticate. */
+  offSession: boolean;
+  /** The intent waits for the customer's action with this same method: confirming again means the action was completed. */
+  actionPending: boolean;
+  /** The processor's charge from an earlier confirmation of this intent, if any. */
+  reference: string | null;
+};
+
+export type RefundState = { status: "succeeded" | "pending"; reference: string | null } | { status: "failed"; reference: string | null; message: string };
+
+/** A payment method saved at the processor for a customer. */
+export type SavedPaymentMethod = {
+  reference: string;
+  brand: string | null;
+  last4: string | null;
+  expMonth: number | null;
+  expYear: number | null;
+};
+
+/** A verified processor webhook, reduced to what the service applies. */
+export type ProcessorEvent = {
+  id: string;
+  type: string;
+  /** The processor's id of the object the event is about; the job re-reads it (order-independent). */
+  objectReference: string | null;
+  payload: unknown;
+};
+
+/** Thrown by an implementation for an answer the caller may retry with the same idempotency key (network, 5xx, rate limit). */
+export class ProcessorUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ProcessorUnavailableError";
+  }
+}
+
+/** Thrown for a request the processor refused for a reason the client can fix (bad key, bad method): a 422 naming `field`. */
+export class ProcessorRefusedError extends Error {
+  constructor(
+    message: string,
+    readonly field: string,
+  ) {
+    super(message);
+    this.name = "ProcessorRefusedError";
+  }
+}
+
+/** One connected processor, bound to one account's credentials. */
+export interface PaymentProcessor {
+  readonly name: string;
+  /** Null when `method` is one of this processor's payment methods and fits `captureMethod`; otherwise why not. */
+  checkPaymentMethod(method: string, captureMethod: CaptureMethod): string | null;
+  createCustomer(input: { customerId: string; email: string | null; name: string | null }): Promise<{ reference: string }>;
+  savePaymentMethod(input: { processorCustomer: string; paymentMethod: string }): Promise<SavedPaymentMethod>;
+  /** Confirms a charge, on-session or off-session. */
+  charge(request: ChargeRequest): Promise<ChargeState>;
+  capture(input: { reference: string | null; amountAtom: number; idempotencyKey: string }): Promise<ChargeState>;
+  cancel(input: { reference: string | null; idempotencyKey: string }): Promise<ChargeState>;
+  refund(input: { reference: string | null; paymentMethod: string; amountAtom: number; idempotencyKey: string }): Promise<RefundState>;
+  /** The charge as the processor has it now. */
+  retrieve(reference: string): Promise<ChargeState>;
+  /** Verifies a webhook's signature (throws when it does not verify) and parses it. */
+  parseWebhook(payload: string, headers: Headers): ProcessorEvent;
+}
+
+/** What connecting a processor found and made, stored (secrets encrypted) in payment_processors. */
+export type ProcessorConnection = {
+  processorAccount: string;
+  livemode: boolean;
+  secretKey: string;
+  publishableKey: string;
+  webhookEndpointId: string;
+  webhookSecret: string;
+};
+
+/** A processor kind, as the registry lists it. */
+export interface ProcessorDefinition<Credentials> {
+  readonly name: string;
+  /** The `PUT /payment-processor` body for this processor (without `processor`). */
+  readonly credentials: z.ZodObject<z.ZodRawShape, z.core.$strip> & z.ZodType<Credentials>;
+  /** Checks the credentials at the processor and creates the webhook endpoint at `webhookUrl`. */
+  connect(input: { credentials: Credentials; livemode: boolean; webhookUrl: string }): Promise<ProcessorConnection>;
+  /** Deletes the webhook endpoint connect created (an endpoint already gone is not an error). */
+  disconnect(connection: ProcessorConnection): Promise<void>;
+  open(connection: ProcessorConnection): PaymentProcessor;
+}

@@ -1,0 +1,288 @@
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Client, Json } from "../helpers/api";
+import { newMerchant, type Merchant } from "../helpers/merchant";
+import { operationPath } from "@/lib/operation-paths";
+import { expectProblem } from "../helpers/problem";
+import { eventually } from "../helpers/receiver";
+import { stripeStandInClient } from "../helpers/stripe-stand-in";
+
+/*
+ * Connecting Stripe per account (docs/payments.md, "Connecting Stripe"), and charging through it,
+ * against the app the api project starts, whose STRIPE_API_BASE is the stand-in
+ * (tests/setup/api-server.ts). Each test has its own merchant; the stand-in is shared, so each
+ * looks only at its own objects.
+ */
+
+const standIn = stripeStandInClient(inject("stripeStandInUrl"));
+const LIVE_KEYS = { processor: "stripe", secret_key: "sk_live_connect_test_k3y9", publishable_key: "pk_live_connect_test_k3y9" };
+const TEST_KEYS = { processor: "stripe", secret_key: "sk_test_connect_test_t3s7", publishable_key: "pk_test_connect_test_t3s7" };
+
+let sql: postgres.Sql;
+
+beforeAll(() => {
+  sql = postgres(inject("databaseUrl"), { max: 1 });
+});
+
+afterAll(async () => {
+  await sql.end();
+});
+
+const connect = (client: Client, accountId: string, body: Json) => client.request("PUT", `/${accountId}/payment-processor`, { body });
+
+async function eventsOfType(client: Client, accountId: string, type: string): Promise<Json[]> {
+  const response = await client.get(`/${accountId}/events?event_type=${type}&limit=100`);
+  expect(response.status, response.text).toBe(200);
+  return response.body.items;
+}
+
+describe("connecting Stripe", () => {
+  let merchant: Merchant;
+
+  beforeAll(async () => {
+    merchant = await newMerchant();
+  });
+
+  it("a live account refuses test keys and a test/live mix: 422 naming the field, nothing stored, no endpoint made", async () => {
+    const endpointsBefore = (await standIn.state()).webhookEndpoints.length;
+    const test = await connect(merchant.client, merchant.accountId, TEST_KEYS);
+    expectProblem(test, 422, /live Stripe keys/);
+    expect(test.body.errors).toEqual([{ field: "secret_key", message: expect.stringMatching(/live account takes live Stripe keys/) }]);
+    expectProblem(await connect(merchant.client, merchant.accountId, { ...LIVE_KEYS, publishable_key: "pk_test_x" }), 422);
+    expectProblem(await connect(merchant.client, merchant.accountId, { processor: "adyen", secret_key: "x" }), 422);
+    expectProblem(await connect(merchant.client, merchant.accountId, { ...LIVE_KEYS, secret_key: "sk_live_revoked_key" }), 422, /Stripe refused the key/);
+    expectProblem(await merchant.client.get(`/${merchant.accountId}/payment-processor`), 404);
+    expect((await standIn.state()).webhookEndpoints.length).toBe(endpointsBefore);
+  });
+
+  it("Stripe unreachable is a retryable 503, and nothing is stored", async () => {
+    await standIn.fault({ path: /^\/v1\/account$/, status: 500, count: 3 });
+    const answer = await connect(merchant.client, merchant.accountId, LIVE_KEYS);
+    expectProblem(answer, 503);
+    expect(answer.body.retryable).toBe(true);
+    expectProblem(await merchant.client.get(`/${merchant.accountId}/payment-processor`), 404);
+  });
+
+  it("live keys connect: the endpoint is made at Stripe for this account, the secrets are stored encrypted and never shown", async () => {
+    const connected = await connect(merchant.client, merchant.accountId, LIVE_KEYS);
+    expect(connected.status, connected.text).toBe(200);
+    const state = await standIn.state();
+    expect(connected.body).toEqual({
+      object: "payment_processor",
+      processor: "stripe",
+      processor_account: state.accountId,
+      secret_key_last4: "k3y9",
+      publishable_key: LIVE_KEYS.publishable_key,
+      webhook_endpoint_id: expect.stringMatching(/^we_/),
+      webhook_url: expect.stringMatching(new RegExp(`${operationPath("receiveProcessorEvent", { processor: "stripe", account: merchant.accountId })}$`)),
+      livemode: true,
+      created: expect.any(String),
+      updated: expect.any(String),
+    });
+    const endpoint = state.webhookEndpoints.find((candidate) => candidate.id === connected.body.webhook_endpoint_id)!;
+    expect(endpoint.url).toBe(connected.body.webhook_url);
+    expect(endpoint.enabled_events).toEqual(expect.arrayContaining(["payment_intent.succeeded", "payment_intent.payment_failed", "payment_intent.requires_action"]));
+
+    // The unscoped path reads the token's account; the key itself appears nowhere.
+    const read = await merchant.client.request("GET", "/payment-processor");
+    expect(read.body).toEqual(connected.body);
+    const [row] = await sql`SELECT secret_key_encrypted, webhook_secret_encrypted FROM payment_processors WHERE account_id = ${merchant.accountId}`;
+    expect(row!.secret_key_encrypted).toMatch(/^v1\./);
+    expect(row!.secret_key_encrypted).not.toContain("connect_test");
+    expect(row!.webhook_secret_encrypted).not.toContain(endpoint.secret!);
+
+    const [event] = await eventsOfType(merchant.client, merchant.accountId, "payment_processor.connected");
+    expect(event).toMatchObject({ aggregate_id: merchant.accountId, data: connected.body, previous_data: null, actor_type: "api_key" });
+    expect(JSON.stringify(event)).not.toMatch(/sk_live_|whsec_/);
+  });
+
+  it("disconnecting deletes the endpoint at Stripe and the stored keys", async () => {
+    const before = (await merchant.client.get(`/${merchant.accountId}/payment-processor`)).body;
+    const gone = await merchant.client.delete(`/${merchant.accountId}/payment-processor`);
+    expect(gone.status, gone.text).toBe(200);
+    expect((await standIn.state()).webhookEndpoints.map((endpoint) => endpoint.id)).not.toContain(before.webhook_endpoint_id);
+    expectProblem(await merchant.client.get(`/${merchant.accountId}/payment-processor`), 404);
+    expectProblem(await merchant.client.delete(`/${merchant.accountId}/payment-processor`), 404);
+    const [event] = await eventsOfType(merchant.client, merchant.accountId, "payment_processor.disconnected");
+    expect(event).toMatchObject({ aggregate_id: merchant.accountId, data: before });
+  });
+});
+
+describe("charging through Stripe", () => {
+  let merchant: Merchant;
+
+  beforeAll(async () => {
+    merchant = await newMerchant();
+    const connected = await connect(merchant.client, merchant.accountId, LIVE_KEYS);
+    expect(connected.status, connected.text).toBe(200);
+  });
+
+  async function openInvoice(amount: number): Promise<Json> {
+    const customer = await merchant.client.post(`/${merchant.accountId}/customers`, { email: "payer@example.com", name: "Payer" });
+    expect(customer.status, customer.text).toBe(201);
+    const created = await merchant.client.post(`/${merchant.accountId}/invoices`, { customer: customer.body.id, currency: "usd", lines: [{ unit_amount_atom: amount, description: "Plan" }] });
+    expect(created.status, created.text).toBe(201);
+    const finalized = await merchant.client.post(`/${merchant.accountId}/invoices/${created.body.id}/finalize`);
+    expect(finalized.status, finalized.text).toBe(200);
+    return finalized.body;
+  }
+
+  const pay = (invoiceId: string, method: string) => merchant.client.post(`/${merchant.accountId}/invoices/${invoiceId}/pay`, { payment_method: method });
+
+  async function stripeIntentOf(ourIntentId: string) {
+    const intents = (await standIn.state()).paymentIntents.filter((intent) => intent.metadata.payment_intent === ourIntentId);
+    expect(intents).toHaveLength(1);
+    return intents[0]!;
+  }
+
+  it("POST /invoices/{id}/pay charges off-session with an idempotency key of our payment attempt: paid", async () => {
+    const invoice = await openInvoice(4200);
+    const paid = await pay(invoice.id, "pm_card_visa");
+    expect(paid.status, paid.text).toBe(200);
+    expect(paid.body).toMatchObject({ status: "paid", due_amount_atom: 0, paid_amount_atom: 4200 });
+    const intent = (await merchant.client.get(`/${merchant.accountId}/payment-intents/${paid.body.payment_intent}`)).body;
+    expect(intent).toMatchObject({ status: "succeeded", amount_received_atom: 4200, payment_method: "pm_card_visa" });
+    const atStripe = await stripeIntentOf(intent.id);
+    expect(atStripe).toMatchObject({ status: "succeeded", amount: 4200, currency: "usd", customer: expect.stringMatching(/^cus_/) });
+    const create = (await standIn.state()).requests.filter((request) => request.path === "/v1/payment_intents" && request.idempotencyKey === `${intent.id}-confirm-1`);
+    expect(create).toHaveLength(1);
+  });
+
+  it("a decline: payment_intent.payment_failed and invoice.payment_failed, the invoice still open", async () => {
+    const invoice = await openInvoice(1500);
+    const answer = await pay(invoice.id, "pm_card_chargeDeclinedInsufficientFunds");
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body).toMatchObject({ status: "open", due_amount_atom: 1500 });
+    const intent = (await merchant.client.get(`/${merchant.accountId}/payment-intents/${answer.body.payment_intent}`)).body;
+    expect(intent).toMatchObject({ status: "requires_payment_method", last_payment_error: "Your card has insufficient funds.", payment_method: null });
+    const failed = await eventsOfType(merchant.client, merchant.accountId, "invoice.payment_failed");
+    expect(failed.map((event) => event.aggregate_id)).toContain(invoice.id);
+  });
+
+  it("authentication required off-session keeps the payment pending: requires_action and invoice.payment_action_required, not failed", async () => {
+    const invoice = await openInvoice(2000);
+    const answer = await pay(invoice.id, "pm_card_authenticationRequired");
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body).toMatchObject({ status: "open", due_amount_atom: 2000 });
+    const intent = (await merchant.client.get(`/${merchant.accountId}/payment-intents/${answer.body.payment_intent}`)).body;
+    expect(intent).toMatchObject({ status: "requires_action", last_payment_error: null });
+    const required = await eventsOfType(merchant.client, merchant.accountId, "invoice.payment_action_required");
+    expect(required.map((event) => event.aggregate_id)).toContain(invoice.id);
+    const failed = await eventsOfType(merchant.client, merchant.accountId, "invoice.payment_failed");
+    expect(failed.map((event) => event.aggregate_id)).not.toContain(invoice.id);
+  });
+
+  it("Stripe's answer lost after it charged (500): the SDK retries with the same key, exactly one charge, the invoice paid", async () => {
+    const invoice = await openInvoice(3100);
+    await standIn.fault({ path: /^\/v1\/payment_intents$/, status: 500, count: 1, afterProcessing: true });
+    const paid = await pay(invoice.id, "pm_card_visa");
+    expect(paid.status, paid.text).toBe(200);
+    expect(paid.body).toMatchObject({ status: "paid", paid_amount_atom: 3100 });
+    const state = await standIn.state();
+    const atStripe = state.paymentIntents.filter((intent) => intent.metadata.payment_intent === paid.body.payment_intent);
+    expect(atStripe).toHaveLength(1);
+    expect(state.charges.filter((charge) => charge === atStripe[0]!.id)).toHaveLength(1);
+    const sent = state.requests.filter((request) => request.idempotencyKey === `${paid.body.payment_intent}-confirm-1`);
+    expect(sent.map((request) => [request.status, request.replayed])).toEqual([
+      [500, false],
+      [200, true],
+    ]);
+  });
+
+  it("Stripe down on every retry: a retryable 503 and nothing changed; the retry then pays once", async () => {
+    const invoice = await openInvoice(900);
+    await standIn.fault({ path: /^\/v1\/payment_intents$/, status: 500, count: 3 });
+    const refused = await pay(invoice.id, "pm_card_visa");
+    expectProblem(refused, 503);
+    expect(refused.body.retryable).toBe(true);
+    expect((await merchant.client.get(`/${merchant.accountId}/invoices/${invoice.id}`)).body).toMatchObject({ status: "open", payment_intent: null });
+    const paid = await pay(invoice.id, "pm_card_visa");
+    expect(paid.body).toMatchObject({ status: "paid" });
+  });
+
+  it("a live account connected to Stripe still refuses sandbox methods", async () => {
+    const invoice = await openInvoice(500);
+    const refused = await pay(invoice.id, "pm_sandbox_succeeds");
+    expectProblem(refused, 422, /sandbox payment methods work only on sandbox accounts/);
+  });
+
+  it("a sandbox account with Stripe test keys: sandbox methods stay simulated, pm_… methods go to Stripe", async () => {
+    const sandbox = (await import("../helpers/api")).api(merchant.sandboxSecret.token);
+    const account = merchant.sandboxAccountId;
+    expect((await connect(sandbox, account, TEST_KEYS)).status).toBe(200);
+    const simulated = await sandbox.post(`/${account}/payment-intents`, { amount_atom: 700, currency: "usd", payment_method: "pm_sandbox_succeeds", confirm: true });
+    expect(simulated.body).toMatchObject({ status: "succeeded" });
+    expect((await standIn.state()).paymentIntents.filter((intent) => intent.metadata.payment_intent === simulated.body.id)).toHaveLength(0);
+    const held = await sandbox.post(`/${account}/payment-intents`, { amount_atom: 800, currency: "usd", payment_method: "pm_card_visa", capture_method: "manual", confirm: true });
+    expect(held.body).toMatchObject({ status: "requires_capture", amount_capturable_atom: 800 });
+    const captured = await sandbox.post(`/${account}/payment-intents/${held.body.id}/capture`, { amount_to_capture: 600 });
+    expect(captured.body).toMatchObject({ status: "succeeded", amount_received_atom: 600 });
+    expect(await stripeIntentOf(held.body.id)).toMatchObject({ status: "succeeded", amount_received: 600 });
+  });
+});
+
+describe("Stripe webhooks", () => {
+  let merchant: Merchant;
+
+  beforeAll(async () => {
+    merchant = await newMerchant();
+    const connected = await connect(merchant.client, merchant.accountId, LIVE_KEYS);
+    expect(connected.status, connected.text).toBe(200);
+  });
+
+  const intentOf = async (id: string) => (await merchant.client.get(`/${merchant.accountId}/payment-intents/${id}`)).body;
+
+  it("3-D Secure completed at Stripe reaches the intent through the verified webhook, once, however often it is delivered", async () => {
+    const created = await merchant.client.post(`/${merchant.accountId}/payment-intents`, { amount_atom: 1200, currency: "usd", payment_method: "pm_card_threeDSecure2Required", confirm: true });
+    expect(created.body).toMatchObject({ status: "requires_action" });
+    const atStripe = (await standIn.state()).paymentIntents.find((intent) => intent.metadata.payment_intent === created.body.id)!;
+    await standIn.delivery({ duplicate: true });
+    try {
+      await standIn.completeAction(atStripe.id, true);
+    } finally {
+      await standIn.delivery({ duplicate: false });
+    }
+    const succeeded = await eventually(() => intentOf(created.body.id), (intent) => intent.status === "succeeded");
+    expect(succeeded).toMatchObject({ amount_received_atom: 1200 });
+    const deliveries = (await standIn.state()).deliveries.filter((delivery) => delivery.type === "payment_intent.succeeded");
+    expect(deliveries.length).toBeGreaterThanOrEqual(2);
+    const payments = await merchant.client.get(`/${merchant.accountId}/payments?payment_intent=${created.body.id}`);
+    expect(payments.body.items).toHaveLength(1);
+    const [row] = await sql`SELECT count(*)::int AS n FROM processor_events WHERE account_id = ${merchant.accountId} AND type = 'payment_intent.succeeded' AND object_reference = ${atStripe.id}`;
+    expect(row!.n).toBe(1);
+  });
+
+  it("a late event after the final state changes nothing (the job re-reads the object at Stripe)", async () => {
+    const created = await merchant.client.post(`/${merchant.accountId}/payment-intents`, { amount_atom: 1300, currency: "usd", payment_method: "pm_card_visa", confirm: true });
+    expect(created.body).toMatchObject({ status: "succeeded" });
+    const atStripe = (await standIn.state()).paymentIntents.find((intent) => intent.metadata.payment_intent === created.body.id)!;
+    const connection = (await merchant.client.get(`/${merchant.accountId}/payment-processor`)).body;
+    // A `processing` event for it, signed by Stripe's endpoint secret: verified, stored, then ignored.
+    const payload = JSON.stringify({ id: `evt_late_${atStripe.id}`, object: "event", type: "payment_intent.processing", data: { object: { ...atStripe, status: "processing" } } });
+    const signed = await standInSign(payload, connection.webhook_endpoint_id);
+    const received = await fetch(connection.webhook_url, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": signed }, body: payload });
+    expect(received.status).toBe(200);
+    const [row] = await eventually(
+      async () => sql`SELECT status FROM processor_events WHERE account_id = ${merchant.accountId} AND event_id = ${`evt_late_${atStripe.id}`}`,
+      (rows) => rows[0]?.status !== "pending",
+    );
+    expect(row!.status).toBe("ignored");
+    expect(await intentOf(created.body.id)).toMatchObject({ status: "succeeded" });
+  });
+
+  it("a payload whose signature does not verify is a 400 and is not stored", async () => {
+    const connection = (await merchant.client.get(`/${merchant.accountId}/payment-processor`)).body;
+    const payload = JSON.stringify({ id: "evt_forged", object: "event", type: "payment_intent.succeeded", data: { object: { id: "pi_forged" } } });
+    const forged = await fetch(connection.webhook_url, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": "t=1,v1=deadbeef" }, body: payload });
+    expect(forged.status).toBe(400);
+    const [row] = await sql`SELECT count(*)::int AS n FROM processor_events WHERE event_id = 'evt_forged'`;
+    expect(row!.n).toBe(0);
+  });
+});
+
+/** Signs as the stand-in's endpoint would: its secret is in the stand-in's state (Stripe shows it once, at creation). */
+async function standInSign(payload: string, endpointId: string): Promise<string> {
+  const endpoint = (await standIn.state()).webhookEndpoints.find((candidate) => candidate.id === endpointId)!;
+  const { default: Stripe } = await import("stripe");
+  return new Stripe("sk_test_signer").webhooks.generateTestHeaderString({ payload, secret: endpoint.secret! });
+}

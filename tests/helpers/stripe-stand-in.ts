@@ -1,0 +1,532 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createHash, randomBytes } from "node:crypto";
+import Stripe from "stripe";
+
+/*
+ * A stateful Stripe stand-in for tests (node:http on loopback): the endpoints the adapter in
+ * lib/payments/processors/stripe uses, Stripe's test payment methods, Idempotency-Key semantics,
+ * and signed webhook delivery (generateTestHeaderString) with switches to duplicate, hold and
+ * reorder deliveries, and to answer 500. Not a Stripe mock: it keeps objects and derives statuses
+ * from the card, as Stripe's test mode does (localstripe is the model). Request bodies are read
+ * as the SDK's own parameter types.
+ */
+
+/** What a test card does on confirmation (Stripe's test payment methods). */
+type CardBehaviour = "succeeds" | "declined" | "insufficient_funds" | "authentication_required" | "three_d_secure_required";
+
+const TEST_CARDS: Record<string, { behaviour: CardBehaviour; brand: string; last4: string }> = {
+  pm_card_visa: { behaviour: "succeeds", brand: "visa", last4: "4242" },
+  pm_card_mastercard: { behaviour: "succeeds", brand: "mastercard", last4: "4444" },
+  pm_card_chargeDeclined: { behaviour: "declined", brand: "visa", last4: "0002" },
+  pm_card_chargeDeclinedInsufficientFunds: { behaviour: "insufficient_funds", brand: "visa", last4: "9995" },
+  pm_card_authenticationRequired: { behaviour: "authentication_required", brand: "visa", last4: "3184" },
+  pm_card_threeDSecure2Required: { behaviour: "three_d_secure_required", brand: "visa", last4: "3220" },
+};
+
+type StoredMethod = { object: Stripe.PaymentMethod; behaviour: CardBehaviour };
+type Json = Record<string, unknown>;
+
+export type RecordedRequest = { method: string; path: string; idempotencyKey: string | null; status: number; replayed: boolean };
+export type Delivery = { eventId: string; type: string; status: number | null };
+
+/** A fault the next matching requests meet. `afterProcessing`: the request is carried out, then its answer is lost (a 500 on the wire): only the idempotency key keeps a retry from doing it twice. */
+export type Fault = { path: RegExp; status: number; count: number; afterProcessing?: boolean };
+
+export type StripeStandIn = {
+  url: string;
+  /** The stand-in's account for any accepted key. */
+  accountId: string;
+  requests: RecordedRequest[];
+  deliveries: Delivery[];
+  paymentIntents: Map<string, Stripe.PaymentIntent>;
+  /** Charges that moved money (succeeded or captured PaymentIntents), in order. */
+  charges: string[];
+  webhookEndpoints: Map<string, Stripe.WebhookEndpoint>;
+  /** Adds a fault (answer `status` to the next `count` requests whose path matches). */
+  fault(fault: Fault): void;
+  /** Delivery switches: hold (queue until flush), duplicate (each event twice), reorder (a flush delivers newest first). */
+  delivery: { hold: boolean; duplicate: boolean; reorder: boolean };
+  /** Delivers held events; resolves when every delivery so far has been answered. */
+  flush(): Promise<void>;
+  /** The customer completes (or fails) the 3-D Secure challenge of a PaymentIntent in requires_action. */
+  completeAction(paymentIntentId: string, succeed: boolean): Promise<void>;
+  /** Signs `payload` as the endpoint's Stripe-Signature header would (optionally at another time). */
+  sign(payload: string, endpointId: string, timestamp?: number): string;
+  close(): Promise<void>;
+};
+
+const signer = new Stripe("sk_test_stand_in_signer");
+
+/** Stripe's form encoding (`a[b][0]=c`) into nested objects and arrays. */
+export function parseForm(body: string): Json {
+  const root: Json = {};
+  for (const [rawKey, value] of new URLSearchParams(body)) {
+    const parts = rawKey.replace(/\]/g, "").split("[");
+    let node: Json | unknown[] = root;
+    parts.forEach((part, index) => {
+      const last = index === parts.length - 1;
+      const container = node as Record<string, unknown>;
+      if (last) {
+        container[part] = value;
+        return;
+      }
+      const nextIsIndex = /^\d+$/.test(parts[index + 1]!);
+      container[part] ??= nextIsIndex ? [] : {};
+      node = container[part] as Json;
+    });
+  }
+  return root;
+}
+
+const id = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
+const now = () => Math.floor(Date.now() / 1000);
+
+class StripeError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Json,
+  ) {
+    super(String((body.error as Json | undefined)?.message ?? status));
+  }
+}
+
+const invalid = (message: string, extra: Json = {}) => new StripeError(400, { error: { type: "invalid_request_error", message, ...extra } });
+const missing = (what: string, key: string) => new StripeError(404, { error: { type: "invalid_request_error", code: "resource_missing", message: `No such ${what}: '${key}'`, param: "id" } });
+
+export async function startStripeStandIn(): Promise<StripeStandIn> {
+  const accountId = id("acct");
+  const customers = new Map<string, Json>();
+  const methods = new Map<string, StoredMethod>();
+  const paymentIntents = new Map<string, Stripe.PaymentIntent>();
+  const behaviours = new Map<string, CardBehaviour>();
+  const setupIntents = new Map<string, Json>();
+  const webhookEndpoints = new Map<string, Stripe.WebhookEndpoint>();
+  const idempotency = new Map<string, { fingerprint: string; status: number; body: Json }>();
+  const requests: RecordedRequest[] = [];
+  const deliveries: Delivery[] = [];
+  const charges: string[] = [];
+  const faults: Fault[] = [];
+  const held: Stripe.Event[] = [];
+  const inFlight = new Set<Promise<void>>();
+  const delivery = { hold: false, duplicate: false, reorder: false };
+  let livemode = false;
+
+  function deliverNow(event: Stripe.Event): void {
+    const payload = JSON.stringify(event);
+    for (const endpoint of webhookEndpoints.values()) {
+      if (!endpoint.enabled_events.includes(event.type) && !endpoint.enabled_events.includes("*")) continue;
+      const header = signer.webhooks.generateTestHeaderString({ payload, secret: endpoint.secret! });
+      const record: Delivery = { eventId: event.id, type: event.type, status: null };
+      deliveries.push(record);
+      const sent = fetch(endpoint.url, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": header }, body: payload })
+        .then(async (response) => {
+          record.status = response.status;
+          await response.arrayBuffer();
+        })
+        .catch(() => {
+          record.status = 0;
+        })
+        .finally(() => inFlight.delete(sent));
+      inFlight.add(sent);
+    }
+  }
+
+  function emit(type: string, object: Json): void {
+    const event = {
+      id: id("evt"),
+      object: "event",
+      api_version: Stripe.API_VERSION,
+      created: now(),
+      livemode,
+      pending_webhooks: webhookEndpoints.size,
+      request: { id: null, idempotency_key: null },
+      type,
+      // A snapshot: later changes of the object do not show in an event already sent.
+      data: { object: structuredClone(object) },
+    } as unknown as Stripe.Event;
+    const copies = delivery.duplicate ? [event, event] : [event];
+    for (const copy of copies) {
+      if (delivery.hold) held.push(copy);
+      else deliverNow(copy);
+    }
+  }
+
+  function customerOf(key: string | undefined): void {
+    if (key !== undefined && !customers.has(key)) throw missing("customer", key);
+  }
+
+  /** A test token (pm_card_visa) or a saved method: what it does and what it looks like. */
+  function methodOf(key: string): StoredMethod {
+    const saved = methods.get(key);
+    if (saved) return saved;
+    const card = TEST_CARDS[key];
+    if (!card) throw missing("PaymentMethod", key);
+    return {
+      behaviour: card.behaviour,
+      object: {
+        id: key,
+        object: "payment_method",
+        type: "card",
+        customer: null,
+        card: { brand: card.brand, last4: card.last4, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3 },
+        created: now(),
+        livemode,
+        metadata: {},
+      } as unknown as Stripe.PaymentMethod,
+    };
+  }
+
+  function succeed(intent: Stripe.PaymentIntent): void {
+    intent.last_payment_error = null;
+    intent.next_action = null;
+    if (intent.capture_method === "manual") {
+      intent.status = "requires_capture";
+      intent.amount_capturable = intent.amount;
+      emit("payment_intent.amount_capturable_updated", intent as unknown as Json);
+      return;
+    }
+    intent.status = "succeeded";
+    intent.amount_received = intent.amount;
+    charges.push(intent.id);
+    emit("payment_intent.succeeded", intent as unknown as Json);
+  }
+
+  function decline(intent: Stripe.PaymentIntent, code: string, declineCode: string | undefined, message: string): never {
+    intent.status = "requires_payment_method";
+    const error = { type: "card_error", code, decline_code: declineCode, message, payment_method: { id: intent.payment_method } };
+    intent.last_payment_error = error as unknown as Stripe.PaymentIntent.LastPaymentError;
+    intent.payment_method = null;
+    emit("payment_intent.payment_failed", intent as unknown as Json);
+    throw new StripeError(402, { error: { ...error, payment_intent: structuredClone(intent) } });
+  }
+
+  function confirm(intent: Stripe.PaymentIntent, params: Stripe.PaymentIntentConfirmParams): void {
+    if (!["requires_payment_method", "requires_confirmation", "requires_action"].includes(intent.status)) {
+      throw invalid(`This PaymentIntent's status is ${intent.status}; it cannot be confirmed.`, { code: "payment_intent_unexpected_state" });
+    }
+    const methodKey = typeof params.payment_method === "string" ? params.payment_method : (intent.payment_method as string | null);
+    if (!methodKey) throw invalid("You cannot confirm this PaymentIntent because it's missing a payment method.", { param: "payment_method" });
+    const method = methodOf(methodKey);
+    if (params.off_session && method.object.customer !== null && method.object.customer !== intent.customer) {
+      throw invalid("The provided PaymentMethod belongs to another customer.", { param: "payment_method" });
+    }
+    intent.payment_method = method.object.id;
+    behaviours.set(intent.id, method.behaviour);
+    const offSession = params.off_session === true || (params.off_session as unknown) === "true";
+    switch (method.behaviour) {
+      case "succeeds":
+        return succeed(intent);
+      case "declined":
+        return decline(intent, "card_declined", "generic_decline", "Your card was declined.");
+      case "insufficient_funds":
+        return decline(intent, "card_declined", "insufficient_funds", "Your card has insufficient funds.");
+      case "authentication_required":
+      case "three_d_secure_required":
+        if (offSession) return decline(intent, "authentication_required", "authentication_required", "Your card was declined. This transaction requires authentication.");
+        intent.status = "requires_action";
+        intent.next_action = { type: "use_stripe_sdk", use_stripe_sdk: {} } as unknown as Stripe.PaymentIntent.NextAction;
+        emit("payment_intent.requires_action", intent as unknown as Json);
+        return;
+    }
+  }
+
+  function intentOf(key: string): Stripe.PaymentIntent {
+    const intent = paymentIntents.get(key);
+    if (!intent) throw missing("payment_intent", key);
+    return intent;
+  }
+
+  function route(method: string, path: string, body: Json): Json {
+    let match: RegExpExecArray | null;
+    if (method === "GET" && path === "/v1/account") {
+      return { id: accountId, object: "account", charges_enabled: true, country: "US", default_currency: "usd" };
+    }
+    if (method === "POST" && path === "/v1/customers") {
+      const params = body as Stripe.CustomerCreateParams;
+      const customer = { id: id("cus"), object: "customer", email: params.email ?? null, name: params.name ?? null, metadata: params.metadata ?? {}, created: now(), livemode };
+      customers.set(customer.id, customer);
+      return customer;
+    }
+    if (method === "POST" && (match = /^\/v1\/payment_methods\/([^/]+)\/attach$/.exec(path))) {
+      const params = body as unknown as Stripe.PaymentMethodAttachParams;
+      customerOf(params.customer);
+      const source = methodOf(match[1]!);
+      // Attaching a test token makes a new saved method, as in Stripe's test mode.
+      const saved = { ...structuredClone(source.object), id: TEST_CARDS[match[1]!] ? id("pm") : source.object.id, customer: params.customer } as Stripe.PaymentMethod;
+      methods.set(saved.id, { object: saved, behaviour: source.behaviour });
+      emit("payment_method.attached", saved as unknown as Json);
+      return saved as unknown as Json;
+    }
+    if (method === "GET" && (match = /^\/v1\/payment_methods\/([^/]+)$/.exec(path))) return methodOf(match[1]!).object as unknown as Json;
+    if (method === "POST" && path === "/v1/setup_intents") {
+      const params = body as Stripe.SetupIntentCreateParams;
+      customerOf(params.customer);
+      const setup: Json = { id: id("seti"), object: "setup_intent", customer: params.customer ?? null, payment_method: params.payment_method ?? null, usage: params.usage ?? "off_session", status: "requires_payment_method", client_secret: `seti_secret_${randomBytes(8).toString("hex")}`, livemode };
+      if (String(params.confirm) === "true" && typeof params.payment_method === "string") {
+        const behaviour = methodOf(params.payment_method).behaviour;
+        setup.status = behaviour === "three_d_secure_required" ? "requires_action" : behaviour === "succeeds" || behaviour === "authentication_required" ? "succeeded" : "requires_payment_method";
+        if (setup.status === "succeeded") emit("setup_intent.succeeded", setup);
+      }
+      setupIntents.set(setup.id as string, setup);
+      return setup;
+    }
+    if (method === "POST" && path === "/v1/payment_intents") {
+      const params = body as unknown as Stripe.PaymentIntentCreateParams;
+      customerOf(params.customer);
+      const amount = Number(params.amount);
+      if (!Number.isInteger(amount) || amount < 1) throw invalid("Invalid positive integer", { param: "amount" });
+      const intent = {
+        id: id("pi"),
+        object: "payment_intent",
+        amount,
+        amount_capturable: 0,
+        amount_received: 0,
+        currency: params.currency,
+        customer: params.customer ?? null,
+        capture_method: params.capture_method ?? "automatic_async",
+        payment_method: params.payment_method ?? null,
+        status: params.payment_method ? "requires_confirmation" : "requires_payment_method",
+        last_payment_error: null,
+        next_action: null,
+        metadata: params.metadata ?? {},
+        client_secret: `pi_secret_${randomBytes(8).toString("hex")}`,
+        created: now(),
+        livemode,
+      } as unknown as Stripe.PaymentIntent;
+      paymentIntents.set(intent.id, intent);
+      emit("payment_intent.created", intent as unknown as Json);
+      if (String(params.confirm) === "true") confirm(intent, { payment_method: params.payment_method, off_session: params.off_session === undefined ? undefined : String(params.off_session) === "true" });
+      return intent as unknown as Json;
+    }
+    if ((match = /^\/v1\/payment_intents\/([^/]+)(?:\/(confirm|capture|cancel))?$/.exec(path))) {
+      const intent = intentOf(match[1]!);
+      const action = match[2];
+      if (method === "GET" && !action) return intent as unknown as Json;
+      if (method === "POST" && action === "confirm") {
+        const params = body as Stripe.PaymentIntentConfirmParams;
+        confirm(intent, { payment_method: params.payment_method, off_session: params.off_session === undefined ? undefined : String(params.off_session) === "true" });
+        return intent as unknown as Json;
+      }
+      if (method === "POST" && action === "capture") {
+        const params = body as Stripe.PaymentIntentCaptureParams;
+        if (intent.status !== "requires_capture") throw invalid(`This PaymentIntent could not be captured because it has a status of ${intent.status}.`, { code: "payment_intent_unexpected_state" });
+        const amount = params.amount_to_capture === undefined ? intent.amount_capturable : Number(params.amount_to_capture);
+        if (amount > intent.amount_capturable) throw invalid("The amount to capture exceeds the capturable amount.", { param: "amount_to_capture" });
+        intent.amount_received = amount;
+        intent.amount_capturable = 0;
+        intent.status = "succeeded";
+        charges.push(intent.id);
+        emit("payment_intent.succeeded", intent as unknown as Json);
+        return intent as unknown as Json;
+      }
+      if (method === "POST" && action === "cancel") {
+        if (intent.status === "succeeded" || intent.status === "canceled") throw invalid(`You cannot cancel this PaymentIntent because it has a status of ${intent.status}.`, { code: "payment_intent_unexpected_state" });
+        intent.status = "canceled";
+        intent.amount_capturable = 0;
+        emit("payment_intent.canceled", intent as unknown as Json);
+        return intent as unknown as Json;
+      }
+    }
+    if (method === "POST" && path === "/v1/refunds") {
+      const params = body as Stripe.RefundCreateParams;
+      const intent = intentOf(String(params.payment_intent));
+      const amount = params.amount === undefined ? intent.amount_received : Number(params.amount);
+      if (intent.status !== "succeeded" || amount > intent.amount_received) throw invalid("The refund exceeds what was charged.", { param: "amount" });
+      const refund = { id: id("re"), object: "refund", amount, currency: intent.currency, payment_intent: intent.id, status: "succeeded", created: now() };
+      emit("charge.refund.updated", refund);
+      return refund;
+    }
+    if (method === "POST" && path === "/v1/webhook_endpoints") {
+      const params = body as unknown as Stripe.WebhookEndpointCreateParams;
+      const endpoint = {
+        id: id("we"),
+        object: "webhook_endpoint",
+        url: params.url,
+        enabled_events: params.enabled_events,
+        description: params.description ?? null,
+        secret: `whsec_${randomBytes(24).toString("hex")}`,
+        status: "enabled",
+        created: now(),
+        livemode,
+      } as unknown as Stripe.WebhookEndpoint;
+      webhookEndpoints.set(endpoint.id, endpoint);
+      return endpoint as unknown as Json;
+    }
+    if (method === "DELETE" && (match = /^\/v1\/webhook_endpoints\/([^/]+)$/.exec(path))) {
+      if (!webhookEndpoints.delete(match[1]!)) throw missing("webhook_endpoint", match[1]!);
+      return { id: match[1], object: "webhook_endpoint", deleted: true };
+    }
+    throw new StripeError(404, { error: { type: "invalid_request_error", message: `Unrecognized request URL (${method}: ${path}).` } });
+  }
+
+  function authenticate(request: IncomingMessage): void {
+    const key = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1] ?? "";
+    const mode = /^(?:sk|rk)_(live|test)_/.exec(key)?.[1];
+    // A key with "revoked" in it stands for one Stripe no longer accepts.
+    if (!mode || key.includes("revoked")) {
+      throw new StripeError(401, { error: { type: "invalid_request_error", message: `Invalid API Key provided: ${key.slice(0, 8)}****` } });
+    }
+    livemode = mode === "live";
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString("utf8");
+    const method = request.method ?? "GET";
+    const path = new URL(request.url ?? "/", "http://stand-in").pathname;
+    const idempotencyKey = (request.headers["idempotency-key"] as string | undefined) ?? null;
+    const record: RecordedRequest = { method, path, idempotencyKey, status: 0, replayed: false };
+    requests.push(record);
+    const answer = (status: number, body: Json, headers: Record<string, string> = {}) => {
+      record.status = status;
+      response.writeHead(status, { "content-type": "application/json", "request-id": id("req"), ...headers });
+      response.end(JSON.stringify(body));
+    };
+    if (path.startsWith("/_stand-in/")) return control(method, path, raw, answer);
+    const fault = faults.find((candidate) => candidate.count > 0 && candidate.path.test(path));
+    if (fault && !fault.afterProcessing) {
+      fault.count -= 1;
+      return answer(fault.status, { error: { type: "api_error", message: "The stand-in was told to fail this request." } });
+    }
+    try {
+      authenticate(request);
+      const fingerprint = createHash("sha256").update(`${method} ${path} ${raw}`).digest("hex");
+      const previous = idempotencyKey && method === "POST" ? idempotency.get(idempotencyKey) : undefined;
+      let status = 200;
+      let body: Json;
+      if (previous) {
+        if (previous.fingerprint !== fingerprint) {
+          throw invalid(`Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`, { type: "idempotency_error" });
+        }
+        record.replayed = true;
+        status = previous.status;
+        body = previous.body;
+      } else {
+        try {
+          body = route(method, path, parseForm(raw));
+        } catch (error) {
+          if (!(error instanceof StripeError)) throw error;
+          status = error.status;
+          body = error.body;
+        }
+        if (idempotencyKey && method === "POST") idempotency.set(idempotencyKey, { fingerprint, status, body });
+      }
+      if (fault?.afterProcessing) {
+        fault.count -= 1;
+        return answer(fault.status, { error: { type: "api_error", message: "The stand-in lost this answer." } });
+      }
+      return answer(status, body, record.replayed ? { "idempotent-replayed": "true" } : {});
+    } catch (error) {
+      if (error instanceof StripeError) return answer(error.status, error.body);
+      return answer(500, { error: { type: "api_error", message: String(error) } });
+    }
+  }
+
+  /**
+   * The stand-in's own endpoints (not Stripe's), for tests in other processes than the one that
+   * started it: the api project's stand-in runs in its global set-up (stripeStandInClient below).
+   */
+  async function control(method: string, path: string, raw: string, answer: (status: number, body: Json) => void): Promise<void> {
+    const body = raw ? (JSON.parse(raw) as Json) : {};
+    let match: RegExpExecArray | null;
+    if (method === "GET" && path === "/_stand-in/state") {
+      return answer(200, { accountId, charges, requests, deliveries, paymentIntents: [...paymentIntents.values()], webhookEndpoints: [...webhookEndpoints.values()] });
+    }
+    if (method === "POST" && path === "/_stand-in/fault") {
+      faults.push({ path: new RegExp(String(body.path)), status: Number(body.status), count: Number(body.count), afterProcessing: body.afterProcessing === true });
+      return answer(200, {});
+    }
+    if (method === "POST" && path === "/_stand-in/delivery") {
+      Object.assign(delivery, body);
+      return answer(200, { ...delivery });
+    }
+    if (method === "POST" && path === "/_stand-in/flush") {
+      await flush();
+      return answer(200, {});
+    }
+    if (method === "POST" && (match = /^\/_stand-in\/payment_intents\/([^/]+)\/complete_action$/.exec(path))) {
+      await completeAction(match[1]!, body.succeed === true);
+      return answer(200, {});
+    }
+    return answer(404, { error: { message: `No stand-in control ${method} ${path}.` } });
+  }
+
+  async function completeAction(paymentIntentId: string, succeeded: boolean): Promise<void> {
+    const intent = intentOf(paymentIntentId);
+    if (intent.status !== "requires_action") throw new Error(`${paymentIntentId} is ${intent.status}, not requires_action.`);
+    if (succeeded) succeed(intent);
+    else {
+      try {
+        decline(intent, "payment_intent_authentication_failure", undefined, "The customer failed 3-D Secure authentication.");
+      } catch {
+        // decline throws the API's answer; here nobody asked.
+      }
+    }
+    await flush();
+  }
+
+  const server: Server = createServer((request, response) => {
+    void handle(request, response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  async function flush(): Promise<void> {
+    const queued = held.splice(0);
+    if (delivery.reorder) queued.reverse();
+    for (const event of queued) deliverNow(event);
+    while (inFlight.size > 0) await Promise.all([...inFlight]);
+  }
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    accountId,
+    requests,
+    deliveries,
+    paymentIntents,
+    charges,
+    webhookEndpoints,
+    delivery,
+    fault: (fault) => faults.push({ ...fault }),
+    flush,
+    completeAction,
+    sign(payload, endpointId, timestamp) {
+      const endpoint = webhookEndpoints.get(endpointId);
+      if (!endpoint) throw new Error(`No webhook endpoint ${endpointId}.`);
+      return signer.webhooks.generateTestHeaderString({ payload, secret: endpoint.secret!, timestamp });
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+/** What the stand-in holds, as its control endpoint answers it. */
+export type StandInState = {
+  accountId: string;
+  charges: string[];
+  requests: RecordedRequest[];
+  deliveries: Delivery[];
+  paymentIntents: Stripe.PaymentIntent[];
+  webhookEndpoints: Stripe.WebhookEndpoint[];
+};
+
+/** The api project's stand-in (started by tests/setup/api-server.ts), driven over its control endpoints. */
+export function stripeStandInClient(url: string) {
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${url}/_stand-in/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    if (!response.ok) throw new Error(`stand-in ${path}: ${response.status} ${await response.text()}`);
+  };
+  return {
+    url,
+    state: async (): Promise<StandInState> => (await (await fetch(`${url}/_stand-in/state`)).json()) as StandInState,
+    fault: (fault: Fault) => post("fault", { ...fault, path: fault.path.source }),
+    delivery: (switches: Partial<StripeStandIn["delivery"]>) => post("delivery", switches),
+    flush: () => post("flush", {}),
+    completeAction: (paymentIntentId: string, succeed: boolean) => post(`payment_intents/${paymentIntentId}/complete_action`, { succeed }),
+  };
+}

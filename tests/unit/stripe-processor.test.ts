@@ -1,0 +1,175 @@
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stripeProcessor } from "@/lib/payments/processors/stripe";
+import { ProcessorRefusedError, ProcessorUnavailableError, type ChargeRequest, type PaymentProcessor, type ProcessorConnection } from "@/lib/payments/processors/types";
+import { startStripeStandIn, type StripeStandIn } from "../helpers/stripe-stand-in";
+
+/*
+ * The Stripe processor (lib/payments/processors/stripe) through the real SDK over a real socket,
+ * against the stateful stand-in (tests/helpers/stripe-stand-in.ts). The app's own flows through
+ * the API are in tests/api/stripe-*.test.ts.
+ */
+
+let standIn: StripeStandIn;
+let connection: ProcessorConnection;
+let stripe: PaymentProcessor;
+let sequence = 0;
+
+const keys = { secret_key: "sk_test_standin_merchant", publishable_key: "pk_test_standin_merchant" };
+
+function charge(overrides: Partial<ChargeRequest>): ChargeRequest {
+  sequence += 1;
+  return {
+    idempotencyKey: `pi_unit_${sequence}-confirm-1`,
+    intentId: `pi_unit_${sequence}`,
+    amountAtom: 2500,
+    currency: "usd",
+    paymentMethod: "pm_card_visa",
+    processorCustomer: null,
+    captureMethod: "automatic",
+    offSession: false,
+    actionPending: false,
+    reference: null,
+    ...overrides,
+  };
+}
+
+beforeAll(async () => {
+  standIn = await startStripeStandIn();
+  // Read by config() on the adapter's first request: this file's module graph is its own.
+  process.env.STRIPE_API_BASE = standIn.url;
+  connection = await stripeProcessor.connect({ credentials: keys, livemode: false, webhookUrl: "http://127.0.0.1:9/api/processors/stripe/acct_test" });
+  stripe = stripeProcessor.open(connection);
+});
+
+afterAll(async () => {
+  await standIn?.close();
+});
+
+describe("connecting", () => {
+  it("checks the key at Stripe and creates the webhook endpoint for the payment events", () => {
+    expect(connection.processorAccount).toBe(standIn.accountId);
+    const endpoint = standIn.webhookEndpoints.get(connection.webhookEndpointId)!;
+    expect(endpoint.url).toBe("http://127.0.0.1:9/api/processors/stripe/acct_test");
+    expect(endpoint.enabled_events).toEqual(expect.arrayContaining(["payment_intent.succeeded", "payment_intent.payment_failed", "charge.dispute.created"]));
+    expect(connection.webhookSecret).toBe(endpoint.secret);
+  });
+
+  it("refuses test keys for a live account, live keys for a sandbox one, and a test/live mix", async () => {
+    const connect = (credentials: typeof keys, livemode: boolean) => stripeProcessor.connect({ credentials, livemode, webhookUrl: "http://127.0.0.1:9/x" });
+    await expect(connect(keys, true)).rejects.toThrow(/live account takes live Stripe keys/);
+    await expect(connect({ secret_key: "sk_live_x", publishable_key: "pk_live_x" }, false)).rejects.toThrow(/sandbox account takes Stripe test keys/);
+    await expect(connect({ secret_key: "sk_test_x", publishable_key: "pk_live_x" }, false)).rejects.toThrow(ProcessorRefusedError);
+    const refused = connect({ secret_key: "sk_test_revoked", publishable_key: "pk_test_x" }, false);
+    await expect(refused).rejects.toMatchObject({ field: "secret_key", message: expect.stringMatching(/Stripe refused the key/) });
+  });
+
+  it("disconnecting deletes the endpoint; an endpoint already gone is not an error", async () => {
+    const other = await stripeProcessor.connect({ credentials: keys, livemode: false, webhookUrl: "http://127.0.0.1:9/y" });
+    await stripeProcessor.disconnect(other);
+    expect(standIn.webhookEndpoints.has(other.webhookEndpointId)).toBe(false);
+    await expect(stripeProcessor.disconnect(other)).resolves.toBeUndefined();
+  });
+});
+
+describe("charging", () => {
+  it("a good card succeeds with the whole amount; its PaymentIntent carries our intent's id", async () => {
+    const request = charge({});
+    const state = await stripe.charge(request);
+    expect(state).toMatchObject({ status: "succeeded", receivedAtom: 2500 });
+    expect(standIn.paymentIntents.get(state.reference!)!.metadata).toEqual({ payment_intent: request.intentId });
+  });
+
+  it("declines carry Stripe's message and decline code", async () => {
+    expect(await stripe.charge(charge({ paymentMethod: "pm_card_chargeDeclined" }))).toMatchObject({ status: "declined", message: "Your card was declined.", code: "generic_decline" });
+    expect(await stripe.charge(charge({ paymentMethod: "pm_card_chargeDeclinedInsufficientFunds" }))).toMatchObject({ status: "declined", code: "insufficient_funds" });
+  });
+
+  it("an off-session charge that needs authentication is pending the customer's action, not declined", async () => {
+    const customer = await stripe.createCustomer({ customerId: "cus_ours_1", email: "a@example.com", name: null });
+    const saved = await stripe.savePaymentMethod({ processorCustomer: customer.reference, paymentMethod: "pm_card_authenticationRequired" });
+    expect(saved).toMatchObject({ brand: "visa", last4: "3184" });
+    expect(saved.reference).toMatch(/^pm_/);
+    const state = await stripe.charge(charge({ paymentMethod: saved.reference, processorCustomer: customer.reference, offSession: true }));
+    expect(state.status).toBe("requires_action");
+  });
+
+  it("on-session 3-D Secure: requires_action, then the completed challenge reads as succeeded", async () => {
+    const request = charge({ paymentMethod: "pm_card_threeDSecure2Required" });
+    const first = await stripe.charge(request);
+    expect(first.status).toBe("requires_action");
+    await standIn.completeAction(first.reference!, true);
+    const again = await stripe.charge({ ...request, idempotencyKey: `${request.intentId}-confirm-2`, actionPending: true, reference: first.reference });
+    expect(again).toMatchObject({ status: "succeeded", reference: first.reference, receivedAtom: 2500 });
+    expect(await stripe.retrieve(first.reference!)).toMatchObject({ status: "succeeded" });
+  });
+
+  it("manual capture holds the amount, then captures part of it", async () => {
+    const held = await stripe.charge(charge({ captureMethod: "manual" }));
+    expect(held).toMatchObject({ status: "requires_capture", capturableAtom: 2500 });
+    expect(await stripe.capture({ reference: held.reference, amountAtom: 2000, idempotencyKey: "cap-1" })).toMatchObject({ status: "succeeded", receivedAtom: 2000 });
+  });
+
+  it("cancel releases a hold", async () => {
+    const held = await stripe.charge(charge({ captureMethod: "manual" }));
+    expect(await stripe.cancel({ reference: held.reference, idempotencyKey: "cancel-1" })).toMatchObject({ status: "canceled" });
+  });
+
+  it("refunds a charge", async () => {
+    const paid = await stripe.charge(charge({}));
+    expect(await stripe.refund({ reference: paid.reference, paymentMethod: "pm_card_visa", amountAtom: 1000, idempotencyKey: "re-1" })).toMatchObject({ status: "succeeded" });
+  });
+});
+
+describe("idempotency and faults", () => {
+  it("the same attempt sent twice is one PaymentIntent and one charge", async () => {
+    const request = charge({});
+    const chargesBefore = standIn.charges.length;
+    const first = await stripe.charge(request);
+    const second = await stripe.charge(request);
+    expect(second.reference).toBe(first.reference);
+    expect(standIn.charges.length - chargesBefore).toBe(1);
+  });
+
+  it("the stand-in refuses a key reused with other parameters (400), as Stripe does", async () => {
+    const sdk = new Stripe(keys.secret_key, { host: "127.0.0.1", port: new URL(standIn.url).port, protocol: "http", maxNetworkRetries: 0 });
+    await sdk.customers.create({ email: "one@example.com" }, { idempotencyKey: "same-key" });
+    const again = await sdk.customers.create({ email: "one@example.com" }, { idempotencyKey: "same-key" });
+    const other = sdk.customers.create({ email: "two@example.com" }, { idempotencyKey: "same-key" });
+    await expect(other).rejects.toMatchObject({ statusCode: 400, type: "StripeIdempotencyError" });
+    expect(standIn.requests.filter((request) => request.idempotencyKey === "same-key").map((request) => request.replayed)).toEqual([false, true, false]);
+    expect(again.email).toBe("one@example.com");
+  });
+
+  it("a charge whose answer is lost (500 after Stripe charged) is retried with the same key: exactly one charge", async () => {
+    const request = charge({});
+    const chargesBefore = standIn.charges.length;
+    standIn.fault({ path: /^\/v1\/payment_intents$/, status: 500, count: 1, afterProcessing: true });
+    const state = await stripe.charge(request);
+    expect(state).toMatchObject({ status: "succeeded", receivedAtom: 2500 });
+    expect(standIn.charges.length - chargesBefore).toBe(1);
+    const sent = standIn.requests.filter((recorded) => recorded.idempotencyKey === request.idempotencyKey);
+    expect(sent.map((recorded) => [recorded.status, recorded.replayed])).toEqual([
+      [500, false],
+      [200, true],
+    ]);
+  });
+
+  it("Stripe failing every retry is ProcessorUnavailableError, and nothing was charged", async () => {
+    const chargesBefore = standIn.charges.length;
+    standIn.fault({ path: /^\/v1\/payment_intents$/, status: 500, count: 3 });
+    await expect(stripe.charge(charge({}))).rejects.toThrow(ProcessorUnavailableError);
+    expect(standIn.charges.length).toBe(chargesBefore);
+  });
+});
+
+describe("webhooks", () => {
+  it("a signed event verifies and names its object; a tampered or stale one does not", () => {
+    const payload = JSON.stringify({ id: "evt_1", object: "event", type: "payment_intent.succeeded", data: { object: { id: "pi_1", object: "payment_intent" } } });
+    const headers = new Headers({ "stripe-signature": standIn.sign(payload, connection.webhookEndpointId) });
+    expect(stripe.parseWebhook(payload, headers)).toMatchObject({ id: "evt_1", type: "payment_intent.succeeded", objectReference: "pi_1" });
+    expect(() => stripe.parseWebhook(payload.replace("pi_1", "pi_2"), headers)).toThrow();
+    const stale = new Headers({ "stripe-signature": standIn.sign(payload, connection.webhookEndpointId, Math.floor(Date.now() / 1000) - 301) });
+    expect(() => stripe.parseWebhook(payload, stale)).toThrow();
+  });
+});
