@@ -8,7 +8,8 @@ import type { Invoice } from "@/components/api-types";
 
 /**
  * Finalize a draft; pay an open or uncollectible invoice (with the sandbox card in a sandbox
- * account, or as paid out of band); mark an open one uncollectible; void one without payment. Each
+ * account, or as paid out of band); mark an open one uncollectible; void one without payment; email
+ * a finalized one to the customer (again). Each
  * button shows exactly when the API accepts the action (lib/invoices/rules.ts, read by the API's
  * guards too). Paying, writing off and voiding ask first.
  */
@@ -16,7 +17,7 @@ export function InvoiceActions({ accountId, invoice }: { accountId: string; invo
   const path = { account_id: accountId, invoice_id: invoice.id };
   const invalidate = [invoiceQueryKeys.invoices(accountId), ["events", accountId]];
   const can = invoiceActions(invoiceFacts(invoice));
-  if (!can.finalize && !can.pay && !can.markUncollectible && !can.void) return null;
+  if (!Object.values(can).some(Boolean)) return null;
   return (
     <div className="flex flex-wrap items-center gap-2" aria-label="Invoice actions" role="group">
       {can.finalize && <ApiAction label="Finalize" variant="primary" send={() => dashboardCall("finalizeInvoice", { path, body: {} })} invalidate={invalidate} />}
@@ -53,7 +54,7 @@ export function InvoiceActions({ accountId, invoice }: { accountId: string; invo
           }}
         />
       )}
-      {can.void && (
+      {can.send && (
         <ApiAction
           label="Email invoice"
           send={() => dashboardCall("sendInvoice", { path, body: {} })}
@@ -61,7 +62,7 @@ export function InvoiceActions({ accountId, invoice }: { accountId: string; invo
           confirm={{ title: "Email this invoice?", body: "The customer receives it with its PDF and the link to pay it online.", label: "Send" }}
         />
       )}
-      {invoice.status === "open" && (
+      {can.void && (
         <ApiAction
           label="Void"
           send={() => dashboardCall("voidInvoice", { path, body: {} })}

@@ -7,6 +7,7 @@ import type { Verb } from "@/lib/context";
 import { notFound, ServiceError } from "@/lib/errors";
 import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
+import { canSend } from "@/lib/invoices/rules";
 import { one } from "@/lib/rows";
 import { enqueueEmail } from "@/lib/email-outbox/enqueue";
 import { renderEmail, type EmailRow } from "./render";
@@ -62,7 +63,7 @@ export async function sendInvoice({ ctx, input }: Verb<{ id: string }>): Promise
       .where(and(eq(invoices.accountId, ctx.accountId), eq(invoices.id, input.id)));
     if (!found) throw notFound("invoice", input.id);
     const { invoice } = found;
-    if (invoice.status === "draft" || invoice.status === "void") {
+    if (!canSend(invoice)) {
       throw new ServiceError("conflict", `Invoice '${invoice.id}' is ${invoice.status}: only a finalized invoice can be sent.`);
     }
     const id = await enqueueEmail(tx, ctx, {

@@ -19,6 +19,8 @@ export const INVOICE_ACTION_FROM = {
   markUncollectible: ["open"],
   /** Open or uncollectible: a pre-payment credit note; paid: a post-payment one. */
   credit: [...OUTSTANDING_INVOICE_STATUSES, "paid"],
+  /** Emailed to the customer (again) on demand: any finalized invoice that is not void. */
+  send: [...OUTSTANDING_INVOICE_STATUSES, "paid"],
 } as const satisfies Record<string, readonly InvoiceStatus[]>;
 
 export type InvoiceAction = keyof typeof INVOICE_ACTION_FROM;
@@ -43,6 +45,7 @@ export const canEditLines = (invoice: Pick<InvoiceFacts, "status">): boolean => 
 export const canPay = (invoice: Pick<InvoiceFacts, "status">): boolean => from("pay", invoice.status);
 export const canVoid = (invoice: Pick<InvoiceFacts, "status" | "paidAmountAtom">): boolean => from("void", invoice.status) && invoice.paidAmountAtom === 0;
 export const canMarkUncollectible = (invoice: Pick<InvoiceFacts, "status">): boolean => from("markUncollectible", invoice.status);
+export const canSend = (invoice: Pick<InvoiceFacts, "status">): boolean => from("send", invoice.status);
 export const canCredit = (invoice: Pick<InvoiceFacts, "status" | "creditableAtom">): boolean => from("credit", invoice.status) && invoice.creditableAtom > 0;
 
 /** Which kind of credit note the invoice's status takes; null: none (409). */
@@ -59,6 +62,7 @@ export function invoiceActions(invoice: InvoiceFacts): Record<Exclude<InvoiceAct
     void: canVoid(invoice),
     markUncollectible: canMarkUncollectible(invoice),
     credit: canCredit(invoice),
+    send: canSend(invoice),
   };
 }
 

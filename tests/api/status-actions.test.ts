@@ -116,6 +116,7 @@ walk("invoices", INVOICE_STATUSES, {
     markUncollectible: (invoice) => invoicePost(invoice, "mark-uncollectible"),
     void: (invoice) => invoicePost(invoice, "void"),
     credit: async (invoice) => succeeded(await sandbox.post("/credit-notes", { invoice: invoice.id, amount_atom: 1, reason: "order_change" })),
+    send: async (invoice) => succeeded(await sandbox.post(`/invoices/${invoice.id}/send`, {})),
   },
 });
 

@@ -100,10 +100,11 @@ describe("the README", () => {
     expect(statSync(path.join(PROJECT_ROOT, "README.md")).size).toBeLessThanOrEqual(README_MAX_BYTES);
   });
 
-  it("says up front that live payments are recorded, not processed, and sandbox methods simulate cards", () => {
+  it("says up front that live payments are recorded until Stripe is connected, and sandbox methods simulate cards", () => {
     const beforeQuickStart = readme.slice(0, readme.indexOf("## Quick start"));
     expect(beforeQuickStart).toMatch(/recorded out of\s+band/);
-    expect(beforeQuickStart).toMatch(/No payment processor is connected/);
+    expect(beforeQuickStart).toMatch(/no payment processor is\s+connected/);
+    expect(beforeQuickStart).toMatch(/docs\/payments\.md/);
     expect(beforeQuickStart).toMatch(/simulate\s+cards/);
   });
 

@@ -92,14 +92,14 @@ describe("invoice actions (components/invoices/invoice-actions.tsx)", () => {
     for (const facts of INVOICE_FACTS) {
       const subject = invoice(status, facts);
       const can = invoiceActions(invoiceFacts(subject));
-      const labels = { finalize: ["Finalize"], pay: facts.livemode ? ["Mark paid out of band"] : ["Pay with sandbox card", "Mark paid out of band"], markUncollectible: ["Mark uncollectible"], void: ["Void"] };
+      const labels = { finalize: ["Finalize"], pay: facts.livemode ? ["Mark paid out of band"] : ["Pay with sandbox card", "Mark paid out of band"], markUncollectible: ["Mark uncollectible"], void: ["Void"], send: ["Email invoice"] };
       expect(controls(render(createElement(InvoiceActions, { accountId: ACCOUNT, invoice: subject }))), `${status} ${JSON.stringify(facts)}`).toEqual(expected(can, labels));
     }
   });
 
   it("shows Void and Pay for an uncollectible invoice, which the API voids and takes payment for", () => {
     const shown = controls(render(createElement(InvoiceActions, { accountId: ACCOUNT, invoice: invoice("uncollectible", { paid: 0, lines: 1, creditable: 3000, livemode: false }) })));
-    expect(shown).toEqual(["Mark paid out of band", "Pay with sandbox card", "Void"]);
+    expect(shown).toEqual(["Email invoice", "Mark paid out of band", "Pay with sandbox card", "Void"]);
   });
 });
 

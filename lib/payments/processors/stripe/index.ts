@@ -65,11 +65,11 @@ const StripeCredentials = z.object({
   secret_key: z
     .string()
     .regex(/^(sk|rk)_(live|test)_[A-Za-z0-9_]+$/, "A Stripe secret (sk_live_…, sk_test_…) or restricted key (rk_…).")
-    .meta({ description: "A Stripe secret key (`sk_…`) or restricted key (`rk_…`); stored encrypted, never returned." }),
+    .meta({ description: "A Stripe secret key (`sk_…`) or restricted key (`rk_…`); stored encrypted, never returned.", example: "sk_test_51Q2w3E4r5T6y7U8iExampleKey" }),
   publishable_key: z
     .string()
     .regex(/^pk_(live|test)_[A-Za-z0-9_]+$/, "A Stripe publishable key (pk_live_…, pk_test_…).")
-    .meta({ description: "The matching publishable key (`pk_…`), given to Stripe.js on the hosted pages." }),
+    .meta({ description: "The matching publishable key (`pk_…`), given to Stripe.js on the hosted pages.", example: "pk_test_51Q2w3E4r5T6y7U8i" }),
 });
 type StripeCredentials = z.infer<typeof StripeCredentials>;
 
