@@ -6936,9 +6936,15 @@ export type components = {
         };
         /** @description The processor and its keys. Stripe: `secret_key` (`sk_…` or `rk_…`) and `publishable_key` (`pk_…`), test keys for a sandbox account, live keys for a live one. */
         PaymentProcessorConnectInput: {
-            /** @description A Stripe secret key (`sk_…`) or restricted key (`rk_…`); stored encrypted, never returned. */
+            /**
+             * @description A Stripe secret key (`sk_…`) or restricted key (`rk_…`); stored encrypted, never returned.
+             * @example sk_test_51Q2w3E4r5T6y7U8iExampleKey
+             */
             secret_key: string;
-            /** @description The matching publishable key (`pk_…`), given to Stripe.js on the hosted pages. */
+            /**
+             * @description The matching publishable key (`pk_…`), given to Stripe.js on the hosted pages.
+             * @example pk_test_51Q2w3E4r5T6y7U8i
+             */
             publishable_key: string;
             /** @constant */
             processor: "stripe";
@@ -12519,32 +12525,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dmx8se9rvdrj9a7smndzzbm",
+         *       "id": "evt_prod_06h2bk1ersy8jx4jswve7kjsrngve",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *       "aggregate_id": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
          *       "data": {
-         *         "id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *         "id": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T04:34:57.892Z",
+         *         "created": "2026-11-29T05:34:28.037Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
+         *         "payment_intent": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
-         *       "request_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
+         *       "correlation_id": "req_prod_06h2bk1eqqc8kw23v5st2t0wfzz1j",
+         *       "request_id": "req_prod_06h2bk1eqqc8kw23v5st2t0wfzz1j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:57.898Z",
+         *       "created": "2026-11-29T05:34:28.038Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         PaymentSucceededEvent: {
@@ -12589,32 +12595,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dn9yh8gvef99sdtvrbyre5e",
+         *       "id": "evt_prod_06h2bk1ewtvzmbhs5qycvvk7hchrm",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2b5dn9mv3yekwtp0pcj6aqav50",
+         *       "aggregate_id": "py_prod_06h2bk1ewmbcvhg32z61bpzqb1sb2",
          *       "data": {
-         *         "id": "py_prod_06h2b5dn9mv3yekwtp0pcj6aqav50",
+         *         "id": "py_prod_06h2bk1ewmbcvhg32z61bpzqb1sb2",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T04:34:57.997Z",
+         *         "created": "2026-11-29T05:34:28.069Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
+         *         "payment_intent": "pi_prod_06h2bk1ew2rvt708kfm07r7qkwz38",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dn5xx194wz268mr5vsnr17r",
-         *       "request_id": "req_prod_06h2b5dn5xx194wz268mr5vsnr17r",
+         *       "correlation_id": "req_prod_06h2bk1evv8wckw5gkd38hy8tmkmp",
+         *       "request_id": "req_prod_06h2bk1evv8wckw5gkd38hy8tmkmp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:57.999Z",
+         *       "created": "2026-11-29T05:34:28.070Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         PaymentFailedEvent: {
@@ -12659,44 +12665,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5drm0cdjzfs04jjpht79v8tt",
+         *       "id": "evt_prod_06h2bk1faftwvb80vwh9jp6bm2bzw",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *       "aggregate_id": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
          *       "data": {
-         *         "id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *         "id": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T04:34:57.892Z",
+         *         "created": "2026-11-29T05:34:28.037Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
+         *         "payment_intent": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *         "id": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T04:34:57.892Z",
+         *         "created": "2026-11-29T05:34:28.037Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
+         *         "payment_intent": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
-         *       "request_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
+         *       "correlation_id": "req_prod_06h2bk1f9pgaxqkf7vsp3wdm3v7hm",
+         *       "request_id": "req_prod_06h2bk1f9pgaxqkf7vsp3wdm3v7hm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:58.849Z",
+         *       "created": "2026-11-29T05:34:28.179Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         PaymentRefundedEvent: {
@@ -12741,29 +12747,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5eawbhner8j5552qjtvw6c00",
+         *       "id": "evt_prod_06h2bk1k9s5sme2yjncxsqmyes2f6",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *       "aggregate_id": "cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
          *       "data": {
-         *         "id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
-         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *         "id": "cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
+         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T04:35:03.515Z",
+         *         "created": "2026-11-29T05:34:29.194Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:35:03.515Z",
+         *         "updated": "2026-11-29T05:34:29.194Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T04:35:03.515Z",
+         *         "expires_at": "2026-11-30T05:34:29.194Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12781,13 +12787,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5eav6qh0hxesjkwfhbj7rdqm",
-         *       "request_id": "req_prod_06h2b5eav6qh0hxesjkwfhbj7rdqm",
+         *       "correlation_id": "req_prod_06h2bk1k906ss863s3a0ngaw6q4ew",
+         *       "request_id": "req_prod_06h2bk1k906ss863s3a0ngaw6q4ew",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:35:03.522Z",
+         *       "created": "2026-11-29T05:34:29.198Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -12832,19 +12838,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5ebq3v35e348ev12gzjztz32",
+         *       "id": "evt_prod_06h2bk1kga8merpw9hytk04ezxtdc",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *       "aggregate_id": "cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
          *       "data": {
-         *         "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
-         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *         "id": "cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
+         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T04:35:03.693Z",
+         *         "created": "2026-11-29T05:34:29.236Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:35:03.735Z",
+         *         "updated": "2026-11-29T05:34:29.249Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -12853,10 +12859,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T04:35:03.693Z",
+         *         "expires_at": "2026-11-30T05:34:29.236Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12873,24 +12879,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
-         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *         "id": "cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
+         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T04:35:03.693Z",
+         *         "created": "2026-11-29T05:34:29.236Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:35:03.693Z",
+         *         "updated": "2026-11-29T05:34:29.236Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T04:35:03.693Z",
+         *         "expires_at": "2026-11-30T05:34:29.236Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -12907,13 +12913,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5ebpqzvgeh3qkfcz9ryvsrap",
-         *       "request_id": "req_prod_06h2b5ebpqzvgeh3qkfcz9ryvsrap",
+         *       "correlation_id": "req_prod_06h2bk1kfta6p87ctf01fvc9x7ehp",
+         *       "request_id": "req_prod_06h2bk1kfta6p87ctf01fvc9x7ehp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:35:03.736Z",
+         *       "created": "2026-11-29T05:34:29.250Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -12958,20 +12964,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5ebtfsm2ryr9v088q71wk15a",
+         *       "id": "evt_prod_06h2bk1khtc5agen9gra2ykpds0c8",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *       "aggregate_id": "cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
          *       "data": {
-         *         "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
-         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *         "id": "cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
+         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T04:35:03.693Z",
+         *         "created": "2026-11-29T05:34:29.236Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:35:03.761Z",
+         *         "updated": "2026-11-29T05:34:29.261Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -12980,10 +12986,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T04:35:03.693Z",
+         *         "expires_at": "2026-11-30T05:34:29.236Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13000,14 +13006,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
-         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *         "id": "cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
+         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T04:35:03.693Z",
+         *         "created": "2026-11-29T05:34:29.236Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:35:03.735Z",
+         *         "updated": "2026-11-29T05:34:29.249Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -13016,10 +13022,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T04:35:03.693Z",
+         *         "expires_at": "2026-11-30T05:34:29.236Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13036,13 +13042,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5ebs0hxjkhef9c7vpfjt6m2m",
-         *       "request_id": "req_prod_06h2b5ebs0hxjkhef9c7vpfjt6m2m",
+         *       "correlation_id": "req_prod_06h2bk1khh1e1dntxta4vn0mcmcr4",
+         *       "request_id": "req_prod_06h2bk1khh1e1dntxta4vn0mcmcr4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:35:03.763Z",
+         *       "created": "2026-11-29T05:34:29.262Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -13087,29 +13093,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5ebcsjz06e74775b4kvgktgy",
+         *       "id": "evt_prod_06h2bk1kdm03090g4w8zx1axjcvap",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *       "aggregate_id": "cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
          *       "data": {
-         *         "id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
-         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *         "id": "cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
+         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T04:35:03.515Z",
+         *         "created": "2026-11-29T05:34:29.194Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:35:03.648Z",
+         *         "updated": "2026-11-29T05:34:29.228Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5eb1q6k0zdpm9v58gzg6q1ey",
+         *         "customer": "cus_prod_06h2bk1kc15a58tt76fmyxw9vqf8p",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T04:35:03.515Z",
+         *         "expires_at": "2026-11-30T05:34:29.194Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13117,33 +13123,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T04:35:03.648Z",
+         *         "completed_at": "2026-11-29T05:34:29.228Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2b5eb49ehx6rmwh9sj6t1tw27p",
+         *         "payment_intent": "pi_prod_06h2bk1kch4xzj5b8axe8yvj2d4vt",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
-         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *         "id": "cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
+         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T04:35:03.515Z",
+         *         "created": "2026-11-29T05:34:29.194Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:35:03.515Z",
+         *         "updated": "2026-11-29T05:34:29.194Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T04:35:03.515Z",
+         *         "expires_at": "2026-11-30T05:34:29.194Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13160,13 +13166,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5eaz82rseqpcjw14hhzqxsgw",
-         *       "request_id": "req_prod_06h2b5eaz82rseqpcjw14hhzqxsgw",
+         *       "correlation_id": "req_prod_06h2bk1kbbe22q79bteb4fmb538b2",
+         *       "request_id": "req_prod_06h2bk1kbbe22q79bteb4fmb538b2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:35:03.654Z",
+         *       "created": "2026-11-29T05:34:29.229Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2b5eb1q6k0zdpm9v58gzg6q1ey"
+         *       "actor_id": "cus_prod_06h2bk1kc15a58tt76fmyxw9vqf8p"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -13211,29 +13217,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5ecy6sejp9dg5mpds0qakfd8",
+         *       "id": "evt_prod_06h2bk1krwv0asvvre12fq6qpkft0",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
+         *       "aggregate_id": "cs_prod_06h2bk1kjygh41mq4bzm1b8dh1ntw",
          *       "data": {
-         *         "id": "cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
-         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
+         *         "id": "cs_prod_06h2bk1kjygh41mq4bzm1b8dh1ntw",
+         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kjygh41mq4bzm1b8dh1ntw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T04:35:03.787Z",
+         *         "created": "2026-11-29T05:34:29.269Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T04:35:03.787Z",
+         *         "updated": "2026-11-30T05:34:29.269Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T04:35:03.787Z",
-         *         "expires_at": "2026-11-30T04:35:03.787Z",
+         *         "expired_at": "2026-11-30T05:34:29.269Z",
+         *         "expires_at": "2026-11-30T05:34:29.269Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13250,24 +13256,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
-         *         "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
+         *         "id": "cs_prod_06h2bk1kjygh41mq4bzm1b8dh1ntw",
+         *         "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kjygh41mq4bzm1b8dh1ntw",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T04:35:03.787Z",
+         *         "created": "2026-11-29T05:34:29.269Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:35:03.787Z",
+         *         "updated": "2026-11-29T05:34:29.269Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T04:35:03.787Z",
+         *         "expires_at": "2026-11-30T05:34:29.269Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -13284,11 +13290,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5ec4vangxg3my5act7x77mdc",
+         *       "correlation_id": "req_prod_06h2bk1kmyntkr14at77sypdn2b30",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T04:35:03.787Z",
+         *       "created": "2026-11-30T05:34:29.269Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -13335,19 +13341,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dmtxmrchsyb983cm2z3vjrj",
+         *       "id": "evt_prod_06h2bk1er5kf1yxya1f4tdt75868p",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
+         *       "aggregate_id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
          *       "data": {
-         *         "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
+         *         "id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T04:34:57.870Z",
+         *         "created": "2026-11-29T05:34:28.031Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:34:57.870Z",
+         *         "updated": "2026-11-29T05:34:28.031Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13360,13 +13366,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
-         *       "request_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
+         *       "correlation_id": "req_prod_06h2bk1eqqc8kw23v5st2t0wfzz1j",
+         *       "request_id": "req_prod_06h2bk1eqqc8kw23v5st2t0wfzz1j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:57.879Z",
+         *       "created": "2026-11-29T05:34:28.033Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -13411,19 +13417,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dmvp1n6rg6dh4rshp6aj32w",
+         *       "id": "evt_prod_06h2bk1ergfgwbv3m325xb07vff4m",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
+         *       "aggregate_id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
          *       "data": {
-         *         "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
+         *         "id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T04:34:57.870Z",
+         *         "created": "2026-11-29T05:34:28.031Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:34:57.882Z",
+         *         "updated": "2026-11-29T05:34:28.035Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13435,14 +13441,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
+         *         "id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T04:34:57.870Z",
+         *         "created": "2026-11-29T05:34:28.031Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:34:57.870Z",
+         *         "updated": "2026-11-29T05:34:28.031Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13454,13 +13460,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
-         *       "request_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
+         *       "correlation_id": "req_prod_06h2bk1eqqc8kw23v5st2t0wfzz1j",
+         *       "request_id": "req_prod_06h2bk1eqqc8kw23v5st2t0wfzz1j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:57.885Z",
+         *       "created": "2026-11-29T05:34:28.036Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -13505,19 +13511,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dnfcasghv6rtt97eh7y7k4w",
+         *       "id": "evt_prod_06h2bk1eynp3adqk66tc52zqcxw4r",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2b5dndgcx8pbnwvwejazmzg6we",
+         *       "aggregate_id": "pi_prod_06h2bk1ey300ysftj3p78bq5ycxep",
          *       "data": {
-         *         "id": "pi_prod_06h2b5dndgcx8pbnwvwejazmzg6we",
+         *         "id": "pi_prod_06h2bk1ey300ysftj3p78bq5ycxep",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T04:34:58.028Z",
+         *         "created": "2026-11-29T05:34:28.080Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:34:58.041Z",
+         *         "updated": "2026-11-29T05:34:28.084Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13529,14 +13535,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2b5dndgcx8pbnwvwejazmzg6we",
+         *         "id": "pi_prod_06h2bk1ey300ysftj3p78bq5ycxep",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T04:34:58.028Z",
+         *         "created": "2026-11-29T05:34:28.080Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:34:58.028Z",
+         *         "updated": "2026-11-29T05:34:28.080Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13548,13 +13554,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dnd1a0nqcym2mehd55786g8",
-         *       "request_id": "req_prod_06h2b5dnd1a0nqcym2mehd55786g8",
+         *       "correlation_id": "req_prod_06h2bk1exy9txgade3g8hhh61tdd6",
+         *       "request_id": "req_prod_06h2bk1exy9txgade3g8hhh61tdd6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:58.043Z",
+         *       "created": "2026-11-29T05:34:28.085Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -13599,19 +13605,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dpecft1twqqswp8av5j56h0",
+         *       "id": "evt_prod_06h2bk1f2at6t03642ksqtemt3pd0",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
+         *       "aggregate_id": "pi_prod_06h2bk1f1qzx6xjz07s7pjrevdx7a",
          *       "data": {
-         *         "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
+         *         "id": "pi_prod_06h2bk1f1qzx6xjz07s7pjrevdx7a",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T04:34:58.186Z",
+         *         "created": "2026-11-29T05:34:28.109Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:34:58.287Z",
+         *         "updated": "2026-11-29T05:34:28.114Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13623,14 +13629,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
+         *         "id": "pi_prod_06h2bk1f1qzx6xjz07s7pjrevdx7a",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T04:34:58.186Z",
+         *         "created": "2026-11-29T05:34:28.109Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:34:58.268Z",
+         *         "updated": "2026-11-29T05:34:28.112Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13642,13 +13648,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dp0h13pwe1m128n9x6tehy8",
-         *       "request_id": "req_prod_06h2b5dp0h13pwe1m128n9x6tehy8",
+         *       "correlation_id": "req_prod_06h2bk1f1d6qspheb24pdamwygqrj",
+         *       "request_id": "req_prod_06h2bk1f1d6qspheb24pdamwygqrj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:34:58.291Z",
+         *       "created": "2026-11-29T05:34:28.114Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -13693,19 +13699,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dn1k1n3304qeab7w03rm2wp",
+         *       "id": "evt_prod_06h2bk1es2rbvw4zag3k7nfp7t596",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
+         *       "aggregate_id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
          *       "data": {
-         *         "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
+         *         "id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T04:34:57.870Z",
+         *         "created": "2026-11-29T05:34:28.031Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:34:57.920Z",
+         *         "updated": "2026-11-29T05:34:28.039Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13717,14 +13723,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
+         *         "id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T04:34:57.870Z",
+         *         "created": "2026-11-29T05:34:28.031Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:34:57.882Z",
+         *         "updated": "2026-11-29T05:34:28.035Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13736,13 +13742,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
-         *       "request_id": "req_prod_06h2b5dmr875eb6djgq1rj5ec78yc",
+         *       "correlation_id": "req_prod_06h2bk1eqqc8kw23v5st2t0wfzz1j",
+         *       "request_id": "req_prod_06h2bk1eqqc8kw23v5st2t0wfzz1j",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:34:57.932Z",
+         *       "created": "2026-11-29T05:34:28.040Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -13787,23 +13793,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dpnhzgjhf596g0e0hs79agc",
+         *       "id": "evt_prod_06h2bk1f5fybka29b9aa0mg6grgjt",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
+         *       "aggregate_id": "pi_prod_06h2bk1f1qzx6xjz07s7pjrevdx7a",
          *       "data": {
-         *         "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
+         *         "id": "pi_prod_06h2bk1f1qzx6xjz07s7pjrevdx7a",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T04:34:58.186Z",
+         *         "created": "2026-11-29T05:34:28.109Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:34:58.347Z",
+         *         "updated": "2026-11-29T05:34:28.138Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T04:34:58.347Z",
+         *         "canceled_at": "2026-11-29T05:34:28.138Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -13811,14 +13817,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
+         *         "id": "pi_prod_06h2bk1f1qzx6xjz07s7pjrevdx7a",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T04:34:58.186Z",
+         *         "created": "2026-11-29T05:34:28.109Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:34:58.287Z",
+         *         "updated": "2026-11-29T05:34:28.114Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13830,13 +13836,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dpmdr12rqnqhn69q9d0ata8",
-         *       "request_id": "req_prod_06h2b5dpmdr12rqnqhn69q9d0ata8",
+         *       "correlation_id": "req_prod_06h2bk1f33h81915w1v71ap3fkfz2",
+         *       "request_id": "req_prod_06h2bk1f33h81915w1v71ap3fkfz2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T04:34:58.348Z",
+         *       "created": "2026-11-29T05:34:28.139Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -13881,19 +13887,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dnasez0c68g6y3bv2j0r956",
+         *       "id": "evt_prod_06h2bk1ex6mmccws3fvvrttgt7hdm",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
+         *       "aggregate_id": "pi_prod_06h2bk1ew2rvt708kfm07r7qkwz38",
          *       "data": {
-         *         "id": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
+         *         "id": "pi_prod_06h2bk1ew2rvt708kfm07r7qkwz38",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T04:34:57.974Z",
+         *         "created": "2026-11-29T05:34:28.064Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:34:58.000Z",
+         *         "updated": "2026-11-29T05:34:28.071Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13905,14 +13911,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
+         *         "id": "pi_prod_06h2bk1ew2rvt708kfm07r7qkwz38",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T04:34:57.974Z",
+         *         "created": "2026-11-29T05:34:28.064Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:34:57.982Z",
+         *         "updated": "2026-11-29T05:34:28.067Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13924,13 +13930,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dn5xx194wz268mr5vsnr17r",
-         *       "request_id": "req_prod_06h2b5dn5xx194wz268mr5vsnr17r",
+         *       "correlation_id": "req_prod_06h2bk1evv8wckw5gkd38hy8tmkmp",
+         *       "request_id": "req_prod_06h2bk1evv8wckw5gkd38hy8tmkmp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:34:58.006Z",
+         *       "created": "2026-11-29T05:34:28.073Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -13975,19 +13981,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dnxft6hjahre5venfjjpeee",
+         *       "id": "evt_prod_06h2bk1f0rxrctvh3ajv2nc4008fp",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2b5dnsns0fnh9dr6aeddz7wgx6",
+         *       "aggregate_id": "pi_prod_06h2bk1ezp3xa6rqj5vc08ggqrtnr",
          *       "data": {
-         *         "id": "pi_prod_06h2b5dnsns0fnh9dr6aeddz7wgx6",
+         *         "id": "pi_prod_06h2bk1ezp3xa6rqj5vc08ggqrtnr",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T04:34:58.124Z",
+         *         "created": "2026-11-29T05:34:28.093Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:34:58.152Z",
+         *         "updated": "2026-11-29T05:34:28.101Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -13999,14 +14005,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2b5dnsns0fnh9dr6aeddz7wgx6",
+         *         "id": "pi_prod_06h2bk1ezp3xa6rqj5vc08ggqrtnr",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T04:34:58.124Z",
+         *         "created": "2026-11-29T05:34:28.093Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:34:58.140Z",
+         *         "updated": "2026-11-29T05:34:28.096Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -14018,13 +14024,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dnkw3nmgp9vmwn7hara9sjp",
-         *       "request_id": "req_prod_06h2b5dnkw3nmgp9vmwn7hara9sjp",
+         *       "correlation_id": "req_prod_06h2bk1ezjxy21d9kkycjjv9w6ndp",
+         *       "request_id": "req_prod_06h2bk1ezjxy21d9kkycjjv9w6ndp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:34:58.155Z",
+         *       "created": "2026-11-29T05:34:28.102Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -14069,46 +14075,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5e3k55sz15rj59bj52g96mdw",
+         *       "id": "evt_prod_06h2bk1j73gemhwvn8xxhctn44d7t",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *       "aggregate_id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *       "data": {
-         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
-         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
+         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T04:35:01.542Z",
-         *         "updated": "2026-11-29T04:35:01.542Z",
+         *         "created": "2026-11-29T05:34:28.908Z",
+         *         "updated": "2026-11-29T05:34:28.908Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
+         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T04:35:01.542Z",
+         *         "current_period_end": "2026-12-29T05:34:28.908Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T04:35:01.542Z",
+         *         "current_period_start": "2026-11-29T05:34:28.908Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5e34nxz3s98kezg3d2ry4hz2",
-         *       "request_id": "req_prod_06h2b5e34nxz3s98kezg3d2ry4hz2",
+         *       "correlation_id": "req_prod_06h2bk1j5ed9cfwfvjq50sb0eh6zt",
+         *       "request_id": "req_prod_06h2bk1j5ed9cfwfvjq50sb0eh6zt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:35:01.657Z",
+         *       "created": "2026-11-29T05:34:28.920Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -14153,25 +14159,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5e4gg1jy58fe6nq90tc19ka8",
+         *       "id": "evt_prod_06h2bk1jbtqmmt31y54eae8yt75dp",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *       "aggregate_id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *       "data": {
-         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
-         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
+         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T04:35:01.542Z",
-         *         "updated": "2026-11-29T04:35:01.857Z",
+         *         "created": "2026-11-29T05:34:28.908Z",
+         *         "updated": "2026-11-29T05:34:28.955Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14179,48 +14185,48 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
+         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T04:35:01.542Z",
+         *         "current_period_end": "2026-12-29T05:34:28.908Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T04:35:01.542Z",
+         *         "current_period_start": "2026-11-29T05:34:28.908Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
-         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
+         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T04:35:01.542Z",
-         *         "updated": "2026-11-29T04:35:01.542Z",
+         *         "created": "2026-11-29T05:34:28.908Z",
+         *         "updated": "2026-11-29T05:34:28.908Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
+         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T04:35:01.542Z",
+         *         "current_period_end": "2026-12-29T05:34:28.908Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T04:35:01.542Z",
+         *         "current_period_start": "2026-11-29T05:34:28.908Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5e4beqtnxqshkh4sxbzqrk4y",
-         *       "request_id": "req_prod_06h2b5e4beqtnxqshkh4sxbzqrk4y",
+         *       "correlation_id": "req_prod_06h2bk1jb3jkt0jyrdneb99xafg1w",
+         *       "request_id": "req_prod_06h2bk1jb3jkt0jyrdneb99xafg1w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:35:01.892Z",
+         *       "created": "2026-11-29T05:34:28.958Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -14265,54 +14271,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5e4y34vrkyba4z57qvc583g8",
+         *       "id": "evt_prod_06h2bk1jdz5zevrkd6cfxvdx0kgd6",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *       "aggregate_id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *       "data": {
-         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
-         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
+         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T04:35:01.542Z",
-         *         "updated": "2026-11-29T04:35:01.992Z",
+         *         "created": "2026-11-29T05:34:28.908Z",
+         *         "updated": "2026-11-29T05:34:28.972Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T04:35:01.992Z",
+         *         "paused_at": "2026-11-29T05:34:28.972Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
+         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T04:35:01.542Z",
+         *         "current_period_end": "2026-12-29T05:34:28.908Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T04:35:01.542Z",
+         *         "current_period_start": "2026-11-29T05:34:28.908Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
-         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
+         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T04:35:01.542Z",
-         *         "updated": "2026-11-29T04:35:01.857Z",
+         *         "created": "2026-11-29T05:34:28.908Z",
+         *         "updated": "2026-11-29T05:34:28.955Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14320,21 +14326,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
+         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T04:35:01.542Z",
+         *         "current_period_end": "2026-12-29T05:34:28.908Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T04:35:01.542Z",
+         *         "current_period_start": "2026-11-29T05:34:28.908Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5e4s3z5vyj88w703advg31zt",
-         *       "request_id": "req_prod_06h2b5e4s3z5vyj88w703advg31zt",
+         *       "correlation_id": "req_prod_06h2bk1jda7jb54gh3j615axtmpw8",
+         *       "request_id": "req_prod_06h2bk1jda7jb54gh3j615axtmpw8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:35:02.000Z",
+         *       "created": "2026-11-29T05:34:28.975Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -14379,25 +14385,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5e5a9e3c694ta8689yadt0zt",
+         *       "id": "evt_prod_06h2bk1jfwz6p3300vr1gdnv8ggqg",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *       "aggregate_id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *       "data": {
-         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
-         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
+         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T04:35:01.542Z",
-         *         "updated": "2026-11-29T04:35:02.080Z",
+         *         "created": "2026-11-29T05:34:28.908Z",
+         *         "updated": "2026-11-29T05:34:28.989Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14405,50 +14411,50 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
+         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T04:35:01.542Z",
+         *         "current_period_end": "2026-12-29T05:34:28.908Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T04:35:01.542Z",
+         *         "current_period_start": "2026-11-29T05:34:28.908Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
-         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
+         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T04:35:01.542Z",
-         *         "updated": "2026-11-29T04:35:01.992Z",
+         *         "created": "2026-11-29T05:34:28.908Z",
+         *         "updated": "2026-11-29T05:34:28.972Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T04:35:01.992Z",
+         *         "paused_at": "2026-11-29T05:34:28.972Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
+         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T04:35:01.542Z",
+         *         "current_period_end": "2026-12-29T05:34:28.908Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T04:35:01.542Z",
+         *         "current_period_start": "2026-11-29T05:34:28.908Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5e569t7ghbtb1wh16vm0ynv8",
-         *       "request_id": "req_prod_06h2b5e569t7ghbtb1wh16vm0ynv8",
+         *       "correlation_id": "req_prod_06h2bk1jfceywj2v76hvb5p8dkex6",
+         *       "request_id": "req_prod_06h2bk1jfceywj2v76hvb5p8dkex6",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T04:35:02.098Z",
+         *       "created": "2026-11-29T05:34:28.991Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -14493,54 +14499,54 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5e5vdpb2cs0x0x71yrswqxd4",
+         *       "id": "evt_prod_06h2bk1jjknsn0bzk7krd7nn5h6p0",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *       "aggregate_id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *       "data": {
-         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
-         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
+         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T04:35:01.542Z",
-         *         "updated": "2026-11-29T04:35:02.159Z",
+         *         "created": "2026-11-29T05:34:28.908Z",
+         *         "updated": "2026-11-29T05:34:29.006Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T04:35:02.159Z",
-         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
+         *         "cancelled_at": "2026-11-29T05:34:29.006Z",
+         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T04:35:01.542Z",
+         *         "current_period_end": "2026-12-29T05:34:28.908Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T04:35:01.542Z",
+         *         "current_period_start": "2026-11-29T05:34:28.908Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *         "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
-         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *             "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
+         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T04:35:01.542Z",
-         *         "updated": "2026-11-29T04:35:02.080Z",
+         *         "created": "2026-11-29T05:34:28.908Z",
+         *         "updated": "2026-11-29T05:34:28.989Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -14548,21 +14554,21 @@ export type components = {
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
-         *         "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
+         *         "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-29T04:35:01.542Z",
+         *         "current_period_end": "2026-12-29T05:34:28.908Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T04:35:01.542Z",
+         *         "current_period_start": "2026-11-29T05:34:28.908Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5e5h5y6rzh3gneek4qhv1pza",
-         *       "request_id": "req_prod_06h2b5e5h5y6rzh3gneek4qhv1pza",
+         *       "correlation_id": "req_prod_06h2bk1jhjxekgtvn6ke9xsm469b4",
+         *       "request_id": "req_prod_06h2bk1jhjxekgtvn6ke9xsm469b4",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T04:35:02.235Z",
+         *       "created": "2026-11-29T05:34:29.012Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -14607,44 +14613,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5ed9xsxfdw33aa1w6sjjqspy",
+         *       "id": "evt_prod_06h2bk1ktrch5qqranwxh1fysmjcm",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2b5e62y3rjap4xznr60481d94t",
+         *       "aggregate_id": "sub_prod_06h2bk1jm83mwz2phtym3ybpf7w7y",
          *       "data": {
-         *         "id": "sub_prod_06h2b5e62y3rjap4xznr60481d94t",
+         *         "id": "sub_prod_06h2bk1jm83mwz2phtym3ybpf7w7y",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2b5e62y3rjap4xznr60481d94w",
-         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *             "id": "si_prod_06h2bk1jm83mwz2phtym3ybpf7w80",
+         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T04:35:02.294Z",
-         *         "updated": "2026-11-29T04:35:02.294Z",
+         *         "created": "2026-11-29T05:34:29.025Z",
+         *         "updated": "2026-11-29T05:34:29.025Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T04:35:02.294Z",
+         *         "trial_end": "2026-12-06T05:34:29.025Z",
          *         "cancelled_at": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
-         *         "current_period_end": "2026-12-06T04:35:02.294Z",
+         *         "current_period_end": "2026-12-06T05:34:29.025Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T04:35:02.294Z",
+         *         "current_period_start": "2026-11-29T05:34:29.025Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5ec4vangxg3my5act7x77mdc",
+         *       "correlation_id": "req_prod_06h2bk1kmyntkr14at77sypdn2b30",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T04:35:02.294Z",
+         *       "created": "2026-12-03T05:34:29.025Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -14691,16 +14697,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5drzpnypym8k2gvnakkvnv90",
+         *       "id": "evt_prod_06h2bk1fdyg411yp8tvsehfn3yc3a",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *       "aggregate_id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *       "data": {
-         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *         "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14713,11 +14719,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T04:34:58.936Z",
+         *         "created": "2026-11-29T05:34:28.203Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T04:34:58.936Z",
+         *         "updated": "2026-11-29T05:34:28.203Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14752,13 +14758,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5drypz990p79exqmvxez4q3r",
-         *       "request_id": "req_prod_06h2b5drypz990p79exqmvxez4q3r",
+         *       "correlation_id": "req_prod_06h2bk1fd1y0rr5ntz18tsa5fetv0",
+         *       "request_id": "req_prod_06h2bk1fd1y0rr5ntz18tsa5fetv0",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:58.941Z",
+         *       "created": "2026-11-29T05:34:28.207Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -14803,16 +14809,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dsj66v5vp54qkv5xpt94072",
+         *       "id": "evt_prod_06h2bk1fswcrmtx0mvyh6f8c8tex8",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *       "aggregate_id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *       "data": {
-         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *         "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14825,11 +14831,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T04:34:58.936Z",
+         *         "created": "2026-11-29T05:34:28.203Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T04:34:58.987Z",
+         *         "updated": "2026-11-29T05:34:28.227Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14837,11 +14843,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
+         *         "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T04:34:58.987Z",
+         *         "finalized_at": "2026-11-29T05:34:28.227Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -14854,7 +14860,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
+         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -14863,11 +14869,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *         "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14880,11 +14886,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T04:34:58.936Z",
+         *         "created": "2026-11-29T05:34:28.203Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T04:34:58.936Z",
+         *         "updated": "2026-11-29T05:34:28.203Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -14918,13 +14924,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5ds3jd41gk50g669pb34e7dw",
-         *       "request_id": "req_prod_06h2b5ds3jd41gk50g669pb34e7dw",
+         *       "correlation_id": "req_prod_06h2bk1fg2rg7rnknmnzhvsjqf3mm",
+         *       "request_id": "req_prod_06h2bk1fg2rg7rnknmnzhvsjqf3mm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:59.089Z",
+         *       "created": "2026-11-29T05:34:28.303Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -14969,16 +14975,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dt4983pzrbwv3tg3j2b7ez8",
+         *       "id": "evt_prod_06h2bk1g1gh27zvv9satf75krdeet",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *       "aggregate_id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *       "data": {
-         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *         "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -14991,11 +14997,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T04:34:58.936Z",
-         *         "paid_at": "2026-11-29T04:34:59.167Z",
-         *         "updated": "2026-11-29T04:34:59.167Z",
+         *         "created": "2026-11-29T05:34:28.203Z",
+         *         "paid_at": "2026-11-29T05:34:28.354Z",
+         *         "updated": "2026-11-29T05:34:28.354Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15003,24 +15009,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
+         *         "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T04:34:58.987Z",
+         *         "finalized_at": "2026-11-29T05:34:28.227Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
+         *         "payment_intent": "pi_prod_06h2bk1fz1xcztnjqdakz1a91yker",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
+         *         "paid_pdf_sha256": "28c40d826134f462dade2830c87392495b60da98ab0087f82799de51d3b9a5e4",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
+         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15029,11 +15035,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *         "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15046,11 +15052,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T04:34:58.936Z",
+         *         "created": "2026-11-29T05:34:28.203Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T04:34:58.987Z",
+         *         "updated": "2026-11-29T05:34:28.227Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15058,24 +15064,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
+         *         "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T04:34:58.987Z",
+         *         "finalized_at": "2026-11-29T05:34:28.227Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
+         *         "payment_intent": "pi_prod_06h2bk1fz1xcztnjqdakz1a91yker",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
+         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15084,13 +15090,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dsmzecyx7w0dty0164w5see",
-         *       "request_id": "req_prod_06h2b5dsmzecyx7w0dty0164w5see",
+         *       "correlation_id": "req_prod_06h2bk1fyq87a8p2pr5epb4phf5er",
+         *       "request_id": "req_prod_06h2bk1fyq87a8p2pr5epb4phf5er",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:34:59.234Z",
+         *       "created": "2026-11-29T05:34:28.364Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         InvoicePaidEvent: {
@@ -15135,16 +15141,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dt89gjfk8bq9p177e57z4ee",
+         *       "id": "evt_prod_06h2bk1g23rxq0ns007b9gs25tva0",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *       "aggregate_id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *       "data": {
-         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *         "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15157,11 +15163,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T04:34:58.936Z",
-         *         "paid_at": "2026-11-29T04:34:59.167Z",
-         *         "updated": "2026-11-29T04:34:59.167Z",
+         *         "created": "2026-11-29T05:34:28.203Z",
+         *         "paid_at": "2026-11-29T05:34:28.354Z",
+         *         "updated": "2026-11-29T05:34:28.354Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15169,24 +15175,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
+         *         "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T04:34:58.987Z",
+         *         "finalized_at": "2026-11-29T05:34:28.227Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
+         *         "payment_intent": "pi_prod_06h2bk1fz1xcztnjqdakz1a91yker",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
+         *         "paid_pdf_sha256": "28c40d826134f462dade2830c87392495b60da98ab0087f82799de51d3b9a5e4",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
+         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15195,11 +15201,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *         "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15212,11 +15218,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T04:34:58.936Z",
+         *         "created": "2026-11-29T05:34:28.203Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T04:34:58.987Z",
+         *         "updated": "2026-11-29T05:34:28.227Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15224,24 +15230,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
+         *         "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T04:34:58.987Z",
+         *         "finalized_at": "2026-11-29T05:34:28.227Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
+         *         "payment_intent": "pi_prod_06h2bk1fz1xcztnjqdakz1a91yker",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
+         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15250,13 +15256,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dsmzecyx7w0dty0164w5see",
-         *       "request_id": "req_prod_06h2b5dsmzecyx7w0dty0164w5see",
+         *       "correlation_id": "req_prod_06h2bk1fyq87a8p2pr5epb4phf5er",
+         *       "request_id": "req_prod_06h2bk1fyq87a8p2pr5epb4phf5er",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T04:34:59.266Z",
+         *       "created": "2026-11-29T05:34:28.368Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -15301,16 +15307,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dw2k2te80m8a85a0an66tac",
+         *       "id": "evt_prod_06h2bk1gepjs1mtkp4ks4vww0z6sg",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2b5dv61hsy5e3qvcj348pvd3nm",
+         *       "aggregate_id": "in_prod_06h2bk1g9b2rjy2s0fe71zvg4khya",
          *       "data": {
-         *         "id": "in_prod_06h2b5dv61hsy5e3qvcj348pvd3nm",
+         *         "id": "in_prod_06h2bk1g9b2rjy2s0fe71zvg4khya",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5dv6qx7n26d14rhrmct5a6rm",
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "id": "il_prod_06h2bk1g9b2rjy2s0fe71zvg4khyc",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15323,11 +15329,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T04:34:59.504Z",
+         *         "created": "2026-11-29T05:34:28.426Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T04:34:59.563Z",
+         *         "updated": "2026-11-29T05:34:28.437Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15335,24 +15341,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "92a40b4b7ea098ad4db3f9aa5e04ad86045f06992f57adab668e604723ef0494",
+         *         "pdf_sha256": "652b9edac79ed4984bf4489298e1381646b42b0c9509371f2276d3eeb5195677",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dv61hsy5e3qvcj348pvd3nm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1g9b2rjy2s0fe71zvg4khya/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T04:34:59.563Z",
+         *         "finalized_at": "2026-11-29T05:34:28.437Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2b5dvvdryqwbaw2svj3qr9p8d2",
+         *         "payment_intent": "pi_prod_06h2bk1gdkgb33zc3t3eev3g2fe4j",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/KUlime5DQcpPNGJ8PX0a_ubRPcV6hFXXKdcS89RESxw",
+         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/CNWb_R6hn7NEnE0QyNlsG0x8u3hQKfE7HacU5vsvCMA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15362,13 +15368,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dvtvqg2nv7mgh9kqvsf8jz6",
-         *       "request_id": "req_prod_06h2b5dvtvqg2nv7mgh9kqvsf8jz6",
+         *       "correlation_id": "req_prod_06h2bk1gd8hhcsnwx6h5rx60e7zxj",
+         *       "request_id": "req_prod_06h2bk1gd8hhcsnwx6h5rx60e7zxj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:34:59.732Z",
+         *       "created": "2026-11-29T05:34:28.469Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -15413,16 +15419,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dx6t9e949n20rk6t2f5s994",
+         *       "id": "evt_prod_06h2bk1gschh8agf72pbkbybw76c4",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2b5dwa29z97eb1t4r3ymanbqtg",
+         *       "aggregate_id": "in_prod_06h2bk1gg1csh0cwrvcwbfjjwfn58",
          *       "data": {
-         *         "id": "in_prod_06h2b5dwa29z97eb1t4r3ymanbqtg",
+         *         "id": "in_prod_06h2bk1gg1csh0cwrvcwbfjjwfn58",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5dwa66sjqb160mrmz1hrkpsc",
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "id": "il_prod_06h2bk1gg6ccvb9grfrsrqd6w34tg",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15435,11 +15441,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T04:34:59.792Z",
+         *         "created": "2026-11-29T05:34:28.480Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T04:34:59.887Z",
+         *         "updated": "2026-11-29T05:34:28.518Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15447,24 +15453,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "4565b1023bd604c19497e4e39832c930cce9080687435d0a22fbc2e1d2526134",
+         *         "pdf_sha256": "49d504f8c7ed5088e41292b6870f69250936d98c71a6e3cf378a6294335551e1",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dwa29z97eb1t4r3ymanbqtg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1gg1csh0cwrvcwbfjjwfn58/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T04:34:59.887Z",
+         *         "finalized_at": "2026-11-29T05:34:28.518Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2b5dx537rsa0zggr7mfrxqb4pe",
+         *         "payment_intent": "pi_prod_06h2bk1grn1cr8rp793eh9adarrtc",
          *         "reverse_charge": false,
          *         "due_amount_atom": 500,
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/PWo84LRBoMrWE0JCB474FJFwK5axV-T2QTRAF1tCeu4",
+         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/oNw4w0IbnUsumqYXNUxCc1TxVQkyWS8Ewt9EYabMwzc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15474,13 +15480,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dx4rs76ct852qnjmwqxerxt",
-         *       "request_id": "req_prod_06h2b5dx4rs76ct852qnjmwqxerxt",
+         *       "correlation_id": "req_prod_06h2bk1grfwww15fnncc4525r97vj",
+         *       "request_id": "req_prod_06h2bk1grfwww15fnncc4525r97vj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:35:00.022Z",
+         *       "created": "2026-11-29T05:34:28.555Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -15525,16 +15531,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5ecbky02vg358j1ty11z7a6m",
+         *       "id": "evt_prod_06h2bk1kppdaperxp7fsa1v0mtjam",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j",
+         *       "aggregate_id": "in_prod_06h2bk1j1q9qhchyvg6r8xt89frkt",
          *       "data": {
-         *         "id": "in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j",
+         *         "id": "in_prod_06h2bk1j1q9qhchyvg6r8xt89frkt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5e2kw861tzejsr2spjwe6892",
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "id": "il_prod_06h2bk1j1q9qhchyvg6r8xt89frkw",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15547,23 +15553,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T04:35:01.405Z",
+         *         "created": "2026-11-29T05:34:28.877Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T04:35:01.279Z",
+         *         "updated": "2026-11-30T05:34:28.864Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
-         *         "due_date": "2026-11-30T04:35:01.279Z",
+         *         "due_date": "2026-11-30T05:34:28.864Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T04:35:01.279Z",
-         *         "pdf_sha256": "5039dbbb3f8b5eaf985b9c9870d087f71263e961fb01233178531643f48a14bf",
+         *         "overdue_at": "2026-11-30T05:34:28.864Z",
+         *         "pdf_sha256": "731b40c2fb7ec1eca6eb945b424188ea48dd447a9cb0a7de3c28ce63548438ae",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1j1q9qhchyvg6r8xt89frkt/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T04:35:01.443Z",
+         *         "finalized_at": "2026-11-29T05:34:28.885Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15576,7 +15582,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/IBTvguw0liL_GhLaFeS4Q2KOFSPM17LfnVlC878QDj4",
+         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/HDbVn4tG6PqqcNRIKzYFkMJxIEZSM2ROv7e3L_XnxF4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15585,11 +15591,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j",
+         *         "id": "in_prod_06h2bk1j1q9qhchyvg6r8xt89frkt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5e2kw861tzejsr2spjwe6892",
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "id": "il_prod_06h2bk1j1q9qhchyvg6r8xt89frkw",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15602,23 +15608,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T04:35:01.405Z",
+         *         "created": "2026-11-29T05:34:28.877Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T04:35:01.443Z",
+         *         "updated": "2026-11-29T05:34:28.885Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
-         *         "due_date": "2026-11-30T04:35:01.279Z",
+         *         "due_date": "2026-11-30T05:34:28.864Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "5039dbbb3f8b5eaf985b9c9870d087f71263e961fb01233178531643f48a14bf",
+         *         "pdf_sha256": "731b40c2fb7ec1eca6eb945b424188ea48dd447a9cb0a7de3c28ce63548438ae",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1j1q9qhchyvg6r8xt89frkt/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T04:35:01.443Z",
+         *         "finalized_at": "2026-11-29T05:34:28.885Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15631,7 +15637,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/IBTvguw0liL_GhLaFeS4Q2KOFSPM17LfnVlC878QDj4",
+         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/HDbVn4tG6PqqcNRIKzYFkMJxIEZSM2ROv7e3L_XnxF4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15640,11 +15646,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5ec4vangxg3my5act7x77mdc",
+         *       "correlation_id": "req_prod_06h2bk1kmyntkr14at77sypdn2b30",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T04:35:01.279Z",
+         *       "created": "2026-11-30T05:34:28.864Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -15691,16 +15697,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dxxs4ynbegkm6kfg7ant3gp",
+         *       "id": "evt_prod_06h2bk1h4q0kyh5xmm74fra9qxxsc",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r",
+         *       "aggregate_id": "in_prod_06h2bk1gwk5hs41hkr0wp9bg8y6t4",
          *       "data": {
-         *         "id": "in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r",
+         *         "id": "in_prod_06h2bk1gwk5hs41hkr0wp9bg8y6t4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5dxbk35dg0hqt8j72cv0tn0j",
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "id": "il_prod_06h2bk1gwnc690c08vtvrta4f71k0",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15713,23 +15719,23 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T04:35:00.056Z",
+         *         "created": "2026-11-29T05:34:28.580Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T04:35:00.204Z",
+         *         "updated": "2026-11-29T05:34:28.644Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T04:35:00.204Z",
+         *         "voided_at": "2026-11-29T05:34:28.644Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "ff0d2def3207480bcbdd7be82ddeda3037e288172a5b127628aa82751c04c77e",
+         *         "pdf_sha256": "5ccab804a82c6efae5a72221e7818e7fa436bc982c7a32334b89c1d2acb63cac",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1gwk5hs41hkr0wp9bg8y6t4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T04:35:00.125Z",
+         *         "finalized_at": "2026-11-29T05:34:28.613Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15742,7 +15748,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/nxV9ubA9xlr3SIw6bz6c55ejLU9FJkf9VdAsrELcWJc",
+         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/WCJq5P7kBXSkm89cKGUlSCh-adrULwsgZb00QbRRPN0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15751,11 +15757,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r",
+         *         "id": "in_prod_06h2bk1gwk5hs41hkr0wp9bg8y6t4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5dxbk35dg0hqt8j72cv0tn0j",
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "id": "il_prod_06h2bk1gwnc690c08vtvrta4f71k0",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15768,11 +15774,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T04:35:00.056Z",
+         *         "created": "2026-11-29T05:34:28.580Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T04:35:00.125Z",
+         *         "updated": "2026-11-29T05:34:28.613Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15780,11 +15786,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ff0d2def3207480bcbdd7be82ddeda3037e288172a5b127628aa82751c04c77e",
+         *         "pdf_sha256": "5ccab804a82c6efae5a72221e7818e7fa436bc982c7a32334b89c1d2acb63cac",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1gwk5hs41hkr0wp9bg8y6t4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T04:35:00.125Z",
+         *         "finalized_at": "2026-11-29T05:34:28.613Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15797,7 +15803,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/nxV9ubA9xlr3SIw6bz6c55ejLU9FJkf9VdAsrELcWJc",
+         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/WCJq5P7kBXSkm89cKGUlSCh-adrULwsgZb00QbRRPN0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15806,13 +15812,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dxw8sw6vpjjz968p44xzcsg",
-         *       "request_id": "req_prod_06h2b5dxw8sw6vpjjz968p44xzcsg",
+         *       "correlation_id": "req_prod_06h2bk1h3wx1qd2z46tdewgecrher",
+         *       "request_id": "req_prod_06h2bk1h3wx1qd2z46tdewgecrher",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:35:00.206Z",
+         *       "created": "2026-11-29T05:34:28.645Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -15857,16 +15863,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dytxcwpcebe4py93aj28neg",
+         *       "id": "evt_prod_06h2bk1hbggdgjpq27jrp92tkptye",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2b5dy3438y66ye31cgj03exbs4",
+         *       "aggregate_id": "in_prod_06h2bk1h7fz90n3c7j8e1e3haryc0",
          *       "data": {
-         *         "id": "in_prod_06h2b5dy3438y66ye31cgj03exbs4",
+         *         "id": "in_prod_06h2bk1h7fz90n3c7j8e1e3haryc0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5dy3y7vf2x34t6dtyb7njk8j",
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "id": "il_prod_06h2bk1h7j64xf15v6zxhc5vzn16m",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15879,11 +15885,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T04:35:00.249Z",
+         *         "created": "2026-11-29T05:34:28.667Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T04:35:00.433Z",
+         *         "updated": "2026-11-29T05:34:28.698Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15891,11 +15897,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d62fdf2558f445aed3faebef8f2a78b86a150c6ae1be3796b401c6448ddb2e3a",
+         *         "pdf_sha256": "920e6901ab9bdc606f50c7a7a2f449efd0a28ccfde7939f74309111cdf062cf2",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dy3438y66ye31cgj03exbs4/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1h7fz90n3c7j8e1e3haryc0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T04:35:00.305Z",
+         *         "finalized_at": "2026-11-29T05:34:28.677Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15908,20 +15914,20 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/U6KCg_pZbHCWuEag43PTB69bbGdhp8B88dmIrLmwcfg",
+         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/sk2qQgau_YoLtN4SUWafr5SdRScJxofWFF8a-T_FMF0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T04:35:00.433Z",
+         *         "marked_uncollectible_at": "2026-11-29T05:34:28.698Z",
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2b5dy3438y66ye31cgj03exbs4",
+         *         "id": "in_prod_06h2bk1h7fz90n3c7j8e1e3haryc0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5dy3y7vf2x34t6dtyb7njk8j",
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "id": "il_prod_06h2bk1h7j64xf15v6zxhc5vzn16m",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -15934,11 +15940,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T04:35:00.249Z",
+         *         "created": "2026-11-29T05:34:28.667Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T04:35:00.305Z",
+         *         "updated": "2026-11-29T05:34:28.677Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -15946,11 +15952,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d62fdf2558f445aed3faebef8f2a78b86a150c6ae1be3796b401c6448ddb2e3a",
+         *         "pdf_sha256": "920e6901ab9bdc606f50c7a7a2f449efd0a28ccfde7939f74309111cdf062cf2",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dy3438y66ye31cgj03exbs4/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1h7fz90n3c7j8e1e3haryc0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T04:35:00.305Z",
+         *         "finalized_at": "2026-11-29T05:34:28.677Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -15963,7 +15969,7 @@ export type components = {
          *         "paid_pdf_sha256": null,
          *         "paid_amount_atom": 0,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/U6KCg_pZbHCWuEag43PTB69bbGdhp8B88dmIrLmwcfg",
+         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/sk2qQgau_YoLtN4SUWafr5SdRScJxofWFF8a-T_FMF0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -15972,13 +15978,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dyq8gg8af3zppzp7pz678cw",
-         *       "request_id": "req_prod_06h2b5dyq8gg8af3zppzp7pz678cw",
+         *       "correlation_id": "req_prod_06h2bk1hb17nhzmqyfdkczn0s1jg0",
+         *       "request_id": "req_prod_06h2bk1hb17nhzmqyfdkczn0s1jg0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:35:00.439Z",
+         *       "created": "2026-11-29T05:34:28.700Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -16023,16 +16029,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dtzet0yh8j0985kmve22q5c",
+         *       "id": "evt_prod_06h2bk1g88ftc7gctsgn24x3gbryw",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *       "aggregate_id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *       "data": {
-         *         "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *         "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
-         *             "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *             "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
+         *             "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -16045,11 +16051,11 @@ export type components = {
          *         "number": "EXAMPLEGMBH-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T04:34:58.936Z",
-         *         "paid_at": "2026-11-29T04:34:59.167Z",
-         *         "updated": "2026-11-29T04:34:59.167Z",
+         *         "created": "2026-11-29T05:34:28.203Z",
+         *         "paid_at": "2026-11-29T05:34:28.354Z",
+         *         "updated": "2026-11-29T05:34:28.354Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16057,24 +16063,24 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
+         *         "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T04:34:58.987Z",
+         *         "finalized_at": "2026-11-29T05:34:28.227Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
          *         "discount_atom": 0,
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
-         *         "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
+         *         "payment_intent": "pi_prod_06h2bk1fz1xcztnjqdakz1a91yker",
          *         "reverse_charge": false,
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
+         *         "paid_pdf_sha256": "28c40d826134f462dade2830c87392495b60da98ab0087f82799de51d3b9a5e4",
          *         "paid_amount_atom": 500,
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
+         *         "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -16084,13 +16090,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dtj3vcnwjasswwy9v2nvbkg",
-         *       "request_id": "req_prod_06h2b5dtj3vcnwjasswwy9v2nvbkg",
+         *       "correlation_id": "req_prod_06h2bk1g4ts2kek3bap90ee3c4twm",
+         *       "request_id": "req_prod_06h2bk1g4ts2kek3bap90ee3c4twm",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T04:34:59.451Z",
+         *       "created": "2026-11-29T05:34:28.418Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -16135,16 +16141,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5edj0hy5kd7jp61vdmj2bvrj",
+         *       "id": "evt_prod_06h2bk1kw9sv8mjc8e238hf4q2vg8",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2b5edby256rqfjxpzkr6ec31xc",
+         *       "aggregate_id": "in_prod_06h2bk1kv4nrd6s1fw3qt08zse5xt",
          *       "data": {
-         *         "id": "in_prod_06h2b5edby256rqfjxpzkr6ec31xc",
+         *         "id": "in_prod_06h2bk1kv4nrd6s1fw3qt08zse5xt",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2b5edg0ys487kxxp6s7gwjjxe8",
-         *             "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *             "id": "il_prod_06h2bk1kvyxkg3f9cssj5gqydc7wt",
+         *             "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -16157,11 +16163,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T04:35:02.294Z",
+         *         "created": "2026-12-06T05:34:29.025Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T04:35:02.294Z",
+         *         "updated": "2026-12-06T05:34:29.025Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -16170,11 +16176,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription sub_prod_06h2b5e62y3rjap4xznr60481d94t",
+         *         "description": "Subscription sub_prod_06h2bk1jm83mwz2phtym3ybpf7w7y",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2b5e62y3rjap4xznr60481d94t",
+         *         "subscription": "sub_prod_06h2bk1jm83mwz2phtym3ybpf7w7y",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -16188,7 +16194,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T04:35:02.294Z",
+         *         "next_payment_attempt": "2026-12-06T05:34:29.025Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "pre_payment_credit_notes_amount_atom": 0,
@@ -16196,11 +16202,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5ec4vangxg3my5act7x77mdc",
+         *       "correlation_id": "req_prod_06h2bk1kmyntkr14at77sypdn2b30",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T04:35:02.294Z",
+         *       "created": "2026-12-03T05:34:29.025Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16247,19 +16253,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dkvnhrnhgys7dk2rvj8vvv8",
+         *       "id": "evt_prod_06h2bk1ed0qcdna5yjtcf7nathz3j",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *       "aggregate_id": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *       "data": {
-         *         "id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "id": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T04:34:57.626Z",
+         *         "created": "2026-11-29T05:34:27.943Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T04:34:57.626Z",
+         *         "updated": "2026-11-29T05:34:27.943Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16269,13 +16275,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dkts1yd3rr2mnewtns9zddc",
-         *       "request_id": "req_prod_06h2b5dkts1yd3rr2mnewtns9zddc",
+         *       "correlation_id": "req_prod_06h2bk1ecqesnj5gkk6djg6rwk1gc",
+         *       "request_id": "req_prod_06h2bk1ecqesnj5gkk6djg6rwk1gc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:57.629Z",
+         *       "created": "2026-11-29T05:34:27.944Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CustomerCreatedEvent: {
@@ -16320,19 +16326,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dkz4skycaymppr2bjmg3x6g",
+         *       "id": "evt_prod_06h2bk1eftz3ssqqc48wmd9rp1n3t",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *       "aggregate_id": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *       "data": {
-         *         "id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "id": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T04:34:57.626Z",
+         *         "created": "2026-11-29T05:34:27.943Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T04:34:57.655Z",
+         *         "updated": "2026-11-29T05:34:27.964Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16341,14 +16347,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "id": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T04:34:57.626Z",
+         *         "created": "2026-11-29T05:34:27.943Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T04:34:57.626Z",
+         *         "updated": "2026-11-29T05:34:27.943Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16357,13 +16363,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dkxxtpba20yy2b29af7qvza",
-         *       "request_id": "req_prod_06h2b5dkxxtpba20yy2b29af7qvza",
+         *       "correlation_id": "req_prod_06h2bk1efa5xej0hkxzeex9bhs8w6",
+         *       "request_id": "req_prod_06h2bk1efa5xej0hkxzeex9bhs8w6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:57.657Z",
+         *       "created": "2026-11-29T05:34:27.966Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -16408,20 +16414,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dm5mmhfy7fyn0fwy8zwq51m",
+         *       "id": "evt_prod_06h2bk1ej61wj9ftxrmfdrqg70bh6",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2b5dm2tgteqq9n90pq12r903c8",
+         *       "aggregate_id": "cus_prod_06h2bk1eh4edatffg744r7zxfsa1c",
          *       "data": {
-         *         "id": "cus_prod_06h2b5dm2tgteqq9n90pq12r903c8",
+         *         "id": "cus_prod_06h2bk1eh4edatffg744r7zxfsa1c",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T04:34:57.686Z",
+         *         "created": "2026-11-29T05:34:27.977Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T04:34:57.707Z",
+         *         "updated": "2026-11-29T05:34:27.984Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16430,14 +16436,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2b5dm2tgteqq9n90pq12r903c8",
+         *         "id": "cus_prod_06h2bk1eh4edatffg744r7zxfsa1c",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T04:34:57.686Z",
+         *         "created": "2026-11-29T05:34:27.977Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T04:34:57.686Z",
+         *         "updated": "2026-11-29T05:34:27.977Z",
          *         "balances": {},
          *         "livemode": false,
          *         "metadata": {},
@@ -16446,13 +16452,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dm53n8cgkp6sa6pyd09g6jr",
-         *       "request_id": "req_prod_06h2b5dm53n8cgkp6sa6pyd09g6jr",
+         *       "correlation_id": "req_prod_06h2bk1ehx3zk0jbkenh6mgh6d8x4",
+         *       "request_id": "req_prod_06h2bk1ehx3zk0jbkenh6mgh6d8x4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:57.709Z",
+         *       "created": "2026-11-29T05:34:27.985Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CustomerDeletedEvent: {
@@ -16497,21 +16503,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dmanzyqrs60ghcdegg79q6a",
+         *       "id": "evt_prod_06h2bk1ekp2dnp82ak1z2w8df0ba6",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
+         *       "aggregate_id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
          *       "data": {
-         *         "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
+         *         "id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
          *         "end": null,
-         *         "start": "2026-11-29T04:34:57.738Z",
+         *         "start": "2026-11-29T05:34:27.995Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
+         *           "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T04:34:57.166Z",
-         *           "updated": "2026-11-29T04:34:57.738Z",
+         *           "created": "2026-11-29T05:34:27.777Z",
+         *           "updated": "2026-11-29T05:34:27.995Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16524,18 +16530,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dm8dmjdd5sx2j71gvggqrnp",
-         *       "request_id": "req_prod_06h2b5dm8dmjdd5sx2j71gvggqrnp",
+         *       "correlation_id": "req_prod_06h2bk1ek2qfhvrkenp0d83z9d546",
+         *       "request_id": "req_prod_06h2bk1ek2qfhvrkenp0d83z9d546",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:57.749Z",
+         *       "created": "2026-11-29T05:34:27.997Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -16580,21 +16586,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dmj2zmr67re70n1yqzad6zj",
+         *       "id": "evt_prod_06h2bk1enp5rf199xga9wa98hg0f2",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
+         *       "aggregate_id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
          *       "data": {
-         *         "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
+         *         "id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
          *         "end": null,
-         *         "start": "2026-11-29T04:34:57.785Z",
+         *         "start": "2026-11-29T05:34:28.010Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2b5dj54pag4c8dg945z7ycxfdy",
+         *           "id": "cpn_prod_06h2bk1dsqt7cyzghcy5780k9gawy",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T04:34:57.193Z",
-         *           "updated": "2026-11-29T04:34:57.785Z",
+         *           "created": "2026-11-29T05:34:27.789Z",
+         *           "updated": "2026-11-29T05:34:28.010Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -16607,20 +16613,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
+         *         "id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
          *         "end": null,
-         *         "start": "2026-11-29T04:34:57.738Z",
+         *         "start": "2026-11-29T05:34:27.995Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
+         *           "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T04:34:57.166Z",
-         *           "updated": "2026-11-29T04:34:57.738Z",
+         *           "created": "2026-11-29T05:34:27.777Z",
+         *           "updated": "2026-11-29T05:34:27.995Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -16633,17 +16639,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dmcxwmqtgh1fx3v7e1n4qz4",
-         *       "request_id": "req_prod_06h2b5dmcxwmqtgh1fx3v7e1n4qz4",
+         *       "correlation_id": "req_prod_06h2bk1en03bmnkzaewhaxrmh88a4",
+         *       "request_id": "req_prod_06h2bk1en03bmnkzaewhaxrmh88a4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:57.808Z",
+         *       "created": "2026-11-29T05:34:28.013Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -16688,21 +16694,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dmprj3ygvfp5j38tt0nxcce",
+         *       "id": "evt_prod_06h2bk1epvjzhh915sz83ft9fbrv6",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
+         *       "aggregate_id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
          *       "data": {
-         *         "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
+         *         "id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
          *         "end": null,
-         *         "start": "2026-11-29T04:34:57.785Z",
+         *         "start": "2026-11-29T05:34:28.010Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2b5dj54pag4c8dg945z7ycxfdy",
+         *           "id": "cpn_prod_06h2bk1dsqt7cyzghcy5780k9gawy",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T04:34:57.193Z",
-         *           "updated": "2026-11-29T04:34:57.785Z",
+         *           "created": "2026-11-29T05:34:27.789Z",
+         *           "updated": "2026-11-29T05:34:28.010Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -16716,20 +16722,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
+         *         "id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
          *         "end": null,
-         *         "start": "2026-11-29T04:34:57.785Z",
+         *         "start": "2026-11-29T05:34:28.010Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2b5dj54pag4c8dg945z7ycxfdy",
+         *           "id": "cpn_prod_06h2bk1dsqt7cyzghcy5780k9gawy",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T04:34:57.193Z",
-         *           "updated": "2026-11-29T04:34:57.785Z",
+         *           "created": "2026-11-29T05:34:27.789Z",
+         *           "updated": "2026-11-29T05:34:28.010Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -16742,17 +16748,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dmmdx39074krz6mp9rgx9c4",
-         *       "request_id": "req_prod_06h2b5dmmdx39074krz6mp9rgx9c4",
+         *       "correlation_id": "req_prod_06h2bk1epcad0xm3v86k18m85t64g",
+         *       "request_id": "req_prod_06h2bk1epcad0xm3v86k18m85t64g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:34:57.846Z",
+         *       "created": "2026-11-29T05:34:28.022Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -16797,17 +16803,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dj228vd0yyyr5jwk37ff43j",
+         *       "id": "evt_prod_06h2bk1dr96habaw9ppk44kcdzd0c",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
+         *       "aggregate_id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
          *       "data": {
-         *         "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
+         *         "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T04:34:57.166Z",
-         *         "updated": "2026-11-29T04:34:57.166Z",
+         *         "created": "2026-11-29T05:34:27.777Z",
+         *         "updated": "2026-11-29T05:34:27.777Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16821,13 +16827,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dj1c4fjqhf5z2v8wew43tcj",
-         *       "request_id": "req_prod_06h2b5dj1c4fjqhf5z2v8wew43tcj",
+         *       "correlation_id": "req_prod_06h2bk1dqz934kcvsh7tr374x72k8",
+         *       "request_id": "req_prod_06h2bk1dqz934kcvsh7tr374x72k8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:57.168Z",
+         *       "created": "2026-11-29T05:34:27.778Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CouponCreatedEvent: {
@@ -16872,17 +16878,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dj8x4w1m7hv6gegz385e4hc",
+         *       "id": "evt_prod_06h2bk1dtwzynrt96nbyn96pack48",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
+         *       "aggregate_id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
          *       "data": {
-         *         "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
+         *         "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T04:34:57.166Z",
-         *         "updated": "2026-11-29T04:34:57.214Z",
+         *         "created": "2026-11-29T05:34:27.777Z",
+         *         "updated": "2026-11-29T05:34:27.798Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16895,12 +16901,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
+         *         "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T04:34:57.166Z",
-         *         "updated": "2026-11-29T04:34:57.166Z",
+         *         "created": "2026-11-29T05:34:27.777Z",
+         *         "updated": "2026-11-29T05:34:27.777Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16913,13 +16919,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dj6yn4f4pt6f8039k9s02nr",
-         *       "request_id": "req_prod_06h2b5dj6yn4f4pt6f8039k9s02nr",
+         *       "correlation_id": "req_prod_06h2bk1dthqdb0mnz1yr1zgq8qqjt",
+         *       "request_id": "req_prod_06h2bk1dthqdb0mnz1yr1zgq8qqjt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:57.223Z",
+         *       "created": "2026-11-29T05:34:27.799Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CouponUpdatedEvent: {
@@ -16964,18 +16970,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5djfj65sg380qhkejrtvbmv6",
+         *       "id": "evt_prod_06h2bk1dxkz14sepmrn87dn1y2kkp",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2b5djc6bfrq47jsrnq38qhdraa",
+         *       "aggregate_id": "cpn_prod_06h2bk1dwa56vdq19d7pr3vb4zxpp",
          *       "data": {
-         *         "id": "cpn_prod_06h2b5djc6bfrq47jsrnq38qhdraa",
+         *         "id": "cpn_prod_06h2bk1dwa56vdq19d7pr3vb4zxpp",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T04:34:57.249Z",
+         *         "created": "2026-11-29T05:34:27.810Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T04:34:57.275Z",
+         *         "updated": "2026-11-29T05:34:27.818Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -16988,12 +16994,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2b5djc6bfrq47jsrnq38qhdraa",
+         *         "id": "cpn_prod_06h2bk1dwa56vdq19d7pr3vb4zxpp",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T04:34:57.249Z",
-         *         "updated": "2026-11-29T04:34:57.249Z",
+         *         "created": "2026-11-29T05:34:27.810Z",
+         *         "updated": "2026-11-29T05:34:27.810Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -17006,13 +17012,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5djefx1pnf3mdvytmv1gthwy",
-         *       "request_id": "req_prod_06h2b5djefx1pnf3mdvytmv1gthwy",
+         *       "correlation_id": "req_prod_06h2bk1dx658fw6ecr2a3j4xwvnb2",
+         *       "request_id": "req_prod_06h2bk1dx658fw6ecr2a3j4xwvnb2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:57.276Z",
+         *       "created": "2026-11-29T05:34:27.820Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CouponDeletedEvent: {
@@ -17057,19 +17063,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dgm2mqf2b2x79xy4qn68596",
+         *       "id": "evt_prod_06h2bk1devr5hmcvydckwk9dnjwhw",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *       "aggregate_id": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *       "data": {
-         *         "id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *         "id": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T04:34:56.792Z",
-         *         "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
-         *         "updated": "2026-11-29T04:34:56.792Z",
+         *         "created": "2026-11-29T05:34:27.701Z",
+         *         "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
+         *         "updated": "2026-11-29T05:34:27.701Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17086,13 +17092,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dgf6fpyxtanspvneswggc72",
-         *       "request_id": "req_prod_06h2b5dgf6fpyxtanspvneswggc72",
+         *       "correlation_id": "req_prod_06h2bk1de6v3a629ngzyt5b3fb1np",
+         *       "request_id": "req_prod_06h2bk1de6v3a629ngzyt5b3fb1np",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:56.800Z",
+         *       "created": "2026-11-29T05:34:27.702Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         PriceCreatedEvent: {
@@ -17137,19 +17143,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dh9jst98dxyk9qqpjanhbza",
+         *       "id": "evt_prod_06h2bk1dj9rz3gz4k7tyw0d5nq51w",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *       "aggregate_id": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *       "data": {
-         *         "id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *         "id": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T04:34:56.792Z",
-         *         "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
-         *         "updated": "2026-11-29T04:34:56.969Z",
+         *         "created": "2026-11-29T05:34:27.701Z",
+         *         "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
+         *         "updated": "2026-11-29T05:34:27.728Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17165,14 +17171,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *         "id": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T04:34:56.792Z",
-         *         "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
-         *         "updated": "2026-11-29T04:34:56.792Z",
+         *         "created": "2026-11-29T05:34:27.701Z",
+         *         "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
+         *         "updated": "2026-11-29T05:34:27.701Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17188,13 +17194,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dh7yshy0kr33yvtw4jwet4g",
-         *       "request_id": "req_prod_06h2b5dh7yshy0kr33yvtw4jwet4g",
+         *       "correlation_id": "req_prod_06h2bk1dhqprxrawfwf3k6cj35d8t",
+         *       "request_id": "req_prod_06h2bk1dhqprxrawfwf3k6cj35d8t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:56.972Z",
+         *       "created": "2026-11-29T05:34:27.730Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         PriceUpdatedEvent: {
@@ -17239,20 +17245,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dhtkvkhedwkhevasgq5ztwj",
+         *       "id": "evt_prod_06h2bk1dnbwcqyhgvd58fxex3qwwj",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2b5dhp3ym918mfs3et4vyqxmg8",
+         *       "aggregate_id": "price_prod_06h2bk1dkvnceqx1vzf5ze09czng6",
          *       "data": {
-         *         "id": "price_prod_06h2b5dhp3ym918mfs3et4vyqxmg8",
+         *         "id": "price_prod_06h2bk1dkvnceqx1vzf5ze09czng6",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T04:34:57.072Z",
+         *         "created": "2026-11-29T05:34:27.742Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
-         *         "updated": "2026-11-29T04:34:57.106Z",
+         *         "product": "prod_prod_06h2bk1dd5kes6p72qd8sjy8k5pyj",
+         *         "updated": "2026-11-29T05:34:27.753Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17263,14 +17269,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2b5dhp3ym918mfs3et4vyqxmg8",
+         *         "id": "price_prod_06h2bk1dkvnceqx1vzf5ze09czng6",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T04:34:57.072Z",
-         *         "product": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
-         *         "updated": "2026-11-29T04:34:57.072Z",
+         *         "created": "2026-11-29T05:34:27.742Z",
+         *         "product": "prod_prod_06h2bk1dd5kes6p72qd8sjy8k5pyj",
+         *         "updated": "2026-11-29T05:34:27.742Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17281,13 +17287,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dht1hbc4etajaqhs7g87k72",
-         *       "request_id": "req_prod_06h2b5dht1hbc4etajaqhs7g87k72",
+         *       "correlation_id": "req_prod_06h2bk1dmwbbc3kpka1hc1gg28gat",
+         *       "request_id": "req_prod_06h2bk1dmwbbc3kpka1hc1gg28gat",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:57.108Z",
+         *       "created": "2026-11-29T05:34:27.754Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         PriceDeletedEvent: {
@@ -17332,30 +17338,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dfx6nfgy0xxph2gvchwk9mm",
+         *       "id": "evt_prod_06h2bk1d9wsza2mzjzyjwbjfjjwp0",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *       "aggregate_id": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
          *       "data": {
-         *         "id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *         "id": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T04:34:56.615Z",
-         *         "updated": "2026-11-29T04:34:56.615Z",
+         *         "created": "2026-11-29T05:34:27.662Z",
+         *         "updated": "2026-11-29T05:34:27.662Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dfwhcraa6ymgp2dxgw7e7ep",
-         *       "request_id": "req_prod_06h2b5dfwhcraa6ymgp2dxgw7e7ep",
+         *       "correlation_id": "req_prod_06h2bk1d9gn5j9p83e9sgw11z32w6",
+         *       "request_id": "req_prod_06h2bk1d9gn5j9p83e9sgw11z32w6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:56.617Z",
+         *       "created": "2026-11-29T05:34:27.663Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         ProductCreatedEvent: {
@@ -17400,40 +17406,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dg15mcp57d2vx10x5a9b6m8",
+         *       "id": "evt_prod_06h2bk1dbz9c5zzmadbqg4nvfr9aw",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *       "aggregate_id": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
          *       "data": {
-         *         "id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *         "id": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T04:34:56.615Z",
-         *         "updated": "2026-11-29T04:34:56.646Z",
+         *         "created": "2026-11-29T05:34:27.662Z",
+         *         "updated": "2026-11-29T05:34:27.678Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *         "id": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T04:34:56.615Z",
-         *         "updated": "2026-11-29T04:34:56.615Z",
+         *         "created": "2026-11-29T05:34:27.662Z",
+         *         "updated": "2026-11-29T05:34:27.662Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dfzg6v0hadprx0xjgdezgzj",
-         *       "request_id": "req_prod_06h2b5dfzg6v0hadprx0xjgdezgzj",
+         *       "correlation_id": "req_prod_06h2bk1dbbgzyeb0ev4mtdr5brjby",
+         *       "request_id": "req_prod_06h2bk1dbbgzyeb0ev4mtdr5brjby",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:56.649Z",
+         *       "created": "2026-11-29T05:34:27.679Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         ProductUpdatedEvent: {
@@ -17478,41 +17484,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dhzm8zxzdb8c9khwpha6yz4",
+         *       "id": "evt_prod_06h2bk1dpm2w2pdwwsgtj8ykx740g",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
+         *       "aggregate_id": "prod_prod_06h2bk1dd5kes6p72qd8sjy8k5pyj",
          *       "data": {
-         *         "id": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
+         *         "id": "prod_prod_06h2bk1dd5kes6p72qd8sjy8k5pyj",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T04:34:56.710Z",
+         *         "created": "2026-11-29T05:34:27.689Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T04:34:57.143Z",
+         *         "updated": "2026-11-29T05:34:27.763Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
+         *         "id": "prod_prod_06h2bk1dd5kes6p72qd8sjy8k5pyj",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T04:34:56.710Z",
-         *         "updated": "2026-11-29T04:34:56.710Z",
+         *         "created": "2026-11-29T05:34:27.689Z",
+         *         "updated": "2026-11-29T05:34:27.689Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dhxny0rg5tj0rj6e1098wwe",
-         *       "request_id": "req_prod_06h2b5dhxny0rg5tj0rj6e1098wwe",
+         *       "correlation_id": "req_prod_06h2bk1dp5nqr8r6y9sttvchkyv5p",
+         *       "request_id": "req_prod_06h2bk1dp5nqr8r6y9sttvchkyv5p",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:57.149Z",
+         *       "created": "2026-11-29T05:34:27.765Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         ProductDeletedEvent: {
@@ -17557,18 +17563,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5drgawje9qdt5w3qkk2cdxnp",
+         *       "id": "evt_prod_06h2bk1fa36wb6hze13xqhv1nnkma",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
+         *       "aggregate_id": "re_prod_06h2bk1f9v21nkxq577x96sfs61yg",
          *       "data": {
-         *         "id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
+         *         "id": "re_prod_06h2bk1f9v21nkxq577x96sfs61yg",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T04:34:58.814Z",
-         *         "payment": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
-         *         "updated": "2026-11-29T04:34:58.814Z",
+         *         "created": "2026-11-29T05:34:28.174Z",
+         *         "payment": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
+         *         "updated": "2026-11-29T05:34:28.174Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17577,13 +17583,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
-         *       "request_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
+         *       "correlation_id": "req_prod_06h2bk1f9pgaxqkf7vsp3wdm3v7hm",
+         *       "request_id": "req_prod_06h2bk1f9pgaxqkf7vsp3wdm3v7hm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:58.818Z",
+         *       "created": "2026-11-29T05:34:28.176Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         RefundCreatedEvent: {
@@ -17628,18 +17634,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5drhjqf8by77fzad2kw80bbp",
+         *       "id": "evt_prod_06h2bk1fabrdkv2692bdhvytewftj",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
+         *       "aggregate_id": "re_prod_06h2bk1f9v21nkxq577x96sfs61yg",
          *       "data": {
-         *         "id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
+         *         "id": "re_prod_06h2bk1f9v21nkxq577x96sfs61yg",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T04:34:58.814Z",
-         *         "payment": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
-         *         "updated": "2026-11-29T04:34:58.822Z",
+         *         "created": "2026-11-29T05:34:28.174Z",
+         *         "payment": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
+         *         "updated": "2026-11-29T05:34:28.177Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17647,13 +17653,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
+         *         "id": "re_prod_06h2bk1f9v21nkxq577x96sfs61yg",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T04:34:58.814Z",
-         *         "payment": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
-         *         "updated": "2026-11-29T04:34:58.814Z",
+         *         "created": "2026-11-29T05:34:28.174Z",
+         *         "payment": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
+         *         "updated": "2026-11-29T05:34:28.174Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17661,13 +17667,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
-         *       "request_id": "req_prod_06h2b5drd7y41fr0tmp4976kda298",
+         *       "correlation_id": "req_prod_06h2bk1f9pgaxqkf7vsp3wdm3v7hm",
+         *       "request_id": "req_prod_06h2bk1f9pgaxqkf7vsp3wdm3v7hm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:58.828Z",
+         *       "created": "2026-11-29T05:34:28.178Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         RefundUpdatedEvent: {
@@ -17712,18 +17718,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5drwymtrcaznhbxqm3gsmany",
+         *       "id": "evt_prod_06h2bk1fchrqszvc1tpx7z4w6x2ww",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2b5drv24g42tc1pnz78rmhcysr",
+         *       "aggregate_id": "re_prod_06h2bk1fc7r1c45g6xjqwwm8pns3e",
          *       "data": {
-         *         "id": "re_prod_06h2b5drv24g42tc1pnz78rmhcysr",
+         *         "id": "re_prod_06h2bk1fc7r1c45g6xjqwwm8pns3e",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T04:34:58.904Z",
-         *         "payment": "py_prod_06h2b5dq39thkmmsy283pf2xhg1ym",
-         *         "updated": "2026-11-29T04:34:58.913Z",
+         *         "created": "2026-11-29T05:34:28.193Z",
+         *         "payment": "py_prod_06h2bk1f7h5yxj08fqev0ewzm36sr",
+         *         "updated": "2026-11-29T05:34:28.195Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17731,13 +17737,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2b5drv24g42tc1pnz78rmhcysr",
+         *         "id": "re_prod_06h2bk1fc7r1c45g6xjqwwm8pns3e",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T04:34:58.904Z",
-         *         "payment": "py_prod_06h2b5dq39thkmmsy283pf2xhg1ym",
-         *         "updated": "2026-11-29T04:34:58.904Z",
+         *         "created": "2026-11-29T05:34:28.193Z",
+         *         "payment": "py_prod_06h2bk1f7h5yxj08fqev0ewzm36sr",
+         *         "updated": "2026-11-29T05:34:28.193Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -17745,13 +17751,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5drt4a7q6r4czxtavnam56xt",
-         *       "request_id": "req_prod_06h2b5drt4a7q6r4czxtavnam56xt",
+         *       "correlation_id": "req_prod_06h2bk1fc0e1f6aths163ey0hcmce",
+         *       "request_id": "req_prod_06h2bk1fc0e1f6aths163ey0hcmce",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:58.919Z",
+         *       "created": "2026-11-29T05:34:28.196Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         RefundFailedEvent: {
@@ -17796,18 +17802,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5czf9z2q2t44fmhaqsz3wqv8",
+         *       "id": "evt_prod_06h2bk19g7ae422y341yytxdqbfzg",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr",
+         *       "aggregate_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj",
          *       "data": {
-         *         "id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr",
+         *         "id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T04:34:52.406Z",
-         *         "display": "st_prod_…d2nc",
+         *         "created": "2026-11-29T05:34:26.686Z",
+         *         "display": "st_prod_…ybcf",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -17816,13 +17822,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2b5czdcfq99h43z4eyvfe0r9at",
-         *       "request_id": "req_prod_06h2b5czdcfq99h43z4eyvfe0r9at",
+         *       "correlation_id": "req_prod_06h2bk19ert0kj0njsd4ahvfdnz8p",
+         *       "request_id": "req_prod_06h2bk19ert0kj0njsd4ahvfdnz8p",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:52.410Z",
+         *       "created": "2026-11-29T05:34:26.689Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
+         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -17867,29 +17873,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5d2w5pjwd3vxptvyp4baphqw",
+         *       "id": "evt_prod_06h2bk19zmx74bqetsqyz1q048vs2",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2b5d2q395v806tnew416c991rw",
+         *       "aggregate_id": "key_prod_06h2bk19xjb1tqw93fp5nmxg37j5r",
          *       "data": {
-         *         "id": "key_prod_06h2b5d2q395v806tnew416c991rw",
+         *         "id": "key_prod_06h2bk19xjb1tqw93fp5nmxg37j5r",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T04:34:53.240Z",
-         *         "display": "pt_prod_…zxb8",
-         *         "revoked_at": "2026-11-29T04:34:53.279Z",
+         *         "created": "2026-11-29T05:34:26.796Z",
+         *         "display": "pt_prod_…qahz",
+         *         "revoked_at": "2026-11-29T05:34:26.812Z",
          *         "last_used_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2b5d2q395v806tnew416c991rw",
+         *         "id": "key_prod_06h2bk19xjb1tqw93fp5nmxg37j5r",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T04:34:53.240Z",
-         *         "display": "pt_prod_…zxb8",
+         *         "created": "2026-11-29T05:34:26.796Z",
+         *         "display": "pt_prod_…qahz",
          *         "revoked_at": null,
          *         "last_used_at": null
          *       },
@@ -17897,13 +17903,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2b5d2vadfa3mfxb7j8w79fgge6",
-         *       "request_id": "req_prod_06h2b5d2vadfa3mfxb7j8w79fgge6",
+         *       "correlation_id": "req_prod_06h2bk19z5emtj1cdn0j843cnxfxg",
+         *       "request_id": "req_prod_06h2bk19z5emtj1cdn0j843cnxfxg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:53.281Z",
+         *       "created": "2026-11-29T05:34:26.813Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
+         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -17948,20 +17954,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5d37wbykfmdn022ys48rmfnt",
+         *       "id": "evt_prod_06h2bk1a2nwf4hh0zf6b5b3zvszs6",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *       "aggregate_id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *       "data": {
-         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T04:34:53.367Z",
+         *         "created": "2026-11-29T05:34:26.832Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T04:34:53.367Z",
+         *         "updated": "2026-11-29T05:34:26.832Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -17975,13 +17981,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2b5d3303rnyf5gckqhrhmaws16",
-         *       "request_id": "req_prod_06h2b5d3303rnyf5gckqhrhmaws16",
+         *       "correlation_id": "req_prod_06h2bk1a1903fb2mbzwe0c1p2g60y",
+         *       "request_id": "req_prod_06h2bk1a1903fb2mbzwe0c1p2g60y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:53.375Z",
+         *       "created": "2026-11-29T05:34:26.837Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -18026,20 +18032,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5d3g6dbsk92d3z1y5kveg01j",
+         *       "id": "evt_prod_06h2bk1a559zay5hwx2f4wtkcgvdm",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *       "aggregate_id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *       "data": {
-         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T04:34:53.367Z",
+         *         "created": "2026-11-29T05:34:26.832Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T04:34:53.439Z",
+         *         "updated": "2026-11-29T05:34:26.855Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18049,15 +18055,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T04:34:53.367Z",
+         *         "created": "2026-11-29T05:34:26.832Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T04:34:53.367Z",
+         *         "updated": "2026-11-29T05:34:26.832Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -18070,13 +18076,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2b5d3fb8x7gmp86bshwpq1k0wg",
-         *       "request_id": "req_prod_06h2b5d3fb8x7gmp86bshwpq1k0wg",
+         *       "correlation_id": "req_prod_06h2bk1a4jn306gxpp81kmb40sfz8",
+         *       "request_id": "req_prod_06h2bk1a4jn306gxpp81kmb40sfz8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:53.441Z",
+         *       "created": "2026-11-29T05:34:26.857Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -18121,58 +18127,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5d4a1vcj872d1h59w6nc32j2",
+         *       "id": "evt_prod_06h2bk1adbbjnt9w4mf8vp3xwvh4t",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *       "aggregate_id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *       "data": {
-         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T04:34:53.367Z",
+         *         "created": "2026-11-29T05:34:26.832Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T04:34:53.644Z",
+         *         "updated": "2026-11-29T05:34:26.921Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T04:34:53.543Z"
+         *         "previous_secret_expires_at": "2026-11-30T05:34:26.902Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T04:34:53.367Z",
+         *         "created": "2026-11-29T05:34:26.832Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T04:34:53.543Z",
+         *         "updated": "2026-11-29T05:34:26.902Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T04:34:53.543Z"
+         *         "previous_secret_expires_at": "2026-11-30T05:34:26.902Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2b5d482gh5p3xrmxd9r1xtvd66",
-         *       "request_id": "req_prod_06h2b5d482gh5p3xrmxd9r1xtvd66",
+         *       "correlation_id": "req_prod_06h2bk1acwy3j49g7kjf795eh5m1a",
+         *       "request_id": "req_prod_06h2bk1acwy3j49g7kjf795eh5m1a",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T04:34:53.648Z",
+         *       "created": "2026-11-29T05:34:26.922Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -18217,20 +18223,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5d3mx4m6xr6q8y0nahbth2ce",
+         *       "id": "evt_prod_06h2bk1a853dde6z86492xr4aw2tr",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *       "aggregate_id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *       "data": {
-         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T04:34:53.367Z",
+         *         "created": "2026-11-29T05:34:26.832Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T04:34:53.477Z",
+         *         "updated": "2026-11-29T05:34:26.879Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18240,15 +18246,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T04:34:53.367Z",
+         *         "created": "2026-11-29T05:34:26.832Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T04:34:53.439Z",
+         *         "updated": "2026-11-29T05:34:26.855Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18261,13 +18267,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2b5d3kekssg9yrh4zdkgh5v4ec",
-         *       "request_id": "req_prod_06h2b5d3kekssg9yrh4zdkgh5v4ec",
+         *       "correlation_id": "req_prod_06h2bk1a7k41hmtdn9etash8djqzw",
+         *       "request_id": "req_prod_06h2bk1a7k41hmtdn9etash8djqzw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:34:53.479Z",
+         *       "created": "2026-11-29T05:34:26.881Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -18312,20 +18318,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5d3sd3c6fcqwqywaa9m850v8",
+         *       "id": "evt_prod_06h2bk1a9qnmm6bfjxwys9sca8k0t",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *       "aggregate_id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *       "data": {
-         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T04:34:53.367Z",
+         *         "created": "2026-11-29T05:34:26.832Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T04:34:53.513Z",
+         *         "updated": "2026-11-29T05:34:26.892Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18335,15 +18341,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T04:34:53.367Z",
+         *         "created": "2026-11-29T05:34:26.832Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T04:34:53.477Z",
+         *         "updated": "2026-11-29T05:34:26.879Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18356,13 +18362,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2b5d3rvawydkdd6v9kv8h4h5b2",
-         *       "request_id": "req_prod_06h2b5d3rvawydkdd6v9kv8h4h5b2",
+         *       "correlation_id": "req_prod_06h2bk1a99693pg4kwrv7bb6wz56g",
+         *       "request_id": "req_prod_06h2bk1a99693pg4kwrv7bb6wz56g",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T04:34:53.515Z",
+         *       "created": "2026-11-29T05:34:26.893Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -18407,38 +18413,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5d3z76v63p0trdpgv7bajr3c",
+         *       "id": "evt_prod_06h2bk1ab98knrb70axrr9gg1qhfr",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *       "aggregate_id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *       "data": {
-         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T04:34:53.367Z",
+         *         "created": "2026-11-29T05:34:26.832Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T04:34:53.543Z",
+         *         "updated": "2026-11-29T05:34:26.902Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T04:34:53.543Z"
+         *         "previous_secret_expires_at": "2026-11-30T05:34:26.902Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *         "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T04:34:53.367Z",
+         *         "created": "2026-11-29T05:34:26.832Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T04:34:53.513Z",
+         *         "updated": "2026-11-29T05:34:26.892Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -18451,13 +18457,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2b5d3wr5212vmea5bkjvg63a7c",
-         *       "request_id": "req_prod_06h2b5d3wr5212vmea5bkjvg63a7c",
+         *       "correlation_id": "req_prod_06h2bk1aamc0ze238h9b3cdn585ap",
+         *       "request_id": "req_prod_06h2bk1aamc0ze238h9b3cdn585ap",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T04:34:53.561Z",
+         *       "created": "2026-11-29T05:34:26.906Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -18502,15 +18508,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5cz5k4rpafqtknysqxjnkaz2",
+         *       "id": "evt_prod_06h2bk19cqs0dnkxh2j35fae7m4g6",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
+         *       "aggregate_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
          *       "data": {
-         *         "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
+         *         "id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-7781f20134@example.com",
+         *         "email": "user-a1092aa7db@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18522,9 +18528,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:52.332Z",
+         *       "created": "2026-11-29T05:34:26.661Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
+         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
          *     }
          */
         UserSignedInEvent: {
@@ -18569,15 +18575,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5da1k18p90x8tva46bj5xs16",
+         *       "id": "evt_prod_06h2bk1bsqz5h4hqzndkgmz87x6xt",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
+         *       "aggregate_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
          *       "data": {
-         *         "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
+         *         "id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-7781f20134@example.com",
+         *         "email": "user-a1092aa7db@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18589,9 +18595,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:55.117Z",
+         *       "created": "2026-11-29T05:34:27.277Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
+         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
          *     }
          */
         UserSignInFailedEvent: {
@@ -18636,15 +18642,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5df7w1rqeg6j7wgght80zwqp",
+         *       "id": "evt_prod_06h2bk1cxry6v1cgaavftxzc7hpme",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
+         *       "aggregate_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
          *       "data": {
-         *         "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
+         *         "id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-7781f20134@example.com",
+         *         "email": "user-a1092aa7db@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18656,9 +18662,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T04:34:56.447Z",
+         *       "created": "2026-11-29T05:34:27.567Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
+         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
          *     }
          */
         UserSignedOutEvent: {
@@ -18703,15 +18709,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5ddcanxeqw3wbmh809tx33ze",
+         *       "id": "evt_prod_06h2bk1cg7wgc51nyj8hjtwq03yxm",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
+         *       "aggregate_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
          *       "data": {
-         *         "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
+         *         "id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-7781f20134@example.com",
+         *         "email": "user-a1092aa7db@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -18723,9 +18729,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:34:55.970Z",
+         *       "created": "2026-11-29T05:34:27.457Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
+         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -18770,12 +18776,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dfd6se3mbh0khwnks7x63ry",
+         *       "id": "evt_prod_06h2bk1d4pxejgzdz4z2bg2rc36p8",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2b5cwxerxezznxxsz26ycrdhma",
+         *       "aggregate_id": "acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
          *       "data": {
-         *         "id": "acc_prod_06h2b5cwxerxezznxxsz26ycrdhma",
+         *         "id": "acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -18801,7 +18807,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2b5cwxerxezznxxsz26ycrdhma",
+         *         "id": "acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -18821,13 +18827,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5df9qxv1x71pyhz5n77nep7m",
-         *       "request_id": "req_prod_06h2b5df9qxv1x71pyhz5n77nep7m",
+         *       "correlation_id": "req_prod_06h2bk1d45xm33re14ntgn6sny7va",
+         *       "request_id": "req_prod_06h2bk1d45xm33re14ntgn6sny7va",
          *       "version": 1,
-         *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:56.489Z",
+         *       "sequence": 3,
+         *       "created": "2026-11-29T05:34:27.621Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -18872,17 +18878,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dfkqpxfkqfn27mp48we0r1a",
+         *       "id": "evt_prod_06h2bk1d697yg2d04ppqyhhtrn116",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
+         *       "aggregate_id": "txr_prod_06h2bk1d64qtjec0dt13fx2pw8phe",
          *       "data": {
-         *         "id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
+         *         "id": "txr_prod_06h2bk1d64qtjec0dt13fx2pw8phe",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T04:34:56.538Z",
-         *         "updated": "2026-11-29T04:34:56.538Z",
+         *         "created": "2026-11-29T05:34:27.633Z",
+         *         "updated": "2026-11-29T05:34:27.633Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -18893,13 +18899,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dfjs5sa00pf30rs0m1h6ssj",
-         *       "request_id": "req_prod_06h2b5dfjs5sa00pf30rs0m1h6ssj",
+         *       "correlation_id": "req_prod_06h2bk1d5xy8g0d754ays014g5esa",
+         *       "request_id": "req_prod_06h2bk1d5xy8g0d754ays014g5esa",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:56.541Z",
+         *       "created": "2026-11-29T05:34:27.635Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -18944,17 +18950,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dfsjd47qvv48pgn6tpekyv8",
+         *       "id": "evt_prod_06h2bk1d8d3b0negamtywpfpt6mwm",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
+         *       "aggregate_id": "txr_prod_06h2bk1d64qtjec0dt13fx2pw8phe",
          *       "data": {
-         *         "id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
+         *         "id": "txr_prod_06h2bk1d64qtjec0dt13fx2pw8phe",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T04:34:56.538Z",
-         *         "updated": "2026-11-29T04:34:56.582Z",
+         *         "created": "2026-11-29T05:34:27.633Z",
+         *         "updated": "2026-11-29T05:34:27.650Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -18964,12 +18970,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
+         *         "id": "txr_prod_06h2bk1d64qtjec0dt13fx2pw8phe",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T04:34:56.538Z",
-         *         "updated": "2026-11-29T04:34:56.538Z",
+         *         "created": "2026-11-29T05:34:27.633Z",
+         *         "updated": "2026-11-29T05:34:27.633Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -18979,13 +18985,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dfp9xf34tagg4h4h8af7b88",
-         *       "request_id": "req_prod_06h2b5dfp9xf34tagg4h4h8af7b88",
+         *       "correlation_id": "req_prod_06h2bk1d7y0rthfp58xd8m06y4sdm",
+         *       "request_id": "req_prod_06h2bk1d7y0rthfp58xd8m06y4sdm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:56.588Z",
+         *       "created": "2026-11-29T05:34:27.651Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -19030,16 +19036,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dk7td4zqagyn9h4e5wje1st",
+         *       "id": "evt_prod_06h2bk1e850pdzt5sfthsp0c6jw0j",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
+         *       "aggregate_id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
          *       "data": {
-         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
+         *         "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T04:34:57.468Z",
-         *         "updated": "2026-11-29T04:34:57.468Z",
+         *         "created": "2026-11-29T05:34:27.904Z",
+         *         "updated": "2026-11-29T05:34:27.904Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19048,13 +19054,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dk6vy0sgwaz2dzvtrkqg1x0",
-         *       "request_id": "req_prod_06h2b5dk6vy0sgwaz2dzvtrkqg1x0",
+         *       "correlation_id": "req_prod_06h2bk1e7pfse36qmvt437fkr4dr8",
+         *       "request_id": "req_prod_06h2bk1e7pfse36qmvt437fkr4dr8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:57.471Z",
+         *       "created": "2026-11-29T05:34:27.905Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         MeterCreatedEvent: {
@@ -19099,16 +19105,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dkc5yadakw7cmg83w7y8x3g",
+         *       "id": "evt_prod_06h2bk1e9kxb0t7bpj0cbq1n4a422",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
+         *       "aggregate_id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
          *       "data": {
-         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
+         *         "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T04:34:57.468Z",
-         *         "updated": "2026-11-29T04:34:57.500Z",
+         *         "created": "2026-11-29T05:34:27.904Z",
+         *         "updated": "2026-11-29T05:34:27.915Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19116,11 +19122,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
+         *         "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T04:34:57.468Z",
-         *         "updated": "2026-11-29T04:34:57.468Z",
+         *         "created": "2026-11-29T05:34:27.904Z",
+         *         "updated": "2026-11-29T05:34:27.904Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19128,13 +19134,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dkabvn8vvk18xcphed0re5a",
-         *       "request_id": "req_prod_06h2b5dkabvn8vvk18xcphed0re5a",
+         *       "correlation_id": "req_prod_06h2bk1e96nvyt3q01bgt80vtpqp4",
+         *       "request_id": "req_prod_06h2bk1e96nvyt3q01bgt80vtpqp4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:57.505Z",
+         *       "created": "2026-11-29T05:34:27.916Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         MeterUpdatedEvent: {
@@ -19179,16 +19185,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dkgvbektsybc2av7b71aa56",
+         *       "id": "evt_prod_06h2bk1eamqd78qkf8q5ttgr8df76",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
+         *       "aggregate_id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
          *       "data": {
-         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
+         *         "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T04:34:57.468Z",
-         *         "updated": "2026-11-29T04:34:57.541Z",
+         *         "created": "2026-11-29T05:34:27.904Z",
+         *         "updated": "2026-11-29T05:34:27.924Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19196,11 +19202,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
+         *         "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T04:34:57.468Z",
-         *         "updated": "2026-11-29T04:34:57.500Z",
+         *         "created": "2026-11-29T05:34:27.904Z",
+         *         "updated": "2026-11-29T05:34:27.915Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19208,13 +19214,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dkgec8w25zbzpd936nvhmy8",
-         *       "request_id": "req_prod_06h2b5dkgec8w25zbzpd936nvhmy8",
+         *       "correlation_id": "req_prod_06h2bk1eaegnx59kqx7j00aesckcw",
+         *       "request_id": "req_prod_06h2bk1eaegnx59kqx7j00aesckcw",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:34:57.542Z",
+         *       "created": "2026-11-29T05:34:27.925Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -19259,16 +19265,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dkn8xdrnkkzd1a7qgybabdj",
+         *       "id": "evt_prod_06h2bk1ebvz6ne02x3k1r3nwrdsxy",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
+         *       "aggregate_id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
          *       "data": {
-         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
+         *         "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T04:34:57.468Z",
-         *         "updated": "2026-11-29T04:34:57.568Z",
+         *         "created": "2026-11-29T05:34:27.904Z",
+         *         "updated": "2026-11-29T05:34:27.933Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19276,11 +19282,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
+         *         "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T04:34:57.468Z",
-         *         "updated": "2026-11-29T04:34:57.541Z",
+         *         "created": "2026-11-29T05:34:27.904Z",
+         *         "updated": "2026-11-29T05:34:27.924Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -19288,13 +19294,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dkkats9jjd724ab5xgyfjhp",
-         *       "request_id": "req_prod_06h2b5dkkats9jjd724ab5xgyfjhp",
+         *       "correlation_id": "req_prod_06h2bk1ebdww53ws7k3mntan4rgxt",
+         *       "request_id": "req_prod_06h2bk1ebdww53ws7k3mntan4rgxt",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T04:34:57.578Z",
+         *       "created": "2026-11-29T05:34:27.934Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         MeterReactivatedEvent: {
@@ -19339,29 +19345,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5djj1q7qxa5h4yg5p8h8arb2",
+         *       "id": "evt_prod_06h2bk1dymf7tv46wzcbkavgxmpzc",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
+         *       "aggregate_id": "feat_prod_06h2bk1dyhtnqxrzxp7173xs8cyep",
          *       "data": {
-         *         "id": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
+         *         "id": "feat_prod_06h2bk1dyhtnqxrzxp7173xs8cyep",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T04:34:57.294Z",
-         *         "updated": "2026-11-29T04:34:57.294Z",
+         *         "created": "2026-11-29T05:34:27.828Z",
+         *         "updated": "2026-11-29T05:34:27.828Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5djhp667v7c3as8eh43nap8p",
-         *       "request_id": "req_prod_06h2b5djhp667v7c3as8eh43nap8p",
+         *       "correlation_id": "req_prod_06h2bk1dyay398nhp6dvt7fmhwj4c",
+         *       "request_id": "req_prod_06h2bk1dyay398nhp6dvt7fmhwj4c",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:57.296Z",
+         *       "created": "2026-11-29T05:34:27.829Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         FeatureCreatedEvent: {
@@ -19406,36 +19412,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5djnqd6stxnx5v7c5tmfhycj",
+         *       "id": "evt_prod_06h2bk1e0argh039xp9zabxkw7zct",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2b5djnfh9r1tsrxsv63hwh6q26",
+         *       "aggregate_id": "prodft_prod_06h2bk1e05w2q70d6ywqn5ddp00yj",
          *       "data": {
-         *         "id": "prodft_prod_06h2b5djnfh9r1tsrxsv63hwh6q26",
+         *         "id": "prodft_prod_06h2bk1e05w2q70d6ywqn5ddp00yj",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T04:34:57.323Z",
+         *         "created": "2026-11-29T05:34:27.841Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
+         *           "id": "feat_prod_06h2bk1dyhtnqxrzxp7173xs8cyep",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T04:34:57.294Z",
-         *           "updated": "2026-11-29T04:34:57.294Z",
+         *           "created": "2026-11-29T05:34:27.828Z",
+         *           "updated": "2026-11-29T05:34:27.828Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *         "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5djkzp0r0246c03a6fffsc44",
-         *       "request_id": "req_prod_06h2b5djkzp0r0246c03a6fffsc44",
+         *       "correlation_id": "req_prod_06h2bk1dzk8qrav0qt755ag8fydvc",
+         *       "request_id": "req_prod_06h2bk1dzk8qrav0qt755ag8fydvc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:57.325Z",
+         *       "created": "2026-11-29T05:34:27.842Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -19480,36 +19486,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dk0w9ynncbcdrvgd80gz1qa",
+         *       "id": "evt_prod_06h2bk1e3r7c78gfhqtbgtrj41mh0",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2b5djy1kqmad2tqc1fs5f3pse2",
+         *       "aggregate_id": "prodft_prod_06h2bk1e2jcmx6y8hw4gnhjmsab7t",
          *       "data": {
-         *         "id": "prodft_prod_06h2b5djy1kqmad2tqc1fs5f3pse2",
+         *         "id": "prodft_prod_06h2bk1e2jcmx6y8hw4gnhjmsab7t",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T04:34:57.392Z",
+         *         "created": "2026-11-29T05:34:27.860Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2b5djsay7db8zh5t6ch371c5cm",
+         *           "id": "feat_prod_06h2bk1e1eqhhggn9498wpm2zwjvt",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T04:34:57.354Z",
-         *           "updated": "2026-11-29T04:34:57.354Z",
+         *           "created": "2026-11-29T05:34:27.851Z",
+         *           "updated": "2026-11-29T05:34:27.851Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *         "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5djzdq0sykxdaezxgk22mc2p",
-         *       "request_id": "req_prod_06h2b5djzdq0sykxdaezxgk22mc2p",
+         *       "correlation_id": "req_prod_06h2bk1e3fxs9w3ajnm5dcfn9ev62",
+         *       "request_id": "req_prod_06h2bk1e3fxs9w3ajnm5dcfn9ev62",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:57.415Z",
+         *       "created": "2026-11-29T05:34:27.870Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -19554,36 +19560,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5e3qcfr7hbv0v97w9q9bpegr",
+         *       "id": "evt_prod_06h2bk1j7deswf24wmyprnma9jm5e",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *       "aggregate_id": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
+         *             "feature": "feat_prod_06h2bk1dyhtnqxrzxp7173xs8cyep",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64"
+         *             "source_subscription": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5e34nxz3s98kezg3d2ry4hz2",
-         *       "request_id": "req_prod_06h2b5e34nxz3s98kezg3d2ry4hz2",
+         *       "correlation_id": "req_prod_06h2bk1j5ed9cfwfvjq50sb0eh6zt",
+         *       "request_id": "req_prod_06h2bk1j5ed9cfwfvjq50sb0eh6zt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:35:01.691Z",
+         *       "created": "2026-11-29T05:34:28.923Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -19628,13 +19634,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dk4fcgrbvhh7k5pxh4tca60",
+         *       "id": "evt_prod_06h2bk1e5vsn1r0vchz5dth8hhmq6",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2b5cwxerxezznxxsz26ycrdhma",
+         *       "aggregate_id": "acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T04:34:57.439Z",
+         *         "updated": "2026-11-29T05:34:27.882Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -19739,13 +19745,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dk3qvbcne5xmfbdrkfqsx6t",
-         *       "request_id": "req_prod_06h2b5dk3qvbcne5xmfbdrkfqsx6t",
+         *       "correlation_id": "req_prod_06h2bk1e51wj4kyrrzkxwmgrgkxzt",
+         *       "request_id": "req_prod_06h2bk1e51wj4kyrrzkxwmgrgkxzt",
          *       "version": 1,
-         *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:57.443Z",
+         *       "sequence": 4,
+         *       "created": "2026-11-29T05:34:27.886Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -19790,13 +19796,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5e099wb91nbn94s74c1swqpy",
+         *       "id": "evt_prod_06h2bk1hm4w2f4c9ckkrgx70v58at",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
+         *       "aggregate_id": "cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8",
          *       "data": {
-         *         "id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
-         *         "pdf": "http://127.0.0.1:41565/api/credit-notes/cn_prod_06h2b5e00990rj68j2pfd5fvmk58r/pdf",
+         *         "id": "cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8",
+         *         "pdf": "http://127.0.0.1:39207/api/credit-notes/cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -19814,16 +19820,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T04:35:00.738Z",
-         *         "invoice": "in_prod_06h2b5dz9axy4hyy0nhjnyzgq8sn8",
+         *         "created": "2026-11-29T05:34:28.757Z",
+         *         "invoice": "in_prod_06h2bk1hdrnjjn9kf3w14dvmx7vme",
          *         "refunds": [],
-         *         "updated": "2026-11-29T04:35:00.738Z",
+         *         "updated": "2026-11-29T05:34:28.757Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "91e31ac97c04964c8af81e3dd09cab328ea99f6f695896243025305ece919c58",
+         *         "pdf_sha256": "aa206940ada4466dd5dd5b9fff55e03585d8aa21ff4a56ba13c7559d6a3a4255",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -19835,13 +19841,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5dzz40g0e39m6y7y62kgm82j",
-         *       "request_id": "req_prod_06h2b5dzz40g0e39m6y7y62kgm82j",
+         *       "correlation_id": "req_prod_06h2bk1hj5f7z2nna27qg2b1wsz9j",
+         *       "request_id": "req_prod_06h2bk1hj5f7z2nna27qg2b1wsz9j",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:35:00.810Z",
+         *       "created": "2026-11-29T05:34:28.769Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -19886,13 +19892,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5e0tk69tkvzfx6y9gz42j9dt",
+         *       "id": "evt_prod_06h2bk1hrd4bg7gyne2zj5yrc9x9r",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
+         *       "aggregate_id": "cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8",
          *       "data": {
-         *         "id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
-         *         "pdf": "http://127.0.0.1:41565/api/credit-notes/cn_prod_06h2b5e00990rj68j2pfd5fvmk58r/pdf",
+         *         "id": "cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8",
+         *         "pdf": "http://127.0.0.1:39207/api/credit-notes/cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -19910,16 +19916,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T04:35:00.738Z",
-         *         "invoice": "in_prod_06h2b5dz9axy4hyy0nhjnyzgq8sn8",
+         *         "created": "2026-11-29T05:34:28.757Z",
+         *         "invoice": "in_prod_06h2bk1hdrnjjn9kf3w14dvmx7vme",
          *         "refunds": [],
-         *         "updated": "2026-11-29T04:35:00.918Z",
+         *         "updated": "2026-11-29T05:34:28.801Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T04:35:00.918Z",
-         *         "pdf_sha256": "91e31ac97c04964c8af81e3dd09cab328ea99f6f695896243025305ece919c58",
+         *         "voided_at": "2026-11-29T05:34:28.801Z",
+         *         "pdf_sha256": "aa206940ada4466dd5dd5b9fff55e03585d8aa21ff4a56ba13c7559d6a3a4255",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -19930,8 +19936,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
-         *         "pdf": "http://127.0.0.1:41565/api/credit-notes/cn_prod_06h2b5e00990rj68j2pfd5fvmk58r/pdf",
+         *         "id": "cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8",
+         *         "pdf": "http://127.0.0.1:39207/api/credit-notes/cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -19949,16 +19955,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T04:35:00.738Z",
-         *         "invoice": "in_prod_06h2b5dz9axy4hyy0nhjnyzgq8sn8",
+         *         "created": "2026-11-29T05:34:28.757Z",
+         *         "invoice": "in_prod_06h2bk1hdrnjjn9kf3w14dvmx7vme",
          *         "refunds": [],
-         *         "updated": "2026-11-29T04:35:00.738Z",
+         *         "updated": "2026-11-29T05:34:28.757Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "91e31ac97c04964c8af81e3dd09cab328ea99f6f695896243025305ece919c58",
+         *         "pdf_sha256": "aa206940ada4466dd5dd5b9fff55e03585d8aa21ff4a56ba13c7559d6a3a4255",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -19969,13 +19975,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5e0keeg2wjhdfegdpfakwrnt",
-         *       "request_id": "req_prod_06h2b5e0keeg2wjhdfegdpfakwrnt",
+         *       "correlation_id": "req_prod_06h2bk1hqn4adne0h7t5cmxwhe106",
+         *       "request_id": "req_prod_06h2bk1hqn4adne0h7t5cmxwhe106",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:35:00.948Z",
+         *       "created": "2026-11-29T05:34:28.804Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -20020,34 +20026,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5e1bk4vtk9v4hmvy5ndcxkn4",
+         *       "id": "evt_prod_06h2bk1htg8qm0h1xhq6cc4mb1hd2",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2b5e1a66q5wn4e946ftx5by78j",
+         *       "aggregate_id": "cbtxn_prod_06h2bk1htcqe7ye7mqhmjs49q52r8",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2b5e1a66q5wn4e946ftx5by78j",
+         *         "id": "cbtxn_prod_06h2bk1htcqe7ye7mqhmjs49q52r8",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T04:35:01.073Z",
-         *         "invoice": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *         "created": "2026-11-29T05:34:28.819Z",
+         *         "invoice": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2b5e19h1z243v0em0p9r6jyrzy",
+         *         "credit_note": "cn_prod_06h2bk1htaeg2qs5852anbmt6gdbt",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5e1669dm9vc5b37174yqwddm",
-         *       "request_id": "req_prod_06h2b5e1669dm9vc5b37174yqwddm",
+         *       "correlation_id": "req_prod_06h2bk1hsrpc51t6fx9q3g161e2ej",
+         *       "request_id": "req_prod_06h2bk1hsrpc51t6fx9q3g161e2ej",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:35:01.084Z",
+         *       "created": "2026-11-29T05:34:28.820Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -20092,15 +20098,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5d69tfgz1e66pj8573bzv5c8",
+         *       "id": "evt_prod_06h2bk1arsa6g88qqac5h77v6583m",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
+         *       "aggregate_id": "inv_prod_06h2bk1ar84dzfvt0kjvztcbsyyfy",
          *       "data": {
-         *         "id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
+         *         "id": "inv_prod_06h2bk1ar84dzfvt0kjvztcbsyyfy",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1ci3xj@example.com",
+         *         "email": "withdrawn-mx1emp2o@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20111,12 +20117,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2b5d5zj9d01jaasf24mafq0s7r",
+         *       "request_id": "req_prod_06h2bk1aq8301dtk258stv74wftet",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:54.158Z",
+         *       "created": "2026-11-29T05:34:27.014Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
+         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
          *     }
          */
         MemberInvitedEvent: {
@@ -20161,24 +20167,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5d6g69151swhg3z9ck8ase7m",
+         *       "id": "evt_prod_06h2bk1atzs4ct7zm8nes9ys0tjh6",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
+         *       "aggregate_id": "inv_prod_06h2bk1ar84dzfvt0kjvztcbsyyfy",
          *       "data": {
-         *         "id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
+         *         "id": "inv_prod_06h2bk1ar84dzfvt0kjvztcbsyyfy",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1ci3xj@example.com",
+         *         "email": "withdrawn-mx1emp2o@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
+         *         "id": "inv_prod_06h2bk1ar84dzfvt0kjvztcbsyyfy",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx1ci3xj@example.com",
+         *         "email": "withdrawn-mx1emp2o@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -20188,12 +20194,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2b5d6egzf4zhbg7gm8j722eyrm",
+         *       "request_id": "req_prod_06h2bk1at4yxnh05wv2qrhg5j49r0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:54.209Z",
+         *       "created": "2026-11-29T05:34:27.031Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
+         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -20238,18 +20244,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5d8b98hyn7w2e1qzrhj2prq4",
+         *       "id": "evt_prod_06h2bk1b9asta4qrw7ajq1k6j0exe",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
+         *       "aggregate_id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
          *       "data": {
-         *         "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
+         *         "id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1ci3xj@example.com",
+         *         "email": "joined-mx1emp2o@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2b5d6qzd07k92qr9zb1kebm5k4"
+         *         "invitation": "inv_prod_06h2bk1aw7m2nzf51bhrp55n1x1a8"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -20257,12 +20263,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2b5d8at8357ffa0r4x8x84xqxc",
+         *       "request_id": "req_prod_06h2bk1b93sag8fszvtr7dhdvn4yj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:54.682Z",
+         *       "created": "2026-11-29T05:34:27.146Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2b5d889wcjajstx9v48vtas9br"
+         *       "actor_id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e"
          *     }
          */
         MemberJoinedEvent: {
@@ -20307,24 +20313,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5d8f7x3tyadm3daxac8x7hw0",
+         *       "id": "evt_prod_06h2bk1bb8yanrkvby83ea31zmngr",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
+         *       "aggregate_id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
          *       "data": {
-         *         "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
+         *         "id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1ci3xj@example.com",
+         *         "email": "joined-mx1emp2o@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
+         *         "id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx1ci3xj@example.com",
+         *         "email": "joined-mx1emp2o@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -20334,12 +20340,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2b5d8dm9pyhq7ev8gabveg843w",
+         *       "request_id": "req_prod_06h2bk1bad5n3heqqq0qxhmq44d44",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:34:54.713Z",
+         *       "created": "2026-11-29T05:34:27.162Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
+         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -20384,24 +20390,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5d8mg4vcmjt7hwv46zmv8a5g",
+         *       "id": "evt_prod_06h2bk1bcs5jsn8kamf0wv6dw733r",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
+         *       "aggregate_id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
          *       "data": {
-         *         "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
+         *         "id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1ci3xj@example.com",
+         *         "email": "joined-mx1emp2o@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
+         *         "id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx1ci3xj@example.com",
+         *         "email": "joined-mx1emp2o@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -20411,12 +20417,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2b5d8jcrxtpwc1ch1r1q1b1e4t",
+         *       "request_id": "req_prod_06h2bk1bc0ch38cdnps025br5601p",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T04:34:54.756Z",
+         *       "created": "2026-11-29T05:34:27.174Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2"
+         *       "actor_id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p"
          *     }
          */
         MemberRemovedEvent: {
@@ -20459,6 +20465,35 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2bk1d18gr8s5n36g5xe58ne3gp",
+         *       "type": "payment_processor.connected",
+         *       "aggregate_type": "payment_processor",
+         *       "aggregate_id": "acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *       "data": {
+         *         "object": "payment_processor",
+         *         "created": "2026-11-29T05:34:27.592Z",
+         *         "updated": "2026-11-29T05:34:27.592Z",
+         *         "livemode": false,
+         *         "processor": "stripe",
+         *         "webhook_url": "http://127.0.0.1:39207/api/processors/stripe/acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *         "publishable_key": "pk_test_catalogue_flow",
+         *         "secret_key_last4": "flow",
+         *         "processor_account": "acct_3c5028535eec7b9e2dc3f07a",
+         *         "webhook_endpoint_id": "we_9850a31a553f9a8a9e027256"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2bk1cyhjapa1e88a7epgk071f6",
+         *       "request_id": "req_prod_06h2bk1cyhjapa1e88a7epgk071f6",
+         *       "version": 1,
+         *       "sequence": 1,
+         *       "created": "2026-11-29T05:34:27.594Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *     }
+         */
         PaymentProcessorConnectedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -20499,6 +20534,35 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2bk1d31sjkp8m8s5tqk8qnr92y",
+         *       "type": "payment_processor.disconnected",
+         *       "aggregate_type": "payment_processor",
+         *       "aggregate_id": "acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *       "data": {
+         *         "object": "payment_processor",
+         *         "created": "2026-11-29T05:34:27.592Z",
+         *         "updated": "2026-11-29T05:34:27.592Z",
+         *         "livemode": false,
+         *         "processor": "stripe",
+         *         "webhook_url": "http://127.0.0.1:39207/api/processors/stripe/acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *         "publishable_key": "pk_test_catalogue_flow",
+         *         "secret_key_last4": "flow",
+         *         "processor_account": "acct_3c5028535eec7b9e2dc3f07a",
+         *         "webhook_endpoint_id": "we_9850a31a553f9a8a9e027256"
+         *       },
+         *       "previous_data": null,
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2bk1d2hr6e0ct7kg22fdgqg7ct",
+         *       "request_id": "req_prod_06h2bk1d2hr6e0ct7kg22fdgqg7ct",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-29T05:34:27.608Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
+         *     }
+         */
         PaymentProcessorDisconnectedEvent: {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
@@ -20541,36 +20605,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5e908ja2gbr7c2875dzvk62a",
+         *       "id": "evt_prod_06h2bk1k04wp4m333vgtytms7gg8p",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
+         *       "aggregate_id": "scr_prod_06h2bk1jwh5hjww3yzf1w9ecyamha",
          *       "data": {
-         *         "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
+         *         "id": "scr_prod_06h2bk1jwh5hjww3yzf1w9ecyamha",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
+         *             "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
+         *             "price": "price_prod_06h2bk1jnzfam6kc3m4npccjw5knc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T04:35:02.604Z",
+         *         "created": "2026-11-29T05:34:29.080Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:35:02.891Z",
+         *         "updated": "2026-11-29T05:34:29.114Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T04:35:02.387Z",
-         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
+         *         "effective_at": "2026-12-29T05:34:29.045Z",
+         *         "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T04:35:02.604Z",
+         *         "proration_date": "2026-11-29T05:34:29.080Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20583,21 +20647,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
+         *         "id": "scr_prod_06h2bk1jwh5hjww3yzf1w9ecyamha",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
+         *             "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
+         *             "price": "price_prod_06h2bk1jnzfam6kc3m4npccjw5knc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T04:35:02.604Z",
+         *         "created": "2026-11-29T05:34:29.080Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:35:02.604Z",
+         *         "updated": "2026-11-29T05:34:29.080Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20605,9 +20669,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
+         *         "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T04:35:02.604Z",
+         *         "proration_date": "2026-11-29T05:34:29.080Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20620,13 +20684,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5e7vktm5h2kea6fxzcgwfgvy",
-         *       "request_id": "req_prod_06h2b5e7vktm5h2kea6fxzcgwfgvy",
+         *       "correlation_id": "req_prod_06h2bk1jya22v5zgm5rmf7rmftpz4",
+         *       "request_id": "req_prod_06h2bk1jya22v5zgm5rmf7rmftpz4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:35:03.042Z",
+         *       "created": "2026-11-29T05:34:29.121Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -20671,36 +20735,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5egx91srehpkbqfk4d62t9de",
+         *       "id": "evt_prod_06h2bk1mftbqr2fr8rrgm3qqeym1y",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
+         *       "aggregate_id": "scr_prod_06h2bk1jwh5hjww3yzf1w9ecyamha",
          *       "data": {
-         *         "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
+         *         "id": "scr_prod_06h2bk1jwh5hjww3yzf1w9ecyamha",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
+         *             "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
+         *             "price": "price_prod_06h2bk1jnzfam6kc3m4npccjw5knc",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T04:35:02.604Z",
+         *         "created": "2026-11-29T05:34:29.080Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T04:35:02.387Z",
+         *         "updated": "2026-12-29T05:34:29.045Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T04:35:02.387Z",
+         *         "applied_at": "2026-12-29T05:34:29.045Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T04:35:02.387Z",
-         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
+         *         "effective_at": "2026-12-29T05:34:29.045Z",
+         *         "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T04:35:02.604Z",
+         *         "proration_date": "2026-11-29T05:34:29.080Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20713,31 +20777,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
+         *         "id": "scr_prod_06h2bk1jwh5hjww3yzf1w9ecyamha",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
+         *             "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
+         *             "price": "price_prod_06h2bk1jnzfam6kc3m4npccjw5knc",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T04:35:02.604Z",
+         *         "created": "2026-11-29T05:34:29.080Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:35:02.891Z",
+         *         "updated": "2026-11-29T05:34:29.114Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T04:35:02.387Z",
-         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
+         *         "effective_at": "2026-12-29T05:34:29.045Z",
+         *         "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T04:35:02.604Z",
+         *         "proration_date": "2026-11-29T05:34:29.080Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20750,11 +20814,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5ec4vangxg3my5act7x77mdc",
+         *       "correlation_id": "req_prod_06h2bk1kmyntkr14at77sypdn2b30",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T04:35:02.387Z",
+         *       "created": "2026-12-29T05:34:29.045Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -20801,15 +20865,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5eapmvnd2axms8q0q3cnrryr",
+         *       "id": "evt_prod_06h2bk1k73ffprmfqmw8291cykkby",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2b5ea735ey5r1m5ypfavn9ckp2",
+         *       "aggregate_id": "scr_prod_06h2bk1k40wwr8jbr9gwnsn6gz2pp",
          *       "data": {
-         *         "id": "scr_prod_06h2b5ea735ey5r1m5ypfavn9ckp2",
+         *         "id": "scr_prod_06h2bk1k40wwr8jbr9gwnsn6gz2pp",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
+         *             "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -20818,19 +20882,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T04:35:03.212Z",
+         *         "created": "2026-11-29T05:34:29.141Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:35:03.476Z",
+         *         "updated": "2026-11-29T05:34:29.175Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T04:35:02.387Z",
-         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
+         *         "effective_at": "2026-12-29T05:34:29.045Z",
+         *         "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T04:35:03.212Z",
+         *         "proration_date": "2026-11-29T05:34:29.141Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20843,10 +20907,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2b5ea735ey5r1m5ypfavn9ckp2",
+         *         "id": "scr_prod_06h2bk1k40wwr8jbr9gwnsn6gz2pp",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
+         *             "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -20855,19 +20919,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T04:35:03.212Z",
+         *         "created": "2026-11-29T05:34:29.141Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T04:35:03.400Z",
+         *         "updated": "2026-11-29T05:34:29.162Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T04:35:02.387Z",
-         *         "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
+         *         "effective_at": "2026-12-29T05:34:29.045Z",
+         *         "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T04:35:03.212Z",
+         *         "proration_date": "2026-11-29T05:34:29.141Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -20880,13 +20944,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2b5eam4avaaqxy917dvqj9aqa4",
-         *       "request_id": "req_prod_06h2b5eam4avaaqxy917dvqj9aqa4",
+         *       "correlation_id": "req_prod_06h2bk1k6kf7d9gang9fgsg0jjbzg",
+         *       "request_id": "req_prod_06h2bk1k6kf7d9gang9fgsg0jjbzg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T04:35:03.477Z",
+         *       "created": "2026-11-29T05:34:29.176Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr"
+         *       "actor_id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -20931,47 +20995,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5dv2kxknrbc7gwr8y1x7f9sc",
+         *       "id": "evt_prod_06h2bk1g81g0j1xp9g6fhmzwgw546",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc",
+         *       "aggregate_id": "eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y",
          *       "data": {
-         *         "id": "eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc",
+         *         "id": "eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2b5dt4983pzrbwv3tg3j2b7ez8",
+         *         "event": "evt_prod_06h2bk1g1gh27zvv9satf75krdeet",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-29T04:34:59.263Z",
-         *         "invoice": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
-         *         "sent_at": "2026-11-29T04:34:59.468Z",
+         *         "created": "2026-11-29T05:34:28.367Z",
+         *         "invoice": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *         "sent_at": "2026-11-29T05:34:28.415Z",
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPLEGMBH-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc@localhost>",
+         *         "message_id": "<eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc",
+         *         "id": "eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2b5dt4983pzrbwv3tg3j2b7ez8",
+         *         "event": "evt_prod_06h2bk1g1gh27zvv9satf75krdeet",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T04:34:59.263Z",
-         *         "invoice": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *         "created": "2026-11-29T05:34:28.367Z",
+         *         "invoice": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPLEGMBH-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *         "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc@localhost>",
+         *         "message_id": "<eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -20980,7 +21044,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T04:34:59.476Z",
+         *       "created": "2026-11-29T05:34:28.416Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21027,12 +21091,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2b5enp04ss10jvn1dkzyachp7t",
+         *       "id": "evt_prod_06h2bk1ndsfxx87hxjq1awjgepyyy",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4",
+         *       "aggregate_id": "eml_prod_06h2bk1nbkwh86g6za4n4tf1f4vqy",
          *       "data": {
-         *         "id": "eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4",
+         *         "id": "eml_prod_06h2bk1nbkwh86g6za4n4tf1f4vqy",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -21040,19 +21104,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T04:35:03.945Z",
+         *         "created": "2027-01-08T05:34:29.348Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4@localhost>",
+         *         "message_id": "<eml_prod_06h2bk1nbkwh86g6za4n4tf1f4vqy@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4",
+         *         "id": "eml_prod_06h2bk1nbkwh86g6za4n4tf1f4vqy",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -21060,14 +21124,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T04:35:03.945Z",
+         *         "created": "2027-01-08T05:34:29.348Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4@localhost>",
+         *         "message_id": "<eml_prod_06h2bk1nbkwh86g6za4n4tf1f4vqy@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -21076,7 +21140,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T04:35:03.977Z",
+         *       "created": "2027-01-08T05:34:29.366Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -21736,22 +21800,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2b5dmx8se9rvdrj9a7smndzzbm",
+         *       "id": "evt_prod_06h2bk1ersy8jx4jswve7kjsrngve",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795926897,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *           "id": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T04:34:57.892Z",
+         *           "created": "2026-11-29T05:34:28.037Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
+         *           "payment_intent": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -21809,22 +21873,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2b5dn9yh8gvef99sdtvrbyre5e",
+         *       "id": "evt_prod_06h2bk1ewtvzmbhs5qycvvk7hchrm",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795926897,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2b5dn9mv3yekwtp0pcj6aqav50",
+         *           "id": "py_prod_06h2bk1ewmbcvhg32z61bpzqb1sb2",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T04:34:57.997Z",
+         *           "created": "2026-11-29T05:34:28.069Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
+         *           "payment_intent": "pi_prod_06h2bk1ew2rvt708kfm07r7qkwz38",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -21861,22 +21925,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2b5drm0cdjzfs04jjpht79v8tt",
+         *       "id": "evt_prod_06h2bk1faftwvb80vwh9jp6bm2bzw",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795926898,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
+         *           "id": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T04:34:57.892Z",
+         *           "created": "2026-11-29T05:34:28.037Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
+         *           "payment_intent": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -21917,32 +21981,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5eawbhner8j5552qjtvw6c00",
+         *       "id": "evt_prod_06h2bk1k9s5sme2yjncxsqmyes2f6",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795926903,
+         *       "created": 1795930469,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
-         *           "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *           "id": "cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
+         *           "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T04:35:03.515Z",
+         *           "created": "2026-11-29T05:34:29.194Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T04:35:03.515Z",
+         *           "updated": "2026-11-29T05:34:29.194Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T04:35:03.515Z",
+         *           "expires_at": "2026-11-30T05:34:29.194Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22047,22 +22111,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2b5ebq3v35e348ev12gzjztz32",
+         *       "id": "evt_prod_06h2bk1kga8merpw9hytk04ezxtdc",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795926903,
+         *       "created": 1795930469,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
-         *           "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *           "id": "cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
+         *           "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T04:35:03.693Z",
+         *           "created": "2026-11-29T05:34:29.236Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T04:35:03.735Z",
+         *           "updated": "2026-11-29T05:34:29.249Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -22071,10 +22135,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T04:35:03.693Z",
+         *           "expires_at": "2026-11-30T05:34:29.236Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22091,7 +22155,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T04:35:03.693Z",
+         *           "updated": "2026-11-29T05:34:29.236Z",
          *           "metadata": {}
          *         }
          *       }
@@ -22126,23 +22190,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2b5ebtfsm2ryr9v088q71wk15a",
+         *       "id": "evt_prod_06h2bk1khtc5agen9gra2ykpds0c8",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795926903,
+         *       "created": 1795930469,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
-         *           "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebjk7mzgp7xhmba65newcmw",
+         *           "id": "cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
+         *           "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kev8rd5zmnb2rmzcvwpaxp",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T04:35:03.693Z",
+         *           "created": "2026-11-29T05:34:29.236Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T04:35:03.761Z",
+         *           "updated": "2026-11-29T05:34:29.261Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -22151,10 +22215,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T04:35:03.693Z",
+         *           "expires_at": "2026-11-30T05:34:29.236Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22171,7 +22235,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T04:35:03.735Z",
+         *           "updated": "2026-11-29T05:34:29.249Z",
          *           "deleted": null
          *         }
          *       }
@@ -22264,32 +22328,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2b5ebcsjz06e74775b4kvgktgy",
+         *       "id": "evt_prod_06h2bk1kdm03090g4w8zx1axjcvap",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795926903,
+         *       "created": 1795930469,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
-         *           "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5eaw04x2s7sdgebvdrh3xn04",
+         *           "id": "cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
+         *           "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1k9krms2bh0r9jr3m2dv8jy",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T04:35:03.515Z",
+         *           "created": "2026-11-29T05:34:29.194Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T04:35:03.648Z",
+         *           "updated": "2026-11-29T05:34:29.228Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5eb1q6k0zdpm9v58gzg6q1ey",
+         *           "customer": "cus_prod_06h2bk1kc15a58tt76fmyxw9vqf8p",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T04:35:03.515Z",
+         *           "expires_at": "2026-11-30T05:34:29.194Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22297,17 +22361,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T04:35:03.648Z",
+         *           "completed_at": "2026-11-29T05:34:29.228Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2b5eb49ehx6rmwh9sj6t1tw27p",
+         *           "payment_intent": "pi_prod_06h2bk1kch4xzj5b8axe8yvj2d4vt",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T04:35:03.515Z",
+         *           "updated": "2026-11-29T05:34:29.194Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -22346,32 +22410,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2b5ecy6sejp9dg5mpds0qakfd8",
+         *       "id": "evt_prod_06h2bk1krwv0asvvre12fq6qpkft0",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796013303,
+         *       "created": 1796016869,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
-         *           "url": "http://127.0.0.1:41565/checkout/cs_prod_06h2b5ebxy3rftzz47fjfs13wzaqt",
+         *           "id": "cs_prod_06h2bk1kjygh41mq4bzm1b8dh1ntw",
+         *           "url": "http://127.0.0.1:39207/checkout/cs_prod_06h2bk1kjygh41mq4bzm1b8dh1ntw",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T04:35:03.787Z",
+         *           "created": "2026-11-29T05:34:29.269Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T04:35:03.787Z",
+         *           "updated": "2026-11-30T05:34:29.269Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T04:35:03.787Z",
-         *           "expires_at": "2026-11-30T04:35:03.787Z",
+         *           "expired_at": "2026-11-30T05:34:29.269Z",
+         *           "expires_at": "2026-11-30T05:34:29.269Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -22389,7 +22453,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T04:35:03.787Z",
+         *           "updated": "2026-11-29T05:34:29.269Z",
          *           "expired_at": null
          *         }
          *       }
@@ -22424,22 +22488,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5dmtxmrchsyb983cm2z3vjrj",
+         *       "id": "evt_prod_06h2bk1er5kf1yxya1f4tdt75868p",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795926897,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
+         *           "id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T04:34:57.870Z",
+         *           "created": "2026-11-29T05:34:28.031Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T04:34:57.870Z",
+         *           "updated": "2026-11-29T05:34:28.031Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -22516,22 +22580,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2b5dmvp1n6rg6dh4rshp6aj32w",
+         *       "id": "evt_prod_06h2bk1ergfgwbv3m325xb07vff4m",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795926897,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
+         *           "id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T04:34:57.870Z",
+         *           "created": "2026-11-29T05:34:28.031Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T04:34:57.882Z",
+         *           "updated": "2026-11-29T05:34:28.035Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -22544,7 +22608,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T04:34:57.870Z"
+         *           "updated": "2026-11-29T05:34:28.031Z"
          *         }
          *       }
          *     }
@@ -22578,22 +22642,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2b5dnfcasghv6rtt97eh7y7k4w",
+         *       "id": "evt_prod_06h2bk1eynp3adqk66tc52zqcxw4r",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795926898,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2b5dndgcx8pbnwvwejazmzg6we",
+         *           "id": "pi_prod_06h2bk1ey300ysftj3p78bq5ycxep",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T04:34:58.028Z",
+         *           "created": "2026-11-29T05:34:28.080Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T04:34:58.041Z",
+         *           "updated": "2026-11-29T05:34:28.084Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -22606,7 +22670,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T04:34:58.028Z"
+         *           "updated": "2026-11-29T05:34:28.080Z"
          *         }
          *       }
          *     }
@@ -22640,22 +22704,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2b5dpecft1twqqswp8av5j56h0",
+         *       "id": "evt_prod_06h2bk1f2at6t03642ksqtemt3pd0",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795926898,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
+         *           "id": "pi_prod_06h2bk1f1qzx6xjz07s7pjrevdx7a",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T04:34:58.186Z",
+         *           "created": "2026-11-29T05:34:28.109Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T04:34:58.287Z",
+         *           "updated": "2026-11-29T05:34:28.114Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -22668,7 +22732,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T04:34:58.268Z",
+         *           "updated": "2026-11-29T05:34:28.112Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -22703,22 +22767,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2b5dn1k1n3304qeab7w03rm2wp",
+         *       "id": "evt_prod_06h2bk1es2rbvw4zag3k7nfp7t596",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795926897,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2b5dmsry52sdwj31tk7crtnhst",
+         *           "id": "pi_prod_06h2bk1eqz53xb13ezvjy3r3f2c0m",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T04:34:57.870Z",
+         *           "created": "2026-11-29T05:34:28.031Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T04:34:57.920Z",
+         *           "updated": "2026-11-29T05:34:28.039Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -22731,7 +22795,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T04:34:57.882Z",
+         *           "updated": "2026-11-29T05:34:28.035Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -22766,26 +22830,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2b5dpnhzgjhf596g0e0hs79agc",
+         *       "id": "evt_prod_06h2bk1f5fybka29b9aa0mg6grgjt",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795926898,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2b5dp1bg15b8hm9bhnw0ksr5k0",
+         *           "id": "pi_prod_06h2bk1f1qzx6xjz07s7pjrevdx7a",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T04:34:58.186Z",
+         *           "created": "2026-11-29T05:34:28.109Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T04:34:58.347Z",
+         *           "updated": "2026-11-29T05:34:28.138Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T04:34:58.347Z",
+         *           "canceled_at": "2026-11-29T05:34:28.138Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -22794,7 +22858,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T04:34:58.287Z",
+         *           "updated": "2026-11-29T05:34:28.114Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -22830,22 +22894,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2b5dnasez0c68g6y3bv2j0r956",
+         *       "id": "evt_prod_06h2bk1ex6mmccws3fvvrttgt7hdm",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795926898,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2b5dn6rbs2xands9svyj3p1qby",
+         *           "id": "pi_prod_06h2bk1ew2rvt708kfm07r7qkwz38",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T04:34:57.974Z",
+         *           "created": "2026-11-29T05:34:28.064Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T04:34:58.000Z",
+         *           "updated": "2026-11-29T05:34:28.071Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -22858,7 +22922,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T04:34:57.982Z",
+         *           "updated": "2026-11-29T05:34:28.067Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -22894,22 +22958,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2b5dnxft6hjahre5venfjjpeee",
+         *       "id": "evt_prod_06h2bk1f0rxrctvh3ajv2nc4008fp",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795926898,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2b5dnsns0fnh9dr6aeddz7wgx6",
+         *           "id": "pi_prod_06h2bk1ezp3xa6rqj5vc08ggqrtnr",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T04:34:58.124Z",
+         *           "created": "2026-11-29T05:34:28.093Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T04:34:58.152Z",
+         *           "updated": "2026-11-29T05:34:28.101Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -22922,7 +22986,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T04:34:58.140Z",
+         *           "updated": "2026-11-29T05:34:28.096Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -22957,38 +23021,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5e3k55sz15rj59bj52g96mdw",
+         *       "id": "evt_prod_06h2bk1j73gemhwvn8xxhctn44d7t",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795926901,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *           "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
-         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *               "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
+         *               "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T04:35:01.542Z",
-         *           "updated": "2026-11-29T04:35:01.542Z",
+         *           "created": "2026-11-29T05:34:28.908Z",
+         *           "updated": "2026-11-29T05:34:28.908Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
+         *           "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T04:35:01.542Z",
+         *           "current_period_end": "2026-12-29T05:34:28.908Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T04:35:01.542Z",
+         *           "current_period_start": "2026-11-29T05:34:28.908Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -23072,28 +23136,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2b5e4gg1jy58fe6nq90tc19ka8",
+         *       "id": "evt_prod_06h2bk1jbtqmmt31y54eae8yt75dp",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795926901,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *           "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
-         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *               "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
+         *               "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T04:35:01.542Z",
-         *           "updated": "2026-11-29T04:35:01.857Z",
+         *           "created": "2026-11-29T05:34:28.908Z",
+         *           "updated": "2026-11-29T05:34:28.955Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -23101,15 +23165,15 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
+         *           "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T04:35:01.542Z",
+         *           "current_period_end": "2026-12-29T05:34:28.908Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T04:35:01.542Z",
+         *           "current_period_start": "2026-11-29T05:34:28.908Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T04:35:01.542Z",
+         *           "updated": "2026-11-29T05:34:28.908Z",
          *           "metadata": {}
          *         }
          *       }
@@ -23144,45 +23208,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2b5e4y34vrkyba4z57qvc583g8",
+         *       "id": "evt_prod_06h2bk1jdz5zevrkd6cfxvdx0kgd6",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795926902,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *           "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
-         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *               "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
+         *               "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T04:35:01.542Z",
-         *           "updated": "2026-11-29T04:35:01.992Z",
+         *           "created": "2026-11-29T05:34:28.908Z",
+         *           "updated": "2026-11-29T05:34:28.972Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T04:35:01.992Z",
+         *           "paused_at": "2026-11-29T05:34:28.972Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
+         *           "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T04:35:01.542Z",
+         *           "current_period_end": "2026-12-29T05:34:28.908Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T04:35:01.542Z",
+         *           "current_period_start": "2026-11-29T05:34:28.908Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T04:35:01.857Z",
+         *           "updated": "2026-11-29T05:34:28.955Z",
          *           "paused_at": null
          *         }
          *       }
@@ -23217,28 +23281,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2b5e5a9e3c694ta8689yadt0zt",
+         *       "id": "evt_prod_06h2bk1jfwz6p3300vr1gdnv8ggqg",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795926902,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *           "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
-         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *               "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
+         *               "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T04:35:01.542Z",
-         *           "updated": "2026-11-29T04:35:02.080Z",
+         *           "created": "2026-11-29T05:34:28.908Z",
+         *           "updated": "2026-11-29T05:34:28.989Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -23246,17 +23310,17 @@ export type components = {
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
-         *           "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
+         *           "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T04:35:01.542Z",
+         *           "current_period_end": "2026-12-29T05:34:28.908Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T04:35:01.542Z",
+         *           "current_period_start": "2026-11-29T05:34:28.908Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T04:35:01.992Z",
-         *           "paused_at": "2026-11-29T04:35:01.992Z"
+         *           "updated": "2026-11-29T05:34:28.972Z",
+         *           "paused_at": "2026-11-29T05:34:28.972Z"
          *         }
          *       }
          *     }
@@ -23290,45 +23354,45 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2b5e5vdpb2cs0x0x71yrswqxd4",
+         *       "id": "evt_prod_06h2bk1jjknsn0bzk7krd7nn5h6p0",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795926902,
+         *       "created": 1795930469,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64",
+         *           "id": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2b5e359dghnffbktm3qgt2mh66",
-         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *               "id": "si_prod_06h2bk1j5vkddp0m1wccysm6m9vqj",
+         *               "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T04:35:01.542Z",
-         *           "updated": "2026-11-29T04:35:02.159Z",
+         *           "created": "2026-11-29T05:34:28.908Z",
+         *           "updated": "2026-11-29T05:34:29.006Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T04:35:02.159Z",
-         *           "latest_invoice": "in_prod_06h2b5e35ge4cccrzznddc3g61cbm",
+         *           "cancelled_at": "2026-11-29T05:34:29.006Z",
+         *           "latest_invoice": "in_prod_06h2bk1j5xga0cf5dr8jyxyewcsjg",
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-29T04:35:01.542Z",
+         *           "current_period_end": "2026-12-29T05:34:28.908Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T04:35:01.542Z",
+         *           "current_period_start": "2026-11-29T05:34:28.908Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T04:35:02.080Z",
+         *           "updated": "2026-11-29T05:34:28.989Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -23363,38 +23427,38 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2b5ed9xsxfdw33aa1w6sjjqspy",
+         *       "id": "evt_prod_06h2bk1ktrch5qqranwxh1fysmjcm",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796272502,
+         *       "created": 1796276069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2b5e62y3rjap4xznr60481d94t",
+         *           "id": "sub_prod_06h2bk1jm83mwz2phtym3ybpf7w7y",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2b5e62y3rjap4xznr60481d94w",
-         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *               "id": "si_prod_06h2bk1jm83mwz2phtym3ybpf7w80",
+         *               "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T04:35:02.294Z",
-         *           "updated": "2026-11-29T04:35:02.294Z",
+         *           "created": "2026-11-29T05:34:29.025Z",
+         *           "updated": "2026-11-29T05:34:29.025Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T04:35:02.294Z",
+         *           "trial_end": "2026-12-06T05:34:29.025Z",
          *           "cancelled_at": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
-         *           "current_period_end": "2026-12-06T04:35:02.294Z",
+         *           "current_period_end": "2026-12-06T05:34:29.025Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T04:35:02.294Z",
+         *           "current_period_start": "2026-11-29T05:34:29.025Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -23429,19 +23493,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5drzpnypym8k2gvnakkvnv90",
+         *       "id": "evt_prod_06h2bk1fdyg411yp8tvsehfn3yc3a",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795926898,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *           "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
-         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *               "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
+         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23454,11 +23518,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T04:34:58.936Z",
+         *           "created": "2026-11-29T05:34:28.203Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T04:34:58.936Z",
+         *           "updated": "2026-11-29T05:34:28.203Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23607,19 +23671,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2b5dsj66v5vp54qkv5xpt94072",
+         *       "id": "evt_prod_06h2bk1fswcrmtx0mvyh6f8c8tex8",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795926899,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *           "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
-         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *               "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
+         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23632,11 +23696,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T04:34:58.936Z",
+         *           "created": "2026-11-29T05:34:28.203Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T04:34:58.987Z",
+         *           "updated": "2026-11-29T05:34:28.227Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23644,11 +23708,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
+         *           "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T04:34:58.987Z",
+         *           "finalized_at": "2026-11-29T05:34:28.227Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -23661,7 +23725,7 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
+         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23672,7 +23736,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T04:34:58.936Z",
+         *           "updated": "2026-11-29T05:34:28.203Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -23714,19 +23778,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2b5dt4983pzrbwv3tg3j2b7ez8",
+         *       "id": "evt_prod_06h2bk1g1gh27zvv9satf75krdeet",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795926899,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *           "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
-         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *               "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
+         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23739,11 +23803,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T04:34:58.936Z",
-         *           "paid_at": "2026-11-29T04:34:59.167Z",
-         *           "updated": "2026-11-29T04:34:59.167Z",
+         *           "created": "2026-11-29T05:34:28.203Z",
+         *           "paid_at": "2026-11-29T05:34:28.354Z",
+         *           "updated": "2026-11-29T05:34:28.354Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23751,24 +23815,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
+         *           "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T04:34:58.987Z",
+         *           "finalized_at": "2026-11-29T05:34:28.227Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
+         *           "payment_intent": "pi_prod_06h2bk1fz1xcztnjqdakz1a91yker",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
+         *           "paid_pdf_sha256": "28c40d826134f462dade2830c87392495b60da98ab0087f82799de51d3b9a5e4",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
+         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23779,7 +23843,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T04:34:58.987Z",
+         *           "updated": "2026-11-29T05:34:28.227Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -23816,19 +23880,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2b5dt89gjfk8bq9p177e57z4ee",
+         *       "id": "evt_prod_06h2bk1g23rxq0ns007b9gs25tva0",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795926899,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *           "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
-         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *               "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
+         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23841,11 +23905,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T04:34:58.936Z",
-         *           "paid_at": "2026-11-29T04:34:59.167Z",
-         *           "updated": "2026-11-29T04:34:59.167Z",
+         *           "created": "2026-11-29T05:34:28.203Z",
+         *           "paid_at": "2026-11-29T05:34:28.354Z",
+         *           "updated": "2026-11-29T05:34:28.354Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23853,24 +23917,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
+         *           "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T04:34:58.987Z",
+         *           "finalized_at": "2026-11-29T05:34:28.227Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
+         *           "payment_intent": "pi_prod_06h2bk1fz1xcztnjqdakz1a91yker",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
+         *           "paid_pdf_sha256": "28c40d826134f462dade2830c87392495b60da98ab0087f82799de51d3b9a5e4",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
+         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -23881,7 +23945,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T04:34:58.987Z",
+         *           "updated": "2026-11-29T05:34:28.227Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -23918,19 +23982,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2b5dw2k2te80m8a85a0an66tac",
+         *       "id": "evt_prod_06h2bk1gepjs1mtkp4ks4vww0z6sg",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795926899,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2b5dv61hsy5e3qvcj348pvd3nm",
+         *           "id": "in_prod_06h2bk1g9b2rjy2s0fe71zvg4khya",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2b5dv6qx7n26d14rhrmct5a6rm",
-         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *               "id": "il_prod_06h2bk1g9b2rjy2s0fe71zvg4khyc",
+         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -23943,11 +24007,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T04:34:59.504Z",
+         *           "created": "2026-11-29T05:34:28.426Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T04:34:59.563Z",
+         *           "updated": "2026-11-29T05:34:28.437Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -23955,24 +24019,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "92a40b4b7ea098ad4db3f9aa5e04ad86045f06992f57adab668e604723ef0494",
+         *           "pdf_sha256": "652b9edac79ed4984bf4489298e1381646b42b0c9509371f2276d3eeb5195677",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dv61hsy5e3qvcj348pvd3nm/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1g9b2rjy2s0fe71zvg4khya/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T04:34:59.563Z",
+         *           "finalized_at": "2026-11-29T05:34:28.437Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2b5dvvdryqwbaw2svj3qr9p8d2",
+         *           "payment_intent": "pi_prod_06h2bk1gdkgb33zc3t3eev3g2fe4j",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/KUlime5DQcpPNGJ8PX0a_ubRPcV6hFXXKdcS89RESxw",
+         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/CNWb_R6hn7NEnE0QyNlsG0x8u3hQKfE7HacU5vsvCMA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24012,19 +24076,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2b5dx6t9e949n20rk6t2f5s994",
+         *       "id": "evt_prod_06h2bk1gschh8agf72pbkbybw76c4",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795926900,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2b5dwa29z97eb1t4r3ymanbqtg",
+         *           "id": "in_prod_06h2bk1gg1csh0cwrvcwbfjjwfn58",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2b5dwa66sjqb160mrmz1hrkpsc",
-         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *               "id": "il_prod_06h2bk1gg6ccvb9grfrsrqd6w34tg",
+         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24037,11 +24101,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T04:34:59.792Z",
+         *           "created": "2026-11-29T05:34:28.480Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T04:34:59.887Z",
+         *           "updated": "2026-11-29T05:34:28.518Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24049,24 +24113,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "4565b1023bd604c19497e4e39832c930cce9080687435d0a22fbc2e1d2526134",
+         *           "pdf_sha256": "49d504f8c7ed5088e41292b6870f69250936d98c71a6e3cf378a6294335551e1",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dwa29z97eb1t4r3ymanbqtg/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1gg1csh0cwrvcwbfjjwfn58/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T04:34:59.887Z",
+         *           "finalized_at": "2026-11-29T05:34:28.518Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2b5dx537rsa0zggr7mfrxqb4pe",
+         *           "payment_intent": "pi_prod_06h2bk1grn1cr8rp793eh9adarrtc",
          *           "reverse_charge": false,
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/PWo84LRBoMrWE0JCB474FJFwK5axV-T2QTRAF1tCeu4",
+         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/oNw4w0IbnUsumqYXNUxCc1TxVQkyWS8Ewt9EYabMwzc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24106,19 +24170,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2b5ecbky02vg358j1ty11z7a6m",
+         *       "id": "evt_prod_06h2bk1kppdaperxp7fsa1v0mtjam",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796013301,
+         *       "created": 1796016868,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j",
+         *           "id": "in_prod_06h2bk1j1q9qhchyvg6r8xt89frkt",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2b5e2kw861tzejsr2spjwe6892",
-         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *               "id": "il_prod_06h2bk1j1q9qhchyvg6r8xt89frkw",
+         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24131,23 +24195,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T04:35:01.405Z",
+         *           "created": "2026-11-29T05:34:28.877Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T04:35:01.279Z",
+         *           "updated": "2026-11-30T05:34:28.864Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "discount": null,
-         *           "due_date": "2026-11-30T04:35:01.279Z",
+         *           "due_date": "2026-11-30T05:34:28.864Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T04:35:01.279Z",
-         *           "pdf_sha256": "5039dbbb3f8b5eaf985b9c9870d087f71263e961fb01233178531643f48a14bf",
+         *           "overdue_at": "2026-11-30T05:34:28.864Z",
+         *           "pdf_sha256": "731b40c2fb7ec1eca6eb945b424188ea48dd447a9cb0a7de3c28ce63548438ae",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5e2kmqzgvz5rjjgn7b46gz1j/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1j1q9qhchyvg6r8xt89frkt/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T04:35:01.443Z",
+         *           "finalized_at": "2026-11-29T05:34:28.885Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24160,7 +24224,7 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/IBTvguw0liL_GhLaFeS4Q2KOFSPM17LfnVlC878QDj4",
+         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/HDbVn4tG6PqqcNRIKzYFkMJxIEZSM2ROv7e3L_XnxF4",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24169,7 +24233,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T04:35:01.443Z",
+         *           "updated": "2026-11-29T05:34:28.885Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -24204,19 +24268,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2b5dxxs4ynbegkm6kfg7ant3gp",
+         *       "id": "evt_prod_06h2bk1h4q0kyh5xmm74fra9qxxsc",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795926900,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r",
+         *           "id": "in_prod_06h2bk1gwk5hs41hkr0wp9bg8y6t4",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2b5dxbk35dg0hqt8j72cv0tn0j",
-         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *               "id": "il_prod_06h2bk1gwnc690c08vtvrta4f71k0",
+         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24229,23 +24293,23 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T04:35:00.056Z",
+         *           "created": "2026-11-29T05:34:28.580Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T04:35:00.204Z",
+         *           "updated": "2026-11-29T05:34:28.644Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T04:35:00.204Z",
+         *           "voided_at": "2026-11-29T05:34:28.644Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "ff0d2def3207480bcbdd7be82ddeda3037e288172a5b127628aa82751c04c77e",
+         *           "pdf_sha256": "5ccab804a82c6efae5a72221e7818e7fa436bc982c7a32334b89c1d2acb63cac",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dxb0gvz1fc1ctzk0nwev68r/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1gwk5hs41hkr0wp9bg8y6t4/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T04:35:00.125Z",
+         *           "finalized_at": "2026-11-29T05:34:28.613Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24258,7 +24322,7 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/nxV9ubA9xlr3SIw6bz6c55ejLU9FJkf9VdAsrELcWJc",
+         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/WCJq5P7kBXSkm89cKGUlSCh-adrULwsgZb00QbRRPN0",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24268,7 +24332,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T04:35:00.125Z",
+         *           "updated": "2026-11-29T05:34:28.613Z",
          *           "voided_at": null
          *         }
          *       }
@@ -24303,19 +24367,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2b5dytxcwpcebe4py93aj28neg",
+         *       "id": "evt_prod_06h2bk1hbggdgjpq27jrp92tkptye",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795926900,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2b5dy3438y66ye31cgj03exbs4",
+         *           "id": "in_prod_06h2bk1h7fz90n3c7j8e1e3haryc0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2b5dy3y7vf2x34t6dtyb7njk8j",
-         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *               "id": "il_prod_06h2bk1h7j64xf15v6zxhc5vzn16m",
+         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24328,11 +24392,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T04:35:00.249Z",
+         *           "created": "2026-11-29T05:34:28.667Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T04:35:00.433Z",
+         *           "updated": "2026-11-29T05:34:28.698Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24340,11 +24404,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d62fdf2558f445aed3faebef8f2a78b86a150c6ae1be3796b401c6448ddb2e3a",
+         *           "pdf_sha256": "920e6901ab9bdc606f50c7a7a2f449efd0a28ccfde7939f74309111cdf062cf2",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5dy3438y66ye31cgj03exbs4/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1h7fz90n3c7j8e1e3haryc0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T04:35:00.305Z",
+         *           "finalized_at": "2026-11-29T05:34:28.677Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -24357,17 +24421,17 @@ export type components = {
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/U6KCg_pZbHCWuEag43PTB69bbGdhp8B88dmIrLmwcfg",
+         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/sk2qQgau_YoLtN4SUWafr5SdRScJxofWFF8a-T_FMF0",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T04:35:00.433Z",
+         *           "marked_uncollectible_at": "2026-11-29T05:34:28.698Z",
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T04:35:00.305Z",
+         *           "updated": "2026-11-29T05:34:28.677Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -24402,19 +24466,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2b5dtzet0yh8j0985kmve22q5c",
+         *       "id": "evt_prod_06h2bk1g88ftc7gctsgn24x3gbryw",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795926899,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *           "id": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2b5drz6edmygfp3fagy7egrx24",
-         *               "price": "price_prod_06h2b5dh3nv012zrnnnnjj1vk3yza",
+         *               "id": "il_prod_06h2bk1fdkb6dsxqycbey80ca3dqr",
+         *               "price": "price_prod_06h2bk1dgr4h4jxdhy1eyah6x844r",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -24427,11 +24491,11 @@ export type components = {
          *           "number": "EXAMPLEGMBH-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T04:34:58.936Z",
-         *           "paid_at": "2026-11-29T04:34:59.167Z",
-         *           "updated": "2026-11-29T04:34:59.167Z",
+         *           "created": "2026-11-29T05:34:28.203Z",
+         *           "paid_at": "2026-11-29T05:34:28.354Z",
+         *           "updated": "2026-11-29T05:34:28.354Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24439,24 +24503,24 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "a7cbc7ce4553c2204ef219ba4200f22aefea716bc91b584712534292ae1087c7",
+         *           "pdf_sha256": "94015227a828c1e3ba1f5f82028cd3f5874463c3c3b3733401df41c27524177c",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:41565/api/invoices/in_prod_06h2b5drz39tg0gwjwjmng5sps4pp/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:39207/api/invoices/in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T04:34:58.987Z",
+         *           "finalized_at": "2026-11-29T05:34:28.227Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
          *           "discount_atom": 0,
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
-         *           "payment_intent": "pi_prod_06h2b5dspnj9ym7qgcpv7kt9jcq0e",
+         *           "payment_intent": "pi_prod_06h2bk1fz1xcztnjqdakz1a91yker",
          *           "reverse_charge": false,
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "a51d5aa00d6aafe40ff44077f0fbdcf50fe660cac03b6feedab2bc9b33b550f7",
+         *           "paid_pdf_sha256": "28c40d826134f462dade2830c87392495b60da98ab0087f82799de51d3b9a5e4",
          *           "paid_amount_atom": 500,
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:41565/invoice/XCNUQ_6mqye--WRIU3NkAbDbe0qkLRFxdq7ckm8jEGA",
+         *           "hosted_invoice_url": "http://127.0.0.1:39207/invoice/V45OWR-ZRgo6aXNFTItUJV4PDYIuLWeaHtNdJVK8bC4",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -24496,19 +24560,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2b5edj0hy5kd7jp61vdmj2bvrj",
+         *       "id": "evt_prod_06h2bk1kw9sv8mjc8e238hf4q2vg8",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796272502,
+         *       "created": 1796276069,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2b5edby256rqfjxpzkr6ec31xc",
+         *           "id": "in_prod_06h2bk1kv4nrd6s1fw3qt08zse5xt",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2b5edg0ys487kxxp6s7gwjjxe8",
-         *               "price": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *               "id": "il_prod_06h2bk1kvyxkg3f9cssj5gqydc7wt",
+         *               "price": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -24521,11 +24585,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T04:35:02.294Z",
+         *           "created": "2026-12-06T05:34:29.025Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T04:35:02.294Z",
+         *           "updated": "2026-12-06T05:34:29.025Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -24534,11 +24598,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription sub_prod_06h2b5e62y3rjap4xznr60481d94t",
+         *           "description": "Subscription sub_prod_06h2bk1jm83mwz2phtym3ybpf7w7y",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2b5e62y3rjap4xznr60481d94t",
+         *           "subscription": "sub_prod_06h2bk1jm83mwz2phtym3ybpf7w7y",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -24552,7 +24616,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T04:35:02.294Z",
+         *           "next_payment_attempt": "2026-12-06T05:34:29.025Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "pre_payment_credit_notes_amount_atom": 0,
@@ -24590,22 +24654,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5dkvnhrnhgys7dk2rvj8vvv8",
+         *       "id": "evt_prod_06h2bk1ed0qcdna5yjtcf7nathz3j",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795926897,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "id": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T04:34:57.626Z",
+         *           "created": "2026-11-29T05:34:27.943Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T04:34:57.626Z",
+         *           "updated": "2026-11-29T05:34:27.943Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -24685,22 +24749,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2b5dkz4skycaymppr2bjmg3x6g",
+         *       "id": "evt_prod_06h2bk1eftz3ssqqc48wmd9rp1n3t",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795926897,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "id": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T04:34:57.626Z",
+         *           "created": "2026-11-29T05:34:27.943Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T04:34:57.655Z",
+         *           "updated": "2026-11-29T05:34:27.964Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -24710,7 +24774,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T04:34:57.626Z"
+         *           "updated": "2026-11-29T05:34:27.943Z"
          *         }
          *       }
          *     }
@@ -24744,23 +24808,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2b5dm5mmhfy7fyn0fwy8zwq51m",
+         *       "id": "evt_prod_06h2bk1ej61wj9ftxrmfdrqg70bh6",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795926897,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2b5dm2tgteqq9n90pq12r903c8",
+         *           "id": "cus_prod_06h2bk1eh4edatffg744r7zxfsa1c",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T04:34:57.686Z",
+         *           "created": "2026-11-29T05:34:27.977Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T04:34:57.707Z",
+         *           "updated": "2026-11-29T05:34:27.984Z",
          *           "balances": {},
          *           "livemode": false,
          *           "metadata": {},
@@ -24769,7 +24833,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T04:34:57.686Z",
+         *           "updated": "2026-11-29T05:34:27.977Z",
          *           "deleted": null
          *         }
          *       }
@@ -24845,24 +24909,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5dmanzyqrs60ghcdegg79q6a",
+         *       "id": "evt_prod_06h2bk1ekp2dnp82ak1z2w8df0ba6",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795926897,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
+         *           "id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
          *           "end": null,
-         *           "start": "2026-11-29T04:34:57.738Z",
+         *           "start": "2026-11-29T05:34:27.995Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
+         *             "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T04:34:57.166Z",
-         *             "updated": "2026-11-29T04:34:57.738Z",
+         *             "created": "2026-11-29T05:34:27.777Z",
+         *             "updated": "2026-11-29T05:34:27.995Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -24875,7 +24939,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false
          *         }
          *       }
@@ -24928,24 +24992,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2b5dmj2zmr67re70n1yqzad6zj",
+         *       "id": "evt_prod_06h2bk1enp5rf199xga9wa98hg0f2",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795926897,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
+         *           "id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
          *           "end": null,
-         *           "start": "2026-11-29T04:34:57.785Z",
+         *           "start": "2026-11-29T05:34:28.010Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2b5dj54pag4c8dg945z7ycxfdy",
+         *             "id": "cpn_prod_06h2bk1dsqt7cyzghcy5780k9gawy",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T04:34:57.193Z",
-         *             "updated": "2026-11-29T04:34:57.785Z",
+         *             "created": "2026-11-29T05:34:27.789Z",
+         *             "updated": "2026-11-29T05:34:28.010Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -24958,18 +25022,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T04:34:57.738Z",
+         *           "start": "2026-11-29T05:34:27.995Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
+         *             "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T04:34:57.166Z",
-         *             "updated": "2026-11-29T04:34:57.738Z",
+         *             "created": "2026-11-29T05:34:27.777Z",
+         *             "updated": "2026-11-29T05:34:27.995Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -25014,24 +25078,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2b5dmprj3ygvfp5j38tt0nxcce",
+         *       "id": "evt_prod_06h2bk1epvjzhh915sz83ft9fbrv6",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795926897,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2b5dm9x30xwpjn9gvsmdmes974",
+         *           "id": "di_prod_06h2bk1ekkjw0bhc817k1e5t16hrw",
          *           "end": null,
-         *           "start": "2026-11-29T04:34:57.785Z",
+         *           "start": "2026-11-29T05:34:28.010Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2b5dj54pag4c8dg945z7ycxfdy",
+         *             "id": "cpn_prod_06h2bk1dsqt7cyzghcy5780k9gawy",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T04:34:57.193Z",
-         *             "updated": "2026-11-29T04:34:57.785Z",
+         *             "created": "2026-11-29T05:34:27.789Z",
+         *             "updated": "2026-11-29T05:34:28.010Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -25045,7 +25109,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -25102,20 +25166,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5dj228vd0yyyr5jwk37ff43j",
+         *       "id": "evt_prod_06h2bk1dr96habaw9ppk44kcdzd0c",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795926897,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
+         *           "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T04:34:57.166Z",
-         *           "updated": "2026-11-29T04:34:57.166Z",
+         *           "created": "2026-11-29T05:34:27.777Z",
+         *           "updated": "2026-11-29T05:34:27.777Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25197,20 +25261,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2b5dj8x4w1m7hv6gegz385e4hc",
+         *       "id": "evt_prod_06h2bk1dtwzynrt96nbyn96pack48",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795926897,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2b5dj1sw0xecgcvmzdzj95acsr",
+         *           "id": "cpn_prod_06h2bk1dr71bvq829whwnf7nx46r2",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T04:34:57.166Z",
-         *           "updated": "2026-11-29T04:34:57.214Z",
+         *           "created": "2026-11-29T05:34:27.777Z",
+         *           "updated": "2026-11-29T05:34:27.798Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25224,7 +25288,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T04:34:57.166Z"
+         *           "updated": "2026-11-29T05:34:27.777Z"
          *         }
          *       }
          *     }
@@ -25258,21 +25322,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2b5djfj65sg380qhkejrtvbmv6",
+         *       "id": "evt_prod_06h2bk1dxkz14sepmrn87dn1y2kkp",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795926897,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2b5djc6bfrq47jsrnq38qhdraa",
+         *           "id": "cpn_prod_06h2bk1dwa56vdq19d7pr3vb4zxpp",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T04:34:57.249Z",
+         *           "created": "2026-11-29T05:34:27.810Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T04:34:57.275Z",
+         *           "updated": "2026-11-29T05:34:27.818Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -25286,7 +25350,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T04:34:57.249Z",
+         *           "updated": "2026-11-29T05:34:27.810Z",
          *           "deleted": null
          *         }
          *       }
@@ -25360,22 +25424,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5dgm2mqf2b2x79xy4qn68596",
+         *       "id": "evt_prod_06h2bk1devr5hmcvydckwk9dnjwhw",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795926896,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *           "id": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T04:34:56.792Z",
-         *           "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
-         *           "updated": "2026-11-29T04:34:56.792Z",
+         *           "created": "2026-11-29T05:34:27.701Z",
+         *           "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
+         *           "updated": "2026-11-29T05:34:27.701Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -25469,22 +25533,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2b5dh9jst98dxyk9qqpjanhbza",
+         *       "id": "evt_prod_06h2bk1dj9rz3gz4k7tyw0d5nq51w",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795926896,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2b5dgk04vtzcbs4ex6jerfxzb8",
+         *           "id": "price_prod_06h2bk1depr8bfp83ae41d6mcq6s8",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T04:34:56.792Z",
-         *           "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
-         *           "updated": "2026-11-29T04:34:56.969Z",
+         *           "created": "2026-11-29T05:34:27.701Z",
+         *           "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
+         *           "updated": "2026-11-29T05:34:27.728Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -25500,7 +25564,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T04:34:56.792Z",
+         *           "updated": "2026-11-29T05:34:27.701Z",
          *           "nickname": null
          *         }
          *       }
@@ -25535,23 +25599,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2b5dhtkvkhedwkhevasgq5ztwj",
+         *       "id": "evt_prod_06h2bk1dnbwcqyhgvd58fxex3qwwj",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795926897,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2b5dhp3ym918mfs3et4vyqxmg8",
+         *           "id": "price_prod_06h2bk1dkvnceqx1vzf5ze09czng6",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T04:34:57.072Z",
+         *           "created": "2026-11-29T05:34:27.742Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
-         *           "updated": "2026-11-29T04:34:57.106Z",
+         *           "product": "prod_prod_06h2bk1dd5kes6p72qd8sjy8k5pyj",
+         *           "updated": "2026-11-29T05:34:27.753Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -25562,7 +25626,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T04:34:57.072Z",
+         *           "updated": "2026-11-29T05:34:27.742Z",
          *           "deleted": null
          *         }
          *       }
@@ -25645,20 +25709,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5dfx6nfgy0xxph2gvchwk9mm",
+         *       "id": "evt_prod_06h2bk1d9wsza2mzjzyjwbjfjjwp0",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795926896,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *           "id": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T04:34:56.615Z",
-         *           "updated": "2026-11-29T04:34:56.615Z",
+         *           "created": "2026-11-29T05:34:27.662Z",
+         *           "updated": "2026-11-29T05:34:27.662Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -25719,26 +25783,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2b5dg15mcp57d2vx10x5a9b6m8",
+         *       "id": "evt_prod_06h2bk1dbz9c5zzmadbqg4nvfr9aw",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795926896,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *           "id": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T04:34:56.615Z",
-         *           "updated": "2026-11-29T04:34:56.646Z",
+         *           "created": "2026-11-29T05:34:27.662Z",
+         *           "updated": "2026-11-29T05:34:27.678Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T04:34:56.615Z",
+         *           "updated": "2026-11-29T05:34:27.662Z",
          *           "description": null
          *         }
          *       }
@@ -25773,27 +25837,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2b5dhzm8zxzdb8c9khwpha6yz4",
+         *       "id": "evt_prod_06h2bk1dpm2w2pdwwsgtj8ykx740g",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795926897,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2b5dg8tytwzpmztpw7k95nkk2g",
+         *           "id": "prod_prod_06h2bk1dd5kes6p72qd8sjy8k5pyj",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T04:34:56.710Z",
+         *           "created": "2026-11-29T05:34:27.689Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T04:34:57.143Z",
+         *           "updated": "2026-11-29T05:34:27.763Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T04:34:56.710Z",
+         *           "updated": "2026-11-29T05:34:27.689Z",
          *           "deleted": null
          *         }
          *       }
@@ -25853,21 +25917,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5drgawje9qdt5w3qkk2cdxnp",
+         *       "id": "evt_prod_06h2bk1fa36wb6hze13xqhv1nnkma",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795926898,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
+         *           "id": "re_prod_06h2bk1f9v21nkxq577x96sfs61yg",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T04:34:58.814Z",
-         *           "payment": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
-         *           "updated": "2026-11-29T04:34:58.814Z",
+         *           "created": "2026-11-29T05:34:28.174Z",
+         *           "payment": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
+         *           "updated": "2026-11-29T05:34:28.174Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -25934,21 +25998,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2b5drhjqf8by77fzad2kw80bbp",
+         *       "id": "evt_prod_06h2bk1fabrdkv2692bdhvytewftj",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795926898,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2b5drfrc6602kew0rqj4qppbae",
+         *           "id": "re_prod_06h2bk1f9v21nkxq577x96sfs61yg",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T04:34:58.814Z",
-         *           "payment": "py_prod_06h2b5dmwgxkzkbshkcse8dr7ahgr",
-         *           "updated": "2026-11-29T04:34:58.822Z",
+         *           "created": "2026-11-29T05:34:28.174Z",
+         *           "payment": "py_prod_06h2bk1ern16j4rzr84panm9ffxkg",
+         *           "updated": "2026-11-29T05:34:28.177Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -25957,7 +26021,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T04:34:58.814Z"
+         *           "updated": "2026-11-29T05:34:28.174Z"
          *         }
          *       }
          *     }
@@ -25991,21 +26055,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2b5drwymtrcaznhbxqm3gsmany",
+         *       "id": "evt_prod_06h2bk1fchrqszvc1tpx7z4w6x2ww",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795926898,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2b5drv24g42tc1pnz78rmhcysr",
+         *           "id": "re_prod_06h2bk1fc7r1c45g6xjqwwm8pns3e",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T04:34:58.904Z",
-         *           "payment": "py_prod_06h2b5dq39thkmmsy283pf2xhg1ym",
-         *           "updated": "2026-11-29T04:34:58.913Z",
+         *           "created": "2026-11-29T05:34:28.193Z",
+         *           "payment": "py_prod_06h2bk1f7h5yxj08fqev0ewzm36sr",
+         *           "updated": "2026-11-29T05:34:28.195Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -26014,7 +26078,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T04:34:58.904Z",
+         *           "updated": "2026-11-29T05:34:28.193Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -26049,21 +26113,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5czf9z2q2t44fmhaqsz3wqv8",
+         *       "id": "evt_prod_06h2bk19g7ae422y341yytxdqbfzg",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795926892,
+         *       "created": 1795930466,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2b5czetyn65exp1tzwkahwscjr",
+         *           "id": "key_prod_06h2bk19frtqygrdrtg0a29c4d0gj",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T04:34:52.406Z",
-         *           "display": "st_prod_…d2nc",
+         *           "created": "2026-11-29T05:34:26.686Z",
+         *           "display": "st_prod_…ybcf",
          *           "revoked_at": null,
          *           "last_used_at": null
          *         }
@@ -26120,22 +26184,22 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2b5d2w5pjwd3vxptvyp4baphqw",
+         *       "id": "evt_prod_06h2bk19zmx74bqetsqyz1q048vs2",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 2,
-         *       "created": 1795926893,
+         *       "created": 1795930466,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2b5d2q395v806tnew416c991rw",
+         *           "id": "key_prod_06h2bk19xjb1tqw93fp5nmxg37j5r",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T04:34:53.240Z",
-         *           "display": "pt_prod_…zxb8",
-         *           "revoked_at": "2026-11-29T04:34:53.279Z",
+         *           "created": "2026-11-29T05:34:26.796Z",
+         *           "display": "pt_prod_…qahz",
+         *           "revoked_at": "2026-11-29T05:34:26.812Z",
          *           "last_used_at": null
          *         },
          *         "previous_attributes": {
@@ -26174,23 +26238,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5d37wbykfmdn022ys48rmfnt",
+         *       "id": "evt_prod_06h2bk1a2nwf4hh0zf6b5b3zvszs6",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795926893,
+         *       "created": 1795930466,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *           "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T04:34:53.367Z",
+         *           "created": "2026-11-29T05:34:26.832Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T04:34:53.367Z",
+         *           "updated": "2026-11-29T05:34:26.832Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -26266,23 +26330,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2b5d3g6dbsk92d3z1y5kveg01j",
+         *       "id": "evt_prod_06h2bk1a559zay5hwx2f4wtkcgvdm",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795926893,
+         *       "created": 1795930466,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *           "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T04:34:53.367Z",
+         *           "created": "2026-11-29T05:34:26.832Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T04:34:53.439Z",
+         *           "updated": "2026-11-29T05:34:26.855Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -26292,7 +26356,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T04:34:53.367Z",
+         *           "updated": "2026-11-29T05:34:26.832Z",
          *           "description": null
          *         }
          *       }
@@ -26327,35 +26391,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2b5d4a1vcj872d1h59w6nc32j2",
+         *       "id": "evt_prod_06h2bk1adbbjnt9w4mf8vp3xwvh4t",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795926893,
+         *       "created": 1795930466,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *           "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T04:34:53.367Z",
+         *           "created": "2026-11-29T05:34:26.832Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T04:34:53.644Z",
+         *           "updated": "2026-11-29T05:34:26.921Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T04:34:53.543Z"
+         *           "previous_secret_expires_at": "2026-11-30T05:34:26.902Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T04:34:53.543Z",
+         *           "updated": "2026-11-29T05:34:26.902Z",
          *           "deleted": null
          *         }
          *       }
@@ -26426,23 +26490,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2b5d3mx4m6xr6q8y0nahbth2ce",
+         *       "id": "evt_prod_06h2bk1a853dde6z86492xr4aw2tr",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795926893,
+         *       "created": 1795930466,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *           "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T04:34:53.367Z",
+         *           "created": "2026-11-29T05:34:26.832Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T04:34:53.477Z",
+         *           "updated": "2026-11-29T05:34:26.879Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -26453,7 +26517,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T04:34:53.439Z"
+         *           "updated": "2026-11-29T05:34:26.855Z"
          *         }
          *       }
          *     }
@@ -26487,23 +26551,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2b5d3sd3c6fcqwqywaa9m850v8",
+         *       "id": "evt_prod_06h2bk1a9qnmm6bfjxwys9sca8k0t",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795926893,
+         *       "created": 1795930466,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *           "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T04:34:53.367Z",
+         *           "created": "2026-11-29T05:34:26.832Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T04:34:53.513Z",
+         *           "updated": "2026-11-29T05:34:26.892Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -26514,7 +26578,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T04:34:53.477Z"
+         *           "updated": "2026-11-29T05:34:26.879Z"
          *         }
          *       }
          *     }
@@ -26548,33 +26612,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2b5d3z76v63p0trdpgv7bajr3c",
+         *       "id": "evt_prod_06h2bk1ab98knrb70axrr9gg1qhfr",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795926893,
+         *       "created": 1795930466,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2b5d37a6e1sj4kg9k0qyj22wg6",
+         *           "id": "whe_prod_06h2bk1a24ab379gd8z2njbh3sc7t",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T04:34:53.367Z",
+         *           "created": "2026-11-29T05:34:26.832Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T04:34:53.543Z",
+         *           "updated": "2026-11-29T05:34:26.902Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T04:34:53.543Z"
+         *           "previous_secret_expires_at": "2026-11-30T05:34:26.902Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T04:34:53.513Z",
+         *           "updated": "2026-11-29T05:34:26.892Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -26609,18 +26673,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2b5cz5k4rpafqtknysqxjnkaz2",
+         *       "id": "evt_prod_06h2bk19cqs0dnkxh2j35fae7m4g6",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795926892,
+         *       "created": 1795930466,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
+         *           "id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-7781f20134@example.com",
+         *           "email": "user-a1092aa7db@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -26666,18 +26730,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2b5da1k18p90x8tva46bj5xs16",
+         *       "id": "evt_prod_06h2bk1bsqz5h4hqzndkgmz87x6xt",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795926895,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
+         *           "id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-7781f20134@example.com",
+         *           "email": "user-a1092aa7db@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -26712,18 +26776,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2b5df7w1rqeg6j7wgght80zwqp",
+         *       "id": "evt_prod_06h2bk1cxry6v1cgaavftxzc7hpme",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795926896,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
+         *           "id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-7781f20134@example.com",
+         *           "email": "user-a1092aa7db@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -26758,18 +26822,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2b5ddcanxeqw3wbmh809tx33ze",
+         *       "id": "evt_prod_06h2bk1cg7wgc51nyj8hjtwq03yxm",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795926895,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2b5cwy80ng8rpdb24ebq2xbcw2",
+         *           "id": "user_prod_06h2bk18nfs3hdr18pp5yxzdgk75p",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-7781f20134@example.com",
+         *           "email": "user-a1092aa7db@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -26804,15 +26868,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2b5dfd6se3mbh0khwnks7x63ry",
+         *       "id": "evt_prod_06h2bk1d4pxejgzdz4z2bg2rc36p8",
          *       "object": "event",
          *       "type": "account.settings_updated",
-         *       "sequence": 1,
-         *       "created": 1795926896,
+         *       "sequence": 3,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2b5cwxerxezznxxsz26ycrdhma",
+         *           "id": "acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -26903,20 +26967,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5dfkqpxfkqfn27mp48we0r1a",
+         *       "id": "evt_prod_06h2bk1d697yg2d04ppqyhhtrn116",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795926896,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
+         *           "id": "txr_prod_06h2bk1d64qtjec0dt13fx2pw8phe",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T04:34:56.538Z",
-         *           "updated": "2026-11-29T04:34:56.538Z",
+         *           "created": "2026-11-29T05:34:27.633Z",
+         *           "updated": "2026-11-29T05:34:27.633Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -26985,20 +27049,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2b5dfsjd47qvv48pgn6tpekyv8",
+         *       "id": "evt_prod_06h2bk1d8d3b0negamtywpfpt6mwm",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795926896,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2b5dfk8tw2y5cpm44ts6wbj5qj",
+         *           "id": "txr_prod_06h2bk1d64qtjec0dt13fx2pw8phe",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T04:34:56.538Z",
-         *           "updated": "2026-11-29T04:34:56.582Z",
+         *           "created": "2026-11-29T05:34:27.633Z",
+         *           "updated": "2026-11-29T05:34:27.650Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -27009,7 +27073,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T04:34:56.538Z"
+         *           "updated": "2026-11-29T05:34:27.633Z"
          *         }
          *       }
          *     }
@@ -27043,19 +27107,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5dk7td4zqagyn9h4e5wje1st",
+         *       "id": "evt_prod_06h2bk1e850pdzt5sfthsp0c6jw0j",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795926897,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
+         *           "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T04:34:57.468Z",
-         *           "updated": "2026-11-29T04:34:57.468Z",
+         *           "created": "2026-11-29T05:34:27.904Z",
+         *           "updated": "2026-11-29T05:34:27.904Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27125,19 +27189,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2b5dkc5yadakw7cmg83w7y8x3g",
+         *       "id": "evt_prod_06h2bk1e9kxb0t7bpj0cbq1n4a422",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795926897,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
+         *           "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T04:34:57.468Z",
-         *           "updated": "2026-11-29T04:34:57.500Z",
+         *           "created": "2026-11-29T05:34:27.904Z",
+         *           "updated": "2026-11-29T05:34:27.915Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27145,7 +27209,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T04:34:57.468Z",
+         *           "updated": "2026-11-29T05:34:27.904Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -27180,19 +27244,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2b5dkgvbektsybc2av7b71aa56",
+         *       "id": "evt_prod_06h2bk1eamqd78qkf8q5ttgr8df76",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795926897,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
+         *           "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T04:34:57.468Z",
-         *           "updated": "2026-11-29T04:34:57.541Z",
+         *           "created": "2026-11-29T05:34:27.904Z",
+         *           "updated": "2026-11-29T05:34:27.924Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27201,7 +27265,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T04:34:57.500Z"
+         *           "updated": "2026-11-29T05:34:27.915Z"
          *         }
          *       }
          *     }
@@ -27235,19 +27299,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2b5dkn8xdrnkkzd1a7qgybabdj",
+         *       "id": "evt_prod_06h2bk1ebvz6ne02x3k1r3nwrdsxy",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795926897,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2b5dk7gwc1zpg0yq2pcrtxzbpm",
+         *           "id": "mtr_prod_06h2bk1e838gj3h3jd995ghw2k4b0",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T04:34:57.468Z",
-         *           "updated": "2026-11-29T04:34:57.568Z",
+         *           "created": "2026-11-29T05:34:27.904Z",
+         *           "updated": "2026-11-29T05:34:27.933Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -27256,7 +27320,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T04:34:57.541Z"
+         *           "updated": "2026-11-29T05:34:27.924Z"
          *         }
          *       }
          *     }
@@ -27290,19 +27354,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5djj1q7qxa5h4yg5p8h8arb2",
+         *       "id": "evt_prod_06h2bk1dymf7tv46wzcbkavgxmpzc",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795926897,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
+         *           "id": "feat_prod_06h2bk1dyhtnqxrzxp7173xs8cyep",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T04:34:57.294Z",
-         *           "updated": "2026-11-29T04:34:57.294Z",
+         *           "created": "2026-11-29T05:34:27.828Z",
+         *           "updated": "2026-11-29T05:34:27.828Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -27362,28 +27426,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2b5djnqd6stxnx5v7c5tmfhycj",
+         *       "id": "evt_prod_06h2bk1e0argh039xp9zabxkw7zct",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795926897,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2b5djnfh9r1tsrxsv63hwh6q26",
+         *           "id": "prodft_prod_06h2bk1e05w2q70d6ywqn5ddp00yj",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T04:34:57.323Z",
+         *           "created": "2026-11-29T05:34:27.841Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
+         *             "id": "feat_prod_06h2bk1dyhtnqxrzxp7173xs8cyep",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T04:34:57.294Z",
-         *             "updated": "2026-11-29T04:34:57.294Z",
+         *             "created": "2026-11-29T05:34:27.828Z",
+         *             "updated": "2026-11-29T05:34:27.828Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *           "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
          *           "livemode": false
          *         }
          *       }
@@ -27433,28 +27497,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2b5dk0w9ynncbcdrvgd80gz1qa",
+         *       "id": "evt_prod_06h2bk1e3r7c78gfhqtbgtrj41mh0",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795926897,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2b5djy1kqmad2tqc1fs5f3pse2",
+         *           "id": "prodft_prod_06h2bk1e2jcmx6y8hw4gnhjmsab7t",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T04:34:57.392Z",
+         *           "created": "2026-11-29T05:34:27.860Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2b5djsay7db8zh5t6ch371c5cm",
+         *             "id": "feat_prod_06h2bk1e1eqhhggn9498wpm2zwjvt",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T04:34:57.354Z",
-         *             "updated": "2026-11-29T04:34:57.354Z",
+         *             "created": "2026-11-29T05:34:27.851Z",
+         *             "updated": "2026-11-29T05:34:27.851Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2b5dfwysh42za9xzj4q7bacxqa",
+         *           "product": "prod_prod_06h2bk1d9sgbbg96zqdfs1r3k55et",
          *           "livemode": false
          *         }
          *       }
@@ -27489,23 +27553,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2b5e3qcfr7hbv0v97w9q9bpegr",
+         *       "id": "evt_prod_06h2bk1j7deswf24wmyprnma9jm5e",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 3,
-         *       "created": 1795926901,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2b5djhx217rmc9zcx3jn51devg",
+         *               "feature": "feat_prod_06h2bk1dyhtnqxrzxp7173xs8cyep",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2b5e359dghnffbktm3qgt2mh64"
+         *               "source_subscription": "sub_prod_06h2bk1j5vkddp0m1wccysm6m9vqg"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -27552,16 +27616,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2b5dk4fcgrbvhh7k5pxh4tca60",
+         *       "id": "evt_prod_06h2bk1e5vsn1r0vchz5dth8hhmq6",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
-         *       "sequence": 2,
-         *       "created": 1795926897,
+         *       "sequence": 4,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T04:34:57.439Z",
+         *           "updated": "2026-11-29T05:34:27.882Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -27752,16 +27816,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5e099wb91nbn94s74c1swqpy",
+         *       "id": "evt_prod_06h2bk1hm4w2f4c9ckkrgx70v58at",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795926900,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
-         *           "pdf": "http://127.0.0.1:41565/api/credit-notes/cn_prod_06h2b5e00990rj68j2pfd5fvmk58r/pdf",
+         *           "id": "cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8",
+         *           "pdf": "http://127.0.0.1:39207/api/credit-notes/cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -27779,16 +27843,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T04:35:00.738Z",
-         *           "invoice": "in_prod_06h2b5dz9axy4hyy0nhjnyzgq8sn8",
+         *           "created": "2026-11-29T05:34:28.757Z",
+         *           "invoice": "in_prod_06h2bk1hdrnjjn9kf3w14dvmx7vme",
          *           "refunds": [],
-         *           "updated": "2026-11-29T04:35:00.738Z",
+         *           "updated": "2026-11-29T05:34:28.757Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "91e31ac97c04964c8af81e3dd09cab328ea99f6f695896243025305ece919c58",
+         *           "pdf_sha256": "aa206940ada4466dd5dd5b9fff55e03585d8aa21ff4a56ba13c7559d6a3a4255",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -27883,16 +27947,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2b5e0tk69tkvzfx6y9gz42j9dt",
+         *       "id": "evt_prod_06h2bk1hrd4bg7gyne2zj5yrc9x9r",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795926900,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2b5e00990rj68j2pfd5fvmk58r",
-         *           "pdf": "http://127.0.0.1:41565/api/credit-notes/cn_prod_06h2b5e00990rj68j2pfd5fvmk58r/pdf",
+         *           "id": "cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8",
+         *           "pdf": "http://127.0.0.1:39207/api/credit-notes/cn_prod_06h2bk1hjm5mpg6agy1s2mnvsstg8/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -27910,16 +27974,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T04:35:00.738Z",
-         *           "invoice": "in_prod_06h2b5dz9axy4hyy0nhjnyzgq8sn8",
+         *           "created": "2026-11-29T05:34:28.757Z",
+         *           "invoice": "in_prod_06h2bk1hdrnjjn9kf3w14dvmx7vme",
          *           "refunds": [],
-         *           "updated": "2026-11-29T04:35:00.918Z",
+         *           "updated": "2026-11-29T05:34:28.801Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T04:35:00.918Z",
-         *           "pdf_sha256": "91e31ac97c04964c8af81e3dd09cab328ea99f6f695896243025305ece919c58",
+         *           "voided_at": "2026-11-29T05:34:28.801Z",
+         *           "pdf_sha256": "aa206940ada4466dd5dd5b9fff55e03585d8aa21ff4a56ba13c7559d6a3a4255",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -27931,7 +27995,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T04:35:00.738Z",
+         *           "updated": "2026-11-29T05:34:28.757Z",
          *           "voided_at": null
          *         }
          *       }
@@ -27966,24 +28030,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2b5e1bk4vtk9v4hmvy5ndcxkn4",
+         *       "id": "evt_prod_06h2bk1htg8qm0h1xhq6cc4mb1hd2",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795926901,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2b5e1a66q5wn4e946ftx5by78j",
+         *           "id": "cbtxn_prod_06h2bk1htcqe7ye7mqhmjs49q52r8",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T04:35:01.073Z",
-         *           "invoice": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
+         *           "created": "2026-11-29T05:34:28.819Z",
+         *           "invoice": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2b5e19h1z243v0em0p9r6jyrzy",
+         *           "credit_note": "cn_prod_06h2bk1htaeg2qs5852anbmt6gdbt",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -28049,18 +28113,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2b5d69tfgz1e66pj8573bzv5c8",
+         *       "id": "evt_prod_06h2bk1arsa6g88qqac5h77v6583m",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795926894,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
+         *           "id": "inv_prod_06h2bk1ar84dzfvt0kjvztcbsyyfy",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1ci3xj@example.com",
+         *           "email": "withdrawn-mx1emp2o@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -28113,18 +28177,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2b5d6g69151swhg3z9ck8ase7m",
+         *       "id": "evt_prod_06h2bk1atzs4ct7zm8nes9ys0tjh6",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795926894,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2b5d667g1smmckg6sz1sf87ea6",
+         *           "id": "inv_prod_06h2bk1ar84dzfvt0kjvztcbsyyfy",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx1ci3xj@example.com",
+         *           "email": "withdrawn-mx1emp2o@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -28164,21 +28228,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2b5d8b98hyn7w2e1qzrhj2prq4",
+         *       "id": "evt_prod_06h2bk1b9asta4qrw7ajq1k6j0exe",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795926894,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
+         *           "id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx1ci3xj@example.com",
+         *           "email": "joined-mx1emp2o@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2b5d6qzd07k92qr9zb1kebm5k4"
+         *           "invitation": "inv_prod_06h2bk1aw7m2nzf51bhrp55n1x1a8"
          *         }
          *       }
          *     }
@@ -28212,18 +28276,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2b5d8f7x3tyadm3daxac8x7hw0",
+         *       "id": "evt_prod_06h2bk1bb8yanrkvby83ea31zmngr",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795926894,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
+         *           "id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1ci3xj@example.com",
+         *           "email": "joined-mx1emp2o@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -28263,18 +28327,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2b5d8mg4vcmjt7hwv46zmv8a5g",
+         *       "id": "evt_prod_06h2bk1bcs5jsn8kamf0wv6dw733r",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795926894,
+         *       "created": 1795930467,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2b5d889wcjajstx9v48vtas9br",
+         *           "id": "user_prod_06h2bk1b8rtc632ywzaa843zhh66e",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx1ci3xj@example.com",
+         *           "email": "joined-mx1emp2o@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -28311,7 +28375,31 @@ export type components = {
                 previous_attributes?: components["schemas"]["AuditMemberPreviousAttributes"];
             };
         };
-        /** @description The webhook body of `payment_processor.connected`. */
+        /**
+         * @description The webhook body of `payment_processor.connected`.
+         * @example {
+         *       "id": "evt_prod_06h2bk1d18gr8s5n36g5xe58ne3gp",
+         *       "object": "event",
+         *       "type": "payment_processor.connected",
+         *       "sequence": 1,
+         *       "created": 1795930467,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "object": "payment_processor",
+         *           "created": "2026-11-29T05:34:27.592Z",
+         *           "updated": "2026-11-29T05:34:27.592Z",
+         *           "livemode": false,
+         *           "processor": "stripe",
+         *           "webhook_url": "http://127.0.0.1:39207/api/processors/stripe/acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *           "publishable_key": "pk_test_catalogue_flow",
+         *           "secret_key_last4": "flow",
+         *           "processor_account": "acct_3c5028535eec7b9e2dc3f07a",
+         *           "webhook_endpoint_id": "we_9850a31a553f9a8a9e027256"
+         *         }
+         *       }
+         *     }
+         */
         PaymentProcessorConnectedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -28381,7 +28469,31 @@ export type components = {
              */
             updated?: string;
         };
-        /** @description The webhook body of `payment_processor.disconnected`. */
+        /**
+         * @description The webhook body of `payment_processor.disconnected`.
+         * @example {
+         *       "id": "evt_prod_06h2bk1d31sjkp8m8s5tqk8qnr92y",
+         *       "object": "event",
+         *       "type": "payment_processor.disconnected",
+         *       "sequence": 2,
+         *       "created": 1795930467,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "object": "payment_processor",
+         *           "created": "2026-11-29T05:34:27.592Z",
+         *           "updated": "2026-11-29T05:34:27.592Z",
+         *           "livemode": false,
+         *           "processor": "stripe",
+         *           "webhook_url": "http://127.0.0.1:39207/api/processors/stripe/acc_prod_06h2bk18n1sqadk1hxs08n3j1tmjy",
+         *           "publishable_key": "pk_test_catalogue_flow",
+         *           "secret_key_last4": "flow",
+         *           "processor_account": "acct_3c5028535eec7b9e2dc3f07a",
+         *           "webhook_endpoint_id": "we_9850a31a553f9a8a9e027256"
+         *         }
+         *       }
+         *     }
+         */
         PaymentProcessorDisconnectedWebhookEvent: {
             /** @description Event ID (prefix `evt_`). */
             id: string;
@@ -28411,39 +28523,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2b5e908ja2gbr7c2875dzvk62a",
+         *       "id": "evt_prod_06h2bk1k04wp4m333vgtytms7gg8p",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795926903,
+         *       "created": 1795930469,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
+         *           "id": "scr_prod_06h2bk1jwh5hjww3yzf1w9ecyamha",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
+         *               "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
+         *               "price": "price_prod_06h2bk1jnzfam6kc3m4npccjw5knc",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T04:35:02.604Z",
+         *           "created": "2026-11-29T05:34:29.080Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T04:35:02.891Z",
+         *           "updated": "2026-11-29T05:34:29.114Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T04:35:02.387Z",
-         *           "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
+         *           "effective_at": "2026-12-29T05:34:29.045Z",
+         *           "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T04:35:02.604Z",
+         *           "proration_date": "2026-11-29T05:34:29.080Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -28457,7 +28569,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T04:35:02.604Z",
+         *           "updated": "2026-11-29T05:34:29.080Z",
          *           "effective_at": null
          *         }
          *       }
@@ -28559,39 +28671,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2b5egx91srehpkbqfk4d62t9de",
+         *       "id": "evt_prod_06h2bk1mftbqr2fr8rrgm3qqeym1y",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798518902,
+         *       "created": 1798522469,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2b5e7mejhnxakspq2j8qy5bj5t",
+         *           "id": "scr_prod_06h2bk1jwh5hjww3yzf1w9ecyamha",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
+         *               "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
+         *               "price": "price_prod_06h2bk1jnzfam6kc3m4npccjw5knc",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T04:35:02.604Z",
+         *           "created": "2026-11-29T05:34:29.080Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T04:35:02.387Z",
+         *           "updated": "2026-12-29T05:34:29.045Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T04:35:02.387Z",
+         *           "applied_at": "2026-12-29T05:34:29.045Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T04:35:02.387Z",
-         *           "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
+         *           "effective_at": "2026-12-29T05:34:29.045Z",
+         *           "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T04:35:02.604Z",
+         *           "proration_date": "2026-11-29T05:34:29.080Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -28606,15 +28718,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
+         *               "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2b5e6ce5ww56zf2y837yf7hpya",
+         *               "price": "price_prod_06h2bk1jnzfam6kc3m4npccjw5knc",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T04:35:02.891Z",
+         *           "updated": "2026-11-29T05:34:29.114Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -28650,18 +28762,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2b5eapmvnd2axms8q0q3cnrryr",
+         *       "id": "evt_prod_06h2bk1k73ffprmfqmw8291cykkby",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795926903,
+         *       "created": 1795930469,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2b5ea735ey5r1m5ypfavn9ckp2",
+         *           "id": "scr_prod_06h2bk1k40wwr8jbr9gwnsn6gz2pp",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2b5e6ersktzhc7beqfxk51e0vj",
+         *               "item": "si_prod_06h2bk1jps98x3dpcfg7yzwfexxh8",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -28670,19 +28782,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T04:35:03.212Z",
+         *           "created": "2026-11-29T05:34:29.141Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T04:35:03.476Z",
+         *           "updated": "2026-11-29T05:34:29.175Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T04:35:02.387Z",
-         *           "subscription": "sub_prod_06h2b5e6ersktzhc7beqfxk51e0vg",
+         *           "effective_at": "2026-12-29T05:34:29.045Z",
+         *           "subscription": "sub_prod_06h2bk1jps98x3dpcfg7yzwfexxh6",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T04:35:03.212Z",
+         *           "proration_date": "2026-11-29T05:34:29.141Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -28696,7 +28808,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T04:35:03.400Z",
+         *           "updated": "2026-11-29T05:34:29.162Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -28731,32 +28843,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2b5dv2kxknrbc7gwr8y1x7f9sc",
+         *       "id": "evt_prod_06h2bk1g81g0j1xp9g6fhmzwgw546",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1795926899,
+         *       "created": 1795930468,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc",
+         *           "id": "eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2b5dt4983pzrbwv3tg3j2b7ez8",
+         *           "event": "evt_prod_06h2bk1g1gh27zvv9satf75krdeet",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T04:34:59.263Z",
-         *           "invoice": "in_prod_06h2b5drz39tg0gwjwjmng5sps4pp",
-         *           "sent_at": "2026-11-29T04:34:59.468Z",
+         *           "created": "2026-11-29T05:34:28.367Z",
+         *           "invoice": "in_prod_06h2bk1fddm2mb6eg3nyqs2b2qkzc",
+         *           "sent_at": "2026-11-29T05:34:28.415Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPLEGMBH-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2b5dkv95043f9yr0hc75r9b86y",
+         *           "customer": "cus_prod_06h2bk1eczkkm46ccdkv48avah01c",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc@localhost>",
+         *           "message_id": "<eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2b5dt7zhwz2xhf8kfgzqeav5pc.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2bk1g1sqp3ggzgakn3pb6kh20y.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -28829,15 +28941,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2b5enp04ss10jvn1dkzyachp7t",
+         *       "id": "evt_prod_06h2bk1ndsfxx87hxjq1awjgepyyy",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799382903,
+         *       "created": 1799386469,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4",
+         *           "id": "eml_prod_06h2bk1nbkwh86g6za4n4tf1f4vqy",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -28845,14 +28957,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T04:35:03.945Z",
+         *           "created": "2027-01-08T05:34:29.348Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2b5enj1bd1wrh4eehqwar82bk4@localhost>",
+         *           "message_id": "<eml_prod_06h2bk1nbkwh86g6za4n4tf1f4vqy@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
