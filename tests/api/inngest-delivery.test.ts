@@ -379,7 +379,7 @@ describe("the Inngest serve route", () => {
     }
   });
 
-  it("serves the four functions once Inngest is configured", async () => {
+  it("serves the five functions once Inngest is configured (delivery, sweep, clock tick, due transitions, emails)", async () => {
     // A fresh module graph, so that config() reads the stubbed environment.
     vi.resetModules();
     vi.stubEnv("INNGEST_DEV", "1");
@@ -387,7 +387,7 @@ describe("the Inngest serve route", () => {
       const route = await import("@/app/api/inngest/route");
       const response = await route.GET(new NextRequest(url), context);
       expect(response.status).toBe(200);
-      expect(await response.json()).toMatchObject({ mode: "dev", function_count: 4 });
+      expect(await response.json()).toMatchObject({ mode: "dev", function_count: 5 });
     } finally {
       vi.stubEnv("INNGEST_DEV", "");
     }

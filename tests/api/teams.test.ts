@@ -31,8 +31,16 @@ const DEVELOPER_OPERATIONS = new Set([
   "resendEvent",
   "advanceTestClock",
 ]);
+/** Reads that only an admin may make: the payment processor connection (its keys' last characters, its webhook). */
+const ADMIN_READS = new Set(["getPaymentProcessor"]);
 const needed = (operation: (typeof API_OPERATIONS)[number]): Role =>
-  operation.method === "GET" ? "viewer" : DEVELOPER_OPERATIONS.has(operation.operationId) ? "developer" : "admin";
+  ADMIN_READS.has(operation.operationId)
+    ? "admin"
+    : operation.method === "GET"
+      ? "viewer"
+      : DEVELOPER_OPERATIONS.has(operation.operationId)
+        ? "developer"
+        : "admin";
 /** Every /api operation a dashboard session can reach. */
 const SESSION_OPERATIONS = API_OPERATIONS.filter((operation) => operation.access !== "public" && operation.access !== "operator");
 

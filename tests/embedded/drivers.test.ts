@@ -37,7 +37,7 @@ describe("with Inngest configured, only Inngest drives deliveries", () => {
     // Inngest's serve route: plumbing beside the API document.
     const introspection = await fetch(`${apiRoot(app.baseUrl)}/inngest`);
     expect(introspection.status).toBe(200);
-    expect(await introspection.json()).toMatchObject({ function_count: 4 });
+    expect(await introspection.json()).toMatchObject({ function_count: 5 });
 
     await post(`/${accountId}/webhook-endpoints`, { url: "https://example.com/hooks", events: ["*"] });
     const customer = await post("/customers", { email: "inngest@example.com" });
