@@ -5,7 +5,7 @@ import { customers } from "./customers";
 
 /**
  * An account's connected payment processor (lib/payments/processors): at most one per account.
- * Secrets are encrypted at rest (lib/webhooks/secrets.ts) and never leave the service; the
+ * Secrets are encrypted at rest (lib/secrets.ts) and never leave the service; the
  * dashboard and the API show `secretKeyLast4` only.
  */
 export const paymentProcessors = pgTable("payment_processors", {

@@ -19,7 +19,7 @@ export const webhookEndpoints = pgTable(
     /** Subscribed event types; `["*"]` subscribes to every type. */
     events: text("events").array().notNull(),
     enabled: boolean("enabled").notNull().default(true),
-    /** The signing secret, encrypted at rest (lib/webhooks/secrets.ts). */
+    /** The signing secret, encrypted at rest (lib/secrets.ts). */
     secretCiphertext: text("secret_ciphertext").notNull(),
     /** After a rotation with overlap: the replaced secret, encrypted, still signing until it expires. */
     previousSecretCiphertext: text("previous_secret_ciphertext"),

@@ -4,7 +4,7 @@ import { connectPaymentProcessorOperation, disconnectPaymentProcessorOperation, 
 import { serializePaymentProcessor } from "./serialize";
 import { connectPaymentProcessor, disconnectPaymentProcessor, getPaymentProcessor } from "./service";
 
-/** The handlers of this domain's operations (lib/api/routes.ts lists every domain's). */
+/** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const paymentProcessorHandlers = [
   handle(getPaymentProcessorOperation, async ({ ctx }) => serializePaymentProcessor(ctx.accountId, await getPaymentProcessor({ ctx, input: {} }))),
   handle(connectPaymentProcessorOperation, async ({ ctx, body }) => serializePaymentProcessor(ctx.accountId, await connectPaymentProcessor({ ctx, input: body }))),
