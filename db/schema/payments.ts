@@ -1,8 +1,9 @@
+import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgEnum, pgTable, text } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 import { createdAt, id, time, updatedAt } from "./columns";
 import { customers } from "./customers";
-import { PAYMENT_INTENT_STATUSES, PAYMENT_STATUSES } from "@/lib/payments/statuses";
+import { PAYMENT_INTENT_STATUSES, PAYMENT_STATUSES, type ChargeAttempt } from "@/lib/payments/statuses";
 
 export const paymentIntentStatusEnum = pgEnum("payment_intent_status", PAYMENT_INTENT_STATUSES);
 export const captureMethodEnum = pgEnum("capture_method", ["automatic", "manual"]);
@@ -30,6 +31,10 @@ export const paymentIntents = pgTable(
     processorReference: text("processor_reference"),
     /** Confirmations sent to the processor so far: the next one's idempotency key (lib/payments/confirm.ts). */
     processorAttempts: integer("processor_attempts").notNull().default(0),
+    /** A charge recorded and committed, then sent to a network processor, not yet applied (lib/payments/charge-attempts.ts). */
+    chargeInFlight: jsonb("charge_in_flight").$type<ChargeAttempt>(),
+    /** When the reconciliation job re-reads it at its processor (in flight, or left processing): lib/payments/reconcile.ts. */
+    reconcileAt: time("reconcile_at"),
     lastPaymentError: text("last_payment_error"),
     canceledAt: time("canceled_at"),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
@@ -42,6 +47,7 @@ export const paymentIntents = pgTable(
     index("payment_intents_customer_idx").on(t.customerId, t.created, t.id),
     index("payment_intents_invoice_idx").on(t.invoiceId),
     index("payment_intents_processor_reference_idx").on(t.processorReference),
+    index("payment_intents_reconcile_idx").on(t.accountId, t.reconcileAt).where(sql`${t.reconcileAt} IS NOT NULL`),
   ],
 );
 
@@ -90,11 +96,15 @@ export const refunds = pgTable(
     status: refundStatusEnum("status").notNull(),
     reason: text("reason"),
     failureReason: text("failure_reason"),
+    /** The processor that refunds it (null: the sandbox, settled at once) and its id there (Stripe's `re_…`). */
+    processor: text("processor"),
+    processorReference: text("processor_reference"),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     created: createdAt(),
     updated: updatedAt(),
   },
   (t) => [
+    index("refunds_processor_reference_idx").on(t.processorReference).where(sql`${t.processorReference} IS NOT NULL`),
     index("refunds_account_idx").on(t.accountId, t.created, t.id),
     index("refunds_payment_idx").on(t.paymentId, t.created, t.id),
   ],

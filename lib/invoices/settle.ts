@@ -6,7 +6,9 @@ import { ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
 import { withChangeTransaction, type ChangeTransaction, type WithinChange } from "@/lib/events/transaction";
 import { reverseBalanceApplied } from "@/lib/customer-balance/service";
-import { createPaymentIntent } from "@/lib/payments/service";
+import { confirmPaymentIntent } from "@/lib/payments/confirm";
+import { chargeInFlightOfInvoice, createPaymentIntent } from "@/lib/payments/service";
+import { getDb } from "@/db/client";
 import { one } from "@/lib/rows";
 import { INVOICE_ACTION_FROM, canVoid } from "./rules";
 import { invoiceSettled } from "./settled";
@@ -39,10 +41,17 @@ export async function payInvoice({
       "Give payment_method (a sandbox payment method, on sandbox accounts) or paid_out_of_band: true once the customer paid outside the service.";
     throw validationFailed([{ field: "paid_out_of_band", message }], message);
   }
-  return withChangeTransaction(async (tx) => {
+  const answer = await withChangeTransaction(async (tx) => {
     const invoice = await lockInvoice(tx, ctx.accountId, input.id);
     assertStatus(invoice, "paid", INVOICE_ACTION_FROM.pay);
     if (paymentMethod === undefined) return markPaid(tx, ctx, await loadInvoice(tx, invoice), ctx.now());
+    // A charge of this invoice in flight at a network processor (an earlier pay that timed out):
+    // sent again with its idempotency key, never a second charge.
+    const inFlight = await chargeInFlightOfInvoice(tx, ctx.accountId, invoice.id);
+    if (inFlight) {
+      await confirmPaymentIntent({ ctx, tx, input: { id: inFlight, paymentMethod } });
+      return loadInvoice(tx, invoice);
+    }
     // Live accounts and unknown methods are refused (422) here, before anything is written.
     await createPaymentIntent({
       ctx,
@@ -61,6 +70,11 @@ export async function payInvoice({
     const [after] = await tx.select().from(invoices).where(eq(invoices.id, invoice.id));
     return loadInvoice(tx, after!);
   }, outer);
+  if (outer || paymentMethod === undefined) return answer;
+  // A network processor's charge ran after the commit (docs/payments.md): answer the invoice as it left it.
+  const db = await getDb();
+  const [after] = await db.select().from(invoices).where(eq(invoices.id, input.id));
+  return loadInvoice(db, after!);
 }
 
 /**

@@ -1,16 +1,13 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, or, sql } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { accounts, paymentIntents, processorEvents } from "@/db/schema";
 import { accountClock, realNow } from "@/lib/time";
 import type { ServiceContext } from "@/lib/context";
 import { notFound, ServiceError } from "@/lib/errors";
-import { withChangeTransaction } from "@/lib/events/transaction";
 import { jobs } from "@/lib/jobs";
 import { log, safeError } from "@/lib/log";
-import { applyChargeState, notifyInvoice } from "@/lib/payments/confirm";
-import { loadConnection, processorDefinition, processorNamed } from "@/lib/payments/processors/registry";
-import type { ChargeState } from "@/lib/payments/processors/types";
-import type { PaymentIntentRow } from "@/lib/payments/serialize";
+import { applyProcessorState } from "@/lib/payments/charge-attempts";
+import { connectedProcessor, loadConnection, processorDefinition, processorNamed } from "@/lib/payments/processors/registry";
 
 /*
  * Processor webhooks, received like a bank (docs/payments.md, "Processor webhooks"): verified,
@@ -49,41 +46,6 @@ async function systemContext(accountId: string): Promise<ServiceContext> {
   return { accountId, livemode: account.livemode, actor: { type: "system", id: null }, correlationId: null, now: accountClock(account.clockOffsetMs) };
 }
 
-const STATUS_OF: Record<ChargeState["status"], PaymentIntentRow["status"]> = {
-  succeeded: "succeeded",
-  requires_capture: "requires_capture",
-  requires_action: "requires_action",
-  processing: "processing",
-  declined: "requires_payment_method",
-  partially_funded: "partially_funded",
-  canceled: "canceled",
-};
-
-/**
- * Brings our intent to the processor's state, once: a final intent (succeeded, canceled) never
- * moves again (a late `processing` after `succeeded` changes nothing), and a state the intent is
- * in already (the synchronous answer applied it) is a no-op.
- */
-async function reconcile(ctx: ServiceContext, intentId: string, state: ChargeState): Promise<"applied" | "ignored"> {
-  return withChangeTransaction(async (tx) => {
-    const [before] = await tx.select().from(paymentIntents).where(and(eq(paymentIntents.accountId, ctx.accountId), eq(paymentIntents.id, intentId))).for("update");
-    if (!before || before.status === "succeeded" || before.status === "canceled") return "ignored";
-    if (STATUS_OF[state.status] === before.status) return "ignored";
-    const charged = {
-      paymentMethod: before.paymentMethod,
-      processor: before.processor,
-      processorReference: before.processorReference,
-      processorAttempts: before.processorAttempts,
-      lastPaymentError: null,
-    };
-    // A decline detached the method already (paymentMethod null); it stays what it was charged with on the payment.
-    if (charged.paymentMethod === null && state.status !== "canceled") return "ignored";
-    const after = await applyChargeState(tx, ctx, before, charged, state, before.amountAtom - before.amountReceivedAtom);
-    await notifyInvoice(tx, ctx, before, after);
-    return "applied";
-  });
-}
-
 /** Applies one stored event: the object is re-read at the processor and our intent brought to its state. */
 async function applyOne(ctx: ServiceContext, row: typeof processorEvents.$inferSelect): Promise<void> {
   const where = and(eq(processorEvents.accountId, row.accountId), eq(processorEvents.processor, row.processor), eq(processorEvents.eventId, row.eventId));
@@ -91,12 +53,16 @@ async function applyOne(ctx: ServiceContext, row: typeof processorEvents.$inferS
     let outcome: "applied" | "ignored" = "ignored";
     if (row.type.startsWith("payment_intent.") && row.objectReference) {
       const db = await getDb();
+      const connected = await connectedProcessor(db, row.accountId);
+      // Ours by the processor's id, or (its first answer lost: the id never reached us) by the id we gave it as metadata.
+      const ours = connected?.name === row.processor ? connected.ourReferenceOf(row.payload) : null;
       const [intent] = await db
-        .select({ id: paymentIntents.id, processor: paymentIntents.processor })
+        .select({ id: paymentIntents.id, processor: paymentIntents.processor, chargeInFlight: paymentIntents.chargeInFlight })
         .from(paymentIntents)
-        .where(and(eq(paymentIntents.accountId, row.accountId), eq(paymentIntents.processorReference, row.objectReference)));
-      const processor = intent ? await processorNamed(db, row.accountId, intent.processor) : null;
-      if (intent && processor) outcome = await reconcile(ctx, intent.id, await processor.retrieve(row.objectReference));
+        .where(and(eq(paymentIntents.accountId, row.accountId), ours ? or(eq(paymentIntents.processorReference, row.objectReference), eq(paymentIntents.id, ours)) : eq(paymentIntents.processorReference, row.objectReference)))
+        .limit(1);
+      const processor = intent ? await processorNamed(db, row.accountId, intent.chargeInFlight?.processor ?? intent.processor) : null;
+      if (intent && processor) outcome = (await applyProcessorState(ctx, intent.id, await processor.retrieve(row.objectReference))).applied ? "applied" : "ignored";
     }
     await (await getDb()).update(processorEvents).set({ status: outcome, attempts: sql`${processorEvents.attempts} + 1`, error: null, appliedAt: realNow() }).where(where);
   } catch (error) {

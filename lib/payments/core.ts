@@ -7,7 +7,7 @@ import { emitEvent } from "@/lib/events/emit";
 import type { ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
-import type { Executor } from "@/db/client";
+import { getDb, type Executor } from "@/db/client";
 import { processorForMethod } from "./processors/registry";
 import type { PaymentProcessor } from "./processors/types";
 import { serializePayment, serializePaymentIntent, type PaymentIntentRow, type PaymentRow } from "./serialize";
@@ -23,6 +23,13 @@ export const missingPaymentMethod = () =>
 /** The processor that charges `method` on this account (lib/payments/processors/registry.ts), or a 422 on `payment_method`. */
 export async function checkPaymentMethod(db: Executor, ctx: ServiceContext, method: string, captureMethod: "automatic" | "manual"): Promise<PaymentProcessor> {
   return processorForMethod(db, ctx, method, captureMethod);
+}
+
+/** The intent as committed (after a change whose charge ran after its commit). */
+export async function readIntent(accountId: string, id: string): Promise<PaymentIntentRow> {
+  const [row] = await (await getDb()).select().from(paymentIntents).where(and(eq(paymentIntents.accountId, accountId), eq(paymentIntents.id, id)));
+  if (!row) throw notFound("payment intent", id);
+  return row;
 }
 
 export async function lockIntent(tx: ChangeTransaction, accountId: string, id: string): Promise<PaymentIntentRow> {

@@ -1,6 +1,6 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import type { z } from "zod";
-import { getDb } from "@/db/client";
+import { getDb, type Executor } from "@/db/client";
 import { listQuery, pageOf } from "@/db/page";
 import { customers, paymentIntents } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
@@ -10,8 +10,10 @@ import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type WithinChange } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
-import { confirmLocked, notifyInvoice } from "./confirm";
-import { checkPaymentMethod, lockIntent, missingPaymentMethod, recordPayment, transition } from "./core";
+import { atProcessor } from "./charge-attempts";
+import { notifyInvoice } from "./charge-state";
+import { confirmLocked } from "./confirm";
+import { checkPaymentMethod, lockIntent, missingPaymentMethod, readIntent, recordPayment, transition } from "./core";
 import { processorNamed } from "./processors/registry";
 import { canCancelIntent, type IntentStatus } from "./statuses";
 import type { PaymentIntentCreateInput } from "./schema";
@@ -36,7 +38,8 @@ export async function createPaymentIntent({
   if (input.confirm && !input.payment_method) throw missingPaymentMethod();
   // Refused (422) before anything is written; confirmLocked asks the registry again in the transaction.
   if (input.payment_method) await checkPaymentMethod(tx ?? (await getDb()), ctx, input.payment_method, captureMethod);
-  return withChangeTransaction(async (tx) => {
+  let recorded: string | null = null;
+  const change = withChangeTransaction(async (tx) => {
     if (input.customer !== undefined) {
       const [customer] = await tx
         .select({ id: customers.id })
@@ -62,6 +65,7 @@ export async function createPaymentIntent({
         updated: now,
       })
       .returning());
+    recorded = row.id;
     await emitEvent(tx, ctx, {
       type: "payment_intent.created",
       aggregateId: row.id,
@@ -71,30 +75,42 @@ export async function createPaymentIntent({
     if (!input.confirm) return row;
     return confirmLocked(tx, ctx, row, input.payment_method, input.offSession ?? false);
   }, tx);
+  let created: PaymentIntentRow;
+  try {
+    created = await change;
+  } catch (error) {
+    // The processor could not be reached after the intent was committed with its charge in flight:
+    // answer the intent (confirming it again sends the same key), not a 503 whose retry would make a second one.
+    const committed = error instanceof ServiceError && error.category === "unavailable" && recorded !== null && !tx ? await readIntent(ctx.accountId, recorded).catch(() => null) : null;
+    if (committed?.chargeInFlight) return committed;
+    throw error;
+  }
+  // A network processor's charge ran after the commit: answer what it ended in.
+  return tx || !input.confirm ? created : readIntent(ctx.accountId, created.id);
 }
 
-/** Captures an authorized (requires_capture) intent: a payment of the captured amount, then succeeded. */
+/**
+ * Captures an authorized (requires_capture) intent: a payment of the captured amount, then
+ * succeeded. The processor captures first, outside our transaction (keyed `pi_…-capture`, so a
+ * retry captures once); the capture is then recorded under the intent's lock, unless the
+ * processor's webhook recorded it already.
+ */
 export async function capturePaymentIntent({
   ctx,
   input,
 }: Verb<{ id: string; amountToCapture?: number }>): Promise<PaymentIntentRow> {
+  const checked = await getPaymentIntent({ ctx, input: { id: input.id } });
+  const amountAtom = captureAmount(checked, input.amountToCapture);
+  const processor = await processorNamed(await getDb(), ctx.accountId, checked.processor);
+  if (!processor) throw new ServiceError("conflict", `The payment processor that authorized this payment intent (${checked.processor}) is no longer connected.`);
+  const capture = () => processor.capture({ reference: checked.processorReference, amountAtom, idempotencyKey: `${checked.id}-capture` });
+  const remote = processor.remote ? await atProcessor(capture) : null;
   return withChangeTransaction(async (tx) => {
     const before = await lockIntent(tx, ctx.accountId, input.id);
-    if (before.status !== "requires_capture") {
-      throw new ServiceError(
-        "conflict",
-        `Only a payment intent in requires_capture can be captured; this one is ${before.status}.`,
-      );
-    }
-    const amountAtom = input.amountToCapture ?? before.amountCapturableAtom;
-    if (amountAtom > before.amountCapturableAtom) {
-      throw validationFailed([
-        { field: "amount_to_capture", message: `Must be at most amount_capturable_atom (${before.amountCapturableAtom}).` },
-      ]);
-    }
-    const processor = await processorNamed(tx, ctx.accountId, before.processor);
-    if (!processor) throw new ServiceError("conflict", `The payment processor that authorized this payment intent (${before.processor}) is no longer connected.`);
-    const captured = await processor.capture({ reference: before.processorReference, amountAtom, idempotencyKey: `${before.id}-capture` });
+    // The processor's webhook (re-read) recorded this very capture while we were asking.
+    if (remote && before.status === "succeeded" && before.processorReference === checked.processorReference) return before;
+    captureAmount(before, input.amountToCapture);
+    const captured = remote ?? (await capture());
     if (captured.status !== "succeeded") {
       throw new ServiceError("conflict", `The payment processor did not capture this payment intent (its charge is ${captured.status}).`);
     }
@@ -105,30 +121,68 @@ export async function capturePaymentIntent({
       status: "succeeded",
       amountReceivedAtom: before.amountReceivedAtom + amountAtom,
       amountCapturableAtom: 0,
+      reconcileAt: null,
     });
     await notifyInvoice(tx, ctx, before, after);
     return after;
   });
 }
 
+/** What a capture takes (all that is capturable unless told), or the 409/422 refusing it. */
+function captureAmount(intent: PaymentIntentRow, amountToCapture: number | undefined): number {
+  if (intent.status !== "requires_capture") {
+    throw new ServiceError("conflict", `Only a payment intent in requires_capture can be captured; this one is ${intent.status}.`);
+  }
+  const amountAtom = amountToCapture ?? intent.amountCapturableAtom;
+  if (amountAtom > intent.amountCapturableAtom) {
+    throw validationFailed([{ field: "amount_to_capture", message: `Must be at most amount_capturable_atom (${intent.amountCapturableAtom}).` }]);
+  }
+  return amountAtom;
+}
+
+/**
+ * Cancels an intent. A charge at a network processor is canceled there first, outside our
+ * transaction (keyed `pi_…-cancel`), then the intent under its lock; one with a charge in flight
+ * is refused (409) until that charge's outcome is known.
+ */
 export async function cancelPaymentIntent({ ctx, input }: Verb<{ id: string }>): Promise<PaymentIntentRow> {
+  const checked = await getPaymentIntent({ ctx, input: { id: input.id } });
+  refuseCancel(checked);
+  const processor = await processorNamed(await getDb(), ctx.accountId, checked.processor);
+  if (processor?.remote && checked.processorReference !== null) {
+    await atProcessor(() => processor.cancel({ reference: checked.processorReference, idempotencyKey: `${checked.id}-cancel` }));
+  }
   return withChangeTransaction(async (tx) => {
     const before = await lockIntent(tx, ctx.accountId, input.id);
-    if (!canCancelIntent(before.status)) {
-      throw new ServiceError("conflict", `A payment intent whose status is ${before.status} cannot be canceled.`);
-    }
-    // A charge at a processor is canceled there first (its authorization released); the sandbox has none.
-    const processor = await processorNamed(tx, ctx.accountId, before.processor);
-    if (processor && before.processorReference !== null) {
-      await processor.cancel({ reference: before.processorReference, idempotencyKey: `${before.id}-cancel` });
-    }
-    const now = ctx.now();
+    // The processor's webhook (re-read) recorded this very cancellation while we were asking.
+    if (before.status === "canceled" && processor?.remote) return before;
+    refuseCancel(before);
     return transition(tx, ctx, before, "payment_intent.canceled", {
       status: "canceled",
-      canceledAt: now,
+      canceledAt: ctx.now(),
       amountCapturableAtom: 0,
+      reconcileAt: null,
     });
   });
+}
+
+function refuseCancel(intent: PaymentIntentRow): void {
+  if (intent.chargeInFlight) {
+    throw new ServiceError("conflict", `A charge of this payment intent is in flight at ${intent.chargeInFlight.processor}; cancel it once its outcome is known.`, { retryable: true });
+  }
+  if (!canCancelIntent(intent.status)) {
+    throw new ServiceError("conflict", `A payment intent whose status is ${intent.status} cannot be canceled.`);
+  }
+}
+
+/** The invoice's payment intent whose charge is in flight at a network processor, if any. */
+export async function chargeInFlightOfInvoice(db: Executor, accountId: string, invoiceId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ id: paymentIntents.id })
+    .from(paymentIntents)
+    .where(and(eq(paymentIntents.accountId, accountId), eq(paymentIntents.invoiceId, invoiceId), isNotNull(paymentIntents.chargeInFlight)))
+    .limit(1);
+  return row?.id ?? null;
 }
 
 export async function getPaymentIntent({ ctx, input }: Verb<{ id: string }>): Promise<PaymentIntentRow> {

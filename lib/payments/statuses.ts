@@ -41,3 +41,29 @@ export function canConfirmIntent(status: string): boolean {
 
 /** Every action the dashboard offers on a payment intent with whether its status allows it. */
 export const paymentIntentActions = (intent: { status: string }) => ({ cancel: canCancelIntent(intent.status) });
+
+/**
+ * A charge recorded on its intent (`payment_intents.charge_in_flight`) and committed before it is
+ * sent to a network processor, so that no transaction of ours is open while the processor answers
+ * (docs/payments.md, "Charges outside our transactions"): everything needed to send it again with
+ * the same idempotency key. The processor interface's ChargeRequest, less what is looked up when
+ * it is sent.
+ */
+export type ChargeAttempt = {
+  processor: string;
+  /** The confirmation number the key carries. */
+  attempt: number;
+  idempotencyKey: string;
+  amountAtom: number;
+  currency: string;
+  paymentMethod: string;
+  captureMethod: "automatic" | "manual";
+  offSession: boolean;
+  actionPending: boolean;
+  /** The processor's charge of an earlier confirmation of this intent, if any. */
+  reference: string | null;
+  /** Our customer, whose counterpart at the processor is made (or found) when the charge is sent. */
+  customerId: string | null;
+  /** When it was recorded (the account's time). */
+  recordedAt: string;
+};

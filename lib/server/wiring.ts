@@ -12,6 +12,7 @@ import { registerSubscriptionSettlement } from "@/lib/invoices/settled";
 import { registerJobWork } from "@/lib/jobs/work";
 import { applyPendingProcessorEvents } from "@/lib/payment-processor/events";
 import { registerInvoiceOutcome } from "@/lib/payments/invoice-outcome";
+import { paymentReconciliation } from "@/lib/payments/reconcile";
 import { settleSubscriptionOf } from "@/lib/subscriptions/collection-status";
 import { dunningRetries } from "@/lib/subscriptions/dunning";
 import { invoiceUpcoming, renewals, trialWillEnd } from "@/lib/subscriptions/transitions";
@@ -40,6 +41,7 @@ export function wire(): void {
     invoiceOverdue,
     checkoutSessionExpiry,
     entitlementGraceExpiry,
+    paymentReconciliation,
   ]);
   registerJobWork({
     announceDeliveries: () => deliveryDriver().announce(),

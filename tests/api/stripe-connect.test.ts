@@ -190,15 +190,63 @@ describe("charging through Stripe", () => {
     ]);
   });
 
-  it("Stripe down on every retry: a retryable 503 and nothing changed; the retry then pays once", async () => {
+  it("Stripe down on every retry: a retryable 503, the charge recorded in flight; the retry sends the same key and pays once", async () => {
     const invoice = await openInvoice(900);
     await standIn.fault({ path: /^\/v1\/payment_intents$/, status: 500, count: 3 });
     const refused = await pay(invoice.id, "pm_card_visa");
     expectProblem(refused, 503);
     expect(refused.body.retryable).toBe(true);
-    expect((await merchant.client.get(`/${merchant.accountId}/invoices/${invoice.id}`)).body).toMatchObject({ status: "open", payment_intent: null });
+    const open = (await merchant.client.get(`/${merchant.accountId}/invoices/${invoice.id}`)).body;
+    expect(open).toMatchObject({ status: "open", due_amount_atom: 900 });
+    const intentId = open.payment_intent as string;
+    expect((await merchant.client.get(`/${merchant.accountId}/payment-intents/${intentId}`)).body).toMatchObject({ status: "requires_confirmation", amount_received_atom: 0 });
+    const [recorded] = await sql`SELECT charge_in_flight->>'idempotencyKey' AS key FROM payment_intents WHERE id = ${intentId}`;
+    expect(recorded!.key).toBe(`${intentId}-confirm-1`);
+    // Another method while that charge may have been made: refused, nothing sent.
+    expectProblem(await pay(invoice.id, "pm_card_mastercard"), 409, /in flight/);
     const paid = await pay(invoice.id, "pm_card_visa");
-    expect(paid.body).toMatchObject({ status: "paid" });
+    expect(paid.status, paid.text).toBe(200);
+    expect(paid.body).toMatchObject({ status: "paid", payment_intent: intentId, paid_amount_atom: 900 });
+    const state = await standIn.state();
+    const sent = state.requests.filter((request) => request.idempotencyKey === `${intentId}-confirm-1`);
+    expect(sent.map((request) => request.status)).toEqual([500, 500, 500, 200]);
+    const atStripe = await stripeIntentOf(intentId);
+    expect(state.charges.filter((charge) => charge === atStripe.id)).toHaveLength(1);
+    const payments = await merchant.client.get(`/${merchant.accountId}/payments?payment_intent=${intentId}`);
+    expect(payments.body.items).toHaveLength(1);
+  });
+
+  it("Stripe hanging on the charge holds no transaction of ours: the invoice and intent rows are free meanwhile; its answer then pays once", async () => {
+    const invoice = await openInvoice(2600);
+    await standIn.fault({ path: /^\/v1\/payment_intents$/, status: 200, count: 1, hang: true });
+    const paying = pay(invoice.id, "pm_card_visa");
+    let intentId: string;
+    try {
+      const state = await eventually(() => standIn.state(), (current) => current.requests.some((request) => request.hanging === true && request.path === "/v1/payment_intents"));
+      const hung = state.requests.find((request) => request.hanging === true && request.path === "/v1/payment_intents")!;
+      intentId = hung.idempotencyKey!.replace(/-confirm-1$/, "");
+      const [{ since }] = (await sql`SELECT now() AS since`) as unknown as [{ since: Date }];
+      // Writes on the very rows the payment concerns go through at once: NOWAIT fails if anyone holds them.
+      await sql.begin(async (tx) => {
+        await tx`SELECT id FROM invoices WHERE id = ${invoice.id} FOR UPDATE NOWAIT`;
+        await tx`SELECT id FROM payment_intents WHERE id = ${intentId} FOR UPDATE NOWAIT`;
+        await tx`UPDATE invoices SET updated = updated WHERE id = ${invoice.id}`;
+      });
+      const [idle] = await sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND xact_start <= ${since}`;
+      expect(idle!.n).toBe(0);
+      // The merchant's own requests on the invoice are answered meanwhile.
+      const read = await merchant.client.get(`/${merchant.accountId}/invoices/${invoice.id}`);
+      expect(read.body).toMatchObject({ status: "open", payment_intent: intentId });
+    } finally {
+      await standIn.release();
+    }
+    const paid = await paying;
+    expect(paid.status, paid.text).toBe(200);
+    expect(paid.body).toMatchObject({ status: "paid", paid_amount_atom: 2600 });
+    const atStripe = await stripeIntentOf(intentId);
+    expect((await standIn.state()).charges.filter((charge) => charge === atStripe.id)).toHaveLength(1);
+    const [row] = await sql`SELECT charge_in_flight, reconcile_at FROM payment_intents WHERE id = ${intentId}`;
+    expect(row).toMatchObject({ charge_in_flight: null, reconcile_at: null });
   });
 
   it("a live account connected to Stripe still refuses sandbox methods", async () => {
@@ -278,6 +326,81 @@ describe("Stripe webhooks", () => {
     expect(forged.status).toBe(400);
     const [row] = await sql`SELECT count(*)::int AS n FROM processor_events WHERE event_id = 'evt_forged'`;
     expect(row!.n).toBe(0);
+  });
+});
+
+describe("reconciliation: a charge whose answer or webhook was lost", () => {
+  let sandbox: Client;
+  let account: string;
+
+  beforeAll(async () => {
+    const merchant = await newMerchant();
+    sandbox = (await import("../helpers/api")).api(merchant.sandboxSecret.token);
+    account = merchant.sandboxAccountId;
+    const connected = await connect(sandbox, account, TEST_KEYS);
+    expect(connected.status, connected.text).toBe(200);
+  });
+
+  /** Moves the sandbox account's test clock on: what falls due on the way runs, the reconciliation job included. */
+  async function advance(ms: number): Promise<void> {
+    const clock = await sandbox.get(`/${account}/test-clock`);
+    const moved = await sandbox.post(`/${account}/test-clock/advance`, { to: new Date(Date.parse(clock.body.now) + ms).toISOString() });
+    expect(moved.status, moved.text).toBe(200);
+  }
+
+  const intentOf = async (id: string) => (await sandbox.get(`/${account}/payment-intents/${id}`)).body;
+  const MINUTE = 60_000;
+
+  async function chargeWhileStripeFails(amount: number, afterProcessing: boolean): Promise<string> {
+    await standIn.fault({ path: /^\/v1\/payment_intents$/, status: 500, count: 3, afterProcessing });
+    const created = await sandbox.post(`/${account}/payment-intents`, { amount_atom: amount, currency: "usd", payment_method: "pm_card_visa", confirm: true });
+    // The intent is committed with its charge in flight: answered as it is (a 503 would invite a second intent).
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ status: "requires_confirmation", amount_received_atom: 0 });
+    return created.body.id;
+  }
+
+  it("Stripe charged, but its answer and its webhook were lost: 15 minutes on, the job applies the charge, exactly once", async () => {
+    await standIn.delivery({ drop: true });
+    let intentId: string;
+    try {
+      intentId = await chargeWhileStripeFails(1700, true);
+      const atStripe = (await standIn.state()).paymentIntents.find((intent) => intent.metadata.payment_intent === intentId)!;
+      expect(atStripe).toMatchObject({ status: "succeeded", amount_received: 1700 });
+      await advance(14 * MINUTE);
+      expect(await intentOf(intentId)).toMatchObject({ status: "requires_confirmation" });
+      await advance(2 * MINUTE);
+    } finally {
+      await standIn.delivery({ drop: false });
+    }
+    expect(await intentOf(intentId)).toMatchObject({ status: "succeeded", amount_received_atom: 1700 });
+    const state = await standIn.state();
+    const sent = state.requests.filter((request) => request.idempotencyKey === `${intentId}-confirm-1`);
+    // The first carried out and its answer lost, the SDK's two retries replayed (and lost), the job's replayed.
+    expect(sent.map((request) => [request.status, request.replayed])).toEqual([[500, false], [500, true], [500, true], [200, true]]);
+    const atStripe = state.paymentIntents.filter((intent) => intent.metadata.payment_intent === intentId);
+    expect(atStripe).toHaveLength(1);
+    expect(state.charges.filter((charge) => charge === atStripe[0]!.id)).toHaveLength(1);
+    expect((await sandbox.get(`/${account}/payments?payment_intent=${intentId}`)).body.items).toHaveLength(1);
+    const [row] = await sql`SELECT charge_in_flight, reconcile_at FROM payment_intents WHERE id = ${intentId}`;
+    expect(row).toMatchObject({ charge_in_flight: null, reconcile_at: null });
+  });
+
+  it("the charge never reached Stripe (an outage, or a crash after our commit): the job sends it, once", async () => {
+    const intentId = await chargeWhileStripeFails(1800, false);
+    expect((await standIn.state()).paymentIntents.filter((intent) => intent.metadata.payment_intent === intentId)).toHaveLength(0);
+    await advance(16 * MINUTE);
+    expect(await intentOf(intentId)).toMatchObject({ status: "succeeded", amount_received_atom: 1800 });
+    const state = await standIn.state();
+    const atStripe = state.paymentIntents.filter((intent) => intent.metadata.payment_intent === intentId);
+    expect(atStripe).toHaveLength(1);
+    expect(state.charges.filter((charge) => charge === atStripe[0]!.id)).toHaveLength(1);
+    // Its webhook, delivered as well, finds the charge applied: nothing more.
+    await eventually(
+      async () => sql`SELECT status FROM processor_events WHERE account_id = ${account} AND object_reference = ${atStripe[0]!.id}`,
+      (rows) => rows.length > 0 && rows.every((row) => row.status !== "pending"),
+    );
+    expect((await sandbox.get(`/${account}/payments?payment_intent=${intentId}`)).body.items).toHaveLength(1);
   });
 });
 

@@ -27,11 +27,12 @@ const TEST_CARDS: Record<string, { behaviour: CardBehaviour; brand: string; last
 type StoredMethod = { object: Stripe.PaymentMethod; behaviour: CardBehaviour };
 type Json = Record<string, unknown>;
 
-export type RecordedRequest = { method: string; path: string; idempotencyKey: string | null; status: number; replayed: boolean };
+/** `status` 0: not answered yet; `hanging`: held by a `hang` fault until `release()`. */
+export type RecordedRequest = { method: string; path: string; idempotencyKey: string | null; status: number; replayed: boolean; hanging?: boolean };
 export type Delivery = { eventId: string; type: string; status: number | null };
 
-/** A fault the next matching requests meet. `afterProcessing`: the request is carried out, then its answer is lost (a 500 on the wire): only the idempotency key keeps a retry from doing it twice. */
-export type Fault = { path: RegExp; status: number; count: number; afterProcessing?: boolean };
+/** A fault the next matching requests meet. `hang`: held unanswered until `release()`, then carried out as usual (`status` unused). `afterProcessing`: the request is carried out, then its answer is lost (a 500 on the wire): only the idempotency key keeps a retry from doing it twice. */
+export type Fault = { path: RegExp; status: number; count: number; afterProcessing?: boolean; hang?: boolean };
 
 export type StripeStandIn = {
   url: string;
@@ -43,12 +44,17 @@ export type StripeStandIn = {
   /** Charges that moved money (succeeded or captured PaymentIntents), in order. */
   charges: string[];
   webhookEndpoints: Map<string, Stripe.WebhookEndpoint>;
-  /** Adds a fault (answer `status` to the next `count` requests whose path matches). */
+  /** Adds a fault (answer `status` to the next `count` requests whose path matches; with `hang`, hold them unanswered until `release()`). */
   fault(fault: Fault): void;
-  /** Delivery switches: hold (queue until flush), duplicate (each event twice), reorder (a flush delivers newest first). */
-  delivery: { hold: boolean; duplicate: boolean; reorder: boolean };
+  /** Delivery switches: hold (queue until flush), duplicate (each event twice), reorder (a flush delivers newest first), drop (never delivered: a lost webhook). */
+  delivery: { hold: boolean; duplicate: boolean; reorder: boolean; drop: boolean };
   /** Delivers held events; resolves when every delivery so far has been answered. */
   flush(): Promise<void>;
+  /** Lets the requests a `hang` fault holds go on (carried out and answered as usual). */
+  release(): void;
+  refunds: Map<string, Stripe.Refund>;
+  /** The bank settles a pending refund (succeeded, or failed). */
+  settleRefund(refundId: string, succeed: boolean): Promise<void>;
   /** The customer completes (or fails) the 3-D Secure challenge of a PaymentIntent in requires_action. */
   completeAction(paymentIntentId: string, succeed: boolean): Promise<void>;
   /** Signs `payload` as the endpoint's Stripe-Signature header would (optionally at another time). */
@@ -108,8 +114,10 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   const charges: string[] = [];
   const faults: Fault[] = [];
   const held: Stripe.Event[] = [];
+  const hanging: Array<() => void> = [];
+  const refunds = new Map<string, Stripe.Refund>();
   const inFlight = new Set<Promise<void>>();
-  const delivery = { hold: false, duplicate: false, reorder: false };
+  const delivery = { hold: false, duplicate: false, reorder: false, drop: false };
   let livemode = false;
 
   function deliverNow(event: Stripe.Event): void {
@@ -145,6 +153,8 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       // A snapshot: later changes of the object do not show in an event already sent.
       data: { object: structuredClone(object) },
     } as unknown as Stripe.Event;
+    // A lost webhook: Stripe made the event, nobody ever hears of it.
+    if (delivery.drop) return;
     const copies = delivery.duplicate ? [event, event] : [event];
     for (const copy of copies) {
       if (delivery.hold) held.push(copy);
@@ -332,10 +342,28 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       const params = body as Stripe.RefundCreateParams;
       const intent = intentOf(String(params.payment_intent));
       const amount = params.amount === undefined ? intent.amount_received : Number(params.amount);
-      if (intent.status !== "succeeded" || amount > intent.amount_received) throw invalid("The refund exceeds what was charged.", { param: "amount" });
-      const refund = { id: id("re"), object: "refund", amount, currency: intent.currency, payment_intent: intent.id, status: "succeeded", created: now() };
-      emit("charge.refund.updated", refund);
-      return refund;
+      const refunded = [...refunds.values()].filter((refund) => refund.payment_intent === intent.id && refund.status !== "failed").reduce((sum, refund) => sum + refund.amount, 0);
+      if (intent.status !== "succeeded" || amount + refunded > intent.amount_received) throw invalid("The refund exceeds what was charged.", { param: "amount" });
+      // As Stripe's: created pending, settled later (settleRefund), each change an event.
+      const refund = {
+        id: id("re"),
+        object: "refund",
+        amount,
+        currency: intent.currency,
+        payment_intent: intent.id,
+        status: "pending",
+        failure_reason: null,
+        metadata: (params.metadata ?? {}) as Stripe.Metadata,
+        created: now(),
+      } as unknown as Stripe.Refund;
+      refunds.set(refund.id, refund);
+      emit("refund.created", refund as unknown as Json);
+      return refund as unknown as Json;
+    }
+    if (method === "GET" && (match = /^\/v1\/refunds\/([^/]+)$/.exec(path))) {
+      const refund = refunds.get(match[1]!);
+      if (!refund) throw missing("refund", match[1]!);
+      return refund as unknown as Json;
     }
     if (method === "POST" && path === "/v1/webhook_endpoints") {
       const params = body as unknown as Stripe.WebhookEndpointCreateParams;
@@ -385,7 +413,14 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       response.end(JSON.stringify(body));
     };
     if (path.startsWith("/_stand-in/")) return control(method, path, raw, answer);
-    const fault = faults.find((candidate) => candidate.count > 0 && candidate.path.test(path));
+    let fault = faults.find((candidate) => candidate.count > 0 && candidate.path.test(path));
+    if (fault?.hang) {
+      fault.count -= 1;
+      fault = undefined;
+      record.hanging = true;
+      await new Promise<void>((resolve) => hanging.push(resolve));
+      record.hanging = false;
+    }
     if (fault && !fault.afterProcessing) {
       fault.count -= 1;
       return answer(fault.status, { error: { type: "api_error", message: "The stand-in was told to fail this request." } });
@@ -432,10 +467,14 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     const body = raw ? (JSON.parse(raw) as Json) : {};
     let match: RegExpExecArray | null;
     if (method === "GET" && path === "/_stand-in/state") {
-      return answer(200, { accountId, charges, requests, deliveries, paymentIntents: [...paymentIntents.values()], webhookEndpoints: [...webhookEndpoints.values()] });
+      return answer(200, { accountId, charges, requests, deliveries, paymentIntents: [...paymentIntents.values()], refunds: [...refunds.values()], webhookEndpoints: [...webhookEndpoints.values()] });
     }
     if (method === "POST" && path === "/_stand-in/fault") {
-      faults.push({ path: new RegExp(String(body.path)), status: Number(body.status), count: Number(body.count), afterProcessing: body.afterProcessing === true });
+      faults.push({ path: new RegExp(String(body.path)), status: Number(body.status), count: Number(body.count), afterProcessing: body.afterProcessing === true, hang: body.hang === true });
+      return answer(200, {});
+    }
+    if (method === "POST" && path === "/_stand-in/release") {
+      release();
       return answer(200, {});
     }
     if (method === "POST" && path === "/_stand-in/delivery") {
@@ -446,11 +485,26 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       await flush();
       return answer(200, {});
     }
+    if (method === "POST" && (match = /^\/_stand-in\/refunds\/([^/]+)\/settle$/.exec(path))) {
+      await settleRefund(match[1]!, body.succeed === true);
+      return answer(200, {});
+    }
     if (method === "POST" && (match = /^\/_stand-in\/payment_intents\/([^/]+)\/complete_action$/.exec(path))) {
       await completeAction(match[1]!, body.succeed === true);
       return answer(200, {});
     }
     return answer(404, { error: { message: `No stand-in control ${method} ${path}.` } });
+  }
+
+  /** The bank settles a pending refund: refund.updated (succeeded) or refund.failed, then charge.refund.updated. */
+  async function settleRefund(refundId: string, succeeded: boolean): Promise<void> {
+    const refund = refunds.get(refundId);
+    if (!refund || refund.status !== "pending") throw new Error(`${refundId} is ${refund?.status ?? "unknown"}, not pending.`);
+    refund.status = succeeded ? "succeeded" : "failed";
+    if (!succeeded) refund.failure_reason = "expired_or_canceled_card";
+    emit(succeeded ? "refund.updated" : "refund.failed", refund as unknown as Json);
+    emit("charge.refund.updated", refund as unknown as Json);
+    await flush();
   }
 
   async function completeAction(paymentIntentId: string, succeeded: boolean): Promise<void> {
@@ -473,6 +527,10 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
 
+  function release(): void {
+    for (const go of hanging.splice(0)) go();
+  }
+
   async function flush(): Promise<void> {
     const queued = held.splice(0);
     if (delivery.reorder) queued.reverse();
@@ -491,6 +549,9 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     delivery,
     fault: (fault) => faults.push({ ...fault }),
     flush,
+    release,
+    refunds,
+    settleRefund,
     completeAction,
     sign(payload, endpointId, timestamp) {
       const endpoint = webhookEndpoints.get(endpointId);
@@ -499,6 +560,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        release();
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),
@@ -512,6 +574,7 @@ export type StandInState = {
   requests: RecordedRequest[];
   deliveries: Delivery[];
   paymentIntents: Stripe.PaymentIntent[];
+  refunds: Stripe.Refund[];
   webhookEndpoints: Stripe.WebhookEndpoint[];
 };
 
@@ -527,6 +590,8 @@ export function stripeStandInClient(url: string) {
     fault: (fault: Fault) => post("fault", { ...fault, path: fault.path.source }),
     delivery: (switches: Partial<StripeStandIn["delivery"]>) => post("delivery", switches),
     flush: () => post("flush", {}),
+    release: () => post("release", {}),
     completeAction: (paymentIntentId: string, succeed: boolean) => post(`payment_intents/${paymentIntentId}/complete_action`, { succeed }),
+    settleRefund: (refundId: string, succeed: boolean) => post(`refunds/${refundId}/settle`, { succeed }),
   };
 }

@@ -115,9 +115,23 @@ describe("charging", () => {
     expect(await stripe.cancel({ reference: held.reference, idempotencyKey: "cancel-1" })).toMatchObject({ status: "canceled" });
   });
 
-  it("refunds a charge", async () => {
+  it("refunds a charge: pending (our refund id as metadata, keyed by it) until Stripe settles it; re-read then", async () => {
     const paid = await stripe.charge(charge({}));
-    expect(await stripe.refund({ reference: paid.reference, paymentMethod: "pm_card_visa", amountAtom: 1000, idempotencyKey: "re-1" })).toMatchObject({ status: "succeeded" });
+    const refund = { reference: paid.reference, paymentMethod: "pm_card_visa", amountAtom: 1000, refundId: "re_ours_1" };
+    const pending = await stripe.refund(refund);
+    expect(pending).toMatchObject({ status: "pending", reference: expect.stringMatching(/^re_/) });
+    // Sent again (a lost answer): the same refund, not a second one.
+    expect(await stripe.refund(refund)).toEqual(pending);
+    expect([...standIn.refunds.values()].filter((made) => made.metadata?.refund === "re_ours_1")).toHaveLength(1);
+    await standIn.settleRefund(pending.reference!, true);
+    expect(await stripe.retrieveRefund(pending.reference!)).toEqual({ status: "succeeded", reference: pending.reference });
+  });
+
+  it("a refund Stripe fails reads failed, with its reason", async () => {
+    const paid = await stripe.charge(charge({}));
+    const pending = await stripe.refund({ reference: paid.reference, paymentMethod: "pm_card_visa", amountAtom: 500, refundId: "re_ours_2" });
+    await standIn.settleRefund(pending.reference!, false);
+    expect(await stripe.retrieveRefund(pending.reference!)).toMatchObject({ status: "failed", message: expect.stringContaining("expired_or_canceled_card") });
   });
 });
 

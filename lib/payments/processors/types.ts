@@ -42,6 +42,8 @@ export type ChargeRequest = {
   reference: string | null;
 };
 
+export type { ChargeAttempt } from "../statuses";
+
 export type RefundState = { status: "succeeded" | "pending"; reference: string | null } | { status: "failed"; reference: string | null; message: string };
 
 /** A payment method saved at the processor for a customer. */
@@ -84,6 +86,11 @@ export class ProcessorRefusedError extends Error {
 /** One connected processor, bound to one account's credentials. */
 export interface PaymentProcessor {
   readonly name: string;
+  /**
+   * Whether its calls cross the network (Stripe): such calls are never made while one of our
+   * transactions is open. The sandbox decides in process, inside the intent's transaction.
+   */
+  readonly remote: boolean;
   /** Null when `method` is one of this processor's payment methods and fits `captureMethod`; otherwise why not. */
   checkPaymentMethod(method: string, captureMethod: CaptureMethod): string | null;
   createCustomer(input: { customerId: string; email: string | null; name: string | null }): Promise<{ reference: string }>;
@@ -92,11 +99,16 @@ export interface PaymentProcessor {
   charge(request: ChargeRequest): Promise<ChargeState>;
   capture(input: { reference: string | null; amountAtom: number; idempotencyKey: string }): Promise<ChargeState>;
   cancel(input: { reference: string | null; idempotencyKey: string }): Promise<ChargeState>;
-  refund(input: { reference: string | null; paymentMethod: string; amountAtom: number; idempotencyKey: string }): Promise<RefundState>;
+  /** Refunds (part of) a charge; `refundId` (ours) is given to the processor as metadata, and keys the request. */
+  refund(input: { reference: string | null; paymentMethod: string; amountAtom: number; refundId: string }): Promise<RefundState>;
+  /** The refund as the processor has it now (its webhook's object, re-read). */
+  retrieveRefund(reference: string): Promise<RefundState>;
   /** The charge as the processor has it now. */
   retrieve(reference: string): Promise<ChargeState>;
   /** Verifies a webhook's signature (throws when it does not verify) and parses it. */
   parseWebhook(payload: string, headers: Headers): ProcessorEvent;
+  /** Our id that the event's object carries (the metadata we gave it: our payment intent's or refund's id), or null. */
+  ourReferenceOf(event: ProcessorEvent["payload"]): string | null;
 }
 
 /** What connecting a processor found and made, stored (secrets encrypted) in payment_processors. */

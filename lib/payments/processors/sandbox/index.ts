@@ -28,6 +28,7 @@ function charge(request: ChargeRequest): ChargeState {
 
 export const sandboxProcessor: PaymentProcessor = {
   name: "sandbox",
+  remote: false,
   checkPaymentMethod(method, captureMethod) {
     if (!isSandboxPaymentMethod(method)) return `Unknown payment method '${method}'.`;
     // Partial funding models a transfer that arrives in parts: there is no authorization to capture.
@@ -57,5 +58,11 @@ export const sandboxProcessor: PaymentProcessor = {
   },
   parseWebhook() {
     throw new Error("The sandbox processor sends no webhooks.");
+  },
+  async retrieveRefund() {
+    throw new Error("The sandbox settles refunds at once: there is nothing to re-read.");
+  },
+  ourReferenceOf() {
+    return null;
   },
 };

@@ -30,6 +30,9 @@ export const STRIPE_WEBHOOK_EVENTS: Stripe.WebhookEndpointCreateParams.EnabledEv
   "setup_intent.setup_failed",
   "payment_method.detached",
   "charge.refund.updated",
+  "refund.created",
+  "refund.updated",
+  "refund.failed",
   "charge.dispute.created",
   "charge.dispute.closed",
 ];
@@ -115,6 +118,15 @@ export function chargeStateOf(intent: Stripe.PaymentIntent): ChargeState {
   }
 }
 
+/** How a Stripe Refund status reads (docs/payments.md): `pending` and `requires_action` wait for Stripe; `failed` and `canceled` failed. */
+export function refundStateOf(refund: Stripe.Refund): RefundState {
+  if (refund.status === "succeeded") return { status: "succeeded", reference: refund.id };
+  if (refund.status === "failed" || refund.status === "canceled") {
+    return { status: "failed", reference: refund.id, message: `Stripe could not refund the payment (${refund.failure_reason ?? refund.status}).` };
+  }
+  return { status: "pending", reference: refund.id };
+}
+
 /** A card error carries the PaymentIntent it left behind: that intent's state is the outcome. */
 function outcomeOfCardError(error: unknown): ChargeState | null {
   if (error instanceof Stripe.errors.StripeCardError && error.payment_intent) return chargeStateOf(error.payment_intent);
@@ -158,6 +170,7 @@ function open(connection: ProcessorConnection): PaymentProcessor {
 
   return {
     name: "stripe",
+    remote: true,
     checkPaymentMethod(method) {
       if (!/^pm_[A-Za-z0-9_]+$/.test(method) || method.startsWith("pm_sandbox_")) return `'${method}' is not a Stripe payment method (pm_…).`;
       return null;
@@ -205,18 +218,21 @@ function open(connection: ProcessorConnection): PaymentProcessor {
         translate(error, "payment_intent");
       }
     },
-    async refund({ reference, amountAtom, idempotencyKey }): Promise<RefundState> {
+    async refund({ reference, amountAtom, refundId }): Promise<RefundState> {
       if (reference === null) throw new Error("A Stripe refund needs the PaymentIntent's id.");
-      const params: Stripe.RefundCreateParams = { payment_intent: reference, amount: amountAtom };
+      const params: Stripe.RefundCreateParams = { payment_intent: reference, amount: amountAtom, metadata: { refund: refundId } };
       try {
-        const refund = await stripe.refunds.create(params, { idempotencyKey });
-        if (refund.status === "succeeded") return { status: "succeeded", reference: refund.id };
-        if (refund.status === "failed" || refund.status === "canceled") {
-          return { status: "failed", reference: refund.id, message: `Stripe refused the refund (${refund.failure_reason ?? refund.status}).` };
-        }
-        return { status: "pending", reference: refund.id };
+        // Keyed by our refund: sending it again (a retry, after a lost answer) makes no second refund.
+        return refundStateOf(await stripe.refunds.create(params, { idempotencyKey: `${refundId}-refund` }));
       } catch (error) {
         translate(error, "amount_atom");
+      }
+    },
+    async retrieveRefund(reference) {
+      try {
+        return refundStateOf(await stripe.refunds.retrieve(reference));
+      } catch (error) {
+        translate(error, "refund");
       }
     },
     async retrieve(reference) {
@@ -230,6 +246,11 @@ function open(connection: ProcessorConnection): PaymentProcessor {
       const event = stripe.webhooks.constructEvent(payload, headers.get("stripe-signature") ?? "", connection.webhookSecret, WEBHOOK_TOLERANCE_SECONDS);
       const object = event.data.object as { id?: unknown };
       return { id: event.id, type: event.type, objectReference: typeof object.id === "string" ? object.id : null, payload: event };
+    },
+    ourReferenceOf(payload) {
+      const metadata = (payload as { data?: { object?: { metadata?: Record<string, unknown> | null } } }).data?.object?.metadata;
+      const ours = metadata?.payment_intent ?? metadata?.refund;
+      return typeof ours === "string" ? ours : null;
     },
   };
 }
