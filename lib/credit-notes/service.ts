@@ -78,7 +78,8 @@ async function refund(tx: ChangeTransaction, ctx: ServiceContext, plan: CreditNo
     if (left === 0) break;
     const amount = Math.min(left, payment.refundableAtom);
     const made = await createRefund({ ctx, tx, input: { payment: payment.id, amount_atom: amount, reason: REFUND_REASON[reason] } });
-    if (made.status !== "succeeded") {
+    // Pending: a processor's refund (Stripe) settles later, by its webhook (docs/payments.md).
+    if (made.status === "failed") {
       throw new ServiceError("conflict", `The refund of payment '${payment.id}' failed (${made.failureReason ?? "declined"}); no credit note was issued and nothing changed.`);
     }
     ids.push(made.id);

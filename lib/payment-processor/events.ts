@@ -1,12 +1,13 @@
 import { and, asc, eq, or, sql } from "drizzle-orm";
 import { getDb } from "@/db/client";
-import { accounts, paymentIntents, processorEvents } from "@/db/schema";
+import { accounts, paymentIntents, processorEvents, refunds } from "@/db/schema";
 import { accountClock, realNow } from "@/lib/time";
 import type { ServiceContext } from "@/lib/context";
 import { notFound, ServiceError } from "@/lib/errors";
 import { jobs } from "@/lib/jobs";
 import { log, safeError } from "@/lib/log";
 import { applyProcessorState } from "@/lib/payments/charge-attempts";
+import { applyRefundState } from "@/lib/refunds/service";
 import { connectedProcessor, loadConnection, processorDefinition, processorNamed } from "@/lib/payments/processors/registry";
 
 /*
@@ -63,6 +64,8 @@ async function applyOne(ctx: ServiceContext, row: typeof processorEvents.$inferS
         .limit(1);
       const processor = intent ? await processorNamed(db, row.accountId, intent.chargeInFlight?.processor ?? intent.processor) : null;
       if (intent && processor) outcome = (await applyProcessorState(ctx, intent.id, await processor.retrieve(row.objectReference))).applied ? "applied" : "ignored";
+    } else if ((row.type.startsWith("refund.") || row.type === "charge.refund.updated") && row.objectReference) {
+      outcome = await applyRefundEvent(ctx, row);
     }
     await (await getDb()).update(processorEvents).set({ status: outcome, attempts: sql`${processorEvents.attempts} + 1`, error: null, appliedAt: realNow() }).where(where);
   } catch (error) {
@@ -72,6 +75,22 @@ async function applyOne(ctx: ServiceContext, row: typeof processorEvents.$inferS
       .set({ attempts: sql`${processorEvents.attempts} + 1`, error: String(error).slice(0, 500), status: row.attempts + 1 >= MAX_ATTEMPTS ? "failed" : "pending" })
       .where(where);
   }
+}
+
+/** A refund's event: the refund is re-read at the processor and ours settled by it (pending until the processor settles). */
+async function applyRefundEvent(ctx: ServiceContext, row: typeof processorEvents.$inferSelect): Promise<"applied" | "ignored"> {
+  const db = await getDb();
+  const processor = await connectedProcessor(db, row.accountId);
+  if (!processor || processor.name !== row.processor) return "ignored";
+  const ours = processor.ourReferenceOf(row.payload);
+  const [refund] = await db
+    .select({ id: refunds.id, status: refunds.status })
+    .from(refunds)
+    .where(and(eq(refunds.accountId, row.accountId), ours ? or(eq(refunds.processorReference, row.objectReference!), eq(refunds.id, ours)) : eq(refunds.processorReference, row.objectReference!)))
+    .limit(1);
+  if (!refund || refund.status !== "pending") return "ignored";
+  const after = await applyRefundState(ctx, refund.id, await processor.retrieveRefund(row.objectReference!));
+  return after.status === "pending" ? "ignored" : "applied";
 }
 
 /** The job: every pending event of the account, oldest first, each applied once (one pass at a time per process). */

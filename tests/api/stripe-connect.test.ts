@@ -329,6 +329,93 @@ describe("Stripe webhooks", () => {
   });
 });
 
+describe("refunds through Stripe", () => {
+  let merchant: Merchant;
+
+  beforeAll(async () => {
+    merchant = await newMerchant();
+    const connected = await connect(merchant.client, merchant.accountId, LIVE_KEYS);
+    expect(connected.status, connected.text).toBe(200);
+  });
+
+  const get = async (path: `/${string}`) => (await merchant.client.get(`/${merchant.accountId}${path}` as `/${string}/payments`)).body;
+
+  /** A paid invoice of `amount` through Stripe, and its payment. */
+  async function paidInvoice(amount: number): Promise<{ invoice: Json; payment: Json }> {
+    const customer = await merchant.client.post(`/${merchant.accountId}/customers`, { email: "refund@example.com" });
+    const created = await merchant.client.post(`/${merchant.accountId}/invoices`, { customer: customer.body.id, currency: "usd", lines: [{ unit_amount_atom: amount, description: "Plan" }] });
+    await merchant.client.post(`/${merchant.accountId}/invoices/${created.body.id}/finalize`);
+    const paid = await merchant.client.post(`/${merchant.accountId}/invoices/${created.body.id}/pay`, { payment_method: "pm_card_visa" });
+    expect(paid.body, paid.text).toMatchObject({ status: "paid" });
+    const payments = await get(`/payments?payment_intent=${paid.body.payment_intent}`);
+    return { invoice: paid.body, payment: payments.items[0] };
+  }
+
+  /** Stripe's refund made for ours: exactly one, created with our refund's id as its key and metadata. */
+  async function atStripe(refundId: string) {
+    const state = await standIn.state();
+    const made = state.refunds.filter((refund) => refund.metadata?.refund === refundId);
+    expect(made).toHaveLength(1);
+    expect(state.requests.filter((request) => request.path === "/v1/refunds" && request.idempotencyKey === `${refundId}-refund`)).toHaveLength(1);
+    return made[0]!;
+  }
+
+  const eventsOf = async (type: string, aggregate: string) =>
+    (await eventsOfType(merchant.client, merchant.accountId, type)).filter((event) => event.aggregate_id === aggregate);
+
+  it("a full refund is a Stripe refund, pending until Stripe settles it; its webhook (re-read) then succeeds it, once", async () => {
+    const { invoice, payment } = await paidInvoice(4000);
+    const created = await merchant.client.post(`/${merchant.accountId}/refunds`, { payment: payment.id });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ status: "pending", amount_atom: 4000 });
+    const stripeRefund = await atStripe(created.body.id);
+    expect(stripeRefund).toMatchObject({ status: "pending", amount: 4000 });
+    // Stripe's refund.created arrives and is applied: still pending, nothing refunded yet.
+    await eventually(
+      async () => sql`SELECT status FROM processor_events WHERE account_id = ${merchant.accountId} AND type = 'refund.created' AND object_reference = ${stripeRefund.id}`,
+      (rows) => rows[0] !== undefined && rows[0].status !== "pending",
+    );
+    expect(await get(`/refunds/${created.body.id}`)).toMatchObject({ status: "pending" });
+    expect(await get(`/payments/${payment.id}`)).toMatchObject({ amount_refunded_atom: 0 });
+    await standIn.settleRefund(stripeRefund.id, true);
+    const settled = await eventually(() => get(`/refunds/${created.body.id}`), (refund) => refund.status !== "pending");
+    expect(settled).toMatchObject({ status: "succeeded" });
+    expect(await get(`/payments/${payment.id}`)).toMatchObject({ status: "refunded", amount_refunded_atom: 4000 });
+    expect(await eventsOf("refund.updated", created.body.id)).toHaveLength(1);
+    expect(await eventsOf("invoice.refunded", invoice.id)).toHaveLength(1);
+  });
+
+  it("partial refunds: a pending one counts against the payment; a refund Stripe fails is refund.failed, nothing refunded", async () => {
+    const { payment } = await paidInvoice(5000);
+    const first = await merchant.client.post(`/${merchant.accountId}/refunds`, { payment: payment.id, amount_atom: 3000 });
+    expect(first.body).toMatchObject({ status: "pending", amount_atom: 3000 });
+    // 3000 are being refunded: 2000 are left, however the first ends.
+    expectProblem(await merchant.client.post(`/${merchant.accountId}/refunds`, { payment: payment.id, amount_atom: 2500 }), 422, /2000/);
+    await standIn.settleRefund((await atStripe(first.body.id)).id, false);
+    const failed = await eventually(() => get(`/refunds/${first.body.id}`), (refund) => refund.status !== "pending");
+    expect(failed).toMatchObject({ status: "failed", failure_reason: expect.stringContaining("expired_or_canceled_card") });
+    expect(await eventsOf("refund.failed", first.body.id)).toHaveLength(1);
+    expect(await get(`/payments/${payment.id}`)).toMatchObject({ status: "succeeded", amount_refunded_atom: 0 });
+    const second = await merchant.client.post(`/${merchant.accountId}/refunds`, { payment: payment.id, amount_atom: 2500 });
+    expect(second.body).toMatchObject({ status: "pending" });
+    await standIn.settleRefund((await atStripe(second.body.id)).id, true);
+    await eventually(() => get(`/refunds/${second.body.id}`), (refund) => refund.status === "succeeded");
+    expect(await get(`/payments/${payment.id}`)).toMatchObject({ status: "partially_refunded", amount_refunded_atom: 2500 });
+  });
+
+  it("a credit note's refund is a Stripe refund too: the note is issued with it pending, and Stripe settles it", async () => {
+    const { invoice, payment } = await paidInvoice(1000);
+    const note = await merchant.client.post(`/${merchant.accountId}/credit-notes`, { invoice: invoice.id, amount_atom: 1000, reason: "duplicate", refund_amount_atom: 1000 });
+    expect(note.status, note.text).toBe(201);
+    expect(note.body.refunds).toHaveLength(1);
+    const refundId = note.body.refunds[0] as string;
+    expect(await get(`/refunds/${refundId}`)).toMatchObject({ status: "pending", amount_atom: 1000 });
+    await standIn.settleRefund((await atStripe(refundId)).id, true);
+    await eventually(() => get(`/refunds/${refundId}`), (refund) => refund.status === "succeeded");
+    expect(await get(`/payments/${payment.id}`)).toMatchObject({ status: "refunded", amount_refunded_atom: 1000 });
+  });
+});
+
 describe("reconciliation: a charge whose answer or webhook was lost", () => {
   let sandbox: Client;
   let account: string;
