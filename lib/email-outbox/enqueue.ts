@@ -18,6 +18,8 @@ import { emailLocale, subjectOf } from "./wording";
 
 /** The events that cause an email, and the template each causes. */
 const EVENT_EMAILS: Readonly<Record<string, EmailType>> = {
+  // Only a send_invoice invoice with something to pay (`emailedEvent`).
+  "invoice.finalized": "invoice",
   "invoice.paid": "receipt",
   "invoice.payment_failed": "payment_failed",
   "credit_note.created": "credit_note",
@@ -86,6 +88,15 @@ async function recipientsOf(tx: Executor, accountId: string, customerId: unknown
   return customer ? [customer.email] : [];
 }
 
+/**
+ * Whether an event of EVENT_EMAILS sends its email: a finalized invoice is emailed only when it
+ * is `send_invoice` and has an amount due (one finalized at zero is paid at once: its receipt says so).
+ */
+function emailedEvent(event: { type: string; data: Record<string, unknown> }): boolean {
+  if (event.type !== "invoice.finalized") return true;
+  return event.data.collection_method === "send_invoice" && Number(event.data.due_amount_atom) > 0;
+}
+
 /** Called by emitEvent for every event: queues the email this event causes, if any. */
 export async function enqueueForEvent(
   tx: Executor,
@@ -93,7 +104,7 @@ export async function enqueueForEvent(
   event: { id: string; type: string; aggregateId: string; data: Record<string, unknown> },
 ): Promise<string | null> {
   const type = EVENT_EMAILS[event.type];
-  if (!type) return null;
+  if (!type || !emailedEvent(event)) return null;
   const data = event.data;
   const to = await recipientsOf(tx, ctx.accountId, data.customer);
   if (to.length === 0) return null;
