@@ -22,8 +22,16 @@ const EVENT_EMAILS: Readonly<Record<string, EmailType>> = {
   "invoice.finalized": "invoice",
   "invoice.paid": "receipt",
   "invoice.payment_failed": "payment_failed",
+  "invoice.payment_action_required": "payment_action_required",
   "credit_note.created": "credit_note",
+  "customer.subscription.trial_will_end": "trial_ending",
+  // On the renewal invoice's reserved id: the invoice does not exist yet (the email reads the event's preview).
+  "invoice.upcoming": "upcoming_renewal",
+  "customer.subscription.cancelled": "subscription_cancelled",
 };
+
+/** The types about a subscription: no invoice document, so the customer's language, else the account's. */
+const SUBSCRIPTION_EMAILS: ReadonlySet<EmailType> = new Set(["trial_ending", "upcoming_renewal", "subscription_cancelled"]);
 
 export type EnqueueInput = {
   type: EmailType;
@@ -61,7 +69,7 @@ export async function enqueueEmail(tx: Executor, ctx: ServiceContext, input: Enq
       accountId: ctx.accountId,
       type: input.type,
       to: [...input.to],
-      subject: subjectOf(emailLocale(input.locale), input.type, senderNameOf(account), input.number),
+      subject: subjectOf(emailLocale(input.locale ?? account.defaultLocale), input.type, senderNameOf(account), input.number),
       status: "queued",
       customerId: input.customerId ?? null,
       invoiceId: input.invoiceId ?? null,
@@ -78,14 +86,14 @@ export async function enqueueEmail(tx: Executor, ctx: ServiceContext, input: Enq
   return inserted.length > 0 ? id : null;
 }
 
-/** The customer's address, or none (a deleted customer is not written to). */
-async function recipientsOf(tx: Executor, accountId: string, customerId: unknown): Promise<string[]> {
-  if (typeof customerId !== "string") return [];
+/** The customer's address and language, or none (a deleted customer is not written to). */
+async function recipientsOf(tx: Executor, accountId: string, customerId: unknown): Promise<{ to: string[]; locale: string | null }> {
+  if (typeof customerId !== "string") return { to: [], locale: null };
   const [customer] = await tx
-    .select({ email: customers.email })
+    .select({ email: customers.email, locale: customers.preferredLocale })
     .from(customers)
     .where(and(eq(customers.accountId, accountId), eq(customers.id, customerId)));
-  return customer ? [customer.email] : [];
+  return customer ? { to: [customer.email], locale: customer.locale } : { to: [], locale: null };
 }
 
 /**
@@ -106,11 +114,12 @@ export async function enqueueForEvent(
   const type = EVENT_EMAILS[event.type];
   if (!type || !emailedEvent(event)) return null;
   const data = event.data;
-  const to = await recipientsOf(tx, ctx.accountId, data.customer);
+  const { to, locale } = await recipientsOf(tx, ctx.accountId, data.customer);
   if (to.length === 0) return null;
   const isCreditNote = type === "credit_note";
-  const invoiceId = isCreditNote ? data.invoice : event.aggregateId;
-  const document = await invoiceDocumentLocale(tx, typeof invoiceId === "string" ? invoiceId : null);
+  const aboutSubscription = SUBSCRIPTION_EMAILS.has(type);
+  const invoiceId = aboutSubscription ? null : isCreditNote ? data.invoice : event.aggregateId;
+  const document = aboutSubscription ? locale : await invoiceDocumentLocale(tx, typeof invoiceId === "string" ? invoiceId : null);
   return enqueueEmail(tx, ctx, {
     type,
     to,
