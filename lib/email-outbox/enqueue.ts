@@ -45,6 +45,8 @@ export type EnqueueInput = {
   invoiceId?: string | null;
   creditNoteId?: string | null;
   eventId?: string | null;
+  /** A secret link the email carries (the portal sign-in link): kept until the email is settled. */
+  link?: string | null;
 };
 
 /** The From display name: the sender name set, else the business name, else the account's name. */
@@ -75,6 +77,7 @@ export async function enqueueEmail(tx: Executor, ctx: ServiceContext, input: Enq
       invoiceId: input.invoiceId ?? null,
       creditNoteId: input.creditNoteId ?? null,
       eventId: input.eventId ?? null,
+      link: input.link ?? null,
       causeKey: input.causeKey,
       messageId: `<${id}@${domain}>`,
       // Sending runs on real time, whatever the account's test clock says: due at once.

@@ -31,4 +31,4 @@ export const NO_LINE_BREAKS = /^[^\r\n]*$/;
  * The operations whose bodies hold recipients' addresses or messages: the request log keeps
  * neither their request nor their response body (lib/request-logs/record.ts).
  */
-export const EMAIL_OPERATION_IDS: ReadonlySet<string> = new Set(["listEmails", "getEmail", "previewEmail", "sendTestEmail", "sendInvoice"]);
+export const EMAIL_OPERATION_IDS: ReadonlySet<string> = new Set(["listEmails", "getEmail", "previewEmail", "sendTestEmail", "sendInvoice", "requestPortalSignIn"]);

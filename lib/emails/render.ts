@@ -100,6 +100,13 @@ async function invoiceFacts(ctx: ServiceContext, row: EmailRow, type: EmailType)
   return { rows, link: invoice.hostedToken ? hostedInvoiceUrl(invoice.hostedToken) : null, attachments, locale };
 }
 
+/** The customer's language, else the account's (emails without an invoice document). */
+async function customerLocale(row: EmailRow, accountLocale: string): Promise<EmailLocale> {
+  const db = await getDb();
+  const [customer] = row.customerId ? await db.select({ locale: customers.preferredLocale }).from(customers).where(eq(customers.id, row.customerId)) : [];
+  return emailLocale(customer?.locale ?? accountLocale);
+}
+
 /**
  * What the subscription emails show, from the event that caused them (the subscription as it was
  * then; for the upcoming renewal, the renewal invoice's preview), in the customer's language
@@ -109,8 +116,7 @@ async function eventFacts(row: EmailRow, type: EmailType, accountLocale: string)
   const db = await getDb();
   const [event] = row.eventId ? await db.select({ data: events.data }).from(events).where(eq(events.id, row.eventId)) : [];
   if (!event) throw new Error(`The email's event '${row.eventId}' does not exist.`);
-  const [customer] = row.customerId ? await db.select({ locale: customers.preferredLocale }).from(customers).where(eq(customers.id, row.customerId)) : [];
-  const locale = emailLocale(customer?.locale ?? accountLocale);
+  const locale = await customerLocale(row, accountLocale);
   const labels = LABELS[locale];
   const data = event.data;
   const date = (value: unknown) => (typeof value === "string" ? longDate(new Date(value), locale) : "");
@@ -138,7 +144,7 @@ export async function renderEmail(ctx: ServiceContext, row: EmailRow, extra: { l
     ? await eventFacts(row, type, account.defaultLocale)
     : row.invoiceId
       ? await invoiceFacts(ctx, row, type)
-      : { rows: [], link: extra.link ?? row.link ?? null, attachments: [], locale: emailLocale(account.defaultLocale) };
+      : { rows: [], link: extra.link ?? row.link ?? null, attachments: [], locale: await customerLocale(row, account.defaultLocale) };
   const words = WORDING[facts.locale][type];
   const seller = senderNameOf(account);
   const support = account.supportEmail;
