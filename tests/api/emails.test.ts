@@ -290,6 +290,68 @@ describe("emails over SMTP", () => {
     expect((await fetch(invoice.hosted_invoice_url)).status).toBe(200);
   });
 
+  it("portal sign-in: a customer's email gets a single-use link (it opens once, then not); an unknown email gets the same answer and nothing is sent", async () => {
+    const address = "ivy@example.com";
+    const customer = await ok(client.post("/customers", { email: address, name: "Ivy" }));
+    const request = (email: string) =>
+      fetch(`${apiRoot(app.baseUrl)}/portal-sign-in/${account}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email }) });
+    const before = (await ok(client.get("/emails?type=portal_link&limit=100"))).total;
+
+    const known = await request("IVY@Example.com");
+    const knownBody = await known.json();
+    expect(known.status).toBe(200);
+    expect(knownBody).toEqual({ object: "portal_sign_in", message: expect.stringContaining("If this email belongs to a customer") });
+    const [mail] = await received(address, 1);
+    expect(mail!.envelopeTo).toEqual([address]);
+    expect(mail!.parsed.subject).toBe("Your sign-in link for Acme Tools");
+    const link = /https?:\/\/\S+\/portal\/start\/[A-Za-z0-9_-]{43}/.exec(mail!.parsed.text ?? "")?.[0];
+    expect(link, mail!.parsed.text).toBeDefined();
+    expect(mail!.parsed.html).toContain(`href="${link}"`);
+    const [row] = (await ok(client.get(`/emails?type=portal_link&customer=${customer.id}`))).items;
+    expect(row).toMatchObject({ to: [address], customer: customer.id });
+
+    // The link starts a portal session once; opened again, it is refused.
+    const first = await fetch(link!, { redirect: "manual" });
+    expect(first.status).toBe(303);
+    expect(first.headers.get("location")).toBe("/portal");
+    const cookie = first.headers.get("set-cookie")!.split(";")[0]!;
+    const portal = await fetch(new URL("/portal", app.baseUrl), { headers: { cookie } });
+    expect(portal.status).toBe(200);
+    expect(await portal.text()).toContain("Subscriptions");
+    const again = await fetch(link!, { redirect: "manual" });
+    expect(again.status).toBe(303);
+    expect(again.headers.get("location")).toMatch(/\/refused$/);
+
+    // Unknown: the same status and body, no email queued (it would be, in the request's transaction) or received.
+    const unknown = await request("nobody-known@example.com");
+    expect(unknown.status).toBe(known.status);
+    expect(await unknown.json()).toEqual(knownBody);
+    expect((await ok(client.get("/emails?type=portal_link&limit=100"))).total).toBe(before + 1);
+    expect(smtp.to("nobody-known@example.com")).toHaveLength(0);
+
+    // The account's page and its form: the same redirect either way.
+    const page = await fetch(new URL(`/portal/sign-in/${account}`, app.baseUrl));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("Email me a sign-in link");
+    const form = (email: string) =>
+      fetch(new URL(`/portal/sign-in/${account}/send`, app.baseUrl), { method: "POST", body: new URLSearchParams({ email }), redirect: "manual" });
+    const [formKnown, formUnknown] = [await form(address), await form("nobody-known@example.com")];
+    expect([formKnown.status, formUnknown.status]).toEqual([303, 303]);
+    expect(formUnknown.headers.get("location")).toBe(formKnown.headers.get("location"));
+    expect(formKnown.headers.get("location")).toBe(`/portal/sign-in/${account}?sent=1`);
+    await received(address, 2);
+    expect((await ok(client.get("/emails?type=portal_link&limit=100"))).total).toBe(before + 2);
+
+    // Rate limited per email (RATE_LIMIT_SIGN_IN_PER_MINUTE, 10): the 11th request in the minute is a 429 problem.
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 11; attempt++) statuses.push((await request("ratelimited@example.com")).status);
+    expect(statuses.slice(0, 10)).toEqual(Array.from({ length: 10 }, () => 200));
+    const refused = await request("ratelimited@example.com");
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ request_id: expect.any(String) });
+    expect(statuses[10]).toBe(429);
+  });
+
   it("a 421 from the server is retried with backoff, then delivered once with the same Message-ID", async () => {
     const address = "bob@example.com";
     smtp.mode = { kind: "refuse", code: 421, message: "Try again later" };
