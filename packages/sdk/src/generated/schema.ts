@@ -1058,7 +1058,7 @@ export type paths = {
         put?: never;
         /**
          * Create a draft invoice
-         * @description A draft for a customer of this account, optionally with lines (an active price in the invoice's currency, or `unit_amount_atom` with `description`). Emits `invoice.created`.
+         * @description A draft for a customer of this account, optionally with lines (an active price in the invoice's currency, or `unit_amount_atom` with `description`). `collection_method: send_invoice` (with `days_until_due`, default 30, or a `due_date`) emails it at finalization and never charges it automatically. Emits `invoice.created`.
          */
         post: operations["createInvoice"];
         delete?: never;
@@ -1082,7 +1082,7 @@ export type paths = {
         put?: never;
         /**
          * Create a draft invoice
-         * @description A draft for a customer of this account, optionally with lines (an active price in the invoice's currency, or `unit_amount_atom` with `description`). Emits `invoice.created`.
+         * @description A draft for a customer of this account, optionally with lines (an active price in the invoice's currency, or `unit_amount_atom` with `description`). `collection_method: send_invoice` (with `days_until_due`, default 30, or a `due_date`) emails it at finalization and never charges it automatically. Emits `invoice.created`.
          */
         post: operations["createInvoiceForTokenAccount"];
         delete?: never;
@@ -1256,7 +1256,7 @@ export type paths = {
         put?: never;
         /**
          * Finalize a draft invoice
-         * @description Draft → open: applies the customer's active discount, fixes the totals (due = total). Emits `invoice.finalized`; a total of 0 is paid at once (`invoice.paid`, `invoice.payment_succeeded`). 409 for an invoice without lines or not in draft. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
+         * @description Draft → open: applies the customer's active discount, fixes the totals (due = total). Emits `invoice.finalized`; a total of 0 is paid at once (`invoice.paid`, `invoice.payment_succeeded`). A `send_invoice` invoice gets its `due_date` (now + `days_until_due`, unless given) and its `invoice` email in the same transaction. 409 for an invoice without lines or not in draft. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
          */
         post: operations["finalizeInvoice"];
         delete?: never;
@@ -1276,7 +1276,7 @@ export type paths = {
         put?: never;
         /**
          * Finalize a draft invoice
-         * @description Draft → open: applies the customer's active discount, fixes the totals (due = total). Emits `invoice.finalized`; a total of 0 is paid at once (`invoice.paid`, `invoice.payment_succeeded`). 409 for an invoice without lines or not in draft. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
+         * @description Draft → open: applies the customer's active discount, fixes the totals (due = total). Emits `invoice.finalized`; a total of 0 is paid at once (`invoice.paid`, `invoice.payment_succeeded`). A `send_invoice` invoice gets its `due_date` (now + `days_until_due`, unless given) and its `invoice` email in the same transaction. 409 for an invoice without lines or not in draft. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
          */
         post: operations["finalizeInvoiceForTokenAccount"];
         delete?: never;
@@ -1989,7 +1989,7 @@ export type paths = {
         put?: never;
         /**
          * Update a subscription
-         * @description `metadata`, `cancel_at_period_end`. Emits `customer.subscription.updated` (nothing when nothing changes). 409 once cancelled.
+         * @description `metadata`, `cancel_at_period_end`, `default_payment_method`, `collection_method` and `days_until_due` (for the invoices it makes from then on). Emits `customer.subscription.updated` (nothing when nothing changes). 409 once cancelled.
          */
         post: operations["updateSubscription"];
         delete?: never;
@@ -2010,7 +2010,7 @@ export type paths = {
         put?: never;
         /**
          * Update a subscription
-         * @description `metadata`, `cancel_at_period_end`. Emits `customer.subscription.updated` (nothing when nothing changes). 409 once cancelled.
+         * @description `metadata`, `cancel_at_period_end`, `default_payment_method`, `collection_method` and `days_until_due` (for the invoices it makes from then on). Emits `customer.subscription.updated` (nothing when nothing changes). 409 once cancelled.
          */
         post: operations["updateSubscriptionForTokenAccount"];
         delete?: never;
