@@ -36,6 +36,8 @@ describe("emails over SMTP", () => {
       // Temporary failures retry quickly here (the default schedule waits minutes).
       EMAIL_RETRY_DELAYS: Array.from({ length: 40 }, () => "250ms").join(","),
       EMAIL_POLL_MS: "200",
+      // The portal sign-in link's limit is proven here (the test default lifts every limit).
+      RATE_LIMIT_SIGN_IN_PER_MINUTE: "10",
       PLATFORM_BILLING: undefined,
     });
     sql = postgres(database.url, { max: 2, onnotice: () => {} });
@@ -344,12 +346,11 @@ describe("emails over SMTP", () => {
 
     // Rate limited per email (RATE_LIMIT_SIGN_IN_PER_MINUTE, 10): the 11th request in the minute is a 429 problem.
     const statuses: number[] = [];
-    for (let attempt = 0; attempt < 11; attempt++) statuses.push((await request("ratelimited@example.com")).status);
-    expect(statuses.slice(0, 10)).toEqual(Array.from({ length: 10 }, () => 200));
+    for (let attempt = 0; attempt < 10; attempt++) statuses.push((await request("ratelimited@example.com")).status);
+    expect(statuses).toEqual(Array.from({ length: 10 }, () => 200));
     const refused = await request("ratelimited@example.com");
     expect(refused.status).toBe(429);
     expect(await refused.json()).toMatchObject({ request_id: expect.any(String) });
-    expect(statuses[10]).toBe(429);
   });
 
   it("a 421 from the server is retried with backoff, then delivered once with the same Message-ID", async () => {
