@@ -10,10 +10,14 @@ import { SWITCHABLE_EMAIL_TYPES } from "@/lib/email-outbox/types";
 const settingsKey = (accountId: string) => ["account-settings", accountId] as const;
 
 const TYPE_LABELS: Record<string, string> = {
-  invoice: "Invoice (sent from the invoice page or POST /invoices/{id}/send)",
+  invoice: "Invoice (send_invoice invoices at finalization, the invoice page, POST /invoices/{id}/send)",
   receipt: "Payment receipt",
   payment_failed: "Payment failed",
+  payment_action_required: "Payment action required (3-D Secure)",
   credit_note: "Credit note issued",
+  trial_ending: "Trial ending (3 days before)",
+  upcoming_renewal: "Upcoming renewal",
+  subscription_cancelled: "Subscription cancelled",
   portal_link: "Portal sign-in link",
 };
 

@@ -31,6 +31,8 @@ export const emails = pgTable(
     causeKey: text("cause_key").notNull(),
     /** Fixed at enqueue: a repeat after a crash between the server's acceptance and our record carries the same id. */
     messageId: text("message_id").notNull(),
+    /** A secret link the email carries (the portal sign-in link), cleared once the email is settled. */
+    link: text("link"),
     /** Null once settled; while queued: when it may be claimed (a claim moves it to the lease's end). */
     dueAt: time("due_at"),
     created: createdAt(),

@@ -65,6 +65,10 @@ export const invoices = pgTable(
     discountId: text("discount_id"),
     description: text("description"),
     dueDate: time("due_date"),
+    /** `send_invoice`: emailed at finalization and paid by the customer, never charged automatically. */
+    collectionMethod: text("collection_method").$type<"charge_automatically" | "send_invoice">().notNull().default("charge_automatically"),
+    /** `send_invoice` without a `due_date`: due this many days after finalization. */
+    daysUntilDue: integer("days_until_due"),
     finalizedAt: time("finalized_at"),
     paidAt: time("paid_at"),
     voidedAt: time("voided_at"),

@@ -35,6 +35,10 @@ export const subscriptions = pgTable(
     latestInvoiceId: text("latest_invoice_id").references(() => invoices.id),
     /** A sandbox payment method renewal invoices are collected with (automatic collection); null: paid out of band. */
     defaultPaymentMethod: text("default_payment_method"),
+    /** `send_invoice`: its invoices are emailed and wait for the customer's payment (never collected automatically). */
+    collectionMethod: text("collection_method").$type<"charge_automatically" | "send_invoice">().notNull().default("charge_automatically"),
+    /** `send_invoice` only: its invoices are due this many days after finalization. */
+    daysUntilDue: integer("days_until_due"),
     /** When `customer.subscription.trial_will_end` was emitted for the current trial. */
     trialWillEndNotifiedAt: time("trial_will_end_notified_at"),
     /** The id the next renewal invoice will carry, reserved when `invoice.upcoming` announced it. */

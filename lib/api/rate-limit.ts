@@ -279,6 +279,14 @@ export async function limitInvitationAttempt(address: string, token: string): Pr
   return limitAttempts(address, `invite:${sha256Hex(token)}`);
 }
 
+/**
+ * Portal sign-in link requests: per address, and per account and email under its SHA-256 (the
+ * email is a customer's: never stored as a key). The refusal, or null.
+ */
+export async function limitPortalSignIn(address: string, accountId: string, email: string): Promise<Decision | null> {
+  return limitAttempts(address, `portal:${sha256Hex(`${accountId}:${email.trim().toLowerCase()}`)}`);
+}
+
 async function limitAttempts(address: string, subject: string): Promise<Decision | null> {
   const all = limiters();
   for (const [limiter, key] of [

@@ -18,10 +18,20 @@ import { emailLocale, subjectOf } from "./wording";
 
 /** The events that cause an email, and the template each causes. */
 const EVENT_EMAILS: Readonly<Record<string, EmailType>> = {
+  // Only a send_invoice invoice with something to pay (`emailedEvent`).
+  "invoice.finalized": "invoice",
   "invoice.paid": "receipt",
   "invoice.payment_failed": "payment_failed",
+  "invoice.payment_action_required": "payment_action_required",
   "credit_note.created": "credit_note",
+  "customer.subscription.trial_will_end": "trial_ending",
+  // On the renewal invoice's reserved id: the invoice does not exist yet (the email reads the event's preview).
+  "invoice.upcoming": "upcoming_renewal",
+  "customer.subscription.cancelled": "subscription_cancelled",
 };
+
+/** The types about a subscription: no invoice document, so the customer's language, else the account's. */
+const SUBSCRIPTION_EMAILS: ReadonlySet<EmailType> = new Set(["trial_ending", "upcoming_renewal", "subscription_cancelled"]);
 
 export type EnqueueInput = {
   type: EmailType;
@@ -35,6 +45,8 @@ export type EnqueueInput = {
   invoiceId?: string | null;
   creditNoteId?: string | null;
   eventId?: string | null;
+  /** A secret link the email carries (the portal sign-in link): kept until the email is settled. */
+  link?: string | null;
 };
 
 /** The From display name: the sender name set, else the business name, else the account's name. */
@@ -59,12 +71,13 @@ export async function enqueueEmail(tx: Executor, ctx: ServiceContext, input: Enq
       accountId: ctx.accountId,
       type: input.type,
       to: [...input.to],
-      subject: subjectOf(emailLocale(input.locale), input.type, senderNameOf(account), input.number),
+      subject: subjectOf(emailLocale(input.locale ?? account.defaultLocale), input.type, senderNameOf(account), input.number),
       status: "queued",
       customerId: input.customerId ?? null,
       invoiceId: input.invoiceId ?? null,
       creditNoteId: input.creditNoteId ?? null,
       eventId: input.eventId ?? null,
+      link: input.link ?? null,
       causeKey: input.causeKey,
       messageId: `<${id}@${domain}>`,
       // Sending runs on real time, whatever the account's test clock says: due at once.
@@ -76,14 +89,23 @@ export async function enqueueEmail(tx: Executor, ctx: ServiceContext, input: Enq
   return inserted.length > 0 ? id : null;
 }
 
-/** The customer's address, or none (a deleted customer is not written to). */
-async function recipientsOf(tx: Executor, accountId: string, customerId: unknown): Promise<string[]> {
-  if (typeof customerId !== "string") return [];
+/** The customer's address and language, or none (a deleted customer is not written to). */
+async function recipientsOf(tx: Executor, accountId: string, customerId: unknown): Promise<{ to: string[]; locale: string | null }> {
+  if (typeof customerId !== "string") return { to: [], locale: null };
   const [customer] = await tx
-    .select({ email: customers.email })
+    .select({ email: customers.email, locale: customers.preferredLocale })
     .from(customers)
     .where(and(eq(customers.accountId, accountId), eq(customers.id, customerId)));
-  return customer ? [customer.email] : [];
+  return customer ? { to: [customer.email], locale: customer.locale } : { to: [], locale: null };
+}
+
+/**
+ * Whether an event of EVENT_EMAILS sends its email: a finalized invoice is emailed only when it
+ * is `send_invoice` and has an amount due (one finalized at zero is paid at once: its receipt says so).
+ */
+function emailedEvent(event: { type: string; data: Record<string, unknown> }): boolean {
+  if (event.type !== "invoice.finalized") return true;
+  return event.data.collection_method === "send_invoice" && Number(event.data.due_amount_atom) > 0;
 }
 
 /** Called by emitEvent for every event: queues the email this event causes, if any. */
@@ -93,13 +115,14 @@ export async function enqueueForEvent(
   event: { id: string; type: string; aggregateId: string; data: Record<string, unknown> },
 ): Promise<string | null> {
   const type = EVENT_EMAILS[event.type];
-  if (!type) return null;
+  if (!type || !emailedEvent(event)) return null;
   const data = event.data;
-  const to = await recipientsOf(tx, ctx.accountId, data.customer);
+  const { to, locale } = await recipientsOf(tx, ctx.accountId, data.customer);
   if (to.length === 0) return null;
   const isCreditNote = type === "credit_note";
-  const invoiceId = isCreditNote ? data.invoice : event.aggregateId;
-  const document = await invoiceDocumentLocale(tx, typeof invoiceId === "string" ? invoiceId : null);
+  const aboutSubscription = SUBSCRIPTION_EMAILS.has(type);
+  const invoiceId = aboutSubscription ? null : isCreditNote ? data.invoice : event.aggregateId;
+  const document = aboutSubscription ? locale : await invoiceDocumentLocale(tx, typeof invoiceId === "string" ? invoiceId : null);
   return enqueueEmail(tx, ctx, {
     type,
     to,

@@ -4,7 +4,18 @@ import { z } from "zod";
  * The email types (templates) the service sends, each switchable per account (Settings → Emails).
  * `test` is the settings page's "send a test email" and cannot be switched off.
  */
-export const EMAIL_TYPES = ["invoice", "receipt", "payment_failed", "credit_note", "portal_link", "test"] as const;
+export const EMAIL_TYPES = [
+  "invoice",
+  "receipt",
+  "payment_failed",
+  "payment_action_required",
+  "credit_note",
+  "trial_ending",
+  "upcoming_renewal",
+  "subscription_cancelled",
+  "portal_link",
+  "test",
+] as const;
 export type EmailType = (typeof EMAIL_TYPES)[number];
 export const SWITCHABLE_EMAIL_TYPES = EMAIL_TYPES.filter((type) => type !== "test");
 
@@ -20,4 +31,4 @@ export const NO_LINE_BREAKS = /^[^\r\n]*$/;
  * The operations whose bodies hold recipients' addresses or messages: the request log keeps
  * neither their request nor their response body (lib/request-logs/record.ts).
  */
-export const EMAIL_OPERATION_IDS: ReadonlySet<string> = new Set(["listEmails", "getEmail", "previewEmail", "sendTestEmail", "sendInvoice"]);
+export const EMAIL_OPERATION_IDS: ReadonlySet<string> = new Set(["listEmails", "getEmail", "previewEmail", "sendTestEmail", "sendInvoice", "requestPortalSignIn"]);

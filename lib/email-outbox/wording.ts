@@ -30,11 +30,35 @@ export const WORDING: Record<EmailLocale, Record<EmailType, Words>> = {
       body: "We could not collect the payment of this invoice. Please update your payment method.",
       button: "Pay invoice",
     },
+    payment_action_required: {
+      subject: (seller, number) => `Action required: confirm your payment to ${seller} (invoice ${number})`,
+      heading: "Confirm your payment",
+      body: "Your bank needs you to confirm the payment of this invoice. Open the invoice to complete it.",
+      button: "Confirm payment",
+    },
     credit_note: {
       subject: (seller, number) => `Credit note ${number} from ${seller}`,
       heading: "Credit note issued",
       body: "A credit note was issued for your invoice. It is attached.",
       button: "View invoice",
+    },
+    trial_ending: {
+      subject: (seller) => `Your ${seller} trial ends soon`,
+      heading: "Your trial ends soon",
+      body: "Your trial ends on the date below; your subscription then continues and is billed.",
+      button: "Open",
+    },
+    upcoming_renewal: {
+      subject: (seller) => `Your ${seller} subscription renews soon`,
+      heading: "Your subscription renews soon",
+      body: "Your subscription renews on the date below, for the amount shown.",
+      button: "Open",
+    },
+    subscription_cancelled: {
+      subject: (seller) => `Your ${seller} subscription was cancelled`,
+      heading: "Subscription cancelled",
+      body: "Your subscription was cancelled. You will not be billed for it again.",
+      button: "Open",
     },
     portal_link: {
       subject: (seller) => `Your sign-in link for ${seller}`,
@@ -68,11 +92,35 @@ export const WORDING: Record<EmailLocale, Record<EmailType, Words>> = {
       body: "Nous n'avons pas pu encaisser le paiement de cette facture. Veuillez mettre à jour votre moyen de paiement.",
       button: "Payer la facture",
     },
+    payment_action_required: {
+      subject: (seller, number) => `Action requise : confirmez votre paiement à ${seller} (facture ${number})`,
+      heading: "Confirmez votre paiement",
+      body: "Votre banque vous demande de confirmer le paiement de cette facture. Ouvrez la facture pour le terminer.",
+      button: "Confirmer le paiement",
+    },
     credit_note: {
       subject: (seller, number) => `Avoir ${number} de ${seller}`,
       heading: "Avoir émis",
       body: "Un avoir a été émis pour votre facture. Il est joint.",
       button: "Voir la facture",
+    },
+    trial_ending: {
+      subject: (seller) => `Votre essai ${seller} se termine bientôt`,
+      heading: "Votre essai se termine bientôt",
+      body: "Votre essai se termine à la date ci-dessous ; votre abonnement continue ensuite et est facturé.",
+      button: "Ouvrir",
+    },
+    upcoming_renewal: {
+      subject: (seller) => `Votre abonnement ${seller} se renouvelle bientôt`,
+      heading: "Votre abonnement se renouvelle bientôt",
+      body: "Votre abonnement se renouvelle à la date ci-dessous, pour le montant indiqué.",
+      button: "Ouvrir",
+    },
+    subscription_cancelled: {
+      subject: (seller) => `Votre abonnement ${seller} a été résilié`,
+      heading: "Abonnement résilié",
+      body: "Votre abonnement a été résilié. Il ne vous sera plus facturé.",
+      button: "Ouvrir",
     },
     portal_link: {
       subject: (seller) => `Votre lien de connexion à ${seller}`,
@@ -106,11 +154,35 @@ export const WORDING: Record<EmailLocale, Record<EmailType, Words>> = {
       body: "Wir konnten die Zahlung dieser Rechnung nicht einziehen. Bitte aktualisieren Sie Ihre Zahlungsmethode.",
       button: "Rechnung bezahlen",
     },
+    payment_action_required: {
+      subject: (seller, number) => `Aktion erforderlich: Bestätigen Sie Ihre Zahlung an ${seller} (Rechnung ${number})`,
+      heading: "Bestätigen Sie Ihre Zahlung",
+      body: "Ihre Bank bittet Sie, die Zahlung dieser Rechnung zu bestätigen. Öffnen Sie die Rechnung, um sie abzuschließen.",
+      button: "Zahlung bestätigen",
+    },
     credit_note: {
       subject: (seller, number) => `Gutschrift ${number} von ${seller}`,
       heading: "Gutschrift ausgestellt",
       body: "Für Ihre Rechnung wurde eine Gutschrift ausgestellt. Sie ist angehängt.",
       button: "Rechnung ansehen",
+    },
+    trial_ending: {
+      subject: (seller) => `Ihr Testzeitraum bei ${seller} endet bald`,
+      heading: "Ihr Testzeitraum endet bald",
+      body: "Ihr Testzeitraum endet am unten genannten Datum; danach läuft Ihr Abonnement weiter und wird berechnet.",
+      button: "Öffnen",
+    },
+    upcoming_renewal: {
+      subject: (seller) => `Ihr Abonnement bei ${seller} verlängert sich bald`,
+      heading: "Ihr Abonnement verlängert sich bald",
+      body: "Ihr Abonnement verlängert sich am unten genannten Datum um den angegebenen Betrag.",
+      button: "Öffnen",
+    },
+    subscription_cancelled: {
+      subject: (seller) => `Ihr Abonnement bei ${seller} wurde gekündigt`,
+      heading: "Abonnement gekündigt",
+      body: "Ihr Abonnement wurde gekündigt. Es wird Ihnen nicht mehr berechnet.",
+      button: "Öffnen",
     },
     portal_link: {
       subject: (seller) => `Ihr Anmeldelink für ${seller}`,

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { getDb } from "@/db/client";
-import { accounts, invoices, type emails } from "@/db/schema";
+import { accounts, customers, events, invoices, type emails } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { config } from "@/lib/config";
 import { creditNotePdf } from "@/lib/credit-notes/read";
@@ -36,11 +36,46 @@ const BRAND_COLOUR = "#4f46e5";
 
 type Facts = { rows: [string, string][]; link: string | null; attachments: RenderedEmail["attachments"]; locale: EmailLocale };
 
-const LABELS: Record<EmailLocale, { number: string; amount: string; due: string; nextRetry: string; support: string }> = {
-  en: { number: "Invoice", amount: "Amount", due: "Due", nextRetry: "Next attempt", support: "Questions? Write to" },
-  fr: { number: "Facture", amount: "Montant", due: "Échéance", nextRetry: "Prochaine tentative", support: "Des questions ? Écrivez à" },
-  de: { number: "Rechnung", amount: "Betrag", due: "Fällig", nextRetry: "Nächster Versuch", support: "Fragen? Schreiben Sie an" },
+type Labels = { number: string; amount: string; due: string; nextRetry: string; support: string; trialEnds: string; renews: string; cancelled: string };
+
+const LABELS: Record<EmailLocale, Labels> = {
+  en: {
+    number: "Invoice",
+    amount: "Amount",
+    due: "Due",
+    nextRetry: "Next attempt",
+    support: "Questions? Write to",
+    trialEnds: "Trial ends",
+    renews: "Renews on",
+    cancelled: "Cancelled on",
+  },
+  fr: {
+    number: "Facture",
+    amount: "Montant",
+    due: "Échéance",
+    nextRetry: "Prochaine tentative",
+    support: "Des questions ? Écrivez à",
+    trialEnds: "Fin de l'essai",
+    renews: "Renouvellement le",
+    cancelled: "Résilié le",
+  },
+  de: {
+    number: "Rechnung",
+    amount: "Betrag",
+    due: "Fällig",
+    nextRetry: "Nächster Versuch",
+    support: "Fragen? Schreiben Sie an",
+    trialEnds: "Testzeitraum endet",
+    renews: "Verlängerung am",
+    cancelled: "Gekündigt am",
+  },
 };
+
+/** The types whose facts come from the causing event's data (a subscription, or the upcoming invoice's preview). */
+const EVENT_FACT_TYPES: ReadonlySet<EmailType> = new Set(["trial_ending", "upcoming_renewal", "subscription_cancelled"]);
+
+/** The types that attach the invoice's (or credit note's) PDF. */
+const ATTACHING_TYPES: ReadonlySet<EmailType> = new Set(["invoice", "receipt", "credit_note"]);
 
 /** What the invoice emails show and attach: the PDF exactly as `GET /invoices/{id}/pdf` serves it, and the hosted link. */
 async function invoiceFacts(ctx: ServiceContext, row: EmailRow, type: EmailType): Promise<Facts> {
@@ -54,13 +89,46 @@ async function invoiceFacts(ctx: ServiceContext, row: EmailRow, type: EmailType)
   if (invoice.dueDate && type === "invoice") rows.push([labels.due, longDate(invoice.dueDate, locale)]);
   if (type === "payment_failed" && invoice.nextPaymentAttempt) rows.push([labels.nextRetry, longDate(invoice.nextPaymentAttempt, locale)]);
   const attachments: RenderedEmail["attachments"] = [];
-  if (type === "credit_note" && row.creditNoteId) {
+  if (!ATTACHING_TYPES.has(type)) {
+    // payment_failed and payment_action_required: the hosted link, where the customer pays or confirms.
+  } else if (type === "credit_note" && row.creditNoteId) {
     const bytes = await creditNotePdf({ ctx, input: { id: row.creditNoteId } });
     attachments.push({ filename: `credit-note-${row.creditNoteId}.pdf`, content: bytes, contentType: "application/pdf" });
   } else if (invoice.document !== null) {
     attachments.push({ filename: `invoice-${invoice.number ?? invoice.id}.pdf`, content: await invoicePdf(await loadInvoice(db, invoice)), contentType: "application/pdf" });
   }
   return { rows, link: invoice.hostedToken ? hostedInvoiceUrl(invoice.hostedToken) : null, attachments, locale };
+}
+
+/** The customer's language, else the account's (emails without an invoice document). */
+async function customerLocale(row: EmailRow, accountLocale: string): Promise<EmailLocale> {
+  const db = await getDb();
+  const [customer] = row.customerId ? await db.select({ locale: customers.preferredLocale }).from(customers).where(eq(customers.id, row.customerId)) : [];
+  return emailLocale(customer?.locale ?? accountLocale);
+}
+
+/**
+ * What the subscription emails show, from the event that caused them (the subscription as it was
+ * then; for the upcoming renewal, the renewal invoice's preview), in the customer's language
+ * (else the account's).
+ */
+async function eventFacts(row: EmailRow, type: EmailType, accountLocale: string): Promise<Facts> {
+  const db = await getDb();
+  const [event] = row.eventId ? await db.select({ data: events.data }).from(events).where(eq(events.id, row.eventId)) : [];
+  if (!event) throw new Error(`The email's event '${row.eventId}' does not exist.`);
+  const locale = await customerLocale(row, accountLocale);
+  const labels = LABELS[locale];
+  const data = event.data;
+  const date = (value: unknown) => (typeof value === "string" ? longDate(new Date(value), locale) : "");
+  const rows: [string, string][] = [];
+  if (type === "trial_ending") rows.push([labels.trialEnds, date(data.trial_end)]);
+  if (type === "subscription_cancelled") rows.push([labels.cancelled, date(data.cancelled_at)]);
+  if (type === "upcoming_renewal") {
+    // The preview is made as of the renewal (`created`): what it would collect then.
+    rows.push([labels.renews, date(data.created)]);
+    rows.push([labels.amount, money(Number(data.due_amount_atom), String(data.currency), locale)]);
+  }
+  return { rows, link: null, attachments: [], locale };
 }
 
 /**
@@ -72,9 +140,11 @@ export async function renderEmail(ctx: ServiceContext, row: EmailRow, extra: { l
   const [account] = await db.select().from(accounts).where(eq(accounts.id, row.accountId));
   if (!account) throw new Error(`The email's account '${row.accountId}' does not exist.`);
   const type = row.type as EmailType;
-  const facts: Facts = row.invoiceId
-    ? await invoiceFacts(ctx, row, type)
-    : { rows: [], link: extra.link ?? null, attachments: [], locale: emailLocale(account.defaultLocale) };
+  const facts: Facts = EVENT_FACT_TYPES.has(type)
+    ? await eventFacts(row, type, account.defaultLocale)
+    : row.invoiceId
+      ? await invoiceFacts(ctx, row, type)
+      : { rows: [], link: extra.link ?? row.link ?? null, attachments: [], locale: await customerLocale(row, account.defaultLocale) };
   const words = WORDING[facts.locale][type];
   const seller = senderNameOf(account);
   const support = account.supportEmail;

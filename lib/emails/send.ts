@@ -73,6 +73,8 @@ async function settle(
         dueAt: outcome.status === "queued" ? (outcome.retryAt ?? null) : null,
         // Real time, as the hourly limit counts it.
         sentAt: outcome.status === "sent" ? realNow() : null,
+        // A secret link (the portal sign-in link) is kept only while the email may still be sent.
+        ...(outcome.status === "queued" ? {} : { link: null }),
       })
       .where(and(eq(emails.id, row.id), eq(emails.attempts, row.attempts), eq(emails.status, "queued")))
       .returning();

@@ -24,7 +24,7 @@ export const createInvoiceOperation = defineOperation({
   unscopedPath: "/invoices",
   summary: "Create a draft invoice",
   description:
-    "A draft for a customer of this account, optionally with lines (an active price in the invoice's currency, or `unit_amount_atom` with `description`). Emits `invoice.created`.",
+    "A draft for a customer of this account, optionally with lines (an active price in the invoice's currency, or `unit_amount_atom` with `description`). `collection_method: send_invoice` (with `days_until_due`, default 30, or a `due_date`) emails it at finalization and never charges it automatically. Emits `invoice.created`.",
   tag,
   access: "secret",
   body: InvoiceCreateInput,
@@ -77,7 +77,7 @@ export const finalizeInvoiceOperation = defineOperation({
   path: "/{account_id}/invoices/{invoice_id}/finalize",
   unscopedPath: "/invoices/{invoice_id}/finalize",
   summary: "Finalize a draft invoice",
-  description: `Draft → open: applies the customer's active discount, fixes the totals (due = total). Emits \`invoice.finalized\`; a total of 0 is paid at once (\`invoice.paid\`, \`invoice.payment_succeeded\`). 409 for an invoice without lines or not in draft. ${LOCKED}`,
+  description: `Draft → open: applies the customer's active discount, fixes the totals (due = total). Emits \`invoice.finalized\`; a total of 0 is paid at once (\`invoice.paid\`, \`invoice.payment_succeeded\`). A \`send_invoice\` invoice gets its \`due_date\` (now + \`days_until_due\`, unless given) and its \`invoice\` email in the same transaction. 409 for an invoice without lines or not in draft. ${LOCKED}`,
   tag,
   access: "secret",
   response: { status: 200, description: "The finalized invoice.", schema: Invoice },

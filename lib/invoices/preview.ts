@@ -5,6 +5,7 @@ import { balanceApplied } from "@/lib/customer-balance/service";
 import { newId } from "@/lib/ids";
 import { lineRow, usageLineRow, type LineInput, type UsageLineInput } from "./lines";
 import { amountColumns, finalizationAmounts } from "./amounts";
+import type { CollectionMethod } from "./schema";
 import type { InvoiceLineRow, InvoiceRow, InvoiceWithLines } from "./serialize";
 
 /*
@@ -32,6 +33,9 @@ export type InvoicePreviewInput = {
   startingBalanceAtom: number;
   /** When its payment would be attempted (automatic collection), or null. */
   nextPaymentAttempt: Date | null;
+  /** The subscription's collection method (absent: charge_automatically) and days until due. */
+  collectionMethod?: CollectionMethod;
+  daysUntilDue?: number | null;
 };
 
 /** The invoice with, per line (same order), whether it is a proration. */
@@ -89,6 +93,8 @@ export async function previewInvoice(executor: Executor, ctx: ServiceContext, in
     discountId: discount?.id ?? null,
     description: input.description,
     dueDate: null,
+    collectionMethod: input.collectionMethod ?? "charge_automatically",
+    daysUntilDue: input.collectionMethod === "send_invoice" ? (input.daysUntilDue ?? null) : null,
     finalizedAt: null,
     paidAt: null,
     voidedAt: null,

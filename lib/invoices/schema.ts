@@ -55,14 +55,53 @@ export const InvoiceLineInput = z
 
 export const MAX_LINES = 100;
 
+/** Stripe's collection methods: charged with a saved method, or emailed for the customer to pay. */
+export const COLLECTION_METHODS = ["charge_automatically", "send_invoice"] as const;
+export type CollectionMethod = (typeof COLLECTION_METHODS)[number];
+export const DEFAULT_DAYS_UNTIL_DUE = 30;
+export const MAX_DAYS_UNTIL_DUE = 730;
+
+export const CollectionMethodSchema = z.enum(COLLECTION_METHODS, { error: `Must be one of ${COLLECTION_METHODS.join(", ")}.` }).meta({
+  description:
+    "`charge_automatically` (default): collected with the subscription's `default_payment_method`, if any. `send_invoice`: emailed to the customer at finalization (PDF and hosted link) and never charged automatically; due `days_until_due` days after finalization.",
+});
+
+export const DaysUntilDue = z
+  .int({ error: `Must be a whole number of days from 0 to ${MAX_DAYS_UNTIL_DUE}.` })
+  .min(0, `Must be from 0 to ${MAX_DAYS_UNTIL_DUE}.`)
+  .max(MAX_DAYS_UNTIL_DUE, `Must be from 0 to ${MAX_DAYS_UNTIL_DUE}.`)
+  .meta({ description: `\`send_invoice\` only (422 otherwise): the invoice is due this many days after finalization. Default ${DEFAULT_DAYS_UNTIL_DUE}.` });
+
+/**
+ * Stripe's rule: `days_until_due` belongs to `send_invoice` (a 422 with `charge_automatically` or
+ * without a collection method). Called by the invoice and subscription inputs' refinements.
+ */
+export function refineDaysUntilDue(
+  input: { collection_method?: CollectionMethod; days_until_due?: number | null },
+  issues: z.RefinementCtx,
+  collectionMethod: CollectionMethod | undefined = input.collection_method,
+): void {
+  if (input.days_until_due !== undefined && input.days_until_due !== null && collectionMethod !== "send_invoice") {
+    issues.addIssue({ code: "custom", path: ["days_until_due"], message: "Only with collection_method: send_invoice." });
+  }
+}
+
 export const InvoiceCreateInput = z
   .strictObject({
     customer: z.string().min(1).meta({ description: "The customer (`cus_…`) of this account to bill." }),
     currency: Currency,
     description: z.string().max(5000).nullable().optional(),
     due_date: DateTime.optional(),
+    collection_method: CollectionMethodSchema.optional(),
+    days_until_due: DaysUntilDue.optional(),
     metadata: Metadata.optional(),
     lines: z.array(InvoiceLineInput).max(MAX_LINES, `At most ${MAX_LINES} lines.`).optional(),
+  })
+  .superRefine((input, issues) => {
+    refineDaysUntilDue(input, issues);
+    if (input.collection_method === "send_invoice" && input.due_date !== undefined && input.days_until_due !== undefined) {
+      issues.addIssue({ code: "custom", path: ["days_until_due"], message: "Give due_date or days_until_due, not both." });
+    }
   })
   .meta({ id: "InvoiceCreateInput" });
 
@@ -153,7 +192,11 @@ export const Invoice = z
       .nullable()
       .meta({ description: "The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null." }),
     description: z.string().nullable(),
-    due_date: DateTime.nullable(),
+    due_date: DateTime.nullable().meta({
+      description: "When the open invoice falls overdue (`invoice.overdue`): the `due_date` given, else for `send_invoice` the finalization plus `days_until_due`; null otherwise.",
+    }),
+    collection_method: z.enum(COLLECTION_METHODS),
+    days_until_due: z.number().int().nullable().meta({ description: "`send_invoice` without a `due_date`: the days from finalization to the due date; null otherwise." }),
     lines: z.array(InvoiceLine),
     finalized_at: DateTime.nullable(),
     paid_at: DateTime.nullable(),

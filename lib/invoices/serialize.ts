@@ -63,6 +63,8 @@ export function serializeInvoice({ invoice, lines, paymentIntent }: InvoiceWithL
     payment_intent: paymentIntent ?? null,
     description: invoice.description,
     due_date: invoice.dueDate?.toISOString() ?? null,
+    collection_method: invoice.collectionMethod,
+    days_until_due: invoice.daysUntilDue,
     lines: lines.map(serializeLine),
     finalized_at: invoice.finalizedAt?.toISOString() ?? null,
     paid_at: invoice.paidAt?.toISOString() ?? null,

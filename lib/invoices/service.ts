@@ -10,6 +10,7 @@ import { withChangeTransaction, type WithinChange } from "@/lib/events/transacti
 import { newId } from "@/lib/ids";
 import { transitionScheduled } from "@/lib/clock/schedule";
 import { one } from "@/lib/rows";
+import { DAY_MS } from "@/lib/time";
 import { INVOICE_ACTION_FROM, canFinalize } from "./rules";
 import { assertStatus, emit, latestPaymentIntents, linesOf, loadInvoice, lockInvoice, markPaid, ofAccount } from "./core";
 import { draftTotals, lineRow, usageLineRow, type LineInput, type UsageLineInput } from "./lines";
@@ -18,7 +19,7 @@ import { issueDocument } from "./pdf/issue";
 import { amountColumns, finalizationAmounts } from "./amounts";
 import { applyBalanceToInvoice } from "@/lib/customer-balance/service";
 import { endOnceDiscount } from "@/lib/discounts/service";
-import type { InvoiceCreateInput, InvoiceStatus } from "./schema";
+import { DEFAULT_DAYS_UNTIL_DUE, type InvoiceCreateInput, type InvoiceStatus } from "./schema";
 import type { InvoiceLineRow, InvoiceWithLines } from "./serialize";
 
 /* Invoices: create a draft, read, list, finalize. Lines: lines.ts; paying and ending: settle.ts; previews: preview.ts. */
@@ -65,6 +66,9 @@ export async function createInvoice({ ctx, input, tx }: Verb<CreateInvoiceInput>
         paidAmountAtom: 0,
         description: input.description ?? null,
         dueDate: input.due_date ? new Date(input.due_date) : null,
+        collectionMethod: input.collection_method ?? "charge_automatically",
+        // send_invoice without a due date: due days_until_due (default 30) days after finalization.
+        daysUntilDue: input.collection_method === "send_invoice" && !input.due_date ? (input.days_until_due ?? DEFAULT_DAYS_UNTIL_DUE) : null,
         metadata: input.metadata ?? {},
         created: now,
         updated: now,
@@ -160,6 +164,7 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
         numberSequence: sequence,
         ...amountColumns(amounts, balance),
         discountId: discount?.id ?? null,
+        ...(invoice.daysUntilDue !== null && invoice.dueDate === null ? { dueDate: new Date(now.getTime() + invoice.daysUntilDue * DAY_MS) } : {}),
         finalizedAt: now,
         updated: now,
       })

@@ -1,5 +1,8 @@
 import { handle } from "@/lib/api/handler";
-import { createPortalSessionOperation, getPortalConfigurationOperation, updatePortalConfigurationOperation } from "./operations";
+import { clientAddress, limitPortalSignIn, throttledMessage } from "@/lib/api/rate-limit";
+import { ServiceError } from "@/lib/errors";
+import { createPortalSessionOperation, getPortalConfigurationOperation, requestPortalSignInOperation, updatePortalConfigurationOperation } from "./operations";
+import { requestPortalSignIn } from "./sign-in";
 import { createPortalSession, serializePortalSession } from "./sessions";
 import { getPortalConfiguration, serializePortalConfiguration, updatePortalConfiguration } from "./service";
 
@@ -12,5 +15,11 @@ export const portalHandlers = [
   handle(createPortalSessionOperation, async ({ ctx, body }) => {
     const { row, url } = await createPortalSession({ ctx, input: body });
     return serializePortalSession(row, url, ctx.livemode);
+  }),
+  handle(requestPortalSignInOperation, async ({ params, body, request }) => {
+    const throttled = await limitPortalSignIn(clientAddress(request), params.account, body.email);
+    if (throttled) throw new ServiceError("rate_limited", throttledMessage(throttled), { error_code: "rate_limited" });
+    const { message } = await requestPortalSignIn({ accountId: params.account, email: body.email });
+    return { object: "portal_sign_in" as const, message };
   }),
 ];

@@ -1,5 +1,5 @@
 import { defineOperation } from "@/lib/api/operation";
-import { PortalConfiguration, PortalConfigurationUpdateInput, PortalSession, PortalSessionCreateInput } from "./schema";
+import { PortalConfiguration, PortalConfigurationUpdateInput, PortalSession, PortalSessionCreateInput, PortalSignInAnswer, PortalSignInInput } from "./schema";
 
 const tag = "Customer portal";
 
@@ -51,4 +51,20 @@ export const createPortalSessionOperation = defineOperation({
   errors: [415, 422],
 });
 
-export const portalOperations = [getPortalConfigurationOperation, updatePortalConfigurationOperation, createPortalSessionOperation];
+export const requestPortalSignInOperation = defineOperation({
+  operationId: "requestPortalSignIn",
+  method: "POST",
+  path: "/portal-sign-in/{account}",
+  summary: "Email a customer a portal sign-in link",
+  description:
+    "The account's portal page (`/portal/sign-in/{account}`) posts here: a customer of the account with this email (case-insensitive) " +
+    "is emailed a single-use portal link valid for one hour (the `portal_link` email). The answer is the same 200 whether or not " +
+    "the email is a customer's, and an unknown email sends nothing. Rate limited per client address and per email (429).",
+  tag,
+  access: "public",
+  body: PortalSignInInput,
+  response: { status: 200, description: "The request was taken (a link was sent if the email is a customer's).", schema: PortalSignInAnswer },
+  errors: [404, 415, 422],
+});
+
+export const portalOperations = [getPortalConfigurationOperation, updatePortalConfigurationOperation, createPortalSessionOperation, requestPortalSignInOperation];

@@ -171,3 +171,14 @@ export const PortalSession = z
   .meta({ id: "PortalSession" });
 
 export type PortalSessionObject = z.input<typeof PortalSession>;
+
+export const PortalSignInInput = z
+  .strictObject({ email: z.email().max(254).meta({ description: "The customer's email.", example: "ada@example.com" }) })
+  .meta({ id: "PortalSignInInput" });
+
+export const PortalSignInAnswer = z
+  .object({
+    object: z.literal("portal_sign_in"),
+    message: z.string().meta({ description: "The same answer whether or not the email is a customer's." }),
+  })
+  .meta({ id: "PortalSignInAnswer" });

@@ -27,7 +27,7 @@ export const PORTAL_COOKIE = "portal_session";
 type SessionRow = typeof portalSessions.$inferSelect;
 
 /** 32 random bytes, base64url: a link's or a cookie's token (43 characters). */
-const newToken = () => randomBytes(32).toString("base64url");
+export const newToken = () => randomBytes(32).toString("base64url");
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 export const portalLinkUrl = (token: string) => `${publicBaseUrl()}/portal/start/${token}`;

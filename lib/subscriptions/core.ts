@@ -6,6 +6,7 @@ import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import type { LineInput, UsageLineInput } from "@/lib/invoices/lines";
+import type { CollectionMethod } from "@/lib/invoices/schema";
 import { createInvoice } from "@/lib/invoices/service";
 import { one } from "@/lib/rows";
 import type { Interval } from "./period";
@@ -130,14 +131,27 @@ export async function renewalLines(executor: Executor, items: Pick<SubscriptionI
  */
 export async function draftInvoice(
   ctx: ServiceContext,
-  subscription: Pick<SubscriptionRow, "id" | "customerId" | "currency">,
+  subscription: Pick<SubscriptionRow, "id" | "customerId" | "currency" | "collectionMethod" | "daysUntilDue">,
   items: SubscriptionItemRow[],
   within?: { tx: ChangeTransaction; id: string | null; usage?: UsageLineInput[] },
 ) {
   const lines = await renewalLines(within?.tx ?? (await getDb()), items);
-  const input = { customer: subscription.customerId, currency: subscription.currency, description: `Subscription ${subscription.id}`, lines };
+  const input = {
+    customer: subscription.customerId,
+    currency: subscription.currency,
+    description: `Subscription ${subscription.id}`,
+    lines,
+    ...collectionInput(subscription),
+  };
   if (!within) return createInvoice({ ctx, input });
   return createInvoice({ ctx, tx: within.tx, input: { ...input, id: within.id ?? undefined, subscription: subscription.id, usage: within.usage } });
+}
+
+/** A subscription's invoices carry its collection method (send_invoice: emailed, due days_until_due after finalization). */
+export function collectionInput(subscription: { collectionMethod?: CollectionMethod; daysUntilDue?: number | null }) {
+  return subscription.collectionMethod === "send_invoice"
+    ? { collection_method: "send_invoice" as const, days_until_due: subscription.daysUntilDue ?? undefined }
+    : {};
 }
 
 /** Links a draft the subscription produced to it (lib/invoices creates invoices without subscription). */

@@ -62,7 +62,7 @@ export const updateSubscriptionOperation = defineOperation({
   path: "/{account_id}/subscriptions/{subscription_id}",
   unscopedPath: "/subscriptions/{subscription_id}",
   summary: "Update a subscription",
-  description: "`metadata`, `cancel_at_period_end`. Emits `customer.subscription.updated` (nothing when nothing changes). 409 once cancelled.",
+  description: "`metadata`, `cancel_at_period_end`, `default_payment_method`, `collection_method` and `days_until_due` (for the invoices it makes from then on). Emits `customer.subscription.updated` (nothing when nothing changes). 409 once cancelled.",
   tag,
   access: "secret",
   body: SubscriptionUpdateInput,

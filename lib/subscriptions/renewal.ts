@@ -102,7 +102,10 @@ export async function renewOnePeriod(ctx: ServiceContext, id: string, now: Date,
     await emit(tx, ctx, "customer.subscription.updated", renewed, changed);
     if (!draft) return { subscription: renewed, invoice: null };
     const invoice = await finalizeInvoice({ ctx, tx, input: { id: draft.invoice.id } });
-    if (invoice.invoice.status === "open") await collectRenewalInvoice(tx, ctx, invoice.invoice, renewed.subscription);
+    // A send_invoice renewal was emailed at finalization and waits for the customer's payment.
+    if (invoice.invoice.status === "open" && invoice.invoice.collectionMethod === "charge_automatically") {
+      await collectRenewalInvoice(tx, ctx, invoice.invoice, renewed.subscription);
+    }
     return {
       subscription: { subscription: (await reread(tx, locked.id))!, items: changed.items },
       invoice: await loadInvoice(tx, (await tx.select().from(invoices).where(eq(invoices.id, draft.invoice.id)))[0]!),

@@ -3,6 +3,7 @@ import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { DateTime, Metadata, MetadataPatch } from "@/lib/schemas";
 import { TaxRateIds } from "@/lib/tax-rates/schema";
 import { PendingChange } from "@/lib/subscription-changes/schema";
+import { COLLECTION_METHODS, CollectionMethodSchema, DaysUntilDue, refineDaysUntilDue } from "@/lib/invoices/schema";
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "./statuses";
 
 export { SUBSCRIPTION_STATUSES, type SubscriptionStatus };
@@ -51,9 +52,12 @@ export const SubscriptionCreateInput = z
     trial_period_days: TrialPeriodDays.optional(),
     trial_end: DateTime.optional().meta({ description: "End of the trial, in the future; excludes `trial_period_days`." }),
     default_payment_method: DefaultPaymentMethod.optional(),
+    collection_method: CollectionMethodSchema.optional(),
+    days_until_due: DaysUntilDue.optional(),
     metadata: Metadata.optional(),
   })
   .superRefine((input, issues) => {
+    refineDaysUntilDue(input, issues);
     if (input.trial_period_days !== undefined && input.trial_end !== undefined) {
       issues.addIssue({ code: "custom", path: ["trial_end"], message: "Give trial_end or trial_period_days, not both." });
     }
@@ -65,6 +69,10 @@ export const SubscriptionUpdateInput = z
     metadata: MetadataPatch.optional(),
     cancel_at_period_end: z.boolean().optional().meta({ description: "True: cancel when the current period ends." }),
     default_payment_method: DefaultPaymentMethod.nullable().optional(),
+    collection_method: CollectionMethodSchema.optional(),
+    days_until_due: DaysUntilDue.optional().meta({
+      description: "`send_invoice` only: the days its next invoices are due after finalization. Give it with `collection_method: send_invoice`, or alone on a `send_invoice` subscription (else 422).",
+    }),
   })
   .meta({ id: "SubscriptionUpdateInput" });
 
@@ -119,6 +127,10 @@ export const Subscription = z
     paused_at: DateTime.nullable(),
     latest_invoice: z.string().nullable().meta({ description: "The newest invoice (`in_…`) it produced." }),
     default_payment_method: z.string().nullable(),
+    collection_method: z.enum(COLLECTION_METHODS).meta({
+      description: "`send_invoice`: its invoices are emailed at finalization and wait for the customer's payment (never charged, no dunning).",
+    }),
+    days_until_due: z.number().int().nullable().meta({ description: "`send_invoice`: its invoices are due this many days after finalization; null for `charge_automatically`." }),
     metadata: z.record(z.string(), z.string()),
     livemode: z.boolean(),
     created: DateTime,

@@ -43,6 +43,8 @@ export function serializeSubscription({ subscription: s, items }: SubscriptionWi
     paused_at: iso(s.pausedAt),
     latest_invoice: s.latestInvoiceId,
     default_payment_method: s.defaultPaymentMethod,
+    collection_method: s.collectionMethod,
+    days_until_due: s.daysUntilDue,
     metadata: s.metadata,
     livemode,
     created: s.created.toISOString(),

@@ -37,6 +37,7 @@ import type { SubscriptionCancelInput, SubscriptionCreateInput, SubscriptionItem
 import type { SubscriptionItemRow, SubscriptionWithItems } from "./serialize";
 import { firstDueInstant } from "./time";
 import { DAY_MS } from "@/lib/time";
+import { DEFAULT_DAYS_UNTIL_DUE, type CollectionMethod } from "@/lib/invoices/schema";
 import { taxRatesOf } from "@/lib/tax-rates/service";
 
 /* The lifecycle verbs of a subscription: create, read, list, update, pause, resume, cancel. */
@@ -88,7 +89,11 @@ export async function createSubscription({
     input.default_payment_method === undefined ? null : checkSandboxPaymentMethod(ctx.livemode, input.default_payment_method, "default_payment_method");
 
   const id = newId("subscription");
-  const header = { id, customerId: customer.id, currency: checked.schedule.currency };
+  const collection = {
+    collectionMethod: input.collection_method ?? "charge_automatically",
+    daysUntilDue: input.collection_method === "send_invoice" ? (input.days_until_due ?? DEFAULT_DAYS_UNTIL_DUE) : null,
+  };
+  const header = { id, customerId: customer.id, currency: checked.schedule.currency, ...collection };
   const itemRows = checked.resolved.map(({ price, quantity, taxRateIds }) => ({
     id: newId("subscriptionItem"),
     subscriptionId: id,
@@ -171,6 +176,25 @@ export async function listSubscriptions({
   };
 }
 
+/**
+ * The collection method after an update (Stripe's rules): `send_invoice` keeps its days until due
+ * unless given (default 30); `charge_automatically` has none; `days_until_due` alone only on a
+ * `send_invoice` subscription (422 otherwise).
+ */
+function collectionAfter(
+  before: { collectionMethod: CollectionMethod; daysUntilDue: number | null },
+  changes: { collection_method?: CollectionMethod; days_until_due?: number },
+): { collectionMethod: CollectionMethod; daysUntilDue: number | null } {
+  const method = changes.collection_method ?? before.collectionMethod;
+  if (method === "charge_automatically") {
+    if (changes.days_until_due !== undefined) {
+      throw validationFailed([{ field: "days_until_due", message: "Only with collection_method: send_invoice." }]);
+    }
+    return { collectionMethod: method, daysUntilDue: null };
+  }
+  return { collectionMethod: method, daysUntilDue: changes.days_until_due ?? before.daysUntilDue ?? DEFAULT_DAYS_UNTIL_DUE };
+}
+
 export async function updateSubscription({
   ctx,
   input,
@@ -183,10 +207,13 @@ export async function updateSubscription({
       cancelAtPeriodEnd: input.changes.cancel_at_period_end ?? before.cancelAtPeriodEnd,
       defaultPaymentMethod:
         method === undefined ? before.defaultPaymentMethod : method === null ? null : checkSandboxPaymentMethod(ctx.livemode, method, "default_payment_method"),
+      ...collectionAfter(before, input.changes),
     };
     if (
       next.cancelAtPeriodEnd === before.cancelAtPeriodEnd &&
       next.defaultPaymentMethod === before.defaultPaymentMethod &&
+      next.collectionMethod === before.collectionMethod &&
+      next.daysUntilDue === before.daysUntilDue &&
       JSON.stringify(next.metadata) === JSON.stringify(before.metadata)
     ) {
       return false;

@@ -132,8 +132,10 @@ export async function upcomingInvoices(
     usage: await usageLines(executor, subscription, subscription.currentPeriodStart, subscription.currentPeriodEnd),
     at: dueAt,
     startingBalanceAtom: proration ? proration.invoice.endingBalanceAtom! : balance + prorationCreditAtom,
-    // The renewal collects with the default payment method when it falls due (dunning.ts).
-    nextPaymentAttempt: subscription.defaultPaymentMethod ? dueAt : null,
+    // The renewal collects with the default payment method when it falls due (dunning.ts); send_invoice never does.
+    nextPaymentAttempt: subscription.defaultPaymentMethod && subscription.collectionMethod === "charge_automatically" ? dueAt : null,
+    collectionMethod: subscription.collectionMethod,
+    daysUntilDue: subscription.daysUntilDue,
   });
   const end = nextPeriodEnd(subscription.trialEnd ?? subscription.created, subscription.currentPeriodEnd, schedule.interval, schedule.intervalCount);
   return { renewal: { ...invoice, period: { start: subscription.currentPeriodEnd, end } }, proration, prorationCreditAtom };

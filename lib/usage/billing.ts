@@ -156,7 +156,15 @@ export function usageSinceFor(subscription: { currentPeriodStart: Date }, now: D
 export async function billFinalUsage(
   tx: ChangeTransaction,
   ctx: ServiceContext,
-  subscription: { id: string; accountId: string; customerId: string; currency: string; currentPeriodStart: Date },
+  subscription: {
+    id: string;
+    accountId: string;
+    customerId: string;
+    currency: string;
+    currentPeriodStart: Date;
+    collectionMethod?: "charge_automatically" | "send_invoice";
+    daysUntilDue?: number | null;
+  },
   end: Date,
 ): Promise<void> {
   const usage = await usageLines(tx, subscription, subscription.currentPeriodStart, end);
@@ -170,6 +178,8 @@ export async function billFinalUsage(
       description: `Subscription ${subscription.id}: final usage`,
       usage,
       subscription: subscription.id,
+      // A send_invoice subscription's final invoice is emailed and waits for payment, as its renewals.
+      ...(subscription.collectionMethod === "send_invoice" ? { collection_method: "send_invoice" as const, days_until_due: subscription.daysUntilDue ?? undefined } : {}),
     },
   });
   await settleUsageSegments(tx, subscription.id, draft.invoice.id, ctx.now());

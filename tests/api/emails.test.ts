@@ -36,6 +36,8 @@ describe("emails over SMTP", () => {
       // Temporary failures retry quickly here (the default schedule waits minutes).
       EMAIL_RETRY_DELAYS: Array.from({ length: 40 }, () => "250ms").join(","),
       EMAIL_POLL_MS: "200",
+      // The portal sign-in link's limit is proven here (the test default lifts every limit).
+      RATE_LIMIT_SIGN_IN_PER_MINUTE: "10",
       PLATFORM_BILLING: undefined,
     });
     sql = postgres(database.url, { max: 2, onnotice: () => {} });
@@ -142,6 +144,213 @@ describe("emails over SMTP", () => {
     const preview = await ok(client.get(`/emails/${log.items[1].id}/preview`));
     expect(preview).toMatchObject({ object: "email_preview", subject: receipt.parsed.subject });
     expect(preview.html).toContain("Payment received");
+  });
+
+  /** A new account of its own (its test clock moves alone), branded as the main one. */
+  async function ownAccount(): Promise<{ client: Client; account: string; token: string }> {
+    const db = drizzle(sql, { schema });
+    const organization = await createOrganization(db, { name: "Clocked" });
+    const own = organization.sandboxAccountId;
+    const ownToken = (await issueToken(db, { accountId: own, kind: "secret", name: "emails clock test" })).token;
+    const ownClient = api(ownToken, apiRoot(app.baseUrl));
+    await ok(ownClient.post("/account-settings", { business_name: "Acme Tools", support_email: "help@acme.test" }));
+    return { client: ownClient, account: own, token: ownToken };
+  }
+
+  const DAY = 86_400_000;
+  const plusDays = (date: string | Date, days: number) => new Date(new Date(date).getTime() + days * DAY);
+
+  it("emails a send_invoice invoice at finalization (PDF, hosted link), due days_until_due later; charge_automatically is not emailed", async () => {
+    const address = "erin@example.com";
+    const customer = await ok(client.post("/customers", { email: address, name: "Erin" }));
+    const draft = await ok(
+      client.post("/invoices", { customer: customer.id, currency: "usd", collection_method: "send_invoice", days_until_due: 10, lines: [{ unit_amount_atom: 5_000, description: "Audit" }] }),
+    );
+    expect(draft).toMatchObject({ collection_method: "send_invoice", days_until_due: 10, due_date: null });
+    const invoice = await ok(client.post(`/invoices/${draft.id}/finalize`));
+    expect(invoice.status).toBe("open");
+    expect(invoice.due_date).toBe(plusDays(invoice.finalized_at, 10).toISOString());
+    // Queued in the finalization's transaction: listed as soon as the finalization answered.
+    const [queued] = (await ok(client.get(`/emails?invoice=${invoice.id}`))).items;
+    expect(queued).toMatchObject({ type: "invoice", to: [address], customer: customer.id });
+    const finalizedEvent = await ok(client.get(`/${account}/events/${queued.event}`));
+    expect(finalizedEvent).toMatchObject({ type: "invoice.finalized", data: { id: invoice.id } });
+
+    const [mail] = await received(address, 1);
+    expect(mail!.parsed.subject).toBe(`Invoice ${invoice.number} from Acme Tools`);
+    expect(mail!.envelopeTo).toEqual([address]);
+    expect(pdfOf(mail!).equals((await download(`${invoice.invoice_pdf}?version=issued`, token)).bytes)).toBe(true);
+    expect(mail!.parsed.html).toContain(`href="${invoice.hosted_invoice_url}"`);
+    expect(mail!.parsed.text).toContain(invoice.hosted_invoice_url);
+    expect((await fetch(invoice.hosted_invoice_url)).status).toBe(200);
+
+    // The default: 30 days. charge_automatically (the default method) sends nothing at finalization.
+    const defaulted = await ok(client.post("/invoices", { customer: customer.id, currency: "usd", collection_method: "send_invoice", lines: [{ unit_amount_atom: 100, description: "x" }] }));
+    expect(defaulted.days_until_due).toBe(30);
+    const finalized30 = await ok(client.post(`/invoices/${defaulted.id}/finalize`));
+    expect(finalized30.due_date).toBe(plusDays(finalized30.finalized_at, 30).toISOString());
+    const automatic = (await openInvoice("frank@example.com")).invoice;
+    expect(automatic).toMatchObject({ collection_method: "charge_automatically", days_until_due: null, due_date: null });
+    expect((await ok(client.get(`/emails?invoice=${automatic.id}`))).items).toEqual([]);
+  });
+
+  it.each([
+    ["days_until_due without collection_method", "/invoices", { currency: "usd", days_until_due: 5 }],
+    ["days_until_due with charge_automatically", "/invoices", { currency: "usd", collection_method: "charge_automatically", days_until_due: 5 }],
+    ["both due_date and days_until_due", "/invoices", { currency: "usd", collection_method: "send_invoice", days_until_due: 5, due_date: "2030-01-01T00:00:00.000Z" }],
+    ["a negative days_until_due", "/invoices", { currency: "usd", collection_method: "send_invoice", days_until_due: -1 }],
+    ["an unknown collection_method", "/invoices", { currency: "usd", collection_method: "send_later" }],
+    ["a subscription's days_until_due with charge_automatically", "/subscriptions", { days_until_due: 5 }],
+  ])("refuses %s (422 on the field)", async (_label, path, body) => {
+    const customer = await ok(client.post("/customers", { email: "rules@example.com" }));
+    const items = async () => {
+      const product = await ok(client.post("/products", { name: "Rules" }));
+      const price = await ok(client.post("/prices", { product: product.id, currency: "usd", unit_amount_atom: 100, type: "recurring", recurring: { interval: "month" } }));
+      return [{ price: price.id }];
+    };
+    const extra = path === "/subscriptions" ? { items: await items() } : {};
+    const response = await client.post(path as "/invoices", { customer: customer.id, ...extra, ...body });
+    expect(response.status, response.text).toBe(422);
+    expect(response.body.request_id).toEqual(expect.any(String));
+    expect(JSON.stringify(response.body.errors)).toMatch(/days_until_due|collection_method/);
+  });
+
+  it("a send_invoice subscription: trial ending, upcoming renewal, the renewal emailed and never charged (overdue at its due date), cancelled", async () => {
+    const own = await ownAccount();
+    const address = "gina@example.com";
+    const customer = await ok(own.client.post("/customers", { email: address, name: "Gina", preferred_locale: "fr" }));
+    const product = await ok(own.client.post("/products", { name: "Plan" }));
+    const price = await ok(own.client.post("/prices", { product: product.id, currency: "usd", unit_amount_atom: 2_000, type: "recurring", recurring: { interval: "month" } }));
+    const sub = await ok(
+      own.client.post("/subscriptions", {
+        customer: customer.id,
+        items: [{ price: price.id }],
+        trial_period_days: 10,
+        default_payment_method: "pm_sandbox_succeeds",
+        collection_method: "send_invoice",
+        days_until_due: 7,
+      }),
+    );
+    expect(sub).toMatchObject({ collection_method: "send_invoice", days_until_due: 7, status: "trialing" });
+    const refused = await own.client.post(`/subscriptions/${sub.id}`, { collection_method: "charge_automatically", days_until_due: 3 });
+    expect(refused.status, refused.text).toBe(422);
+    const advance = async (to: Date) => ok(own.client.post(`/${own.account}/test-clock/advance`, { to: to.toISOString() }));
+
+    // Three days before the trial ends: the trial ending notice, and the upcoming renewal (the period ends with the trial).
+    await advance(plusDays(sub.trial_end, -3 + 1 / 24));
+    const notices = await received(address, 2);
+    const byType = async (type: string) => (await ok(own.client.get(`/emails?type=${type}&customer=${customer.id}`))).items;
+    const [trialEmail] = await byType("trial_ending");
+    const trialMail = notices.find((mail) => mail.parsed.messageId === trialEmail.message_id)!;
+    expect(trialMail.parsed.subject).toBe("Votre essai Acme Tools se termine bientôt");
+    expect(trialMail.parsed.text).toContain(new Intl.DateTimeFormat("fr", { dateStyle: "long", timeZone: "UTC" }).format(new Date(sub.trial_end)));
+    const [upcomingEmail] = await byType("upcoming_renewal");
+    const upcomingMail = notices.find((mail) => mail.parsed.messageId === upcomingEmail.message_id)!;
+    expect(upcomingMail.parsed.subject).toBe("Votre abonnement Acme Tools se renouvelle bientôt");
+    expect(upcomingMail.parsed.text).toMatch(/20,00\s\$US/);
+
+    // The trial ends: the renewal invoice is emailed and waits for the customer, despite the default payment method.
+    await advance(plusDays(sub.trial_end, 1 / 24));
+    const renewed = await ok(own.client.get(`/subscriptions/${sub.id}`));
+    const invoice = await ok(own.client.get(`/invoices/${renewed.latest_invoice}`));
+    expect(renewed.status).toBe("active");
+    expect(invoice).toMatchObject({ status: "open", collection_method: "send_invoice", attempt_count: 0, next_payment_attempt: null, payment_intent: null });
+    expect(invoice.due_date).toBe(plusDays(invoice.finalized_at, 7).toISOString());
+    const invoiceMail = (await received(address, 3))[2]!;
+    expect(invoiceMail.parsed.subject).toBe(`Facture ${invoice.number} de Acme Tools`);
+    expect(pdfOf(invoiceMail).equals((await download(`${invoice.invoice_pdf}?version=issued`, own.token)).bytes)).toBe(true);
+    expect(invoiceMail.parsed.html).toContain(`href="${invoice.hosted_invoice_url}"`);
+
+    // Unpaid past its due date: invoice.overdue, as for any invoice with a due date.
+    await advance(plusDays(invoice.due_date, 1 / 24));
+    const overdue = await ok(own.client.get(`/invoices/${invoice.id}`));
+    expect(overdue).toMatchObject({ status: "open", overdue_at: expect.any(String), attempt_count: 0 });
+    const overdueEvents = await ok(own.client.get(`/${own.account}/events?event_type=invoice.overdue&limit=10`));
+    expect(overdueEvents.items.map((event: Json) => event.data.id)).toEqual([invoice.id]);
+
+    // Cancelled: the last email, in French.
+    await ok(own.client.post(`/subscriptions/${sub.id}/cancel`, {}));
+    const cancelMail = (await received(address, 4))[3]!;
+    expect(cancelMail.parsed.subject).toBe("Votre abonnement Acme Tools a été résilié");
+    const log = await ok(own.client.get(`/emails?customer=${customer.id}&limit=20`));
+    expect(log.items.map((email: Json) => email.type).sort()).toEqual(["invoice", "subscription_cancelled", "trial_ending", "upcoming_renewal"]);
+    expect(smtp.to(address)).toHaveLength(4);
+  });
+
+  it("payment action required: the hosted link where the customer confirms, no attachment", async () => {
+    const address = "hugo@example.com";
+    const { invoice } = await openInvoice(address);
+    const pending = await ok(client.post(`/invoices/${invoice.id}/pay`, { payment_method: "pm_sandbox_requires_action" }));
+    expect(pending.status).toBe("open");
+    const [queued] = (await ok(client.get(`/emails?invoice=${invoice.id}&type=payment_action_required`))).items;
+    expect(queued).toMatchObject({ to: [address], event: expect.any(String) });
+    const [mail] = await received(address, 1);
+    expect(mail!.parsed.subject).toBe(`Action required: confirm your payment to Acme Tools (invoice ${invoice.number})`);
+    expect(mail!.parsed.html).toContain(`href="${invoice.hosted_invoice_url}"`);
+    expect(mail!.parsed.text).toContain(invoice.hosted_invoice_url);
+    expect(mail!.parsed.attachments).toEqual([]);
+    expect((await fetch(invoice.hosted_invoice_url)).status).toBe(200);
+  });
+
+  it("portal sign-in: a customer's email gets a single-use link (it opens once, then not); an unknown email gets the same answer and nothing is sent", async () => {
+    const address = "ivy@example.com";
+    const customer = await ok(client.post("/customers", { email: address, name: "Ivy" }));
+    const request = (email: string) =>
+      fetch(`${apiRoot(app.baseUrl)}/portal-sign-in/${account}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email }) });
+    const before = (await ok(client.get("/emails?type=portal_link&limit=100"))).total;
+
+    const known = await request("IVY@Example.com");
+    const knownBody = await known.json();
+    expect(known.status).toBe(200);
+    expect(knownBody).toEqual({ object: "portal_sign_in", message: expect.stringContaining("If this email belongs to a customer") });
+    const [mail] = await received(address, 1);
+    expect(mail!.envelopeTo).toEqual([address]);
+    expect(mail!.parsed.subject).toBe("Your sign-in link for Acme Tools");
+    const link = /https?:\/\/\S+\/portal\/start\/[A-Za-z0-9_-]{43}/.exec(mail!.parsed.text ?? "")?.[0];
+    expect(link, mail!.parsed.text).toBeDefined();
+    expect(mail!.parsed.html).toContain(`href="${link}"`);
+    const [row] = (await ok(client.get(`/emails?type=portal_link&customer=${customer.id}`))).items;
+    expect(row).toMatchObject({ to: [address], customer: customer.id });
+
+    // The link starts a portal session once; opened again, it is refused.
+    const first = await fetch(link!, { redirect: "manual" });
+    expect(first.status).toBe(303);
+    expect(first.headers.get("location")).toBe("/portal");
+    const cookie = first.headers.get("set-cookie")!.split(";")[0]!;
+    const portal = await fetch(new URL("/portal", app.baseUrl), { headers: { cookie } });
+    expect(portal.status).toBe(200);
+    expect(await portal.text()).toContain("Subscriptions");
+    const again = await fetch(link!, { redirect: "manual" });
+    expect(again.status).toBe(303);
+    expect(again.headers.get("location")).toMatch(/\/refused$/);
+
+    // Unknown: the same status and body, no email queued (it would be, in the request's transaction) or received.
+    const unknown = await request("nobody-known@example.com");
+    expect(unknown.status).toBe(known.status);
+    expect(await unknown.json()).toEqual(knownBody);
+    expect((await ok(client.get("/emails?type=portal_link&limit=100"))).total).toBe(before + 1);
+    expect(smtp.to("nobody-known@example.com")).toHaveLength(0);
+
+    // The account's page and its form: the same redirect either way.
+    const page = await fetch(new URL(`/portal/sign-in/${account}`, app.baseUrl));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("Email me a sign-in link");
+    const form = (email: string) =>
+      fetch(new URL(`/portal/sign-in/${account}/send`, app.baseUrl), { method: "POST", body: new URLSearchParams({ email }), redirect: "manual" });
+    const [formKnown, formUnknown] = [await form(address), await form("nobody-known@example.com")];
+    expect([formKnown.status, formUnknown.status]).toEqual([303, 303]);
+    expect(formUnknown.headers.get("location")).toBe(formKnown.headers.get("location"));
+    expect(formKnown.headers.get("location")).toBe(`/portal/sign-in/${account}?sent=1`);
+    await received(address, 2);
+    expect((await ok(client.get("/emails?type=portal_link&limit=100"))).total).toBe(before + 2);
+
+    // Rate limited per email (RATE_LIMIT_SIGN_IN_PER_MINUTE, 10): the 11th request in the minute is a 429 problem.
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 10; attempt++) statuses.push((await request("ratelimited@example.com")).status);
+    expect(statuses).toEqual(Array.from({ length: 10 }, () => 200));
+    const refused = await request("ratelimited@example.com");
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ request_id: expect.any(String) });
   });
 
   it("a 421 from the server is retried with backoff, then delivered once with the same Message-ID", async () => {

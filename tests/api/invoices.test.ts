@@ -132,6 +132,8 @@ describe("invoices", () => {
       payment_intent: null,
       description: "November",
       due_date: "2026-12-31T00:00:00.000Z",
+      collection_method: "charge_automatically",
+      days_until_due: null,
       lines: [
         { id: expect.stringMatching(/^il_prod_/), price: priceId, description: null, quantity: 3, unit_amount_atom: 1250, amount_atom: 3750, tax_rates: [], discount_atom: 0, tax_amounts: [] },
         { id: expect.stringMatching(/^il_prod_/), price: null, description: "Setup fee", quantity: 1, unit_amount_atom: 499, amount_atom: 499, tax_rates: [], discount_atom: 0, tax_amounts: [] },

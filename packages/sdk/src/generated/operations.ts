@@ -291,4 +291,5 @@ export const OPERATIONS = {
   updatePortalConfigurationForTokenAccount: { method: "POST", path: "/portal-configuration" },
   createPortalSession: { method: "POST", path: "/{account_id}/portal-sessions" },
   createPortalSessionForTokenAccount: { method: "POST", path: "/portal-sessions" },
+  requestPortalSignIn: { method: "POST", path: "/portal-sign-in/{account}" },
 } as const;

@@ -1058,7 +1058,7 @@ export type paths = {
         put?: never;
         /**
          * Create a draft invoice
-         * @description A draft for a customer of this account, optionally with lines (an active price in the invoice's currency, or `unit_amount_atom` with `description`). Emits `invoice.created`.
+         * @description A draft for a customer of this account, optionally with lines (an active price in the invoice's currency, or `unit_amount_atom` with `description`). `collection_method: send_invoice` (with `days_until_due`, default 30, or a `due_date`) emails it at finalization and never charges it automatically. Emits `invoice.created`.
          */
         post: operations["createInvoice"];
         delete?: never;
@@ -1082,7 +1082,7 @@ export type paths = {
         put?: never;
         /**
          * Create a draft invoice
-         * @description A draft for a customer of this account, optionally with lines (an active price in the invoice's currency, or `unit_amount_atom` with `description`). Emits `invoice.created`.
+         * @description A draft for a customer of this account, optionally with lines (an active price in the invoice's currency, or `unit_amount_atom` with `description`). `collection_method: send_invoice` (with `days_until_due`, default 30, or a `due_date`) emails it at finalization and never charges it automatically. Emits `invoice.created`.
          */
         post: operations["createInvoiceForTokenAccount"];
         delete?: never;
@@ -1256,7 +1256,7 @@ export type paths = {
         put?: never;
         /**
          * Finalize a draft invoice
-         * @description Draft → open: applies the customer's active discount, fixes the totals (due = total). Emits `invoice.finalized`; a total of 0 is paid at once (`invoice.paid`, `invoice.payment_succeeded`). 409 for an invoice without lines or not in draft. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
+         * @description Draft → open: applies the customer's active discount, fixes the totals (due = total). Emits `invoice.finalized`; a total of 0 is paid at once (`invoice.paid`, `invoice.payment_succeeded`). A `send_invoice` invoice gets its `due_date` (now + `days_until_due`, unless given) and its `invoice` email in the same transaction. 409 for an invoice without lines or not in draft. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
          */
         post: operations["finalizeInvoice"];
         delete?: never;
@@ -1276,7 +1276,7 @@ export type paths = {
         put?: never;
         /**
          * Finalize a draft invoice
-         * @description Draft → open: applies the customer's active discount, fixes the totals (due = total). Emits `invoice.finalized`; a total of 0 is paid at once (`invoice.paid`, `invoice.payment_succeeded`). 409 for an invoice without lines or not in draft. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
+         * @description Draft → open: applies the customer's active discount, fixes the totals (due = total). Emits `invoice.finalized`; a total of 0 is paid at once (`invoice.paid`, `invoice.payment_succeeded`). A `send_invoice` invoice gets its `due_date` (now + `days_until_due`, unless given) and its `invoice` email in the same transaction. 409 for an invoice without lines or not in draft. A 409 `invoice_locked` (retryable, nothing changed) while another operation modifies the invoice.
          */
         post: operations["finalizeInvoiceForTokenAccount"];
         delete?: never;
@@ -1989,7 +1989,7 @@ export type paths = {
         put?: never;
         /**
          * Update a subscription
-         * @description `metadata`, `cancel_at_period_end`. Emits `customer.subscription.updated` (nothing when nothing changes). 409 once cancelled.
+         * @description `metadata`, `cancel_at_period_end`, `default_payment_method`, `collection_method` and `days_until_due` (for the invoices it makes from then on). Emits `customer.subscription.updated` (nothing when nothing changes). 409 once cancelled.
          */
         post: operations["updateSubscription"];
         delete?: never;
@@ -2010,7 +2010,7 @@ export type paths = {
         put?: never;
         /**
          * Update a subscription
-         * @description `metadata`, `cancel_at_period_end`. Emits `customer.subscription.updated` (nothing when nothing changes). 409 once cancelled.
+         * @description `metadata`, `cancel_at_period_end`, `default_payment_method`, `collection_method` and `days_until_due` (for the invoices it makes from then on). Emits `customer.subscription.updated` (nothing when nothing changes). 409 once cancelled.
          */
         post: operations["updateSubscriptionForTokenAccount"];
         delete?: never;
@@ -4362,6 +4362,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/portal-sign-in/{account}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email a customer a portal sign-in link
+         * @description The account's portal page (`/portal/sign-in/{account}`) posts here: a customer of the account with this email (case-insensitive) is emailed a single-use portal link valid for one hour (the `portal_link` email). The answer is the same 200 whether or not the email is a customer's, and an unknown email sends nothing. Rate limited per client address and per email (429).
+         */
+        post: operations["requestPortalSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = {
     "payment.succeeded": {
@@ -6488,6 +6508,13 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             due_date?: string;
+            /**
+             * @description `charge_automatically` (default): collected with the subscription's `default_payment_method`, if any. `send_invoice`: emailed to the customer at finalization (PDF and hosted link) and never charged automatically; due `days_until_due` days after finalization.
+             * @enum {string}
+             */
+            collection_method?: "charge_automatically" | "send_invoice";
+            /** @description `send_invoice` only (422 otherwise): the invoice is due this many days after finalization. Default 30. */
+            days_until_due?: number;
             metadata?: components["schemas"]["Metadata"];
             lines?: components["schemas"]["InvoiceLineInput"][];
         };
@@ -6659,6 +6686,13 @@ export type components = {
              * @example pm_sandbox_succeeds
              */
             default_payment_method?: string;
+            /**
+             * @description `charge_automatically` (default): collected with the subscription's `default_payment_method`, if any. `send_invoice`: emailed to the customer at finalization (PDF and hosted link) and never charged automatically; due `days_until_due` days after finalization.
+             * @enum {string}
+             */
+            collection_method?: "charge_automatically" | "send_invoice";
+            /** @description `send_invoice` only (422 otherwise): the invoice is due this many days after finalization. Default 30. */
+            days_until_due?: number;
             metadata?: components["schemas"]["Metadata"];
         };
         SubscriptionItemInput: {
@@ -6677,6 +6711,13 @@ export type components = {
             /** @description True: cancel when the current period ends. */
             cancel_at_period_end?: boolean;
             default_payment_method?: string | null;
+            /**
+             * @description `charge_automatically` (default): collected with the subscription's `default_payment_method`, if any. `send_invoice`: emailed to the customer at finalization (PDF and hosted link) and never charged automatically; due `days_until_due` days after finalization.
+             * @enum {string}
+             */
+            collection_method?: "charge_automatically" | "send_invoice";
+            /** @description `send_invoice` only: the days its next invoices are due after finalization. Give it with `collection_method: send_invoice`, or alone on a `send_invoice` subscription (else 422). */
+            days_until_due?: number;
         };
         SubscriptionActionInput: Record<string, never>;
         SubscriptionCancelInput: {
@@ -6932,7 +6973,7 @@ export type components = {
              *       "receipt"
              *     ]
              */
-            email_types_disabled?: ("invoice" | "receipt" | "payment_failed" | "credit_note" | "portal_link")[];
+            email_types_disabled?: ("invoice" | "receipt" | "payment_failed" | "payment_action_required" | "credit_note" | "trial_ending" | "upcoming_renewal" | "subscription_cancelled" | "portal_link")[];
         };
         /** @description The processor and its keys. Stripe: `secret_key` (`sk_…` or `rk_…`) and `publishable_key` (`pk_…`), test keys for a sandbox account, live keys for a live one. */
         PaymentProcessorConnectInput: {
@@ -7145,6 +7186,14 @@ export type components = {
             type: "subscription_cancel" | "subscription_update" | "payment_method_update";
             /** @description The customer's subscription (`sub_…`) the flow is about; required for the subscription flows. */
             subscription?: string;
+        };
+        PortalSignInInput: {
+            /**
+             * Format: email
+             * @description The customer's email.
+             * @example ada@example.com
+             */
+            email: string;
         };
         /**
          * @description The organization's own standing with the platform. Which payments each status allows:
@@ -11452,6 +11501,13 @@ export type components = {
             /** @description The newest invoice (`in_…`) it produced. */
             latest_invoice: string | null;
             default_payment_method: string | null;
+            /**
+             * @description `send_invoice`: its invoices are emailed at finalization and wait for the customer's payment (never charged, no dunning).
+             * @enum {string}
+             */
+            collection_method: "charge_automatically" | "send_invoice";
+            /** @description `send_invoice`: its invoices are due this many days after finalization; null for `charge_automatically`. */
+            days_until_due: number | null;
             metadata: {
                 [key: string]: string;
             };
@@ -11554,7 +11610,12 @@ export type components = {
             /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
             payment_intent: string | null;
             description: string | null;
+            /** @description When the open invoice falls overdue (`invoice.overdue`): the `due_date` given, else for `send_invoice` the finalization plus `days_until_due`; null otherwise. */
             due_date: string | null;
+            /** @enum {string} */
+            collection_method: "charge_automatically" | "send_invoice";
+            /** @description `send_invoice` without a `due_date`: the days from finalization to the due date; null otherwise. */
+            days_until_due: number | null;
             lines: components["schemas"]["InvoiceLine"][];
             finalized_at: string | null;
             paid_at: string | null;
@@ -12495,7 +12556,7 @@ export type components = {
             /** @example eml_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id: string;
             /** @enum {string} */
-            type: "invoice" | "receipt" | "payment_failed" | "credit_note" | "portal_link" | "test";
+            type: "invoice" | "receipt" | "payment_failed" | "payment_action_required" | "credit_note" | "trial_ending" | "upcoming_renewal" | "subscription_cancelled" | "portal_link" | "test";
             /** @description The recipients. */
             to: string[];
             subject: string;
@@ -21373,7 +21434,12 @@ export type components = {
             /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
             payment_intent: string | null;
             description: string | null;
+            /** @description When the open invoice falls overdue (`invoice.overdue`): the `due_date` given, else for `send_invoice` the finalization plus `days_until_due`; null otherwise. */
             due_date: string | null;
+            /** @enum {string} */
+            collection_method: "charge_automatically" | "send_invoice";
+            /** @description `send_invoice` without a `due_date`: the days from finalization to the due date; null otherwise. */
+            days_until_due: number | null;
             lines: components["schemas"]["InvoicePreviewLine"][];
             finalized_at: string | null;
             paid_at: string | null;
@@ -21494,7 +21560,12 @@ export type components = {
             /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
             payment_intent: string | null;
             description: string | null;
+            /** @description When the open invoice falls overdue (`invoice.overdue`): the `due_date` given, else for `send_invoice` the finalization plus `days_until_due`; null otherwise. */
             due_date: string | null;
+            /** @enum {string} */
+            collection_method: "charge_automatically" | "send_invoice";
+            /** @description `send_invoice` without a `due_date`: the days from finalization to the due date; null otherwise. */
+            days_until_due: number | null;
             lines: components["schemas"]["InvoicePreviewLine"][];
             finalized_at: string | null;
             paid_at: string | null;
@@ -23118,6 +23189,13 @@ export type components = {
             /** @description The newest invoice (`in_…`) it produced. */
             latest_invoice?: string | null;
             default_payment_method?: string | null;
+            /**
+             * @description `send_invoice`: its invoices are emailed at finalization and wait for the customer's payment (never charged, no dunning).
+             * @enum {string}
+             */
+            collection_method?: "charge_automatically" | "send_invoice";
+            /** @description `send_invoice`: its invoices are due this many days after finalization; null for `charge_automatically`. */
+            days_until_due?: number | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -23641,7 +23719,12 @@ export type components = {
             /** @description The latest payment intent (`pi_…`) created by paying the invoice with a payment method, or null. */
             payment_intent?: string | null;
             description?: string | null;
+            /** @description When the open invoice falls overdue (`invoice.overdue`): the `due_date` given, else for `send_invoice` the finalization plus `days_until_due`; null otherwise. */
             due_date?: string | null;
+            /** @enum {string} */
+            collection_method?: "charge_automatically" | "send_invoice";
+            /** @description `send_invoice` without a `due_date`: the days from finalization to the due date; null otherwise. */
+            days_until_due?: number | null;
             lines?: components["schemas"]["InvoiceLine"][];
             finalized_at?: string | null;
             paid_at?: string | null;
@@ -28911,7 +28994,7 @@ export type components = {
             /** @example eml_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5 */
             id?: string;
             /** @enum {string} */
-            type?: "invoice" | "receipt" | "payment_failed" | "credit_note" | "portal_link" | "test";
+            type?: "invoice" | "receipt" | "payment_failed" | "payment_action_required" | "credit_note" | "trial_ending" | "upcoming_renewal" | "subscription_cancelled" | "portal_link" | "test";
             /** @description The recipients. */
             to?: string[];
             subject?: string;
@@ -29342,6 +29425,12 @@ export type components = {
              * @example 2026-11-22T08:00:00.000Z
              */
             created: string;
+        };
+        PortalSignInAnswer: {
+            /** @constant */
+            object: "portal_sign_in";
+            /** @description The same answer whether or not the email is a customer's. */
+            message: string;
         };
     };
     responses: never;
@@ -37550,7 +37639,7 @@ export interface operations {
                 customer?: string;
                 /** @description Only emails about this invoice. */
                 invoice?: string;
-                type?: "invoice" | "receipt" | "payment_failed" | "credit_note" | "portal_link" | "test";
+                type?: "invoice" | "receipt" | "payment_failed" | "payment_action_required" | "credit_note" | "trial_ending" | "upcoming_renewal" | "subscription_cancelled" | "portal_link" | "test";
                 status?: "queued" | "sent" | "failed" | "rate_limited";
             };
             header?: never;
@@ -37619,7 +37708,7 @@ export interface operations {
                 customer?: string;
                 /** @description Only emails about this invoice. */
                 invoice?: string;
-                type?: "invoice" | "receipt" | "payment_failed" | "credit_note" | "portal_link" | "test";
+                type?: "invoice" | "receipt" | "payment_failed" | "payment_action_required" | "credit_note" | "trial_ending" | "upcoming_renewal" | "subscription_cancelled" | "portal_link" | "test";
                 status?: "queued" | "sent" | "failed" | "rate_limited";
             };
             header?: never;
@@ -49886,6 +49975,86 @@ export interface operations {
             };
             /** @description The token may not call this operation or act on this account. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    requestPortalSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PortalSignInInput"];
+            };
+        };
+        responses: {
+            /** @description The request was taken (a link was sent if the email is a customer's). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalSignInAnswer"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
