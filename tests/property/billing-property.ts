@@ -277,7 +277,7 @@ export function describeBillingProperty(shard: number): void {
       const usage = mine.reduce((total, sequence) => total + sequence.filter((step) => step.kind === "usage").length, 0);
       const metered = mine.filter((sequence) => sequence.find((step) => step.kind === "plan")?.metered === true).length;
       console.log(
-        `billing property: ${mine.length} sequences, ${steps} steps (${renewals} renewal steps, ${usage} usage steps drawn; ${metered} sequences subscribe with a metered item), ${Date.now() - started} ms, the worker's CPU ${Math.round((used.user + used.system) / 1000)} ms (${seed})`,
+        `billing property: ${mine.length} sequences, ${steps} steps (${renewals} renewal steps, ${usage} usage steps drawn; ${metered} sequences subscribe with a metered item), ${Date.now() - started} ms, the worker's CPU ${Math.round((used.user + used.system) / 1000)} ms (user ${Math.round(used.user / 1000)}, system ${Math.round(used.system / 1000)}) (${seed})`,
       );
       expect(steps).toBeGreaterThanOrEqual(mine.length);
       // The audit from outside (scripts/audit/money.ts) recomputes every lane's money from its events: it must find nothing.

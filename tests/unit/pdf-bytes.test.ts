@@ -4,6 +4,7 @@ import type { CreditNoteRow } from "@/lib/credit-notes/serialize";
 import { renderInvoicePdf, sha256Hex } from "@/lib/invoices/pdf/render";
 import type { InvoiceDocument } from "@/lib/invoices/schema";
 import type { InvoiceLineRow, InvoiceRow } from "@/lib/invoices/serialize";
+import { expectPdfMatches, expectPdfMatchesAsync } from "../helpers/pdf";
 
 /*
  * The bytes of issued documents (docs/invoices-and-tax.md, "As issued, then paid"): an invoice's
@@ -117,5 +118,21 @@ describe("issued documents' bytes", () => {
     const first = sha256Hex(await render());
     expect(sha256Hex(await render())).toBe(first);
     expect(first).toBe(expected);
+  });
+});
+
+describe("the run's check of issued PDFs (tests/helpers/pdf-check.ts)", () => {
+  const printed = (total: number) => ({ number: "ACME-0042", currency: "usd", subtotal_atom: 123_474_520, tax_atom: 3_047, total_amount_atom: total, total_taxes: [{ amount_atom: 2_699 }], lines: lines.map((row) => ({ amount_atom: row.amountAtom })) });
+
+  it("finds what the text lacks, side by side as one at a time", async () => {
+    const bytes = await renderInvoicePdf(invoice("usd"), lines, document("en"));
+    expect(await expectPdfMatchesAsync(bytes, printed(123_475_888), ["Pro plan (monthly)"], "en")).toEqual([]);
+    expect(expectPdfMatches(bytes, printed(123_475_888), ["Pro plan (monthly)"], "en")).toEqual([]);
+    const wrong = await expectPdfMatchesAsync(bytes, printed(123_475_889), ["Enterprise plan"], "en");
+    expect(wrong).toEqual(['missing "Enterprise plan"', 'missing "$1,234,758.89"']);
+    expect(expectPdfMatches(bytes, printed(123_475_889), ["Enterprise plan"], "en")).toEqual(wrong);
+    // A broken file fails the check, as one at a time (pdftotext cannot read it).
+    await expect(expectPdfMatchesAsync(Buffer.from("%PDF-1.3\nnot a PDF"), printed(1), [], "en")).rejects.toThrow(/pdftotext/);
+    expect(() => expectPdfMatches(Buffer.from("%PDF-1.3\nnot a PDF"), printed(1), [], "en")).toThrow(/pdftotext/);
   });
 });
