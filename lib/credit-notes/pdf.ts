@@ -1,9 +1,9 @@
-import PDFDocument from "pdfkit";
 import type { InvoiceDocument } from "@/lib/invoices/schema";
 import { LABELS as INVOICE_LABELS } from "@/lib/invoices/pdf/labels";
 import { longDate, money, partyBlocks, partyRows, printable, totalsColumn } from "@/lib/invoices/pdf/render";
 import type { Locale } from "@/lib/account-settings/schema";
 import type { CreditNoteRow } from "./serialize";
+import { pdfDocument } from "@/lib/invoices/pdf/standard-fonts";
 
 /*
  * The credit note as a PDF, with the invoice's renderer's helpers and fonts. Its parties (printed
@@ -46,7 +46,7 @@ export async function renderCreditNotePdf(note: CreditNoteRow, invoice: { number
   const { document } = invoice;
   const locale = document.locale;
   const t = LABELS[locale];
-  const pdf = new PDFDocument({
+  const pdf = pdfDocument({
     size: "A4",
     margin: MARGIN,
     compress: true,

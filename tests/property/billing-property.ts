@@ -259,6 +259,7 @@ export function describeBillingProperty(shard: number): void {
       const indexes = sequences.map((_, index) => index).filter((index) => index % SHARDS === shard);
       const mine = indexes.map((index) => sequences[index]!);
       const started = Date.now();
+      const cpu = process.cpuUsage();
       const seed = `FC_SEED=${SEED} (shard ${shard + 1} of ${SHARDS})`;
       console.log(`billing property: ${seed}`);
       const failure = await runAll(lanes, sequences, indexes);
@@ -270,12 +271,13 @@ export function describeBillingProperty(shard: number): void {
         await fc.assert(fc.asyncProperty(arbSequence, async (steps) => void (await runSequence(lane!.driver, lane!.ids, steps))), { seed: SEED, path: String(failure.index) });
         throw new Error(`Sequence ${failure.index} of ${seed} failed, but not when replayed alone: ${String(failure.error)}`);
       }
+      const used = process.cpuUsage(cpu);
       const steps = mine.reduce((total, sequence) => total + sequence.length, 0);
       const renewals = mine.reduce((total, sequence) => total + sequence.filter((step) => step.kind === "renew").length, 0);
       const usage = mine.reduce((total, sequence) => total + sequence.filter((step) => step.kind === "usage").length, 0);
       const metered = mine.filter((sequence) => sequence.find((step) => step.kind === "plan")?.metered === true).length;
       console.log(
-        `billing property: ${mine.length} sequences, ${steps} steps (${renewals} renewal steps, ${usage} usage steps drawn; ${metered} sequences subscribe with a metered item), ${Date.now() - started} ms (${seed})`,
+        `billing property: ${mine.length} sequences, ${steps} steps (${renewals} renewal steps, ${usage} usage steps drawn; ${metered} sequences subscribe with a metered item), ${Date.now() - started} ms, the worker's CPU ${Math.round((used.user + used.system) / 1000)} ms (user ${Math.round(used.user / 1000)}, system ${Math.round(used.system / 1000)}) (${seed})`,
       );
       expect(steps).toBeGreaterThanOrEqual(mine.length);
       // The audit from outside (scripts/audit/money.ts) recomputes every lane's money from its events: it must find nothing.

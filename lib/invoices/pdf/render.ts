@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import PDFDocument from "pdfkit";
 import type { PostalAddress } from "@/db/schema";
 import type { TaxAmount } from "@/lib/tax-rates/schema";
 import { formatAtoms } from "@/lib/money";
@@ -7,6 +6,7 @@ import type { InvoiceLineRow, InvoiceRow } from "../serialize";
 import { tierRangeText } from "@/lib/prices/tiers";
 import type { DocumentTierPart, InvoiceDocument } from "../schema";
 import { LABELS, type Labels } from "./labels";
+import { pdfDocument } from "./standard-fonts";
 
 /*
  * The invoice as a PDF (pdfkit, pure JavaScript; the standard Helvetica fonts, which every PDF
@@ -53,7 +53,7 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
   const issued = invoice.finalizedAt ?? invoice.created;
   const paidAt = version === "paid" ? invoice.paidAt : null;
   if (version === "paid" && paidAt === null) throw new Error(`Invoice '${invoice.id}' has no paid version: it is not paid.`);
-  const pdf = new PDFDocument({
+  const pdf = pdfDocument({
     size: "A4",
     margin: MARGIN,
     compress: true,
