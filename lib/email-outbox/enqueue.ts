@@ -76,14 +76,14 @@ export async function enqueueEmail(tx: Executor, ctx: ServiceContext, input: Enq
   return inserted.length > 0 ? id : null;
 }
 
-/** The customer's address, or none (a deleted customer is not written to). */
+/** The customer's address and their extra invoice recipients (`invoice_emails`), or none (a deleted customer is not written to). */
 async function recipientsOf(tx: Executor, accountId: string, customerId: unknown): Promise<string[]> {
   if (typeof customerId !== "string") return [];
   const [customer] = await tx
-    .select({ email: customers.email })
+    .select({ email: customers.email, invoiceEmails: customers.invoiceEmails })
     .from(customers)
     .where(and(eq(customers.accountId, accountId), eq(customers.id, customerId)));
-  return customer ? [customer.email] : [];
+  return customer ? [customer.email, ...customer.invoiceEmails] : [];
 }
 
 /** Called by emitEvent for every event: queues the email this event causes, if any. */

@@ -6188,6 +6188,13 @@ export type components = {
             /** @description Invoice language; null: the account's `default_locale`. */
             preferred_locale?: ("en" | "fr" | "de") | null;
             tax_ids?: components["schemas"]["TaxIdInput"][];
+            /**
+             * @description Extra recipients of the customer's invoice emails, besides `email` (at most 5).
+             * @example [
+             *       "accounts@example.com"
+             *     ]
+             */
+            invoice_emails?: string[];
             /** @description The tax rate (`txr_…`) of this customer's invoice lines that name none. */
             default_tax_rate?: string | null;
             custom_fields?: components["schemas"]["CustomFields"];
@@ -6231,6 +6238,13 @@ export type components = {
             preferred_locale?: ("en" | "fr" | "de") | null;
             /** @description Replaces the customer's tax ids. */
             tax_ids?: components["schemas"]["TaxIdInput"][];
+            /**
+             * @description Replaces the extra recipients of the customer's invoice emails ([] removes them).
+             * @example [
+             *       "accounts@example.com"
+             *     ]
+             */
+            invoice_emails?: string[];
             default_tax_rate?: string | null;
             /** @description Custom fields to set; null removes one. */
             custom_fields?: {
@@ -11661,6 +11675,8 @@ export type components = {
             address: components["schemas"]["PostalAddress"] | null;
             preferred_locale: ("en" | "fr" | "de") | null;
             tax_ids: components["schemas"]["TaxId"][];
+            /** @description Extra recipients of the customer's invoice emails, besides `email`. */
+            invoice_emails: string[];
             default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
@@ -11701,6 +11717,8 @@ export type components = {
             address: components["schemas"]["PostalAddress"] | null;
             preferred_locale: ("en" | "fr" | "de") | null;
             tax_ids: components["schemas"]["TaxId"][];
+            /** @description Extra recipients of the customer's invoice emails, besides `email`. */
+            invoice_emails: string[];
             default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
@@ -24717,6 +24735,8 @@ export type components = {
             address?: components["schemas"]["PostalAddress"] | null;
             preferred_locale?: ("en" | "fr" | "de") | null;
             tax_ids?: components["schemas"]["TaxId"][];
+            /** @description Extra recipients of the customer's invoice emails, besides `email`. */
+            invoice_emails?: string[];
             default_tax_rate?: string | null;
             metadata?: {
                 [key: string]: string;
@@ -24876,6 +24896,8 @@ export type components = {
             address?: components["schemas"]["PostalAddress"] | null;
             preferred_locale?: ("en" | "fr" | "de") | null;
             tax_ids?: components["schemas"]["TaxId"][];
+            /** @description Extra recipients of the customer's invoice emails, besides `email`. */
+            invoice_emails?: string[];
             default_tax_rate?: string | null;
             metadata?: {
                 [key: string]: string;

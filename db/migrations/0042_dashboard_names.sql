@@ -11,3 +11,6 @@ SET "invoice_prefix" = (
 )
 WHERE a."invoice_prefix" IS NULL
 	AND EXISTS (SELECT 1 FROM "invoices" AS i WHERE i."account_id" = a."id" AND i."number" IS NOT NULL);
+--> statement-breakpoint
+-- A customer's extra invoice recipients (issue #45, docs/invoices-and-tax.md): besides `email`, at most 5.
+ALTER TABLE "customers" ADD COLUMN "invoice_emails" jsonb DEFAULT '[]'::jsonb NOT NULL;
