@@ -90,7 +90,7 @@ test("dashboard journey: billing set up in the dashboard, names not ids, no 4xx 
   // The seller's details confirm their save too, and show the invoice numbers' prefix before the first invoice.
   const seller = page.getByRole("form", { name: "Seller details" });
   await expect(seller.getByText(/Invoices are numbered JOURNE-0001/)).toBeVisible();
-  await seller.getByLabel("Business name").fill("Journey Rösterei GmbH");
+  await seller.getByRole("textbox", { name: "Business name", exact: true }).fill("Journey Rösterei GmbH");
   await seller.getByRole("button", { name: "Save seller details" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Saved. Invoices finalized from now on" })).toBeVisible();
 
