@@ -15,7 +15,7 @@ test("hosted invoice: opens signed out, downloads the PDF, pays the open sandbox
   const customer = await server.post("/customers", { email: "client@example.fr", name: "Camille Martin" });
   const draft = await server.post("/invoices", { customer: customer.body.id, currency: "eur", lines: [{ unit_amount_atom: 15000, description: "Séance photo" }] });
   const invoice = (await server.post(`/invoices/${draft.body.id}/finalize`)).body;
-  expect(invoice.number).toMatch(/^ATELIERLUMIE-\d{4}$/);
+  expect(invoice.number).toMatch(/^ATELIE-\d{4}$/);
 
   // Signed out: a fresh browser context without the dashboard's session.
   const context = await browser.newContext({ acceptDownloads: true });
@@ -24,14 +24,18 @@ test("hosted invoice: opens signed out, downloads the PDF, pays the open sandbox
     await visitor.goto(invoice.hosted_invoice_url);
     await expect(visitor.getByRole("heading", { name: `Facture ${invoice.number}` })).toBeVisible();
     await expect(visitor.getByText("Séance photo")).toBeVisible();
-    await expect(visitor.getByTestId("invoice-status")).toHaveText("open");
+    // The page speaks the invoice's language only: the status in words, the payment form.
+    await expect(visitor.getByTestId("invoice-status")).toHaveAttribute("data-status", "open");
+    await expect(visitor.getByTestId("invoice-status")).toHaveText("à payer");
+    await expect(visitor.getByLabel("Moyen de paiement")).toBeVisible();
+    await expect(visitor.getByText(/Payment method|Status|Sandbox card|succeeds/)).toHaveCount(0);
 
     const [download] = await Promise.all([visitor.waitForEvent("download"), visitor.getByRole("link", { name: "Télécharger le PDF" }).click()]);
     const bytes = readFileSync((await download.path())!);
     expect(createHash("sha256").update(bytes).digest("hex")).toBe(invoice.pdf_sha256);
 
     await visitor.getByRole("button", { name: /^Payer/ }).click();
-    await expect(visitor.getByTestId("invoice-status")).toHaveText("paid");
+    await expect(visitor.getByTestId("invoice-status")).toHaveText("payée");
     await expect(visitor.getByTestId("invoice-due")).toContainText("0,00");
     expect((await server.get(`/invoices/${invoice.id}`)).body).toMatchObject({ status: "paid", due_amount_atom: 0 });
 

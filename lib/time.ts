@@ -34,3 +34,22 @@ export function addUtcMonths(date: Date, months: number): Date {
     Date.UTC(year, month, Math.min(date.getUTCDate(), lastDay), date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds(), date.getUTCMilliseconds()),
   );
 }
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/**
+ * An instant as an invoice line's description prints it (UTC): "1 Jan 2027" at midnight, else
+ * with the time to the second, "15 Jan 2027 14:05:09 UTC" (a range that starts or ends mid-day,
+ * e.g. a change's, says so).
+ */
+export function lineInstant(at: Date): string {
+  const day = `${at.getUTCDate()} ${MONTHS[at.getUTCMonth()]} ${at.getUTCFullYear()}`;
+  const seconds = Math.floor(at.getTime() / SECOND_MS) * SECOND_MS;
+  if (seconds % DAY_MS === 0) return day;
+  return `${day} ${at.toISOString().slice(11, 19)} UTC`;
+}
+
+/** "1 Jan 2027 – 1 Feb 2027": the range [start, end) a line bills. */
+export function lineRange(start: Date, end: Date): string {
+  return `${lineInstant(start)} – ${lineInstant(end)}`;
+}

@@ -1,13 +1,13 @@
 import type { Metadata } from "next";
 import { ActionForm, Flash, PortalShell, SecondaryButton } from "@/components/portal/shell";
 import { formatAtoms } from "@/lib/money";
-import { portalSubscriptions } from "@/lib/portal/view";
+import { portalDate, portalSubscriptions, subscriptionSentence } from "@/lib/portal/view";
 import { portalPage } from "./_lib/portal";
 
 export const metadata: Metadata = { title: "Your subscriptions", robots: { index: false, follow: false } };
 export const dynamic = "force-dynamic";
 
-const date = (iso: string) => new Intl.DateTimeFormat("en", { dateStyle: "long", timeZone: "UTC" }).format(new Date(iso));
+const date = portalDate;
 const LIVE = ["trialing", "active", "past_due"];
 
 /** The customer's subscriptions: plan, next invoice, and what the configuration lets them do. */
@@ -22,7 +22,9 @@ export default async function PortalHome({ searchParams }: { searchParams: Promi
       <Flash notice={notice} error={error} />
       {subscriptions.length === 0 && <p className="text-sm text-slate-600">You have no subscriptions.</p>}
       <ul className="space-y-4">
-        {subscriptions.map((sub) => (
+        {subscriptions.map((sub) => {
+          const ending = sub.cancelAtPeriodEnd && LIVE.includes(sub.status);
+          return (
           <li key={sub.id} className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" data-testid="portal-subscription" data-id={sub.id}>
             {sub.items.map((item) => (
               <p key={item.id} className="font-medium">
@@ -40,20 +42,20 @@ export default async function PortalHome({ searchParams }: { searchParams: Promi
                 )}
               </p>
             ))}
-            <p className="mt-2 text-sm">
-              Status: <span data-testid="subscription-status">{sub.status}</span>
-              {sub.cancelAtPeriodEnd && (
-                <span className="ml-2 rounded bg-amber-100 px-2 py-0.5 text-amber-900" data-testid="pending-cancel">
-                  Ends on {date(sub.currentPeriodEnd)}
-                </span>
-              )}
+            {/* One sentence for the state; a cancel at the period end replaces the renewal and the scheduled changes. */}
+            <p
+              className={`mt-2 text-sm ${ending ? "rounded bg-amber-100 px-2 py-1 text-amber-900" : ""}`}
+              data-testid={ending ? "pending-cancel" : "subscription-state"}
+              data-status={sub.status}
+            >
+              {subscriptionSentence(sub)}
             </p>
-            {sub.nextInvoice && (
+            {sub.nextInvoice && !ending && (
               <p className="text-sm text-slate-700" data-testid="next-invoice" data-atoms={sub.nextInvoice.amountAtom}>
                 Next invoice: {formatAtoms(sub.nextInvoice.amountAtom, sub.currency, "en")} on {date(sub.nextInvoice.date)}
               </p>
             )}
-            {sub.pendingChanges.map((change) => (
+            {!ending && sub.pendingChanges.map((change) => (
               <div key={change.id} className="mt-2 rounded border border-sky-200 bg-sky-50 p-3 text-sm text-sky-900" data-testid="pending-change" data-id={change.id}>
                 <p className="font-medium">Scheduled for {date(change.effectiveAt)}</p>
                 <ul className="list-disc pl-5">
@@ -96,7 +98,8 @@ export default async function PortalHome({ searchParams }: { searchParams: Promi
               )}
             </div>
           </li>
-        ))}
+          );
+        })}
       </ul>
     </PortalShell>
   );

@@ -78,6 +78,9 @@ export function CustomerDetail({ accountId, customerId }: { accountId: string; c
               {customer.tax_ids.length > 0 ? <span data-testid="customer-tax-ids">{customer.tax_ids.map((taxId) => taxId.value).join(", ")}</span> : <span className="text-slate-600">—</span>}
             </DetailItem>
             <DetailItem label="Invoice language">{customer.preferred_locale ?? "The account's default"}</DetailItem>
+            <DetailItem label="Also send invoices to">
+              {customer.invoice_emails.length > 0 ? <span data-testid="customer-invoice-emails">{customer.invoice_emails.join(", ")}</span> : <span className="text-slate-600">—</span>}
+            </DetailItem>
             <DetailItem label="Livemode">{customer.livemode ? "true (live)" : "false (sandbox)"}</DetailItem>
             <DetailItem label="Created">
               <Time iso={customer.created} />

@@ -7,7 +7,7 @@ import { Button, Card, CreatePanel } from "@/components/ui";
 import { customerHref, customerQueryKeys } from "./format";
 import type { Customer } from "@/components/api-types";
 
-/** The billing details invoices print: address, VAT id and invoice language (all optional). */
+/** The billing details invoices print: address, VAT id and invoice language; the extra invoice recipients (all optional). */
 function billingFields(customer?: Customer): FormField[] {
   const address = customer?.address;
   return [
@@ -29,6 +29,13 @@ function billingFields(customer?: Customer): FormField[] {
         { value: "fr", label: "Français" },
       ],
     },
+    {
+      name: "invoice_emails",
+      label: "Also send invoices to",
+      initial: customer?.invoice_emails.join(", ") ?? "",
+      hint: "Up to 5 addresses, separated by commas",
+      errorFields: ["invoice_emails", ...[0, 1, 2, 3, 4].map((index) => `invoice_emails.${index}`)],
+    },
   ];
 }
 
@@ -44,10 +51,16 @@ function billingBody(values: Record<string, string>, customer?: Customer): Recor
   const vat = text("vat_id");
   const taxIds = vat ? [{ type: "eu_vat", value: vat }] : customer && customer.tax_ids.length > 0 ? [] : undefined;
   const locale = text("preferred_locale");
+  // Commas, semicolons or spaces separate addresses; a line break stays in one for the API to refuse.
+  const invoiceEmails = text("invoice_emails")
+    .split(/[,; ]+/)
+    .filter((email) => email !== "");
+  const emailsChanged = JSON.stringify(invoiceEmails) !== JSON.stringify(customer?.invoice_emails ?? []);
   return {
     ...(address !== undefined ? { address } : {}),
     ...(taxIds !== undefined ? { tax_ids: taxIds } : {}),
     ...(locale ? { preferred_locale: locale } : customer?.preferred_locale ? { preferred_locale: null } : {}),
+    ...(emailsChanged ? { invoice_emails: invoiceEmails } : {}),
   };
 }
 

@@ -3,19 +3,19 @@
 import { useRouter } from "next/navigation";
 import { useState, useSyncExternalStore, type FormEvent } from "react";
 import { Button, Field, inputClass } from "@/components/ui";
+import type { HostedLabels } from "@/lib/invoices/pdf/labels";
 import { createCall } from "@/packages/sdk/src/call";
 
 const noSubscription = () => () => {};
 // The customer's browser, without a session: the public operation, typed from the document.
 const call = createCall({ baseUrl: "/api" });
 
-const METHODS = [
-  { value: "pm_sandbox_succeeds", label: "Sandbox card: succeeds (pm_sandbox_succeeds)" },
-  { value: "pm_sandbox_declined", label: "Sandbox card: declined (pm_sandbox_declined)" },
-];
-
-/** Pays an open sandbox invoice from its hosted page, then shows the page again (paid, or why not). */
-export function HostedPayForm({ token, payLabel }: { token: string; payLabel: string }) {
+/** Pays an open sandbox invoice from its hosted page, then shows the page again (paid, or why not), in the invoice's language. */
+export function HostedPayForm({ token, payLabel, labels }: { token: string; payLabel: string; labels: HostedLabels }) {
+  const methods = [
+    { value: "pm_sandbox_succeeds", label: labels.methodSucceeds },
+    { value: "pm_sandbox_declined", label: labels.methodDeclined },
+  ];
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
@@ -28,20 +28,20 @@ export function HostedPayForm({ token, payLabel }: { token: string; payLabel: st
     setError(null);
     try {
       const result = await call("payHostedInvoice", { path: { token }, body: { payment_method: String(form.get("payment_method")) } });
-      if (!result.ok) setError(result.problem.detail ?? `The payment could not be made (${result.status}).`);
-      else if (result.data.status !== "paid") setError("The payment did not go through. Choose another payment method.");
+      if (!result.ok) setError(`${labels.failed} (${result.status})`);
+      else if (result.data.status !== "paid") setError(labels.declined);
       router.refresh();
     } catch {
-      setError("The payment could not be sent; check your connection and try again.");
+      setError(labels.offline);
     }
     setPending(false);
   }
 
   return (
     <form onSubmit={submit} method="post" className="mt-4 space-y-4" noValidate>
-      <Field label="Payment method" hint="Sandbox payment methods decide the outcome; no card is charged.">
-        <select name="payment_method" className={inputClass} defaultValue={METHODS[0]!.value}>
-          {METHODS.map((method) => (
+      <Field label={labels.paymentMethod} hint={labels.paymentMethodHint}>
+        <select name="payment_method" className={inputClass} defaultValue={methods[0]!.value}>
+          {methods.map((method) => (
             <option key={method.value} value={method.value}>
               {method.label}
             </option>
@@ -54,7 +54,7 @@ export function HostedPayForm({ token, payLabel }: { token: string; payLabel: st
         </p>
       )}
       <Button type="submit" disabled={!ready || pending}>
-        {pending ? "Paying…" : payLabel}
+        {pending ? labels.paying : payLabel}
       </Button>
     </form>
   );

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { Suspense, type ReactNode } from "react";
 import { DetailItem, Time } from "@/components/events/bits";
 import { eventsHref } from "@/components/events/format";
-import { Card, Loading, PageHeader, StatusBadge } from "@/components/ui";
+import { Card, CopyButton, Loading, PageHeader, StatusBadge } from "@/components/ui";
 import { RawJson } from "@/components/ui/raw-json";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { objectKind } from "./kinds";
@@ -18,6 +18,15 @@ function FieldValue({ name, value, accountId }: { name: string; value: unknown; 
   if (value === null || value === undefined) return <span className="text-slate-500">—</span>;
   if (typeof value === "string" && TIME_KEYS.test(name)) return <Time iso={value} />;
   if (name === "status" && typeof value === "string") return <StatusBadge status={value} />;
+  // The object's own id: there to copy, never a link to the page it is on (nor a label).
+  if (name === "id" && typeof value === "string") {
+    return (
+      <span className="flex flex-wrap items-center gap-2">
+        <code className="break-all font-mono text-xs">{value}</code>
+        <CopyButton value={value} label="Copy id" />
+      </span>
+    );
+  }
   if (typeof value === "string" && /^[a-z]+_[a-z]+_[0-9a-z]{20,}$/.test(value)) return <NamedLink accountId={accountId} id={value} />;
   if (typeof value === "object") return <code className="break-all font-mono text-xs">{JSON.stringify(value)}</code>;
   return <span className="break-all">{String(value)}</span>;

@@ -4,6 +4,9 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { dashboardCall } from "@/components/api-client";
 import { MutationError, useApiMutation } from "@/components/api-mutation";
+import { useCan } from "@/components/dashboard/role";
+import { PlanSummary } from "@/components/objects/names";
+import { usePriceOptions } from "@/components/objects/pickers";
 import { Button, Card, ErrorBox, Field, inputClass, Loading } from "@/components/ui";
 
 type Configuration = Awaited<ReturnType<typeof fetchConfiguration>>;
@@ -18,13 +21,75 @@ const TOGGLES = [
   ["subscription_update", "Switch plan"],
 ] as const;
 
-/** Settings › Customer portal: what the hosted portal lets customers do, and how it looks. Saved through the API. */
+/**
+ * Settings › Customer portal: what the hosted portal lets customers do, and how it looks. Saved
+ * through the API by admins and owners; other roles read what is on (the form they could not
+ * save is not shown).
+ */
 export function PortalSection({ accountId }: { accountId: string }) {
+  const canSave = useCan("admin");
   const query = useQuery({ queryKey: ["portal-configuration", accountId], queryFn: () => fetchConfiguration(accountId) });
   return (
     <Card title="Customer portal">
-      {query.isPending ? <Loading what="Loading the portal configuration" /> : query.isError ? <ErrorBox error={query.error} /> : <PortalForm accountId={accountId} initial={query.data} />}
+      {query.isPending ? (
+        <Loading what="Loading the portal configuration" />
+      ) : query.isError ? (
+        <ErrorBox error={query.error} />
+      ) : canSave ? (
+        <PortalForm accountId={accountId} initial={query.data} />
+      ) : (
+        <PortalSummary configuration={query.data} />
+      )}
     </Card>
+  );
+}
+
+/** What the portal lets customers do, read-only, for a role that cannot change it. */
+function PortalSummary({ configuration }: { configuration: Configuration }) {
+  const on = TOGGLES.filter(([key]) => configuration.features[key].enabled).map(([, label]) => label);
+  return (
+    <div className="space-y-1 text-sm" aria-label="Customer portal features">
+      <p>Customers can: {on.length > 0 ? on.join(", ") : "nothing but read their subscriptions"}.</p>
+      <p className="text-slate-600">Admins and owners change these settings.</p>
+    </div>
+  );
+}
+
+/**
+ * The prices customers may switch between, picked by name among the active recurring prices; a
+ * chosen price no longer active stays listed (by its product and amount) until unticked.
+ */
+function AllowedPrices({ accountId, chosen, onChange }: { accountId: string; chosen: string[]; onChange: (next: string[]) => void }) {
+  const prices = usePriceOptions(accountId, "recurring");
+  const toggle = (id: string, checked: boolean) => onChange(checked ? [...chosen, id] : chosen.filter((value) => value !== id));
+  const others = chosen.filter((id) => !prices.options.some((option) => option.value === id));
+  return (
+    <fieldset className="space-y-1" aria-label="Prices customers may switch between">
+      <legend className="mb-1 text-sm font-medium">Prices customers may switch between</legend>
+      {prices.isPending ? (
+        <Loading what="Loading prices" />
+      ) : prices.error ? (
+        <ErrorBox error={prices.error} />
+      ) : prices.options.length === 0 && others.length === 0 ? (
+        <p className="text-sm text-slate-600">No recurring prices yet: create one on a product&apos;s page.</p>
+      ) : (
+        <>
+          {prices.options.map((option) => (
+            <label key={option.value} className="flex items-center gap-2 text-sm" title={option.value}>
+              <input type="checkbox" checked={chosen.includes(option.value)} onChange={(event) => toggle(option.value, event.target.checked)} />
+              {option.label}
+            </label>
+          ))}
+          {others.map((id) => (
+            <label key={id} className="flex items-center gap-2 text-sm" title={id}>
+              <input type="checkbox" checked onChange={(event) => toggle(id, event.target.checked)} />
+              <PlanSummary accountId={accountId} priceId={id} quantity={1} /> <span className="text-slate-500">(no longer active)</span>
+            </label>
+          ))}
+        </>
+      )}
+      <p className="text-xs text-slate-500">The portal&apos;s &ldquo;Switch plan&rdquo; offers the ticked prices (with the quantity, when customers may change it).</p>
+    </fieldset>
   );
 }
 
@@ -32,7 +97,7 @@ function PortalForm({ accountId, initial }: { accountId: string; initial: Config
   const queryClient = useQueryClient();
   const [enabled, setEnabled] = useState(() => Object.fromEntries(TOGGLES.map(([key]) => [key, initial.features[key].enabled])) as Record<(typeof TOGGLES)[number][0], boolean>);
   const [mode, setMode] = useState(initial.features.subscription_cancel.mode);
-  const [prices, setPrices] = useState(initial.features.subscription_update.prices.join(", "));
+  const [prices, setPrices] = useState<string[]>(initial.features.subscription_update.prices);
   const [quantity, setQuantity] = useState(initial.features.subscription_update.quantity);
   const [planChange, setPlanChange] = useState(initial.features.subscription_update.plan_change);
   const [branding, setBranding] = useState(initial.branding);
@@ -51,7 +116,7 @@ function PortalForm({ accountId, initial }: { accountId: string; initial: Config
             subscription_update: {
               enabled: enabled.subscription_update,
               plan_change: planChange,
-              prices: prices.split(/[\s,]+/).filter(Boolean),
+              prices,
               quantity,
             },
           },
@@ -98,9 +163,7 @@ function PortalForm({ accountId, initial }: { accountId: string; initial: Config
         <input type="checkbox" checked={quantity.enabled} onChange={(event) => setQuantity({ ...quantity, enabled: event.target.checked })} />
         Customers may change the quantity
       </label>
-      <Field label="Prices customers may switch between" hint="Price ids, separated by commas.">
-        <input className={inputClass} value={prices} onChange={(event) => setPrices(event.target.value)} />
-      </Field>
+      <AllowedPrices accountId={accountId} chosen={prices} onChange={setPrices} />
       <Field label="Plan changes" hint="A downgrade is one with nothing to pay now; at the period end it waits for the renewal.">
         <select className={inputClass} value={planChange} onChange={(event) => setPlanChange(event.target.value as typeof planChange)}>
           <option value="account_policy">As the account&apos;s plan change policy</option>

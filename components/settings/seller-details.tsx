@@ -44,7 +44,7 @@ export function SellerDetails({ accountId }: { accountId: string }) {
           { name: "country", label: "Country (2 letters)", initial: address?.country ?? "", errorFields: ["address.country"] },
           { name: "tax_id", label: "VAT number", initial: settings.tax_id ?? "" },
           { name: "support_email", label: "Support email", initial: settings.support_email ?? "" },
-          { name: "invoice_prefix", label: "Invoice number prefix", initial: settings.invoice_prefix, hint: "3–12 of A–Z, 0–9 and -" },
+          { name: "invoice_prefix", label: "Invoice number prefix", initial: settings.invoice_prefix, hint: `Invoices are numbered ${settings.invoice_prefix}-0001, ${settings.invoice_prefix}-0002, …; 3–12 of A–Z, 0–9 and -; unset, it follows the name above.` },
           { name: "invoice_footer", label: "Invoice footer", initial: settings.invoice_footer ?? "" },
           {
             name: "default_locale",

@@ -1,12 +1,15 @@
 "use client";
 
+import { useQueries } from "@tanstack/react-query";
 import { useState } from "react";
 import { dashboardCall } from "@/components/api-client";
 import type { Subscription, SubscriptionChangeRequest } from "@/components/api-types";
 import { formatMoney } from "@/components/invoices/format";
 import { ApiAction } from "@/components/objects/confirm-action";
 import { ApiForm } from "@/components/objects/api-form";
+import { priceLabel } from "@/components/objects/labels";
 import { toInteger, usePriceOptions } from "@/components/objects/pickers";
+import { OBJECT_READS } from "@/components/objects/reads";
 import { Card, ErrorBox, Loading, StatusBadge } from "@/components/ui";
 import { changeRequestActions, changeRequestFacts } from "@/lib/subscription-changes/rules";
 import { subscriptionQueryKeys } from "./format";
@@ -33,6 +36,7 @@ const EFFECTS = [
 export function ChangeRequestForm({ accountId, subscription }: { accountId: string; subscription: Subscription }) {
   const [request, setRequest] = useState<SubscriptionChangeRequest | null>(null);
   const prices = usePriceOptions(accountId, "recurring");
+  const itemPrices = useItemPriceLabels(accountId, subscription, prices.isPending ? null : new Set(prices.options.map((option) => option.value)));
   if (subscription.status === "cancelled" || subscription.items.length === 0) return null;
   return (
     <Card title="Change items">
@@ -54,7 +58,12 @@ export function ChangeRequestForm({ accountId, subscription }: { accountId: stri
               name: "item",
               label: "Item",
               kind: "select",
-              options: subscription.items.map((item) => ({ value: item.id, label: `${item.id} × ${item.quantity}` })),
+              // Each item by its price's name and its quantity; an archived price (not among the
+              // active ones) by its own read; the id only until that read answers.
+              options: subscription.items.map((item, index) => ({
+                value: item.id,
+                label: `${prices.options.find((option) => option.value === item.price)?.label ?? itemPrices[index]?.data ?? item.price} × ${item.quantity}`,
+              })),
               errorFields: ["steps.0.item", "steps.1.item"],
             },
             {
@@ -83,6 +92,22 @@ export function ChangeRequestForm({ accountId, subscription }: { accountId: stri
       )}
     </Card>
   );
+}
+
+/** The labels of the items' prices that are not among the active ones (archived since), read one by one. */
+function useItemPriceLabels(accountId: string, subscription: Subscription, active: Set<string> | null) {
+  return useQueries({
+    queries: subscription.items.map((item) => ({
+      queryKey: ["names", accountId, "prices", item.price, "label"],
+      queryFn: async () => {
+        const price = await OBJECT_READS.prices.get(accountId, item.price);
+        const product = typeof price.product === "string" ? await OBJECT_READS.products.get(accountId, price.product) : null;
+        return `${product && typeof product.name === "string" ? `${product.name} · ` : ""}${priceLabel(price)}`;
+      },
+      enabled: active !== null && !active.has(item.price),
+      staleTime: 5 * 60_000,
+    })),
+  });
 }
 
 /**

@@ -18,7 +18,8 @@ export function UnpaidInvoiceNotice({ accountId, subscription }: { accountId: st
     queryFn: () =>
       dashboardCall("listInvoices", { path: { account_id: accountId }, query: { customer: subscription.customer, status: "open", limit: 100 } }),
   });
-  const unpaid = query.data?.items.filter((invoice) => invoice.subscription === subscription.id) ?? [];
+  // Each open invoice once, named by its number (a subscription can owe its first invoice and a renewal).
+  const unpaid = (query.data?.items ?? []).filter((invoice, index, all) => invoice.subscription === subscription.id && all.findIndex((other) => other.id === invoice.id) === index);
   if (unpaid.length === 0) return null;
   return (
     <div role="status" aria-label="Unpaid invoice" className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm text-amber-900">
@@ -28,7 +29,7 @@ export function UnpaidInvoiceNotice({ accountId, subscription }: { accountId: st
         return (
           <p key={invoice.id} className="break-words">
             <span className="font-semibold">{pastDue ? "Past due: " : "Unpaid: "}</span>
-            an invoice of {formatMoney(invoice.due_amount_atom, invoice.currency)} is open
+            invoice <span data-testid="unpaid-invoice-number">{invoice.number ?? invoice.id}</span> of {formatMoney(invoice.due_amount_atom, invoice.currency)} is open
             {pastDue ? (
               <>
                 {" "}and past due since <Time iso={invoice.overdue_at} />
@@ -42,7 +43,7 @@ export function UnpaidInvoiceNotice({ accountId, subscription }: { accountId: st
             )}
             .{" "}
             <Link href={invoiceHref(accountId, invoice.id)} className="text-indigo-700 underline hover:text-indigo-900">
-              View unpaid invoice
+              View unpaid invoice {invoice.number ?? ""}
             </Link>
           </p>
         );

@@ -21,6 +21,8 @@ export const customers = pgTable(
     /** The tax rate (`txr_…`) of this customer's invoice lines that name none (before the account's). */
     defaultTaxRate: text("default_tax_rate"),
     taxIds: jsonb("tax_ids").$type<CustomerTaxId[]>().notNull().default([]),
+    /** Extra recipients of the customer's invoice emails, besides `email` (at most 5). */
+    invoiceEmails: jsonb("invoice_emails").$type<string[]>().notNull().default([]),
     customFields: jsonb("custom_fields").$type<Record<string, string>>().notNull().default({}),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     /**

@@ -1,15 +1,21 @@
 /**
- * The default invoice prefix: the business name (else the account's name) folded to ASCII,
- * uppercase, only A-Z and 0-9, its first 12 characters; "INV" when fewer than 3 remain
- * (e.g. a name in another script). Pure, so the dashboard can show the same default.
+ * The default invoice prefix (docs/rules/invoices.md, "The default prefix"): the business name
+ * (else the account's name) folded to ASCII uppercase A-Z and 0-9 per word; its first word when
+ * that has 3 to 6 characters ("Acme Inc" → ACME), else the first 6 characters of the whole
+ * ("Société Générale" → SOCIET); "INV" when fewer than 3 remain (e.g. a name in another script).
+ * Pure, so the dashboard can show the same default.
  */
 export function defaultInvoicePrefix(name: string | null): string {
-  const folded = (name ?? "")
+  const words = (name ?? "")
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
     .toUpperCase()
-    .replace(/[^A-Z0-9]/g, "")
-    .slice(0, 12);
+    .split(/\s+/)
+    .map((word) => word.replace(/[^A-Z0-9]/g, ""))
+    .filter((word) => word !== "");
+  const [first = ""] = words;
+  if (first.length >= 3 && first.length <= 6) return first;
+  const folded = words.join("").slice(0, 6);
   return folded.length >= 3 ? folded : "INV";
 }
 

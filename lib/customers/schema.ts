@@ -48,6 +48,26 @@ export const CustomFields = z
 const Email = z.email().max(254).meta({ example: "jenny@example.com" });
 const Name = z.string().min(1).max(256).nullable();
 
+/** The most extra recipients a customer's invoices go to (besides `email`), as Stripe's `invoice_settings`' CC list. */
+export const MAX_INVOICE_EMAILS = 5;
+
+/**
+ * Extra recipients of the customer's invoices: up to 5 addresses, each once; an address with a
+ * line break (CR or LF: a header injection) is refused, saying so.
+ */
+const InvoiceEmails = z
+  .array(
+    z
+      .email({ error: (issue) => (/[\r\n]/.test(String(issue.input)) ? "Must not contain a line break (CR or LF)." : "Not a valid email address.") })
+      .max(254),
+  )
+  .max(MAX_INVOICE_EMAILS, `At most ${MAX_INVOICE_EMAILS} invoice emails.`)
+  .refine((emails) => new Set(emails.map((email) => email.toLowerCase())).size === emails.length, "Each address at most once.")
+  .meta({
+    description: `Extra recipients of the customer's invoice emails, besides \`email\` (at most ${MAX_INVOICE_EMAILS}).`,
+    example: ["accounts@example.com"],
+  });
+
 export const CustomerCreateInput = z
   .strictObject({
     email: Email,
@@ -55,6 +75,7 @@ export const CustomerCreateInput = z
     address: PostalAddressInput.nullable().optional(),
     preferred_locale: LocaleSchema.nullable().optional().meta({ description: "Invoice language; null: the account's `default_locale`." }),
     tax_ids: TaxIds.optional(),
+    invoice_emails: InvoiceEmails.optional(),
     default_tax_rate: z.string().min(1).nullable().optional().meta({ description: "The tax rate (`txr_…`) of this customer's invoice lines that name none." }),
     custom_fields: CustomFields.optional(),
     metadata: Metadata.optional(),
@@ -68,6 +89,7 @@ export const CustomerUpdateInput = z
     address: PostalAddressInput.nullable().optional(),
     preferred_locale: LocaleSchema.nullable().optional(),
     tax_ids: TaxIds.optional().meta({ description: "Replaces the customer's tax ids." }),
+    invoice_emails: InvoiceEmails.optional().meta({ description: "Replaces the extra recipients of the customer's invoice emails ([] removes them)." }),
     default_tax_rate: z.string().min(1).nullable().optional(),
     custom_fields: MetadataPatch.optional().meta({ description: "Custom fields to set; null removes one." }),
     metadata: MetadataPatch.optional(),
@@ -83,6 +105,7 @@ export const Customer = z
     address: PostalAddress.nullable(),
     preferred_locale: LocaleSchema.nullable(),
     tax_ids: z.array(TaxId),
+    invoice_emails: z.array(z.string()).meta({ description: "Extra recipients of the customer's invoice emails, besides `email`." }),
     default_tax_rate: z.string().nullable(),
     metadata: z.record(z.string(), z.string()),
     balances: z.record(z.string(), z.number().int()).meta({

@@ -19,6 +19,7 @@ export function serializeCustomer(
     address: postalAddress(row.address),
     preferred_locale: row.preferredLocale as Locale | null,
     tax_ids: row.taxIds.map((taxId) => ({ ...taxId, country: euVatCountry(taxId.value) ?? taxId.value.slice(0, 2) })),
+    invoice_emails: row.invoiceEmails,
     default_tax_rate: row.defaultTaxRate,
     metadata: row.metadata,
     balances: row.balances,

@@ -41,6 +41,7 @@ export async function createCustomer({ ctx, input }: Verb<z.output<typeof Custom
         address: postalAddress(input.address),
         preferredLocale: input.preferred_locale ?? null,
         taxIds: input.tax_ids ?? [],
+        invoiceEmails: input.invoice_emails ?? [],
         defaultTaxRate: input.default_tax_rate ?? null,
         customFields: input.custom_fields ?? {},
         metadata: input.metadata ?? {},
@@ -113,6 +114,7 @@ export async function updateCustomer({
       address: changes.address === undefined ? before.address : postalAddress(changes.address),
       preferredLocale: changes.preferred_locale === undefined ? before.preferredLocale : changes.preferred_locale,
       taxIds: changes.tax_ids ?? before.taxIds,
+      invoiceEmails: changes.invoice_emails ?? before.invoiceEmails,
       defaultTaxRate: changes.default_tax_rate === undefined ? before.defaultTaxRate : changes.default_tax_rate,
       customFields: patchRecord(before.customFields, changes.custom_fields),
       metadata: patchRecord(before.metadata, changes.metadata),
@@ -124,6 +126,7 @@ export async function updateCustomer({
       next.preferredLocale === before.preferredLocale &&
       next.defaultTaxRate === before.defaultTaxRate &&
       JSON.stringify(next.taxIds) === JSON.stringify(before.taxIds) &&
+      JSON.stringify(next.invoiceEmails) === JSON.stringify(before.invoiceEmails) &&
       JSON.stringify(next.customFields) === JSON.stringify(before.customFields) &&
       JSON.stringify(next.metadata) === JSON.stringify(before.metadata);
     // No state change, no event.

@@ -89,14 +89,14 @@ export async function enqueueEmail(tx: Executor, ctx: ServiceContext, input: Enq
   return inserted.length > 0 ? id : null;
 }
 
-/** The customer's address and language, or none (a deleted customer is not written to). */
+/** The customer's address, their extra invoice recipients (`invoice_emails`) and language, or none (a deleted customer is not written to). */
 async function recipientsOf(tx: Executor, accountId: string, customerId: unknown): Promise<{ to: string[]; locale: string | null }> {
   if (typeof customerId !== "string") return { to: [], locale: null };
   const [customer] = await tx
-    .select({ email: customers.email, locale: customers.preferredLocale })
+    .select({ email: customers.email, invoiceEmails: customers.invoiceEmails, locale: customers.preferredLocale })
     .from(customers)
     .where(and(eq(customers.accountId, accountId), eq(customers.id, customerId)));
-  return customer ? { to: [customer.email], locale: customer.locale } : { to: [], locale: null };
+  return customer ? { to: [customer.email, ...customer.invoiceEmails], locale: customer.locale } : { to: [], locale: null };
 }
 
 /**

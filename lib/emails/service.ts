@@ -53,11 +53,11 @@ async function queued(tx: Parameters<Parameters<typeof withChangeTransaction>[0]
   return one(await tx.select().from(emails).where(and(eq(emails.accountId, ctx.accountId), eq(emails.id, id))));
 }
 
-/** Queues the invoice email (PDF and hosted link) to the invoice's customer. */
+/** Queues the invoice email (PDF and hosted link) to the invoice's customer and their extra invoice recipients. */
 export async function sendInvoice({ ctx, input }: Verb<{ id: string }>): Promise<EmailRow> {
   return withChangeTransaction(async (tx) => {
     const [found] = await tx
-      .select({ invoice: invoices, email: customers.email })
+      .select({ invoice: invoices, email: customers.email, invoiceEmails: customers.invoiceEmails })
       .from(invoices)
       .innerJoin(customers, eq(customers.id, invoices.customerId))
       .where(and(eq(invoices.accountId, ctx.accountId), eq(invoices.id, input.id)));
@@ -68,7 +68,7 @@ export async function sendInvoice({ ctx, input }: Verb<{ id: string }>): Promise
     }
     const id = await enqueueEmail(tx, ctx, {
       type: "invoice",
-      to: [found.email],
+      to: [found.email, ...found.invoiceEmails],
       causeKey: requestCause(ctx.requestId),
       locale: invoice.document?.locale,
       number: invoice.number ?? invoice.id,

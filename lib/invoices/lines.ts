@@ -7,6 +7,7 @@ import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { one } from "@/lib/rows";
+import { lineRange } from "@/lib/time";
 import { amountOf, perUnit, safeAtoms, type PriceTerms } from "@/lib/prices/amount";
 import { taxRatesOf } from "@/lib/tax-rates/service";
 import { linesOf, lockInvoice } from "./core";
@@ -66,6 +67,14 @@ export async function lineRow(
     unitAmountAtom: price.billingScheme === "tiered" ? 0 : price.unitAmountAtom,
     amountAtom: lineAmount(price, quantity, `${field}quantity`),
   };
+}
+
+/**
+ * "Proration (15 Jan 2027 14:05:09 UTC – 1 Feb 2027)": the line of what a change costs now, for
+ * the rest of the period. Descriptions are stored with the line: issued invoices keep theirs.
+ */
+export function prorationLineDescription(from: Date, periodEnd: Date): string {
+  return `Proration (${lineRange(from, periodEnd)})`;
 }
 
 /**

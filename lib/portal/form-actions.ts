@@ -12,6 +12,7 @@ import {
   portalUpdateDetails,
 } from "./changes";
 import type { PortalSession } from "./sessions";
+import { portalDate } from "./view";
 
 /* The portal's forms (POST /portal/act/{action}): form fields → one portal verb → the next page. */
 
@@ -41,8 +42,9 @@ function detailsBody(form: PortalForm) {
 
 const ACTIONS: Record<string, (session: PortalSession, form: PortalForm) => Promise<string>> = {
   cancel: async (session, form) => {
-    await portalCancel(session, { subscription: field(form, "subscription"), reason: field(form, "reason") || undefined });
-    return notice("/portal", "Your subscription is cancelled.");
+    const { subscription } = await portalCancel(session, { subscription: field(form, "subscription"), reason: field(form, "reason") || undefined });
+    // One sentence per state (docs/portal-and-entitlements.md): a cancel at the period end has not ended it yet.
+    return notice("/portal", subscription.cancelAtPeriodEnd ? `Your subscription ends on ${portalDate(subscription.currentPeriodEnd)}.` : "Your subscription is cancelled.");
   },
   "undo-cancel": async (session, form) => {
     await portalUndoCancel(session, { subscription: field(form, "subscription") });

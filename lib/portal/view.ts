@@ -195,3 +195,29 @@ export async function portalInvoicePdf(session: PortalSession, id: string): Prom
   const found = await ownInvoice(session, id);
   return { bytes: await invoicePdf(found), number: found.invoice.number ?? found.invoice.id };
 }
+
+/** "February 28, 2027": a date as the portal prints it (UTC). */
+export function portalDate(at: Date | string): string {
+  return new Intl.DateTimeFormat("en", { dateStyle: "long", timeZone: "UTC" }).format(new Date(at));
+}
+
+/**
+ * The one sentence a subscription's card reads for its state (docs/portal-and-entitlements.md):
+ * a cancel at the period end is said once, with its date, and nothing on the card says the
+ * subscription renews, changes or is cancelled already.
+ */
+export function subscriptionSentence(sub: Pick<PortalSubscription, "status" | "cancelAtPeriodEnd" | "currentPeriodEnd">): string {
+  const end = portalDate(sub.currentPeriodEnd);
+  if (sub.status === "cancelled") return "Your subscription is cancelled.";
+  if (sub.cancelAtPeriodEnd) return `Your subscription ends on ${end}; it will not renew.`;
+  switch (sub.status) {
+    case "trialing":
+      return `Your trial runs until ${end}.`;
+    case "past_due":
+      return "A payment is overdue: your subscription continues once it is paid.";
+    case "paused":
+      return "Your subscription is paused.";
+    default:
+      return `Your subscription is active and renews on ${end}.`;
+  }
+}

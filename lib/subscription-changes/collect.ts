@@ -6,6 +6,7 @@ import { ServiceError } from "@/lib/errors";
 import { withChangeTransaction } from "@/lib/events/transaction";
 import type { InvoiceWithLines } from "@/lib/invoices/serialize";
 import { createInvoice, finalizeInvoice, getInvoice } from "@/lib/invoices/service";
+import { prorationLineDescription } from "@/lib/invoices/lines";
 import { isOutstanding } from "@/lib/invoices/rules";
 import { payInvoice } from "@/lib/invoices/settle";
 import { checkSandboxPaymentMethod } from "@/lib/payments/processors/sandbox/methods";
@@ -51,14 +52,13 @@ export async function collectPayment(
 
   let invoiceId = request.invoiceId;
   if (invoiceId === null) {
-    const description = `Proration for ${request.id}`;
     const draft = await createInvoice({
       ctx,
       input: {
         customer: subscription.customerId,
         currency: request.currency,
-        description: `${description} (subscription ${subscription.id})`,
-        lines: [{ unit_amount_atom: request.amountDueNowAtom, description, quantity: 1 }],
+        description: `Proration for ${request.id} (subscription ${subscription.id})`,
+        lines: [{ unit_amount_atom: request.amountDueNowAtom, description: prorationLineDescription(request.prorationDate, subscription.currentPeriodEnd), quantity: 1 }],
       },
     });
     invoiceId = await withChangeTransaction(async (tx) => {

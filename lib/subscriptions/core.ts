@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { getDb, type Executor } from "@/db/client";
-import { invoices, prices, subscriptionItems, subscriptions } from "@/db/schema";
+import { invoices, prices, products, subscriptionItems, subscriptions } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
@@ -113,7 +113,11 @@ export async function emit(
  * is no longer offered.
  */
 export async function renewalLines(executor: Executor, items: Pick<SubscriptionItemRow, "priceId" | "quantity" | "taxRateIds">[]): Promise<LineInput[]> {
-  const rows = await executor.select().from(prices).where(inArray(prices.id, items.map((item) => item.priceId)));
+  const rows = await executor
+    .select({ id: prices.id, usageType: prices.usageType, active: prices.active, deletedAt: prices.deletedAt, productName: products.name })
+    .from(prices)
+    .innerJoin(products, eq(products.id, prices.productId))
+    .where(inArray(prices.id, items.map((item) => item.priceId)));
   // Metered items are billed in arrears from usage (lib/usage/billing.ts), not in advance.
   const licensed = items.filter((item) => rows.find((row) => row.id === item.priceId)?.usageType !== "metered");
   return licensed.map((item) => {
@@ -121,7 +125,7 @@ export async function renewalLines(executor: Executor, items: Pick<SubscriptionI
     const taxes = item.taxRateIds.length > 0 ? { tax_rates: item.taxRateIds } : {};
     return price.active && price.deletedAt === null
       ? { price: price.id, quantity: item.quantity, ...taxes }
-      : { price: price.id, subscribed: true as const, description: `Price ${price.id} (no longer offered)`, quantity: item.quantity, ...taxes };
+      : { price: price.id, subscribed: true as const, description: `${price.productName} (no longer offered)`, quantity: item.quantity, ...taxes };
   });
 }
 

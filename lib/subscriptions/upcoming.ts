@@ -5,6 +5,7 @@ import { ServiceError } from "@/lib/errors";
 import { previewInvoice, type InvoicePreview } from "@/lib/invoices/preview";
 import { changeOutcome, type ChangeToPreview } from "@/lib/subscription-changes/outcome";
 import { renewalGraceMs, usageLines } from "@/lib/usage/billing";
+import { prorationLineDescription } from "@/lib/invoices/lines";
 import { renewalLines, scheduleOfSubscription } from "./core";
 import { nextPeriodEnd } from "./period";
 import type { SubscriptionWithItems } from "./serialize";
@@ -56,7 +57,7 @@ async function prorationInvoice(
     currency: subscription.currency,
     subscription: subscription.id,
     description: `Proration (subscription ${subscription.id})`,
-    lines: [{ unit_amount_atom: amountDueNowAtom, quantity: 1, description: `Proration from ${at.toISOString()} to ${subscription.currentPeriodEnd.toISOString()}`, proration: true }],
+    lines: [{ unit_amount_atom: amountDueNowAtom, quantity: 1, description: prorationLineDescription(at, subscription.currentPeriodEnd), proration: true }],
     at,
     startingBalanceAtom: balance,
     nextPaymentAttempt: at,

@@ -6,6 +6,7 @@ import type { ChangeTransaction } from "@/lib/events/transaction";
 import type { UsageLineInput } from "@/lib/invoices/lines";
 import { createInvoice, finalizeInvoice } from "@/lib/invoices/service";
 import { amountOf, safeAtoms } from "@/lib/prices/amount";
+import { lineRange } from "@/lib/time";
 import { aggregateUsage } from "./read";
 
 
@@ -38,11 +39,21 @@ type MeterRow = typeof meters.$inferSelect;
 type MeteredRange = { price: PriceRow; meter: MeterRow; taxRateIds: string[]; start: Date; end: Date };
 
 /**
+ * "API calls × 1,200 (1 Jan 2027 – 1 Feb 2027)": the meter's name (with its aggregation unless a
+ * sum), the units and the range, as Stripe's usage lines read. The line names its price; the meter
+ * is the price's, so every billed unit still traces to events.
+ */
+export function usageLineDescription(meter: { displayName: string; aggregation: string }, units: number, start: Date, end: Date): string {
+  const what = meter.aggregation === "sum" ? meter.displayName : `${meter.displayName} (${meter.aggregation})`;
+  return `${what} × ${units.toLocaleString("en-US")} (${lineRange(start, end)})`;
+}
+
+/**
  * The line of one metered range: its quantity is the meter's aggregated usage of the customer over
  * [start, end) (meter values are integers ≥ 0, so every aggregation is a whole number; max and last
  * without events are 0), its amount the price's for that quantity (`amountOf`): per unit
  * (`unit_amount_atom` the price's), or by its tiers (`unit_amount_atom` 0, as every tiered line). The description
- * names the meter, the price, the units and the range, so every billed unit traces to events.
+ * names the meter, the units and the range (usageLineDescription).
  */
 async function rangeLine(executor: Executor, customerId: string, range: MeteredRange): Promise<UsageLineInput> {
   const { price, meter, start, end } = range;
@@ -57,9 +68,7 @@ async function rangeLine(executor: Executor, customerId: string, range: MeteredR
     amount_atom: amount,
     ...(range.taxRateIds.length > 0 ? { tax_rates: range.taxRateIds } : {}),
     period: { start, end },
-    description:
-      `${meter.displayName} (${meter.id}, price ${price.id}): ${units} ${meter.aggregation === "sum" ? "units" : meter.aggregation}` +
-      ` from ${start.toISOString()} to ${end.toISOString()}`,
+    description: usageLineDescription(meter, units, start, end),
   };
 }
 

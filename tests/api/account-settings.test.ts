@@ -56,7 +56,7 @@ describe("account settings", () => {
     expect(settings).toMatchObject({
       business_name: "Société Générale d'Été",
       address: { ...ADDRESS, line2: null, country: "FR" },
-      invoice_prefix: "SOCIETEGENER",
+      invoice_prefix: "SOCIET",
       default_locale: "fr",
     });
     expect((await m.client.get(`/${m.accountId}/account-settings`)).body).toEqual(settings);

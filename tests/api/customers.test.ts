@@ -32,6 +32,7 @@ describe("customers", () => {
       address: null,
       preferred_locale: null,
       tax_ids: [],
+      invoice_emails: [],
       default_tax_rate: null,
       metadata: { crm: "42" },
       balances: {},
@@ -106,6 +107,47 @@ describe("customers", () => {
       previous_data: { email: "old@example.com", custom_fields: { a: "1", b: "2" } },
       data: { email: "new@example.com", custom_fields: { b: "2", c: "3" } },
     });
+  });
+
+  it("keeps up to 5 extra invoice recipients (invoice_emails): replaced by an update, refused with the field named, sent the invoice email", async () => {
+    const created = await merchant.client.post("/customers", { email: "payer@example.com", invoice_emails: ["ap@example.com", "cfo@example.com"] });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.invoice_emails).toEqual(["ap@example.com", "cfo@example.com"]);
+    const id = created.body.id as string;
+
+    const replaced = await merchant.client.post(`/customers/${id}`, { invoice_emails: ["ap@example.com"] });
+    expect(replaced.body.invoice_emails).toEqual(["ap@example.com"]);
+    const [updated] = await eventsOf(merchant, id);
+    expect(updated).toMatchObject({ type: "customer.updated", data: { invoice_emails: ["ap@example.com"] }, previous_data: { invoice_emails: ["ap@example.com", "cfo@example.com"] } });
+    // The same list again is no change: no event.
+    await merchant.client.post(`/customers/${id}`, { invoice_emails: ["ap@example.com"] });
+    expect(await eventsOf(merchant, id)).toHaveLength(2);
+
+    const refusals: [unknown, string, RegExp][] = [
+      [["a@example.com\r\nBcc: x@example.com"], "invoice_emails.0", /line break/],
+      [["ok@example.com", "not an address"], "invoice_emails.1", /valid email/],
+      [Array.from({ length: 6 }, (_, i) => `p${i}@example.com`), "invoice_emails", /At most 5/],
+      [["a@example.com", "A@example.com"], "invoice_emails", /once/],
+      ["a@example.com", "invoice_emails", /./],
+    ];
+    for (const [invoice_emails, field, message] of refusals) {
+      const refused = await merchant.client.post(`/customers/${id}`, { invoice_emails });
+      expect(refused.status, JSON.stringify(invoice_emails)).toBeGreaterThanOrEqual(400);
+      expect(refused.status).toBeLessThan(500);
+      expectProblem(refused, refused.status);
+      expect(refused.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field, message: expect.stringMatching(message) })]));
+    }
+    expect((await merchant.client.get(`/customers/${id}`)).body.invoice_emails).toEqual(["ap@example.com"]);
+
+    // The invoice email goes to the customer's address and the extra recipients.
+    const invoice = (await merchant.client.post("/invoices", { customer: id, currency: "eur", lines: [{ unit_amount_atom: 500, description: "Setup" }] })).body;
+    expect((await merchant.client.post(`/invoices/${invoice.id}/finalize`)).status).toBe(200);
+    const queued = await merchant.client.post(`/invoices/${invoice.id}/send`);
+    expect(queued.status, queued.text).toBeLessThan(300);
+    expect(queued.body.to).toEqual(["payer@example.com", "ap@example.com"]);
+
+    // [] removes them.
+    expect((await merchant.client.post(`/customers/${id}`, { invoice_emails: [] })).body.invoice_emails).toEqual([]);
   });
 
   it("deletes a customer: customer.deleted, then 404 and gone from the list", async () => {

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { lineRange } from "@/lib/time";
 import { api, type Client, type Json } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
@@ -281,7 +282,7 @@ describe("applying a change request", () => {
       total_amount_atom: scr.amount_due_now_atom,
       paid_amount_atom: scr.amount_due_now_atom,
       due_amount_atom: 0,
-      lines: [expect.objectContaining({ description: `Proration for ${scr.id}`, quantity: 1, unit_amount_atom: scr.amount_due_now_atom })],
+      lines: [expect.objectContaining({ description: `Proration (${lineRange(new Date(scr.proration_date), new Date(sub.current_period_end))})`, quantity: 1, unit_amount_atom: scr.amount_due_now_atom })],
     });
     const intents = await intentsOf(sub.customer);
     expect(intents).toEqual([expect.objectContaining({ invoice: invoice.id, status: "succeeded", amount_received_atom: scr.amount_due_now_atom })]);

@@ -115,16 +115,18 @@ describe("metered items in change requests", () => {
     // Each range in a description: the switch ends the old price's range where the new one's
     // begins (the step's instant, during the apply); the added item's starts at its apply.
     const range = (line: Json) => {
-      const [, units, from, to] = /: (\d+) units from (\S+) to (\S+)$/.exec(line.description)!;
-      return { units: Number(units), from: Date.parse(from!), to: Date.parse(to!) };
+      const [, units, from, to] = / × ([\d,]+) \((.+) – (.+)\)$/.exec(line.description)!;
+      return { units: Number(units!.replaceAll(",", "")), from: Date.parse(from!), to: Date.parse(to!) };
     };
     const [oldCalls, oldBytes, newCalls, newBytes] = (invoice.lines as Json[]).slice(1).map(range);
-    expect(oldCalls).toMatchObject({ units: 10, from: start });
-    expect(oldCalls!.to).toBeGreaterThanOrEqual(start + 2 * HOUR);
+    // A description prints an instant to the second.
+    const toSecond = (at: string | number) => Math.floor(new Date(at).getTime() / 1000) * 1000;
+    expect(oldCalls).toMatchObject({ units: 10, from: toSecond(start) });
+    expect(oldCalls!.to).toBeGreaterThanOrEqual(toSecond(start + 2 * HOUR));
     expect(oldCalls!.to).toBeLessThanOrEqual(Date.parse(applied.applied_at));
-    expect(newCalls).toEqual({ units: 3, from: oldCalls!.to, to: end });
-    expect(oldBytes).toMatchObject({ units: 4, from: start, to: Date.parse(applied.applied_at) });
-    expect(newBytes).toEqual({ units: 7, from: Date.parse(added.applied_at), to: end });
+    expect(newCalls).toEqual({ units: 3, from: oldCalls!.to, to: toSecond(end) });
+    expect(oldBytes).toMatchObject({ units: 4, from: toSecond(start), to: toSecond(applied.applied_at) });
+    expect(newBytes).toEqual({ units: 7, from: toSecond(added.applied_at), to: toSecond(end) });
     expect(invoice.subtotal_atom).toBe(1000 + 20 + 4 + 15 + 21);
 
     // Billed once: the next period's invoice has the live items only, with this period's usage.

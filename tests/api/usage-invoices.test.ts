@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { lineRange } from "@/lib/time";
 import { api, type Client, type Json } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { download, pdfText, printedMoney } from "../helpers/pdf";
@@ -119,8 +120,9 @@ describe("usage on invoices (sandbox test clock)", () => {
     expect(printed).toContain(` 12 Tiered — ${printedMoney(12 * 7 + 3, "USD", "en")}`);
     expect(printed).toContain(`Units 11+ 12 ${printedMoney(7, "USD", "en")} ${printedMoney(12 * 7, "USD", "en")}`);
     expect(printed).toContain(`Flat fee (11+) ${printedMoney(3, "USD", "en")}`);
-    expect(invoice.lines[1].description).toContain(`Tokens (${meter.id}`);
-    expect(invoice.lines[1].description).toContain(`12 units from ${new Date(start).toISOString()} to ${new Date(end).toISOString()}`);
+    // The description is a sentence: the meter's name, the units and the range, no ids or ISO timestamps.
+    expect(invoice.lines[1].description).toBe(`Tokens × 12 (${lineRange(new Date(start), new Date(end))})`);
+    expect(invoice.lines[1].description).not.toMatch(/mtr_|price_|\d{4}-\d{2}-\d{2}T/);
 
     // The ended period is final: its events can no longer be cancelled; too-old events are invalid.
     const locked = await sandbox.post(`/${account}/usage-events/a/cancel`);

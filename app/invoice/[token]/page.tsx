@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { HostedPayForm } from "@/components/invoices/hosted-pay-form";
 import { getHostedInvoice } from "@/lib/invoices/hosted";
-import { LABELS } from "@/lib/invoices/pdf/labels";
+import { HOSTED_LABELS, LABELS } from "@/lib/invoices/pdf/labels";
 import { formatAtoms } from "@/lib/money";
 import { operationPath } from "@/lib/operation-paths";
 
@@ -15,14 +15,16 @@ export default async function HostedInvoicePage({ params }: { params: Promise<{ 
   const { token } = await params;
   const invoice = await getHostedInvoice(token);
   if (!invoice) notFound();
+  // Every word in the invoice's language: the document's labels, and the page's own.
   const t = LABELS[invoice.locale];
+  const h = HOSTED_LABELS[invoice.locale];
   const money = (atoms: number) => formatAtoms(atoms, invoice.currency, invoice.locale);
   const date = (iso: string) => new Intl.DateTimeFormat(invoice.locale, { dateStyle: "long", timeZone: "UTC" }).format(new Date(iso));
   return (
     <main lang={invoice.locale} className="mx-auto max-w-2xl px-4 py-10">
       {!invoice.livemode && (
         <p role="status" className="mb-4 rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-          <strong>Sandbox invoice</strong>: a test page. No real money moves.
+          {h.sandboxBanner}
         </p>
       )}
       <div className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
@@ -32,7 +34,10 @@ export default async function HostedInvoicePage({ params }: { params: Promise<{ 
         </h1>
         <p className="mb-4 text-sm text-slate-600">
           {t.issued}: {date(invoice.issued)}
-          {invoice.dueDate && ` · ${t.due}: ${date(invoice.dueDate)}`} · {t.status}: <span data-testid="invoice-status">{invoice.status}</span>
+          {invoice.dueDate && ` · ${t.due}: ${date(invoice.dueDate)}`} · {t.status}:{" "}
+          <span data-testid="invoice-status" data-status={invoice.status}>
+            {h.statuses[invoice.status as keyof typeof h.statuses] ?? invoice.status}
+          </span>
         </p>
         <p className="mb-4 text-sm">
           {t.buyer}: {invoice.buyerName ? `${invoice.buyerName} · ` : ""}
@@ -105,7 +110,7 @@ export default async function HostedInvoicePage({ params }: { params: Promise<{ 
             {t.downloadPdf}
           </a>
         </p>
-        {invoice.status === "open" && !invoice.livemode && <HostedPayForm token={invoice.token} payLabel={`${t.pay} ${money(invoice.dueAtom)}`} />}
+        {invoice.status === "open" && !invoice.livemode && <HostedPayForm token={invoice.token} payLabel={`${t.pay} ${money(invoice.dueAtom)}`} labels={h} />}
       </div>
     </main>
   );

@@ -104,3 +104,49 @@ export const LABELS = {
 } as const satisfies Record<Locale, Record<string, string>>;
 
 export type Labels = (typeof LABELS)[Locale];
+
+/**
+ * The hosted invoice page's own words (app/invoice/[token]), beside the document's (LABELS, which
+ * the PDF prints and must not change): the status in words, the sandbox payment form and its
+ * messages, all in the invoice's language.
+ */
+export const HOSTED_LABELS = {
+  en: {
+    statuses: { draft: "draft", open: "open", paid: "paid", void: "void", uncollectible: "uncollectible" },
+    sandboxBanner: "Sandbox invoice: a test page. No real money moves.",
+    paymentMethod: "Payment method",
+    paymentMethodHint: "Sandbox payment methods decide the outcome; no card is charged.",
+    methodSucceeds: "Sandbox card: succeeds",
+    methodDeclined: "Sandbox card: declined",
+    paying: "Paying…",
+    declined: "The payment did not go through. Choose another payment method.",
+    failed: "The payment could not be made.",
+    offline: "The payment could not be sent; check your connection and try again.",
+  },
+  fr: {
+    statuses: { draft: "brouillon", open: "à payer", paid: "payée", void: "annulée", uncollectible: "irrécouvrable" },
+    sandboxBanner: "Facture de test (sandbox) : aucun argent réel n'est débité.",
+    paymentMethod: "Moyen de paiement",
+    paymentMethodHint: "Les moyens de paiement de test décident du résultat ; aucune carte n'est débitée.",
+    methodSucceeds: "Carte de test : acceptée",
+    methodDeclined: "Carte de test : refusée",
+    paying: "Paiement…",
+    declined: "Le paiement n'a pas abouti. Choisissez un autre moyen de paiement.",
+    failed: "Le paiement n'a pas pu être effectué.",
+    offline: "Le paiement n'a pas pu être envoyé ; vérifiez votre connexion et réessayez.",
+  },
+  de: {
+    statuses: { draft: "Entwurf", open: "offen", paid: "bezahlt", void: "storniert", uncollectible: "uneinbringlich" },
+    sandboxBanner: "Testrechnung (Sandbox): Es wird kein echtes Geld bewegt.",
+    paymentMethod: "Zahlungsmethode",
+    paymentMethodHint: "Die Test-Zahlungsmethoden bestimmen das Ergebnis; keine Karte wird belastet.",
+    methodSucceeds: "Testkarte: erfolgreich",
+    methodDeclined: "Testkarte: abgelehnt",
+    paying: "Zahlung läuft…",
+    declined: "Die Zahlung ist nicht durchgegangen. Wählen Sie eine andere Zahlungsmethode.",
+    failed: "Die Zahlung konnte nicht ausgeführt werden.",
+    offline: "Die Zahlung konnte nicht gesendet werden; prüfen Sie Ihre Verbindung und versuchen Sie es erneut.",
+  },
+} as const satisfies Record<Locale, Record<string, string | Record<string, string>>>;
+
+export type HostedLabels = (typeof HOSTED_LABELS)[Locale];

@@ -6208,6 +6208,13 @@ export type components = {
             /** @description Invoice language; null: the account's `default_locale`. */
             preferred_locale?: ("en" | "fr" | "de") | null;
             tax_ids?: components["schemas"]["TaxIdInput"][];
+            /**
+             * @description Extra recipients of the customer's invoice emails, besides `email` (at most 5).
+             * @example [
+             *       "accounts@example.com"
+             *     ]
+             */
+            invoice_emails?: string[];
             /** @description The tax rate (`txr_…`) of this customer's invoice lines that name none. */
             default_tax_rate?: string | null;
             custom_fields?: components["schemas"]["CustomFields"];
@@ -6251,6 +6258,13 @@ export type components = {
             preferred_locale?: ("en" | "fr" | "de") | null;
             /** @description Replaces the customer's tax ids. */
             tax_ids?: components["schemas"]["TaxIdInput"][];
+            /**
+             * @description Replaces the extra recipients of the customer's invoice emails ([] removes them).
+             * @example [
+             *       "accounts@example.com"
+             *     ]
+             */
+            invoice_emails?: string[];
             default_tax_rate?: string | null;
             /** @description Custom fields to set; null removes one. */
             custom_fields?: {
@@ -11722,6 +11736,8 @@ export type components = {
             address: components["schemas"]["PostalAddress"] | null;
             preferred_locale: ("en" | "fr" | "de") | null;
             tax_ids: components["schemas"]["TaxId"][];
+            /** @description Extra recipients of the customer's invoice emails, besides `email`. */
+            invoice_emails: string[];
             default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
@@ -11762,6 +11778,8 @@ export type components = {
             address: components["schemas"]["PostalAddress"] | null;
             preferred_locale: ("en" | "fr" | "de") | null;
             tax_ids: components["schemas"]["TaxId"][];
+            /** @description Extra recipients of the customer's invoice emails, besides `email`. */
+            invoice_emails: string[];
             default_tax_rate: string | null;
             metadata: {
                 [key: string]: string;
@@ -24800,6 +24818,8 @@ export type components = {
             address?: components["schemas"]["PostalAddress"] | null;
             preferred_locale?: ("en" | "fr" | "de") | null;
             tax_ids?: components["schemas"]["TaxId"][];
+            /** @description Extra recipients of the customer's invoice emails, besides `email`. */
+            invoice_emails?: string[];
             default_tax_rate?: string | null;
             metadata?: {
                 [key: string]: string;
@@ -24959,6 +24979,8 @@ export type components = {
             address?: components["schemas"]["PostalAddress"] | null;
             preferred_locale?: ("en" | "fr" | "de") | null;
             tax_ids?: components["schemas"]["TaxId"][];
+            /** @description Extra recipients of the customer's invoice emails, besides `email`. */
+            invoice_emails?: string[];
             default_tax_rate?: string | null;
             metadata?: {
                 [key: string]: string;

@@ -65,8 +65,17 @@ export default async function ReviewChangePage({ params, searchParams }: { param
           </dd>
         </div>
       </dl>
-      <p className="mb-4 text-xs text-slate-600" data-testid="change-request" data-id={request.id}>
-        Status: {request.status}
+      {/* What the change's state means to the customer, in one sentence: never the internal status. */}
+      <p className="mb-4 text-sm text-slate-700" data-testid="change-request" data-id={request.id} data-status={request.status}>
+        {
+          {
+            open: "Nothing changes until you confirm.",
+            partially_applied: "This change is under way.",
+            applied: "This change is done.",
+            scheduled: `This change is scheduled for ${date(periodEnd)}.`,
+            canceled: "This change was not made.",
+          }[request.status]
+        }
       </p>
       {open && (
         <div className="flex flex-wrap gap-2">
