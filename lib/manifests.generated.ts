@@ -3,27 +3,34 @@
 
 /** Id prefixes of the manifests' objects (after lib/id-prefixes.ts's own). */
 export const MANIFEST_ID_PREFIXES = {
+  "paymentMethod": "pm_",
   "email": "eml_",
 } as const;
 
 /** The manifests' event groups, after the catalogue's hand-written groups (lib/events/catalogue.ts). */
 export const MANIFEST_EVENT_GROUPS = [
+  // lib/payment-methods/manifest.ts
+  { group: "Payment method", aggregateType: "payment_method", types: ["payment_method.attached", "payment_method.detached"] },
   // lib/emails/manifest.ts
   { group: "Email", aggregateType: "email", types: ["email.sent", "email.failed"] },
 ] as const;
 
 /** What each of their event types means, for receivers. */
 export const MANIFEST_EVENT_DESCRIPTIONS = {
+  "payment_method.attached": "A payment method was saved for a customer (`POST /customers/{id}/payment-methods`): its card brand, last 4 digits and expiry.",
+  "payment_method.detached": "A payment method was detached from its customer (`detached_at`); it is no longer listed or charged.",
   "email.sent": "An email to a customer (a receipt, an invoice, …) was accepted by the SMTP server (or, without SMTP_URL, written as a file); `smtp_response` is its answer.",
   "email.failed": "An email could not be sent: the SMTP server refused it permanently (5xx), temporary refusals outlasted the retries, it could not be rendered, or the account's hourly limit refused it (`status: rate_limited`). `smtp_response` says why.",
 } as const;
 
 /** The id kind of each manifest aggregate's ids (sample events, the synthetic load). */
 export const MANIFEST_AGGREGATE_ID_KINDS = {
+  "payment_method": "paymentMethod",
   "email": "email",
 } as const;
 
 /** How busy each manifest aggregate is in the synthetic event load. */
 export const MANIFEST_AGGREGATE_WEIGHTS = {
+  "payment_method": 0.1,
   "email": 0.5,
 } as const;

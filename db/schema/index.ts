@@ -12,6 +12,7 @@ export * from "./idempotency";
 export * from "./invoices";
 export * from "./list-counts";
 export * from "./organizations";
+export * from "./payment-methods";
 export * from "./payment-processors";
 export * from "./payments";
 export * from "./portal";

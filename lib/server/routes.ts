@@ -7,6 +7,7 @@ import { discountHandlers } from "@/lib/discounts/handlers";
 import { productHandlers } from "@/lib/products/handlers";
 import { priceHandlers } from "@/lib/prices/handlers";
 import { paymentHandlers } from "@/lib/payments/handlers";
+import { paymentMethodHandlers } from "@/lib/payment-methods/handlers";
 import { refundHandlers } from "@/lib/refunds/handlers";
 import { invoiceHandlers } from "@/lib/invoices/handlers";
 import { flowHandlers } from "@/lib/flows/handlers";
@@ -41,6 +42,7 @@ export const API_HANDLERS = [
   ...productHandlers,
   ...priceHandlers,
   ...paymentHandlers,
+  ...paymentMethodHandlers,
   ...refundHandlers,
   ...invoiceHandlers,
   ...flowHandlers,
