@@ -93,7 +93,7 @@ describe("payment methods", () => {
   it("refuses bad input with a problem body and changes nothing", async () => {
     const cus = await customer();
     const before = (await eventsOf(sandbox, "payment_method.attached")).length;
-    const path = `/customers/${cus.id}/payment-methods`;
+    const path = `/customers/${String(cus.id)}/payment-methods` as const;
     expectProblem(await sandbox.post(path, {}), 400, /processor_payment_method/);
     expectProblem(await sandbox.post(path, { processor_payment_method: "pm_sandbox_succeeds", brand: "visa" }), 400);
     expectProblem(await sandbox.post(path, { processor_payment_method: 42 }), 400);
@@ -101,7 +101,7 @@ describe("payment methods", () => {
     expectProblem(unknown, 422, /Unknown payment method 'pm_card_visa'/);
     expect(unknown.body.errors).toEqual([{ field: "processor_payment_method", message: expect.stringContaining("pm_sandbox_succeeds") }]);
     expectProblem(await sandbox.post(`/customers/cus_prod_${"0".repeat(29)}/payment-methods`, { processor_payment_method: "pm_sandbox_succeeds" }), 404);
-    expectProblem(await sandbox.delete(`${path}/pm_prod_${"0".repeat(29)}`), 404);
+    expectProblem(await sandbox.delete(`${path}/pm_prod_${"0".repeat(29)}` as const), 404);
     expect(await listed(cus)).toEqual([]);
     expect(await eventsOf(sandbox, "payment_method.attached")).toHaveLength(before);
   });
@@ -109,7 +109,7 @@ describe("payment methods", () => {
   it("on a live account: sandbox methods are refused (422), and without a connected processor a card is a 409", async () => {
     const live = merchant.client;
     const cus = await customer(live);
-    const path = `/customers/${cus.id}/payment-methods`;
+    const path = `/customers/${String(cus.id)}/payment-methods` as const;
     const sandboxMethod = await live.post(path, { processor_payment_method: "pm_sandbox_succeeds" });
     expectProblem(sandboxMethod, 422, /only on sandbox accounts/);
     expect(sandboxMethod.body.errors[0].field).toBe("processor_payment_method");
