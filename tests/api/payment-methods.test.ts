@@ -95,8 +95,12 @@ describe("payment methods", () => {
     const before = (await eventsOf(sandbox, "payment_method.attached")).length;
     const path = `/customers/${String(cus.id)}/payment-methods` as const;
     expectProblem(await sandbox.post(path, {}), 400, /processor_payment_method/);
-    expectProblem(await sandbox.post(path, { processor_payment_method: "pm_sandbox_succeeds", brand: "visa" }), 400);
-    expectProblem(await sandbox.post(path, { processor_payment_method: 42 }), 400);
+    // A missing field is a 400; every other problem a 422 naming the field (lib/api/validation.ts).
+    const unknownField = await sandbox.post(path, { processor_payment_method: "pm_sandbox_succeeds", brand: "visa" });
+    expectProblem(unknownField, 422);
+    expect(unknownField.body.errors).toEqual([{ field: "brand", message: expect.any(String) }]);
+    expectProblem(await sandbox.post(path, { processor_payment_method: 42 }), 422, /processor_payment_method/);
+    expectProblem(await sandbox.post(path, { processor_payment_method: "" }), 422, /processor_payment_method/);
     const unknown = await sandbox.post(path, { processor_payment_method: "pm_card_visa" });
     expectProblem(unknown, 422, /Unknown payment method 'pm_card_visa'/);
     expect(unknown.body.errors).toEqual([{ field: "processor_payment_method", message: expect.stringContaining("pm_sandbox_succeeds") }]);
